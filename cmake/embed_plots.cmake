@@ -1,0 +1,13 @@
+# Writes a C header with each gnuplot script of plots/ as a string constant.
+set(body "/* Generated from plots/*.gp by cmake/embed_plots.cmake. Do not edit. */\n")
+string(APPEND body "#ifndef DPD_PLOTS_GENERATED_H\n#define DPD_PLOTS_GENERATED_H\n")
+string(REPLACE "," ";" NAMES "${NAMES}")
+foreach(name ${NAMES})
+  file(READ ${DIR}/${name}.gp text)
+  string(REPLACE "\\" "\\\\" text "${text}")
+  string(REPLACE "\"" "\\\"" text "${text}")
+  string(REPLACE "\n" "\\n\"\n\"" text "${text}")
+  string(APPEND body "static const char dpd_plot_${name}[] =\n\"${text}\";\n")
+endforeach()
+string(APPEND body "#endif\n")
+file(WRITE ${OUT} "${body}")

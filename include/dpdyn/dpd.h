@@ -1,0 +1,14 @@
+/* Umbrella header of libdpdyn.
+ * SPDX-License-Identifier: MIT */
+#ifndef DPD_DPD_H
+#define DPD_DPD_H
+
+#include "dpdyn/status.h"
+#include "dpdyn/rng.h"
+#include "dpdyn/clip.h"
+#include "dpdyn/schedule.h"
+#include "dpdyn/privacy.h"
+#include "dpdyn/linreg.h"
+#include "dpdyn/ode.h"
+
+#endif

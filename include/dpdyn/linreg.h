@@ -1,0 +1,120 @@
+/* Gaussian linear regression in the eigenbasis of Sigma (MATH.md 1.1-1.3).
+ * SPDX-License-Identifier: MIT
+ *
+ * A dpd_linreg_problem holds everything a run needs about the data law:
+ * the eigenvalues lambda_i of Sigma (normalised to mean 1, Tr Sigma = d), the
+ * components of theta* in the eigenbasis, and the same spectrum grouped into
+ * distinct eigenvalues with multiplicities (for the ODE). Nothing d x d is ever
+ * formed: simulation in the eigenbasis has the same law for every risk. */
+#ifndef DPD_LINREG_H
+#define DPD_LINREG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dpdyn/schedule.h"
+#include "dpdyn/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  DPD_SPECTRUM_ISO = 0,   /* lambda_i = 1 */
+  DPD_SPECTRUM_LEVELS,    /* values[k] with multiplicity mult[k] */
+  DPD_SPECTRUM_POWERLAW,  /* lambda_i proportional to i^-alpha */
+  DPD_SPECTRUM_LIST       /* values[k] with multiplicity mult[k] (from a file) */
+} dpd_spectrum_kind;
+
+typedef enum {
+  DPD_THETA_RANDOM = 0, /* uniform direction, stream (seed, DPD_RNG_STREAM_PROBLEM) */
+  DPD_THETA_FLAT,       /* (u_i^T theta*)^2 = |theta*|^2 / d */
+  DPD_THETA_GIVEN       /* components in the eigenbasis (rescaled to theta_norm unless theta_norm <= 0) */
+} dpd_theta_kind;
+
+typedef enum { DPD_NOISE_GAUSSIAN = 0 } dpd_noise_law;
+
+typedef struct {
+  size_t d;                 /* dimension, >= 1 */
+  dpd_spectrum_kind spectrum;
+  double alpha;             /* powerlaw exponent, > 0 */
+  const double *values;     /* levels/list: eigenvalues > 0 (borrowed during create) */
+  const size_t *mult;       /* levels/list: multiplicities >= 1, summing to d (borrowed) */
+  size_t nvalues;
+  dpd_theta_kind theta;
+  double theta_norm;        /* |theta*| > 0 */
+  const double *theta_given; /* DPD_THETA_GIVEN: d components in the eigenbasis (borrowed) */
+  uint64_t seed;            /* master seed (theta* draw) */
+} dpd_linreg_problem_config;
+
+typedef struct {
+  size_t d;
+  double *lambda;        /* [d] eigenvalues, mean 1, non-increasing */
+  double *sqrt_lambda;   /* [d] */
+  double *theta_star;    /* [d] theta* in the eigenbasis, in the order of lambda */
+  size_t ngroups;        /* distinct eigenvalues */
+  double *group_lambda;  /* [ngroups] */
+  double *group_mult;    /* [ngroups] multiplicities (as doubles) */
+  double *group_S0;      /* [ngroups] sum over the group of (d/2) (theta0_i - theta*_i)^2, theta0 = 0 */
+  double lambda_min, lambda_max;
+  double mean_lambda_sq; /* (1/d) sum lambda_i^2 */
+  int isotropic;         /* all lambda_i == 1 */
+} dpd_linreg_problem;
+
+DPD_API dpd_linreg_problem_config dpd_linreg_problem_config_default(void);
+
+/* Builds the problem. *out is returned-owned (dpd_linreg_problem_free).
+ * DPD_EINVAL with a reason naming the field, value and allowed range. */
+DPD_API int dpd_linreg_problem_create(const dpd_linreg_problem_config *cfg,
+                                      dpd_linreg_problem **out, dpd_err *err);
+DPD_API void dpd_linreg_problem_free(dpd_linreg_problem *p);
+
+/* Excess risk R(theta) = (1/2) sum lambda_i e_i^2 of an error vector e = theta - theta*. */
+DPD_API double dpd_linreg_excess_risk(const dpd_linreg_problem *p, const double *e);
+
+/* Excess risk at theta_0 = 0: (1/2) sum lambda_i theta*_i^2. */
+DPD_API double dpd_linreg_initial_risk(const dpd_linreg_problem *p);
+
+/* ---- The algorithm: one-pass DP-SGD with per-sample clipping (MATH.md 1.3) ---- */
+
+typedef struct {
+  size_t n;            /* samples = steps, >= 1 */
+  double zeta;         /* label-noise standard deviation, >= 0 */
+  dpd_noise_law noise;
+  double c;            /* clipping scale, C = c sqrt(d); INFINITY = no clipping */
+  double rho;          /* privacy; INFINITY = no noise */
+  size_t seeds;        /* replicates, >= 1 */
+  uint64_t seed;       /* master seed: replicate r uses stream (seed, r) */
+  size_t grid;         /* recorded times t_j = j/(grid-1), j = 0..grid-1, grid >= 2 */
+  int threads;         /* OpenMP threads (<= 0: all); results do not depend on it */
+  int progress;        /* 1: report progress on stderr */
+} dpd_linreg_sim_config;
+
+typedef struct {
+  size_t grid;
+  double *t;                 /* [grid] */
+  double *risk_mean;         /* [grid] mean excess risk over replicates at step round(t n) */
+  double *risk_se;           /* [grid] standard error of the mean */
+  double *clip_fraction;     /* [grid] fraction of clipped steps in (t_{j-1}, t_j], 0 at j = 0 */
+  double *risk_replicates;   /* [seeds * grid], row-major by replicate */
+  size_t seeds;
+  double final_risk, final_risk_se;          /* released iterate theta_n */
+  double before_release, before_release_se;  /* theta_n without the last step's noise */
+  double clip_fraction_total;                /* over all steps and replicates */
+} dpd_linreg_sim_result;
+
+DPD_API dpd_linreg_sim_config dpd_linreg_sim_config_default(void);
+
+/* Runs cfg->seeds replicates of DP-SGD on `problem` with `schedule`.
+ * Results are bit-identical for any thread count. *out is returned-owned
+ * (dpd_linreg_sim_result_free). Returns DPD_EINVAL for bad config and
+ * DPD_ENONFINITE if an iterate diverges. */
+DPD_API int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
+                               const dpd_linreg_sim_config *cfg, dpd_linreg_sim_result **out,
+                               dpd_err *err);
+DPD_API void dpd_linreg_sim_result_free(dpd_linreg_sim_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DPD_LINREG_H */

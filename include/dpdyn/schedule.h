@@ -1,0 +1,77 @@
+/* Learning-rate schedules eta~(t) on [0, 1] and the calibrated noise (MATH.md 1.4, 1.8).
+ * SPDX-License-Identifier: MIT
+ *
+ * Families (t in [0, 1]):
+ *   const       eta0                               (output perturbation when private)
+ *   sqrt        eta0 sqrt(1 - t)                   (constant noise)
+ *   hyperbolic  eta0 / (1 + a t)
+ *   optimal     c1 / (t + gamma max(c2, c3/rho))   (c3/rho = 0 when rho = inf)
+ *   file        linear interpolation of a table (t_k, eta_k) covering [0, 1]
+ * Discrete steps (n steps, k = 0..n-1): eta_k = eta~(k/n)/n and, for privacy
+ * rho, rho^2 sigma_k^2 = eta_k^2 - eta_{k+1}^2 with eta_n := 0.
+ * Continuous noise: rho^2 sigma~^2(t) = -d/dt[eta~(t)^2]. */
+#ifndef DPD_SCHEDULE_H
+#define DPD_SCHEDULE_H
+
+#include <stddef.h>
+
+#include "dpdyn/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  DPD_SCHEDULE_CONST = 0,
+  DPD_SCHEDULE_SQRT,
+  DPD_SCHEDULE_HYPERBOLIC,
+  DPD_SCHEDULE_OPTIMAL,
+  DPD_SCHEDULE_TABLE
+} dpd_schedule_kind;
+
+typedef struct {
+  dpd_schedule_kind kind;
+  double eta0;    /* const, sqrt, hyperbolic: eta~(0) > 0 */
+  double a;       /* hyperbolic: decay rate, a >= 0 */
+  double c1, c2, c3; /* optimal: c1 > 0, c2 > 0, c3 >= 0 */
+  double gamma;   /* optimal: d/n */
+  double rho;     /* optimal: privacy (INFINITY allowed) */
+  const double *table_t;   /* table: borrowed during create only (copied) */
+  const double *table_eta; /* table: borrowed during create only (copied) */
+  size_t table_len;        /* table: >= 2, t strictly increasing from 0 to 1 */
+} dpd_schedule_config;
+
+typedef struct dpd_schedule dpd_schedule; /* opaque */
+
+/* Defaults: const, eta0 = 1, a = 1, c1 = 1, c2 = 1, c3 = 0, gamma = 1, rho = inf. */
+DPD_API dpd_schedule_config dpd_schedule_config_default(void);
+
+/* Validates and copies `cfg`. On DPD_EINVAL, `err` names the parameter, its
+ * value and the allowed range. *out is returned-owned (dpd_schedule_free). */
+DPD_API int dpd_schedule_create(const dpd_schedule_config *cfg, dpd_schedule **out, dpd_err *err);
+DPD_API void dpd_schedule_free(dpd_schedule *s);
+
+/* Name of the family ("const", "sqrt", "hyperbolic", "optimal", "file"). */
+DPD_API const char *dpd_schedule_name(const dpd_schedule *s);
+
+/* eta~(t), t in [0, 1]. */
+DPD_API double dpd_schedule_eval(const dpd_schedule *s, double t);
+
+/* d/dt [eta~(t)^2] (finite at t = 1 for sqrt, where it equals -eta0^2). */
+DPD_API double dpd_schedule_dsq_eval(const dpd_schedule *s, double t);
+
+/* Supremum of eta~ over [0, 1] (for the stability limit 2/gamma). */
+DPD_API double dpd_schedule_sup(const dpd_schedule *s);
+
+/* 1 if eta~ is non-increasing on [0, 1] (required when rho is finite). */
+DPD_API int dpd_schedule_is_nonincreasing(const dpd_schedule *s);
+
+/* Per-step sizes eta[0..n) and noise sigma[0..n) for n steps at privacy rho
+ * (sigma = 0 everywhere when rho = INFINITY). Arrays are caller-owned. */
+DPD_API void dpd_schedule_steps(const dpd_schedule *s, size_t n, double rho, double *eta,
+                                double *sigma);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DPD_SCHEDULE_H */

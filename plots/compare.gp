@@ -1,0 +1,1 @@
+# dpdyn compare plot (data file as argument)

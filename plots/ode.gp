@@ -1,0 +1,1 @@
+# dpdyn ode plot (data file as argument)

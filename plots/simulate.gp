@@ -1,0 +1,1 @@
+# dpdyn simulate plot (data file as argument)
