@@ -4,7 +4,7 @@
  * Usage: dpd_bench_ode D ALPHA [METHOD [RTOL]]
  *   D       dimension = number of distinct eigenvalues (lambda_i ~ i^-ALPHA)
  *   ALPHA   power-law exponent > 0
- *   METHOD  bdf (default) or adams
+ *   METHOD  bdf (default: BDF + Sherman-Morrison), bdf-spgmr, or adams
  *   RTOL    relative tolerance (default: the library default, 1e-8)
  * Fixed parameters: gamma = 0.5, zeta = 0.5, c = 1, rho = 1, schedule sqrt
  * with eta0 = 1, theta* random (seed 1), grid = 101.
@@ -39,7 +39,7 @@ int main(int argc, char **argv) {
   int status;
 
   if (argc < 3) {
-    fprintf(stderr, "usage: %s D ALPHA [bdf|adams [RTOL]]\n", argv[0]);
+    fprintf(stderr, "usage: %s D ALPHA [bdf|bdf-spgmr|adams [RTOL]]\n", argv[0]);
     return 1;
   }
   pcfg.d = (size_t)strtoull(argv[1], NULL, 10);
@@ -54,6 +54,12 @@ int main(int argc, char **argv) {
   ocfg.rho = 1.0;
   if (argc > 3 && strcmp(argv[3], "adams") == 0) {
     ocfg.method = DPD_ODE_ADAMS;
+  } else if (argc > 3 && strcmp(argv[3], "bdf-spgmr") == 0) {
+    ocfg.linsol = DPD_ODE_LINSOL_SPGMR;
+  } else if (argc > 3 && strcmp(argv[3], "bdf") != 0) {
+    fprintf(stderr, "dpd_bench_ode: unknown method '%s' (allowed: bdf, bdf-spgmr, adams)\n",
+            argv[3]);
+    return 1;
   }
   if (argc > 4) {
     ocfg.rtol = strtod(argv[4], NULL);

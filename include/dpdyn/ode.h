@@ -7,8 +7,9 @@
  * the two decoupled scalar bounds, and the last-iterate release jump
  * 2 c^2 gamma^2 eta~(1)^2 / rho^2, with SUNDIALS CVODE. Every solver
  * configuration costs O(ngroups) per step: the Jacobian is diagonal plus rank
- * one and is never formed (BDF + matrix-free SPGMR preconditioned by the
- * diagonal part, or Adams with fixed-point iteration). */
+ * one and is never formed (BDF + Newton with an exact Sherman-Morrison solve
+ * or with matrix-free SPGMR preconditioned by the diagonal part, or Adams with
+ * fixed-point iteration). */
 #ifndef DPD_ODE_H
 #define DPD_ODE_H
 
@@ -24,6 +25,13 @@ extern "C" {
 
 typedef enum { DPD_ODE_BDF = 0, DPD_ODE_ADAMS } dpd_ode_method;
 
+/* Linear solver of the BDF Newton iteration (both O(ngroups), matrix-free). */
+typedef enum {
+  DPD_ODE_LINSOL_SM = 0, /* exact Sherman-Morrison solve of (I - gamma J) x = r (default) */
+  DPD_ODE_LINSOL_SPGMR   /* SUNDIALS SPGMR with the exact J v and the diagonal part
+                            as left preconditioner (<= 2 iterations per solve) */
+} dpd_ode_linsol;
+
 typedef struct {
   double gamma;   /* d/n, finite > 0 (default 0.5; callers normally set it) */
   double zeta;    /* label-noise sd, finite >= 0 (default 0.5) */
@@ -36,7 +44,8 @@ typedef struct {
                      so that all groups together contribute at most atol to R */
   long max_steps; /* CVODE mxstep (steps between two output times), >= 1, default 100000 */
   int bounds;     /* 1: also solve the two bounds; 0 (default): not */
-  int krylov_maxl; /* BDF: SPGMR Krylov dimension >= 1, default 5 (2 suffice: the
+  dpd_ode_linsol linsol; /* BDF: default DPD_ODE_LINSOL_SM */
+  int krylov_maxl; /* BDF + SPGMR: Krylov dimension >= 1, default 5 (2 suffice: the
                       preconditioned Newton matrix is identity plus rank one) */
 } dpd_ode_config;
 
@@ -53,11 +62,12 @@ typedef struct {
   double before_release; /* R(1-) */
   double release_jump;   /* 2 c^2 gamma^2 eta~(1)^2 / rho^2 (0 if rho = inf) */
   double final_risk;     /* R_out = R(1-) + jump */
-  long steps, rhs_evals, lin_iters; /* CVODE statistics of the main system */
+  long steps, rhs_evals; /* CVODE statistics of the main system */
+  long lin_iters;        /* SPGMR iterations (0 with the exact Sherman-Morrison solve) */
   long nonlin_iters;     /* Newton (BDF) or fixed-point (Adams) iterations */
   long err_test_fails;   /* rejected steps (local error test) */
-  long prec_solves;      /* preconditioner solves (BDF only, else 0) */
-  long jtimes_evals;     /* Jacobian-vector products (BDF only, else 0) */
+  long prec_solves;      /* preconditioner solves (BDF + SPGMR only, else 0) */
+  long jtimes_evals;     /* Jacobian-vector products (BDF + SPGMR only, else 0) */
 } dpd_ode_result;
 
 /* Default configuration (values listed next to each field). */
