@@ -36,8 +36,8 @@
  *    Jacobian, for either method: the lower bound carries lambda_max and is as
  *    stiff as the full system.
  * Every evaluation is O(m) and evaluates the schedule and the clipping factors
- * once. CVODE integrates in tau with t = 1 - (1 - tau)^2 (see time_of_tau):
- * this makes the constant-noise schedule eta0 sqrt(1 - t) smooth at t = 1.
+ * once. For schedules ending like sqrt(1 - t), CVODE integrates in tau with
+ * t = 1 - (1 - tau)^2 (see time_map), in which they are smooth at t = 1.
  * Tolerances: the scalar atol is on R; since R = (1/d) sum lambda_j S_j, group
  * j gets atol_j = atol m_j / lambda_j, so that the absolute tolerances of all
  * groups together contribute at most atol to R. The serial N_Vector's hot
@@ -181,13 +181,18 @@ static void coef_scale(ode_coef *co, double factor) {
   co->dB *= factor;
 }
 
-static void model_rhs_apply(const ode_model *model, const ode_coef *co, const double *S,
-                            double *dSdt) {
+/* Returns 0, or 1 when some derivative is not finite (the state is about to
+ * overflow): the running sum is non-finite iff an entry is, and costs no
+ * extra pass. */
+static int model_rhs_apply(const ode_model *model, const ode_coef *co, const double *S,
+                           double *dSdt) {
   const double *lambda = model->lambda, *mult = model->mult;
-  double A = co->A, B = co->B, C = co->C;
+  double A = co->A, B = co->B, C = co->C, sum = 0.0;
   for (size_t j = 0; j < model->m; j++) {
     dSdt[j] = lambda[j] * (A * S[j] + mult[j] * B) + mult[j] * C;
+    sum += dSdt[j];
   }
+  return isfinite(sum) ? 0 : 1;
 }
 
 /* CVODE's callback contract: 0 ok, 1 recoverable (P not finite: retry smaller h). */
@@ -197,30 +202,43 @@ static int model_rhs(const ode_model *model, double t, const double *S, double *
   if (!isfinite(co.P)) {
     return 1;
   }
-  model_rhs_apply(model, &co, S, dSdt);
-  return 0;
+  return model_rhs_apply(model, &co, S, dSdt);
 }
 
 /* ---- Integration variable ------------------------------------------------------------------
- * CVODE integrates in tau in [0, 1] with t = 1 - (1 - tau)^2, dt/dtau = 2 (1 - tau).
- * Schedules that vanish like sqrt(1 - t) at the end (the constant-noise
- * schedule, MATH.md 1.8) make the right-hand side non-smooth in t at t = 1
- * (eta~' -> -inf) and the BDF error estimates, which assume smoothness, let
- * the global error near t = 1 grow to ~100 rtol. In tau, sqrt(1 - t) = 1 - tau
- * is a polynomial and the error stays at the rtol level; for smooth schedules
- * the map is harmless (a smooth, monotone change of variable that merely
- * refines the steps towards t = 1). */
-static double time_of_tau(double tau) { return tau * (2.0 - tau); }
+ * Schedules that vanish like sqrt(1 - t) at the end (eta~(1) = 0 with
+ * d/dt eta~^2 != 0 there: the constant-noise schedule, MATH.md 1.8) make the
+ * right-hand side non-smooth at t = 1 (eta~' -> -inf), and the BDF error
+ * estimates, which assume smoothness, then let the global error near t = 1 grow
+ * to ~100 rtol for many groups. For those schedules CVODE integrates in tau in
+ * [0, 1] with t = 1 - (1 - tau)^2, dt/dtau = 2 (1 - tau), in which
+ * sqrt(1 - t) = 1 - tau is a polynomial and the error stays at the level of
+ * smooth problems. Other schedules keep tau = t (the map would cost about 50%
+ * more steps for nothing). */
+typedef struct {
+  int on; /* 1: t = 1 - (1 - tau)^2; 0: t = tau */
+} time_map;
 
-static double dt_dtau(double tau) { return 2.0 * (1.0 - tau); }
+static time_map time_map_choose(const dpd_schedule *schedule) {
+  time_map map;
+  map.on = dpd_schedule_eval(schedule, 1.0) == 0.0 && dpd_schedule_dsq_eval(schedule, 1.0) != 0.0;
+  return map;
+}
+
+static double time_of_tau(time_map map, double tau) { return map.on ? tau * (2.0 - tau) : tau; }
+
+static double dt_dtau(time_map map, double tau) { return map.on ? 2.0 * (1.0 - tau) : 1.0; }
 
 /* tau(t) = 1 - sqrt(1 - t), written without cancellation for small t. */
-static double tau_of_time(double t) { return t / (1.0 + sqrt(1.0 - t)); }
+static double tau_of_time(time_map map, double t) { return map.on ? t / (1.0 + sqrt(1.0 - t)) : t; }
 
 /* Coefficients of the tau-system dS/dtau = (dt/dtau) f(t(tau), S). */
-static void coef_eval_tau(const ode_model *model, double tau, const double *S, ode_coef *co) {
-  coef_eval(model, time_of_tau(tau), S, co);
-  coef_scale(co, dt_dtau(tau));
+static void coef_eval_tau(const ode_model *model, time_map map, double tau, const double *S,
+                          ode_coef *co) {
+  coef_eval(model, time_of_tau(map, tau), S, co);
+  if (map.on) {
+    coef_scale(co, dt_dtau(map, tau));
+  }
 }
 
 static void model_jtimes(const ode_model *model, const ode_coef *co, const double *S,
@@ -406,6 +424,7 @@ int dpd_ode_jtimes_eval(const dpd_linreg_problem *problem, const dpd_schedule *s
 /* What the CVODE callbacks share (user_data). */
 typedef struct {
   ode_model model;
+  time_map map; /* CVODE's time variable tau -> t */
   double lambda_min, lambda_max;
   void *cvode_mem; /* the main solver (read by the Sherman-Morrison solver) */
   double *sm_ea;   /* [m] Sherman-Morrison workspace (owned by ode_run) */
@@ -473,12 +492,11 @@ static int cv_rhs(sunrealtype tau, N_Vector y, N_Vector ydot, void *user_data) {
   ode_work *w = user_data;
   const double *S = N_VGetArrayPointer(y);
   ode_coef co;
-  coef_eval_tau(&w->model, tau, S, &co);
-  if (!isfinite(co.P)) {
+  coef_eval_tau(&w->model, w->map, tau, S, &co);
+  if (!isfinite(co.P) || model_rhs_apply(&w->model, &co, S, N_VGetArrayPointer(ydot)) != 0) {
     w->nonfinite = 1;
     return 1;
   }
-  model_rhs_apply(&w->model, &co, S, N_VGetArrayPointer(ydot));
   return 0;
 }
 
@@ -486,7 +504,7 @@ static int cv_rhs(sunrealtype tau, N_Vector y, N_Vector ydot, void *user_data) {
 static int cv_jtsetup(sunrealtype tau, N_Vector y, N_Vector fy, void *user_data) {
   ode_work *w = user_data;
   (void)fy;
-  coef_eval_tau(&w->model, tau, N_VGetArrayPointer(y), &w->jt);
+  coef_eval_tau(&w->model, w->map, tau, N_VGetArrayPointer(y), &w->jt);
   if (!isfinite(w->jt.P)) {
     w->nonfinite = 1;
     return 1;
@@ -555,7 +573,7 @@ static int sm_solve(SUNLinearSolver ls, SUNMatrix A, N_Vector x, N_Vector b, sun
     return SUNLS_MEM_NULL;
   }
   y = N_VGetArrayPointer(ycur);
-  coef_eval_tau(&w->model, tau, y, &w->jt);
+  coef_eval_tau(&w->model, w->map, tau, y, &w->jt);
   if (!isfinite(w->jt.P)) {
     w->nonfinite = 1;
     return SUNLS_PACKAGE_FAIL_REC;
@@ -577,8 +595,8 @@ static int sm_free(SUNLinearSolver ls) {
 
 static int cv_bounds_rhs(sunrealtype tau, N_Vector y, N_Vector ydot, void *user_data) {
   ode_work *w = user_data;
-  double *dydt = N_VGetArrayPointer(ydot), factor = dt_dtau(tau);
-  int status = model_bounds_rhs(&w->model, w->lambda_min, w->lambda_max, time_of_tau(tau),
+  double *dydt = N_VGetArrayPointer(ydot), factor = dt_dtau(w->map, tau);
+  int status = model_bounds_rhs(&w->model, w->lambda_min, w->lambda_max, time_of_tau(w->map, tau),
                                 N_VGetArrayPointer(y), dydt, NULL);
   if (status != 0) {
     w->nonfinite = 1;
@@ -592,13 +610,13 @@ static int cv_bounds_rhs(sunrealtype tau, N_Vector y, N_Vector ydot, void *user_
 static int cv_bounds_jac(sunrealtype tau, N_Vector y, N_Vector fy, SUNMatrix J, void *user_data,
                          N_Vector tmp1, N_Vector tmp2, N_Vector tmp3) {
   ode_work *w = user_data;
-  double dydt[2], jac[2], factor = dt_dtau(tau);
+  double dydt[2], jac[2], factor = dt_dtau(w->map, tau);
   int status;
   (void)fy;
   (void)tmp1;
   (void)tmp2;
   (void)tmp3;
-  status = model_bounds_rhs(&w->model, w->lambda_min, w->lambda_max, time_of_tau(tau),
+  status = model_bounds_rhs(&w->model, w->lambda_min, w->lambda_max, time_of_tau(w->map, tau),
                             N_VGetArrayPointer(y), dydt, jac);
   SUNMatZero(J);
   SM_ELEMENT_D(J, 0, 0) = factor * jac[0];
@@ -607,18 +625,35 @@ static int cv_bounds_jac(sunrealtype tau, N_Vector y, N_Vector fy, SUNMatrix J, 
 }
 
 /* Turns a failed CVODE call into DPD_ESOLVER (or DPD_ENONFINITE when the
- * right-hand side met a non-finite state) with CVODE's flag name and t. */
-static int cv_fail(const ode_run *run, int flag, const char *what, double t, dpd_err *err) {
+ * right-hand side met a non-finite state) with CVODE's flag name and the time
+ * t (and tau when mapped: CVODE's own message quotes its variable tau). */
+static int cv_fail(const ode_run *run, int flag, const char *what, double tau, dpd_err *err) {
   char *name = CVodeGetReturnFlagName(flag);
+  const char *flag_name = name != NULL ? name : "unknown flag";
+  char when[96];
   int status;
-  if (run->work.nonfinite) {
-    status = DPD_FAIL(err, DPD_ENONFINITE, "%s: the risk became non-finite near t = %.17g (%s)",
-                      what, t, name != NULL ? name : "?");
+  if (run->work.map.on) {
+    snprintf(when, sizeof when, "t = %.17g (tau = %.17g)", time_of_tau(run->work.map, tau), tau);
   } else {
-    status = DPD_FAIL(err, DPD_ESOLVER, "%s failed at t = %.17g: %s%s%s", what, t,
-                      name != NULL ? name : "unknown flag", run->work.msg[0] ? ": " : "",
-                      run->work.msg);
+    snprintf(when, sizeof when, "t = %.17g", tau);
   }
+  if (run->work.nonfinite) {
+    status = DPD_FAIL(err, DPD_ENONFINITE, "%s: the risk became non-finite near %s (%s)", what,
+                      when, flag_name);
+  } else {
+    status = DPD_FAIL(err, DPD_ESOLVER, "%s failed at %s: %s%s%s", what, when, flag_name,
+                      run->work.msg[0] ? ": " : "", run->work.msg);
+  }
+  free(name);
+  return status;
+}
+
+/* A failed set-up call (before any time stepping). */
+static int cv_setup_fail(const ode_run *run, int flag, const char *what, dpd_err *err) {
+  char *name = CVodeGetReturnFlagName(flag);
+  int status = DPD_FAIL(err, DPD_ESOLVER, "%s failed: %s%s%s", what,
+                        name != NULL ? name : "unknown flag", run->work.msg[0] ? ": " : "",
+                        run->work.msg);
   free(name);
   return status;
 }
@@ -627,7 +662,7 @@ static int cv_fail(const ode_run *run, int flag, const char *what, double t, dpd
   do {                                                                                         \
     int cv_flag_ = (call);                                                                     \
     if (cv_flag_ < 0) {                                                                        \
-      return cv_fail(run, cv_flag_, (what), 0.0, err);                                         \
+      return cv_setup_fail(run, cv_flag_, (what), err);                                        \
     }                                                                                          \
   } while (0)
 
@@ -734,12 +769,13 @@ static int integrate(ode_run *run, const dpd_ode_config *cfg, dpd_ode_result *re
   size_t grid = cfg->grid;
   for (size_t j = 1; j < grid; j++) {
     double tout = res->t[j], tret = 0.0, R;
-    double tau_out = j + 1 == grid ? 1.0 : tau_of_time(tout);
+    double tau_out = j + 1 == grid ? 1.0 : tau_of_time(run->work.map, tout);
     int flag = CVode(run->mem, tau_out, run->y, &tret, CV_NORMAL);
     if (flag < 0) {
       CVodeGetCurrentTime(run->mem, &tret);
-      return cv_fail(run, flag, "CVode", time_of_tau(tret), err);
+      return cv_fail(run, flag, "CVode", tret, err);
     }
+    run->work.nonfinite = 0; /* a recovered trial step is not a failure */
     R = model_risk(&run->work.model, N_VGetArrayPointer(run->y));
     if (!isfinite(R)) {
       return DPD_FAIL(err, DPD_ENONFINITE, "CVode: the risk is %g at t = %.17g", R, tout);
@@ -750,7 +786,7 @@ static int integrate(ode_run *run, const dpd_ode_config *cfg, dpd_ode_result *re
       flag = CVode(run->bmem, tau_out, run->by, &tret, CV_NORMAL);
       if (flag < 0) {
         CVodeGetCurrentTime(run->bmem, &tret);
-        return cv_fail(run, flag, "CVode (bounds)", time_of_tau(tret), err);
+        return cv_fail(run, flag, "CVode (bounds)", tret, err);
       }
       if (!isfinite(by[0]) || !isfinite(by[1])) {
         return DPD_FAIL(err, DPD_ENONFINITE, "CVode (bounds): a bound is not finite at t = %.17g",
@@ -811,6 +847,7 @@ int dpd_ode_solve(const dpd_linreg_problem *problem, const dpd_schedule *schedul
 
   memset(&run, 0, sizeof run);
   model_init(&run.work.model, problem, schedule, cfg);
+  run.work.map = time_map_choose(schedule);
   run.work.lambda_min = problem->lambda_min;
   run.work.lambda_max = problem->lambda_max;
   R0 = model_risk(&run.work.model, problem->group_S0);
