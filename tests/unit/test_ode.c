@@ -101,8 +101,9 @@ static double max_rel_diff(const double *a, const double *b, size_t n) {
 /* ---- (1) Closed forms: isotropic, unclipped, non-private ---------------------------------- */
 
 /* The solver configurations every closed-form test runs through: the default
- * tolerance (CVODE's global error is ~10 rtol: checked to 3e-7) and a tight
- * one (checked to 1e-8), for each method / linear solver. */
+ * tolerance (CVODE controls the local error; the global error is 5-50 rtol:
+ * checked to 5e-7) and a tight one (checked to 1e-8), for each method and
+ * linear solver. */
 typedef struct {
   dpd_ode_method method;
   dpd_ode_linsol linsol;
@@ -111,7 +112,7 @@ typedef struct {
 } solver_case;
 
 static const solver_case solver_cases[] = {
-    {DPD_ODE_BDF, DPD_ODE_LINSOL_SM, 1e-8, 1e-12, 3e-7, "bdf+sm, rtol 1e-8"},
+    {DPD_ODE_BDF, DPD_ODE_LINSOL_SM, 1e-8, 1e-12, 5e-7, "bdf+sm, rtol 1e-8"},
     {DPD_ODE_BDF, DPD_ODE_LINSOL_SM, 1e-10, 1e-14, 1e-8, "bdf+sm, rtol 1e-10"},
     {DPD_ODE_BDF, DPD_ODE_LINSOL_SPGMR, 1e-10, 1e-14, 1e-8, "bdf+spgmr, rtol 1e-10"},
     {DPD_ODE_ADAMS, DPD_ODE_LINSOL_SM, 1e-10, 1e-14, 1e-8, "adams, rtol 1e-10"},
