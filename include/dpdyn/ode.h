@@ -39,7 +39,8 @@ typedef struct {
   double rho;     /* privacy > 0, INFINITY = none (default); needs a non-increasing schedule */
   size_t grid;    /* output times t_j = j/(grid-1), grid >= 2 (default 101) */
   dpd_ode_method method; /* default DPD_ODE_BDF */
-  double rtol;    /* relative tolerance, default 1e-8 */
+  double rtol;    /* relative tolerance, default 1e-8 (CVODE controls the local error: the
+                     global error of R is typically 5-50 rtol) */
   double atol;    /* absolute tolerance on R, default 1e-12; group j gets atol m_j / lambda_j,
                      so that all groups together contribute at most atol to R */
   long max_steps; /* CVODE mxstep (steps between two output times), >= 1, default 100000 */
@@ -92,8 +93,9 @@ DPD_API void dpd_ode_result_free(dpd_ode_result *r);
  * right-hand side dSdt[ngroups] at (t, S[ngroups]), and the Jacobian-vector
  * product Jv = (df/dS)(t, S) v, computed matrix-free in O(ngroups). Arrays are
  * caller-owned; the other arguments are borrowed. Return 0, 1 when the risk at
- * S is not finite (CVODE's "recoverable" code), or DPD_EINVAL for a config
- * that dpd_ode_solve would reject. No allocation; thread-safe. */
+ * S (or, for the right-hand side, a derivative) is not finite (CVODE's
+ * "recoverable" code), or DPD_EINVAL for a config that dpd_ode_solve would
+ * reject. No allocation; thread-safe. */
 DPD_API int dpd_ode_rhs_eval(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
                              const dpd_ode_config *cfg, double t, const double *S, double *dSdt);
 DPD_API int dpd_ode_jtimes_eval(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
