@@ -44,7 +44,8 @@ typedef struct {
   double atol;    /* absolute tolerance on R, default 1e-12; group j gets atol m_j / lambda_j,
                      so that all groups together contribute at most atol to R */
   long max_steps; /* CVODE mxstep (steps between two output times), >= 1, default 100000 */
-  int bounds;     /* 1: also solve the two bounds; 0 (default): not */
+  int bounds;     /* 1: also solve the two bounds (always with CVODE BDF and a dense 2 x 2
+                     solver: the lower bound is as stiff as the full system); 0 (default) */
   dpd_ode_linsol linsol; /* BDF: default DPD_ODE_LINSOL_SM */
   int krylov_maxl; /* BDF + SPGMR: Krylov dimension >= 1, default 5 (2 suffice: the
                       preconditioned Newton matrix is identity plus rank one) */
