@@ -403,11 +403,13 @@ static void mean_se(const double *x, size_t count, size_t stride, double *mean, 
 int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
                        const dpd_linreg_sim_config *cfg, dpd_linreg_sim_result **out,
                        dpd_err *err) {
+  if (out != NULL) {
+    *out = NULL;
+  }
   int status = validate(problem, schedule, cfg, out, err);
   if (status < 0) {
     return status;
   }
-  *out = NULL;
   const size_t d = problem->d, n = cfg->n, seeds = cfg->seeds, grid = cfg->grid;
   int nthreads = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
   if ((size_t)nthreads > seeds) {
