@@ -1,0 +1,56 @@
+/* Clipping factors mu_c(P) and nu_c(P) for Gaussian residuals (MATH.md 1.5).
+ * SPDX-License-Identifier: MIT
+ *
+ * With r ~ N(0, 2P) and k = c / (2 sqrt(P)) (so that |r| <= c iff |N(0,1)| <= sqrt(2) k):
+ *   mu = P(|r| <= c) = erf(k),
+ *   nu = E[min(r^2, c^2)] / (2P) = erf(k) - (2k/sqrt(pi)) e^{-k^2} + 2 k^2 erfc(k).
+ * Derivatives, from dk/dP = -k/(2P):
+ *   d mu/dP = -k e^{-k^2} / (sqrt(pi) P),
+ *   d nu/dP = -2 k^2 erfc(k) / P    (the e^{-k^2} terms cancel: d nu/dk = 4 k erfc(k)).
+ * The expressions are evaluated as written: for small k the leading term of nu
+ * is 2k^2 erfc(k), which carries no cancellation, and for large k erfc(k)
+ * underflows gracefully to 0 so that both factors tend to 1. */
+#include <math.h>
+#include <stddef.h>
+
+#include "dpdyn/clip.h"
+
+static const double inv_sqrt_pi = 0.56418958354775628694807945156077;
+
+void dpd_clip_factors_eval(double c, double P, double *mu, double *nu, double *dmu_dP,
+                           double *dnu_dP) {
+  double m = 1.0, v = 1.0, dm = 0.0, dv = 0.0;
+  if (isfinite(c) && P > 0.0) {
+    double k = c / (2.0 * sqrt(P));
+    double ek = exp(-k * k);
+    double erfck = erfc(k);
+    m = erf(k);
+    v = m - 2.0 * k * inv_sqrt_pi * ek + 2.0 * k * k * erfck;
+    dm = -k * ek * inv_sqrt_pi / P;
+    dv = -2.0 * k * k * erfck / P;
+  }
+  if (mu != NULL) {
+    *mu = m;
+  }
+  if (nu != NULL) {
+    *nu = v;
+  }
+  if (dmu_dP != NULL) {
+    *dmu_dP = dm;
+  }
+  if (dnu_dP != NULL) {
+    *dnu_dP = dv;
+  }
+}
+
+double dpd_clip_mu_eval(double c, double P) {
+  double mu;
+  dpd_clip_factors_eval(c, P, &mu, NULL, NULL, NULL);
+  return mu;
+}
+
+double dpd_clip_nu_eval(double c, double P) {
+  double nu;
+  dpd_clip_factors_eval(c, P, NULL, &nu, NULL, NULL);
+  return nu;
+}
