@@ -326,8 +326,8 @@ static int tight_minimum(double rho_z, double log_inv_delta, double *fmin_out, d
   }
   if (!isfinite(best)) {
     return DPD_FAIL(err, DPD_ENONFINITE,
-                    "tight conversion: non-finite minimum %g at rho_z = %g, log(1/delta) = %g", best,
-                    rho_z, log_inv_delta);
+                    "tight conversion: non-finite minimum %g at rho_z = %g, log(1/delta) = %g",
+                    best, rho_z, log_inv_delta);
   }
   *fmin_out = best;
   return DPD_OK;
@@ -348,8 +348,7 @@ int dpd_privacy_eps_tight(double rho_z, double delta, double *eps, dpd_err *err)
     return DPD_FAIL(err, DPD_EINVAL, "eps output pointer is NULL");
   }
   if (isnan(rho_z) || rho_z < 0.0) {
-    return DPD_FAIL(err, DPD_EINVAL, "rho_z = %g is invalid: the allowed range is [0, inf]",
-                    rho_z);
+    return DPD_FAIL(err, DPD_EINVAL, "rho_z = %g is invalid: the allowed range is [0, inf]", rho_z);
   }
   status = check_delta(delta, err);
   if (status < 0) {

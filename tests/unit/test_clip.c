@@ -50,8 +50,8 @@ static double integrate(gsl_function *f, double a, double b, gsl_integration_wor
   if (isinf(b)) {
     status = gsl_integration_qagiu(f, a, QUAD_EPSABS, QUAD_EPSREL, QUAD_LIMIT, w, &result, &abserr);
   } else {
-    status = gsl_integration_qags(f, a, b, QUAD_EPSABS, QUAD_EPSREL, QUAD_LIMIT, w, &result,
-                                  &abserr);
+    status =
+        gsl_integration_qags(f, a, b, QUAD_EPSABS, QUAD_EPSREL, QUAD_LIMIT, w, &result, &abserr);
   }
   if (status != GSL_SUCCESS) {
     print_error("quadrature on [%g, %g] failed: %s\n", a, b, gsl_strerror(status));
@@ -171,8 +171,8 @@ static void factors_match_monte_carlo_within_four_standard_errors(void **state) 
 }
 
 static void factors_tend_to_one_as_c_grows_and_equal_one_at_infinity(void **state) {
-  static const double c_big[] = {0.5, 1.0, 3.0, 10.0, 30.0, 100.0, 1e4, 1e10, 1e100, 1e200, 1e300,
-                                 DBL_MAX};
+  static const double c_big[] = {0.5, 1.0,  3.0,   10.0,  30.0,  100.0,
+                                 1e4, 1e10, 1e100, 1e200, 1e300, DBL_MAX};
   static const double p_any[] = {1e-300, 1e-10, 0.05, 1.0, 17.0, 1e10};
   (void)state;
   for (size_t j = 0; j < sizeof p_any / sizeof p_any[0]; j++) {

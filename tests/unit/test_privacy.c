@@ -227,7 +227,8 @@ static void rho_eff_is_scale_invariant_over_the_double_range(void **state) {
 /* ------------------------------------------------------------------------------------------ */
 /* (eps, delta) conversions */
 
-static const double rho_z_grid[] = {1e-8, 3.7e-6, 1e-4, 0.0213, 0.125, 0.5, 1.0, 2.385, 17.3, 250.0, 1e4};
+static const double rho_z_grid[] = {1e-8, 3.7e-6, 1e-4, 0.0213, 0.125, 0.5,
+                                    1.0,  2.385,  17.3, 250.0,  1e4};
 static const double delta_grid[] = {1e-15, 1e-10, 1e-5, 3.3e-3, 0.1, 0.5, 0.97};
 
 static void tight_is_never_above_bun_steinke_and_strictly_below_for_typical_values(void **state) {

@@ -305,8 +305,8 @@ static void steps_are_calibrated_and_tie_with_rho_eff(void **state) {
         } else {
           double got = dpd_privacy_rho_eff(eta, sigma, n);
           if (!(fabs(got - rho) <= 1e-12 * rho)) {
-            print_error("family %s, n = %zu, rho = %g: rho_eff = %.17g\n", dpd_schedule_name(s),
-                        n, rho, got);
+            print_error("family %s, n = %zu, rho = %g: rho_eff = %.17g\n", dpd_schedule_name(s), n,
+                        rho, got);
             fail();
           }
           /* The last step carries sigma_{n-1} = eta_{n-1} / rho. */
