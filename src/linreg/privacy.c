@@ -26,7 +26,7 @@
  * exactly one stationary point, a minimum near alpha* ~ 1 + sqrt(L / rho_z): f is unimodal.
  * We minimise over u = log(alpha - 1) (alpha = 1 + e^u), which keeps the minimiser at O(1)..O(10^2)
  * scale for rho_z anywhere in [1e-300, 1e300] and lets every term be evaluated without
- * cancellation: log1p(-1/alpha) = u - log1p(e^u), log alpha = log1p(e^u), 1/(alpha-1) = e^{-u}.
+ * cancellation: log1p(-1/alpha) = -log1p(e^{-u}), log alpha = log1p(e^u), 1/(alpha-1) = e^{-u}.
  * Every alpha > 1 gives a valid guarantee, so an imprecise minimiser can only lose tightness,
  * never privacy.
  *
@@ -44,10 +44,16 @@
 #include "core/error_impl.h"
 #include "dpdyn/privacy.h"
 
-/* Brent minimiser over u = log(alpha - 1): absolute tolerance on u. The minimum value is
- * quadratic in the error of u and f''(u*) ~ eps, so 1e-9 in u gives ~1e-18 relative in eps. */
-#define DPD_PRIVACY_BRENT_EPSABS 1e-9
-/* Brent iteration cap (it converges in ~20-40 iterations on this smooth unimodal function). */
+/* Brent minimiser over v = u - u0 (u0 the analytic guess, so |v| = O(1) and GSL's internal
+ * step floor sqrt(DBL_EPSILON)|v| stays small): convergence when the bracket on v is narrower
+ * than EPSABS + EPSREL |v|. The minimum value is quadratic in the error of v and
+ * f''(v*) ~ eps, so 1e-7 in v gives ~1e-14 relative in eps. EPSREL must exceed
+ * 2 sqrt(DBL_EPSILON) ~ 3e-8, below which GSL's Brent cannot shrink the bracket. */
+#define DPD_PRIVACY_BRENT_EPSABS 1e-7
+#define DPD_PRIVACY_BRENT_EPSREL 1e-7
+/* Newton steps polishing Brent's point on the stationarity condition (see newton_polish). */
+#define DPD_PRIVACY_NEWTON_STEPS 3
+/* Brent iteration cap (it converges in ~10-40 iterations on this smooth unimodal function). */
 #define DPD_PRIVACY_BRENT_MAX_ITER 500
 /* Bracket search: initial half-width in u and cap on the number of expansions. */
 #define DPD_PRIVACY_BRACKET_H0 0.5
@@ -55,8 +61,10 @@
 /* Range of u searched: alpha - 1 in [e^-700, e^700] keeps e^{+-u} finite. */
 #define DPD_PRIVACY_U_MIN (-700.0)
 #define DPD_PRIVACY_U_MAX 700.0
-/* Inverse: relative width of the final bisection bracket on rho, and iteration caps. */
-#define DPD_PRIVACY_INV_RTOL 1e-13
+/* Inverse: stop when eps_tight(rho) is within this relative distance below the target eps (or the
+ * rho bracket is two adjacent doubles); iteration caps for the bisection and for the bracket
+ * search (doubling/halving from the Bun-Steinke inverse). */
+#define DPD_PRIVACY_INV_RTOL 1e-12
 #define DPD_PRIVACY_INV_MAX_ITER 200
 #define DPD_PRIVACY_INV_MAX_EXPAND 2100
 
@@ -134,50 +142,87 @@ double dpd_privacy_rho_from_eps_bun_steinke(double eps, double delta) {
   return M_SQRT2 * s; /* rho = sqrt(2 rho_z) */
 }
 
-/* Parameters of the tight-conversion objective. */
+/* Parameters of the tight-conversion objective, minimised over v with u = u0 + v. */
 typedef struct {
   double rho_z;
   double log_inv_delta; /* L = -log delta > 0 */
+  double u0;            /* centre of the search: the analytic guess, clamped to [U_MIN, U_MAX] */
+  double v_min;         /* U_MIN - u0 */
+  double v_max;         /* U_MAX - u0 */
 } tight_params;
 
 /* Objective of [BBGHS20, Thm 21] at alpha = 1 + e^u, without cancellation (see header). */
 static double tight_objective_u(double u, const tight_params *p) {
-  double am1 = exp(u);        /* alpha - 1 */
+  double am1 = exp(u); /* alpha - 1 */
   double log_alpha = log1p(am1);
-  double v = (1.0 + am1) * p->rho_z + (u - log_alpha) + (p->log_inv_delta - log_alpha) / am1;
-  return v;
+  double log1m_inv_alpha = -log1p(exp(-u)); /* log1p(-1/alpha) = log((alpha-1)/alpha) */
+  return (1.0 + am1) * p->rho_z + log1m_inv_alpha + (p->log_inv_delta - log_alpha) / am1;
 }
 
-/* GSL callback. Values that overflow are capped at DBL_MAX: GSL rejects non-finite values, and
- * the cap only flattens the far tails of a unimodal function whose minimum is finite. */
-static double tight_objective_gsl(double u, void *params) {
-  double v = tight_objective_u(u, (const tight_params *)params);
-  if (!(v < DBL_MAX)) {
-    v = DBL_MAX;
+/* GSL callback in v = u - u0. Values that overflow are capped at DBL_MAX: GSL rejects non-finite
+ * values, and the cap only flattens the far tails of a unimodal function whose minimum is
+ * finite. */
+static double tight_objective_v(double v, const tight_params *p) {
+  double f = tight_objective_u(p->u0 + v, p);
+  if (!(f < DBL_MAX)) {
+    f = DBL_MAX;
   }
-  return v;
+  return f;
 }
 
-static double clamp_u(double u) {
-  if (u < DPD_PRIVACY_U_MIN) {
-    return DPD_PRIVACY_U_MIN;
-  }
-  if (u > DPD_PRIVACY_U_MAX) {
-    return DPD_PRIVACY_U_MAX;
-  }
-  return u;
+static double tight_objective_gsl(double v, void *params) {
+  return tight_objective_v(v, params);
 }
 
-/* Minimum over u of the objective. Finds a bracket a < m < b with f(m) < f(a), f(m) < f(b) by
- * expanding from the analytic guess u0 = log(sqrt(L / rho_z)), then polishes with Brent. When the
- * minimum sits on the edge of [U_MIN, U_MAX] or the function is flat to rounding at the bracket
- * scale, the best value seen is returned: it is still a valid (if less tight) bound. */
-static int tight_minimum(const tight_params *p, double *fmin_out, dpd_err *err) {
-  tight_params local = *p; /* GSL takes a non-const void *params */
+static double clamp(double x, double lo, double hi) {
+  if (x < lo) {
+    return lo;
+  }
+  if (x > hi) {
+    return hi;
+  }
+  return x;
+}
+
+/* Newton polish of Brent's minimiser on the stationarity condition. Brent compares function
+ * values, so near the minimum, where f is flat, it locates v* only to ~sqrt(DBL_EPSILON); the
+ * resulting value error f''(v*) dv^2 / 2 is negligible against eps when f'' ~ eps, but not when
+ * the terms of f are O(1) and cancel to a tiny eps (delta near 1). df/du = h(u) e^{-u} with
+ *   h(u) = rho_z e^{2u} + log1p(e^u) - L,   h'(u) = 2 rho_z e^{2u} + e^u / (1 + e^u) > 0,
+ * h increasing: Newton converges quadratically from Brent's point. The iterate is kept inside
+ * Brent's final bracket [lo, hi]; the smaller of the two values is used, so the polish can only
+ * tighten the bound. Returns f at the polished point (DBL_MAX if it left the bracket). */
+static double newton_polish(const tight_params *p, double v, double lo, double hi) {
+  double log_rho = log(p->rho_z);
+  for (int i = 0; i < DPD_PRIVACY_NEWTON_STEPS; i++) {
+    double u = p->u0 + v;
+    double eu = exp(u);
+    double r2 = exp(2.0 * u + log_rho); /* rho_z e^{2u}, finite near the minimum */
+    double h = r2 + log1p(eu) - p->log_inv_delta;
+    double dh = 2.0 * r2 + eu / (1.0 + eu);
+    double step = h / dh;
+    if (!isfinite(step)) {
+      return DBL_MAX;
+    }
+    v -= step;
+    if (!(v >= lo && v <= hi)) {
+      return DBL_MAX;
+    }
+  }
+  return tight_objective_v(v, p);
+}
+
+/* Minimum of the objective. Finds a bracket a < m < b (in v) with f(m) < f(a), f(m) < f(b) by
+ * expanding from the analytic guess u0 = log(sqrt(L / rho_z)) (the stationary point when the
+ * log alpha term is dropped), then polishes with Brent. When the minimum sits on the edge of
+ * [U_MIN, U_MAX] or the function is flat to rounding at the bracket scale, the best value seen is
+ * returned: it is still a valid (if less tight) bound. */
+static int tight_minimum(double rho_z, double log_inv_delta, double *fmin_out, dpd_err *err) {
+  tight_params par;
   gsl_function fn;
   gsl_min_fminimizer *w;
   double h = DPD_PRIVACY_BRACKET_H0;
-  double m = clamp_u(0.5 * (log(p->log_inv_delta) - log(p->rho_z)));
+  double m = 0.0;
   double a;
   double b;
   double fm;
@@ -187,32 +232,37 @@ static int tight_minimum(const tight_params *p, double *fmin_out, dpd_err *err) 
   int status;
   int iter;
 
+  par.rho_z = rho_z;
+  par.log_inv_delta = log_inv_delta;
+  par.u0 = clamp(0.5 * (log(log_inv_delta) - log(rho_z)), DPD_PRIVACY_U_MIN, DPD_PRIVACY_U_MAX);
+  par.v_min = DPD_PRIVACY_U_MIN - par.u0;
+  par.v_max = DPD_PRIVACY_U_MAX - par.u0;
   fn.function = tight_objective_gsl;
-  fn.params = &local;
+  fn.params = &par;
 
-  fm = tight_objective_gsl(m, fn.params);
-  a = clamp_u(m - h);
-  b = clamp_u(m + h);
-  fa = tight_objective_gsl(a, fn.params);
-  fb = tight_objective_gsl(b, fn.params);
+  fm = tight_objective_gsl(m, &par);
+  a = clamp(m - h, par.v_min, par.v_max);
+  b = clamp(m + h, par.v_min, par.v_max);
+  fa = tight_objective_gsl(a, &par);
+  fb = tight_objective_gsl(b, &par);
   for (iter = 0; iter < DPD_PRIVACY_BRACKET_MAX_EXPAND; iter++) {
-    if (fa < fm && fa <= fb && a > DPD_PRIVACY_U_MIN) {
+    if (fa < fm && fa <= fb && a > par.v_min) {
       /* Downhill to the left: slide the bracket left and widen. */
       b = m;
       fb = fm;
       m = a;
       fm = fa;
       h *= 2.0;
-      a = clamp_u(m - h);
-      fa = tight_objective_gsl(a, fn.params);
-    } else if (fb < fm && b < DPD_PRIVACY_U_MAX) {
+      a = clamp(m - h, par.v_min, par.v_max);
+      fa = tight_objective_gsl(a, &par);
+    } else if (fb < fm && b < par.v_max) {
       a = m;
       fa = fm;
       m = b;
       fm = fb;
       h *= 2.0;
-      b = clamp_u(m + h);
-      fb = tight_objective_gsl(b, fn.params);
+      b = clamp(m + h, par.v_min, par.v_max);
+      fb = tight_objective_gsl(b, &par);
     } else {
       break;
     }
@@ -230,7 +280,7 @@ static int tight_minimum(const tight_params *p, double *fmin_out, dpd_err *err) 
     if (!isfinite(best)) {
       return DPD_FAIL(err, DPD_ENONFINITE,
                       "tight conversion: non-finite objective %g at rho_z = %g, log(1/delta) = %g",
-                      best, p->rho_z, p->log_inv_delta);
+                      best, rho_z, log_inv_delta);
     }
     *fmin_out = best;
     return DPD_OK;
@@ -255,22 +305,29 @@ static int tight_minimum(const tight_params *p, double *fmin_out, dpd_err *err) 
                       gsl_strerror(rc));
     }
     status = gsl_min_test_interval(gsl_min_fminimizer_x_lower(w), gsl_min_fminimizer_x_upper(w),
-                                   DPD_PRIVACY_BRENT_EPSABS, 0.0);
+                                   DPD_PRIVACY_BRENT_EPSABS, DPD_PRIVACY_BRENT_EPSREL);
   }
   if (gsl_min_fminimizer_f_minimum(w) < best) {
     best = gsl_min_fminimizer_f_minimum(w);
+  }
+  if (status == GSL_SUCCESS) {
+    double fp = newton_polish(&par, gsl_min_fminimizer_x_minimum(w), gsl_min_fminimizer_x_lower(w),
+                              gsl_min_fminimizer_x_upper(w));
+    if (fp < best) {
+      best = fp;
+    }
   }
   gsl_min_fminimizer_free(w);
   if (status != GSL_SUCCESS) {
     return DPD_FAIL(err, DPD_EMAXITER,
                     "tight conversion: Brent minimiser did not converge in %d iterations "
                     "(rho_z = %g, log(1/delta) = %g)",
-                    DPD_PRIVACY_BRENT_MAX_ITER, p->rho_z, p->log_inv_delta);
+                    DPD_PRIVACY_BRENT_MAX_ITER, rho_z, log_inv_delta);
   }
   if (!isfinite(best)) {
     return DPD_FAIL(err, DPD_ENONFINITE,
-                    "tight conversion: non-finite minimum %g at rho_z = %g, log(1/delta) = %g", best,
-                    p->rho_z, p->log_inv_delta);
+                    "tight conversion: non-finite minimum %g at rho_z = %g, log(1/delta) = %g",
+                    best, rho_z, log_inv_delta);
   }
   *fmin_out = best;
   return DPD_OK;
@@ -284,7 +341,6 @@ static int check_delta(double delta, dpd_err *err) {
 }
 
 int dpd_privacy_eps_tight(double rho_z, double delta, double *eps, dpd_err *err) {
-  tight_params p;
   double v = NAN;
   int status;
 
@@ -292,8 +348,7 @@ int dpd_privacy_eps_tight(double rho_z, double delta, double *eps, dpd_err *err)
     return DPD_FAIL(err, DPD_EINVAL, "eps output pointer is NULL");
   }
   if (isnan(rho_z) || rho_z < 0.0) {
-    return DPD_FAIL(err, DPD_EINVAL, "rho_z = %g is invalid: the allowed range is [0, inf]",
-                    rho_z);
+    return DPD_FAIL(err, DPD_EINVAL, "rho_z = %g is invalid: the allowed range is [0, inf]", rho_z);
   }
   status = check_delta(delta, err);
   if (status < 0) {
@@ -307,9 +362,7 @@ int dpd_privacy_eps_tight(double rho_z, double delta, double *eps, dpd_err *err)
     *eps = INFINITY;
     return DPD_OK;
   }
-  p.rho_z = rho_z;
-  p.log_inv_delta = -log(delta);
-  status = tight_minimum(&p, &v, err);
+  status = tight_minimum(rho_z, -log(delta), &v, err);
   if (status < 0) {
     return status;
   }
@@ -325,6 +378,7 @@ static int eps_of_rho(double rho, double delta, double *eps, dpd_err *err) {
 int dpd_privacy_rho_from_eps(double eps, double delta, double *rho, dpd_err *err) {
   double lo;
   double hi;
+  double eps_lo = 0.0; /* eps_tight at lo */
   double e = NAN;
   int status;
   int iter;
@@ -350,6 +404,7 @@ int dpd_privacy_rho_from_eps(double eps, double delta, double *rho, dpd_err *err
   for (iter = 0;; iter++) {
     if (iter >= DPD_PRIVACY_INV_MAX_EXPAND || !(lo > 0.0)) {
       lo = 0.0;
+      eps_lo = 0.0;
       break;
     }
     status = eps_of_rho(lo, delta, &e, err);
@@ -357,6 +412,7 @@ int dpd_privacy_rho_from_eps(double eps, double delta, double *rho, dpd_err *err
       return status;
     }
     if (e <= eps) {
+      eps_lo = e;
       break;
     }
     lo *= 0.5;
@@ -378,20 +434,24 @@ int dpd_privacy_rho_from_eps(double eps, double delta, double *rho, dpd_err *err
       break;
     }
     lo = hi; /* feasible: a better lower end */
+    eps_lo = e;
     hi *= 2.0;
   }
 
-  /* Bisection with the invariant eps_tight(lo) <= eps < eps_tight(hi). */
-  for (iter = 0; hi - lo > DPD_PRIVACY_INV_RTOL * hi; iter++) {
+  /* Bisection with the invariant eps_tight(lo) <= eps < eps_tight(hi), until eps_tight(lo) is
+   * within INV_RTOL of eps or lo and hi are adjacent doubles. The test is on eps, not on rho:
+   * where the clamp at 0 is near (delta close to 1), eps is so steep in rho that a relative
+   * rho tolerance far above DBL_EPSILON would leave eps_tight(lo) visibly below eps. */
+  for (iter = 0; eps - eps_lo > DPD_PRIVACY_INV_RTOL * eps; iter++) {
     double mid = lo + 0.5 * (hi - lo);
+    if (mid <= lo || mid >= hi) {
+      break; /* adjacent doubles: lo is the largest feasible double */
+    }
     if (iter >= DPD_PRIVACY_INV_MAX_ITER) {
       return DPD_FAIL(err, DPD_EMAXITER,
-                      "rho_from_eps: bisection did not reach relative width %g in %d iterations "
-                      "(eps = %g, delta = %g)",
+                      "rho_from_eps: bisection did not reach relative eps accuracy %g in %d "
+                      "iterations (eps = %g, delta = %g)",
                       DPD_PRIVACY_INV_RTOL, DPD_PRIVACY_INV_MAX_ITER, eps, delta);
-    }
-    if (mid <= lo || mid >= hi) {
-      break; /* adjacent doubles */
     }
     status = eps_of_rho(mid, delta, &e, err);
     if (status < 0) {
@@ -399,12 +459,13 @@ int dpd_privacy_rho_from_eps(double eps, double delta, double *rho, dpd_err *err
     }
     if (e <= eps) {
       lo = mid;
+      eps_lo = e;
     } else {
       hi = mid;
     }
   }
 
-  /* Final guard: the returned rho must be feasible. */
+  /* Final guard: the returned rho must be feasible (recomputed, not taken from the loop). */
   status = eps_of_rho(lo, delta, &e, err);
   if (status < 0) {
     return status;
