@@ -20,14 +20,20 @@ static const double inv_sqrt_pi = 0.56418958354775628694807945156077;
 void dpd_clip_factors_eval(double c, double P, double *mu, double *nu, double *dmu_dP,
                            double *dnu_dP) {
   double m = 1.0, v = 1.0, dm = 0.0, dv = 0.0;
-  if (isfinite(c) && P > 0.0) {
-    double k = c / (2.0 * sqrt(P));
+  double k = (isfinite(c) && P > 0.0) ? c / (2.0 * sqrt(P)) : INFINITY;
+  if (isnan(c) || isnan(P)) {
+    /* Propagate NaN so that a non-finite state is noticed by the caller. */
+    m = v = dm = dv = NAN;
+  } else if (isfinite(k)) {
+    /* k = inf (c = inf, P = 0, or c / sqrt(P) overflowing) keeps the limits 1, 1, 0, 0.
+     * k^2 erfc(k) is evaluated as k (k erfc(k)): k * k overflows for k > 1.3e154, where
+     * erfc(k) = 0, and inf * 0 would give NaN. */
     double ek = exp(-k * k);
-    double erfck = erfc(k);
+    double kerfck = k * erfc(k);
     m = erf(k);
-    v = m - 2.0 * k * inv_sqrt_pi * ek + 2.0 * k * k * erfck;
+    v = m - 2.0 * k * inv_sqrt_pi * ek + 2.0 * k * kerfck;
     dm = -k * ek * inv_sqrt_pi / P;
-    dv = -2.0 * k * k * erfck / P;
+    dv = -2.0 * k * kerfck / P;
   }
   if (mu != NULL) {
     *mu = m;
