@@ -47,11 +47,11 @@ extern "C" {
 #define DPD_RNG_STREAM_PROBLEM UINT64_MAX
 
 typedef struct {
-  uint64_t key[2];   /* (seed, stream); see the stream rule above */
-  uint64_t counter;  /* index of the next Philox block */
-  double cache[4];   /* unused values of the last block for scalar calls */
-  int cached;        /* number of valid entries left in cache */
-  int cache_kind;    /* 0 none, 1 uniforms, 2 Gaussians */
+  uint64_t key[2];  /* (seed, stream); see the stream rule above */
+  uint64_t counter; /* index of the next Philox block */
+  double cache[4];  /* unused values of the last block for scalar calls */
+  int cached;       /* number of valid entries left in cache */
+  int cache_kind;   /* 0 none, 1 uniforms, 2 Gaussians */
 } dpd_rng;
 
 /* Positions `rng` at the start of stream (seed, stream). */
@@ -77,7 +77,7 @@ typedef enum {
   DPD_RNG_ISA_AUTO = 0, /* the fastest path this CPU supports */
   DPD_RNG_ISA_SCALAR,   /* portable C */
   DPD_RNG_ISA_AVX2,
-  DPD_RNG_ISA_AVX512    /* AVX-512F + DQ */
+  DPD_RNG_ISA_AVX512 /* AVX-512F + DQ */
 } dpd_rng_isa;
 
 /* The path DPD_RNG_ISA_AUTO selects on this CPU. Thread-safe. */

@@ -85,7 +85,7 @@ typedef struct {
   const double *sigma;       /* [n] */
   const size_t *kgrid;       /* [grid] recorded steps, non-decreasing, kgrid[0] = 0, = n at end */
   double zeta;
-  double C;                  /* c sqrt(d); INFINITY: no clipping */
+  double C; /* c sqrt(d); INFINITY: no clipping */
   uint64_t seed;
 } sim_plan;
 
@@ -168,8 +168,7 @@ ALWAYS_INLINE void pass_update(const double *restrict sl, const double *restrict
   size_t i = 0;
   for (; i + 8 <= d; i += 8) {
     for (size_t j = 0; j < 8; j++) {
-      update_one(sl, lambda, g, xi, e, i + j, a, b, noisy, want_risk, want_before, &sr[j],
-                 &sb[j]);
+      update_one(sl, lambda, g, xi, e, i + j, a, b, noisy, want_risk, want_before, &sr[j], &sb[j]);
     }
   }
   for (size_t j = 0; i + j < d; j++) {
@@ -194,8 +193,8 @@ ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *
   const double C = plan->C;
   const int clipping = isfinite(C);
   dpd_rng rng;
-  size_t next = 0;      /* next grid index to record */
-  double nclip = 0.0;   /* clipped steps since the last recorded grid point */
+  size_t next = 0;    /* next grid index to record */
+  double nclip = 0.0; /* clipped steps since the last recorded grid point */
 
   dpd_rng_init(&rng, plan->seed, (uint64_t)rep);
   info->status = DPD_OK;
@@ -282,15 +281,16 @@ static void run_replicate_generic(const sim_plan *plan, size_t rep, double *e, d
 }
 
 #if defined(__x86_64__) || defined(__i386__)
-__attribute__((target("avx2"))) static void
-run_replicate_avx2(const sim_plan *plan, size_t rep, double *e, double *buf, double *risk_row,
-                   double *clip_row, replicate_info *info) {
+__attribute__((target("avx2"))) static void run_replicate_avx2(const sim_plan *plan, size_t rep,
+                                                               double *e, double *buf,
+                                                               double *risk_row, double *clip_row,
+                                                               replicate_info *info) {
   run_replicate_body(plan, rep, e, buf, risk_row, clip_row, info);
 }
 
 __attribute__((target("avx512f,prefer-vector-width=512"))) static void
-run_replicate_avx512(const sim_plan *plan, size_t rep, double *e, double *buf,
-                     double *risk_row, double *clip_row, replicate_info *info) {
+run_replicate_avx512(const sim_plan *plan, size_t rep, double *e, double *buf, double *risk_row,
+                     double *clip_row, replicate_info *info) {
   run_replicate_body(plan, rep, e, buf, risk_row, clip_row, info);
 }
 #endif
@@ -310,15 +310,13 @@ static replicate_fn select_kernel(void) {
 }
 
 static int validate(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
-                    const dpd_linreg_sim_config *cfg, dpd_linreg_sim_result **out,
-                    dpd_err *err) {
+                    const dpd_linreg_sim_config *cfg, dpd_linreg_sim_result **out, dpd_err *err) {
   if (problem == NULL || schedule == NULL || cfg == NULL || out == NULL) {
     return DPD_FAIL(err, DPD_EINVAL, "simulate: NULL argument (problem, schedule, cfg, out)");
   }
   if (problem->d < 1 || problem->lambda == NULL || problem->sqrt_lambda == NULL ||
       problem->theta_star == NULL) {
-    return DPD_FAIL(err, DPD_EINVAL, "simulate: problem has d = %zu or missing arrays",
-                    problem->d);
+    return DPD_FAIL(err, DPD_EINVAL, "simulate: problem has d = %zu or missing arrays", problem->d);
   }
   if (cfg->n < 1) {
     return DPD_FAIL(err, DPD_EINVAL, "simulate: n = %zu, must be >= 1", cfg->n);
@@ -340,8 +338,7 @@ static int validate(const dpd_linreg_problem *problem, const dpd_schedule *sched
     return DPD_FAIL(err, DPD_EINVAL, "simulate: c = %g, must be > 0 (inf: no clipping)", cfg->c);
   }
   if (!(cfg->rho > 0.0)) {
-    return DPD_FAIL(err, DPD_EINVAL, "simulate: rho = %g, must be > 0 (inf: no privacy)",
-                    cfg->rho);
+    return DPD_FAIL(err, DPD_EINVAL, "simulate: rho = %g, must be > 0 (inf: no privacy)", cfg->rho);
   }
   if (isfinite(cfg->rho) && !isfinite(cfg->c)) {
     return DPD_FAIL(err, DPD_EINVAL,
@@ -355,9 +352,9 @@ static int validate(const dpd_linreg_problem *problem, const dpd_schedule *sched
                     "rho^2 sigma_k^2 = eta_k^2 - eta_{k+1}^2 needs a non-increasing schedule",
                     dpd_schedule_name(schedule));
   }
-  if (cfg->seeds > SIZE_MAX / cfg->grid / sizeof(double) ||
-      problem->d > (SIZE_MAX / sizeof(double) - 4 * CACHE_DOUBLES) / 4 ||
-      cfg->n > SIZE_MAX / sizeof(double)) {
+  const size_t max_doubles = SIZE_MAX / sizeof problem->lambda[0];
+  if (cfg->seeds > max_doubles / cfg->grid || problem->d > (max_doubles - 4 * CACHE_DOUBLES) / 4 ||
+      cfg->n > max_doubles) {
     return DPD_FAIL(err, DPD_EINVAL, "simulate: sizes too large (d = %zu, seeds = %zu, grid = %zu)",
                     problem->d, cfg->seeds, cfg->grid);
   }
@@ -426,12 +423,13 @@ int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
   size_t *kgrid = malloc(grid * sizeof *kgrid);
   double *clip_rows = malloc(seeds * grid * sizeof *clip_rows);
   replicate_info *info = malloc(seeds * sizeof *info);
-  double *work = aligned_alloc(CACHE_DOUBLES * sizeof(double),
-                               (size_t)nthreads * stride * sizeof *work);
+  double *work = NULL;
+  /* aligned_alloc needs a size that is a multiple of the alignment: stride is. */
+  work = aligned_alloc(CACHE_DOUBLES * sizeof *work, (size_t)nthreads * stride * sizeof *work);
   if (res == NULL || eta == NULL || sigma == NULL || kgrid == NULL || clip_rows == NULL ||
       info == NULL || work == NULL) {
-    status = DPD_FAIL(err, DPD_ENOMEM, "simulate: out of memory (d = %zu, n = %zu, seeds = %zu)",
-                      d, n, seeds);
+    status = DPD_FAIL(err, DPD_ENOMEM, "simulate: out of memory (d = %zu, n = %zu, seeds = %zu)", d,
+                      n, seeds);
     goto cleanup;
   }
 

@@ -97,9 +97,8 @@ ALWAYS_INLINE void philox_uniforms_scalar(const dpd_rng *rng, uint64_t block, si
  * f = m - 1, s = f / (2 + f), log(1 + f) = 2 atanh(s) by a minimax polynomial in s^2). */
 ALWAYS_INLINE double log_unit(double u) {
   const double ln2_hi = 0x1.62e42fee00000p-1, ln2_lo = 0x1.a39ef35793c76p-33;
-  const double Lg1 = 0x1.5555555555593p-1, Lg2 = 0x1.999999997fa04p-2,
-               Lg3 = 0x1.2492494229359p-2, Lg4 = 0x1.c71c51d8e78afp-3,
-               Lg5 = 0x1.7466496cb03dep-3, Lg6 = 0x1.39a09d078c69fp-3,
+  const double Lg1 = 0x1.5555555555593p-1, Lg2 = 0x1.999999997fa04p-2, Lg3 = 0x1.2492494229359p-2,
+               Lg4 = 0x1.c71c51d8e78afp-3, Lg5 = 0x1.7466496cb03dep-3, Lg6 = 0x1.39a09d078c69fp-3,
                Lg7 = 0x1.2f112df3e5244p-3;
   uint64_t bits = as_bits(u);
   uint64_t mant = bits & UINT64_C(0x000FFFFFFFFFFFFF);
@@ -125,12 +124,10 @@ ALWAYS_INLINE double log_unit(double u) {
  * x = f pi/2 in [-pi/4, pi/4] goes to the fdlibm kernels and the quadrant q mod 4 rotates
  * the result: (sin, cos) of (pi/2) q + x. */
 ALWAYS_INLINE void sincos_2pi(double u, double *sin_out, double *cos_out) {
-  const double S1 = -0x1.5555555555549p-3, S2 = 0x1.111111110f8a6p-7,
-               S3 = -0x1.a01a019c161d5p-13, S4 = 0x1.71de357b1fe7dp-19,
-               S5 = -0x1.ae5e68a2b9cebp-26, S6 = 0x1.5d93a5acfd57cp-33;
-  const double C1 = 0x1.555555555554cp-5, C2 = -0x1.6c16c16c15177p-10,
-               C3 = 0x1.a01a019cb1590p-16, C4 = -0x1.27e4f809c52adp-22,
-               C5 = 0x1.1ee9ebdb4b1c4p-29, C6 = -0x1.8fae9be8838d4p-37;
+  const double S1 = -0x1.5555555555549p-3, S2 = 0x1.111111110f8a6p-7, S3 = -0x1.a01a019c161d5p-13,
+               S4 = 0x1.71de357b1fe7dp-19, S5 = -0x1.ae5e68a2b9cebp-26, S6 = 0x1.5d93a5acfd57cp-33;
+  const double C1 = 0x1.555555555554cp-5, C2 = -0x1.6c16c16c15177p-10, C3 = 0x1.a01a019cb1590p-16,
+               C4 = -0x1.27e4f809c52adp-22, C5 = 0x1.1ee9ebdb4b1c4p-29, C6 = -0x1.8fae9be8838d4p-37;
   const double shifter = 0x1.8p52;
   const double pio2 = 0x1.921fb54442d18p0;
   double v = 4.0 * u;
@@ -203,8 +200,7 @@ static void philox_round_keys(const dpd_rng *rng, uint32_t rk0[10], uint32_t rk1
  * vpmuludq reads only the low halves, so the high halves may carry garbage between rounds
  * (saving the masks); the output words are masked once at the end. */
 __attribute__((target("avx512f"))) static void
-philox_uniforms_avx512(const dpd_rng *rng, uint64_t block, size_t nblocks, double *ua,
-                       double *ub) {
+philox_uniforms_avx512(const dpd_rng *rng, uint64_t block, size_t nblocks, double *ua, double *ub) {
   uint32_t rk0[10], rk1[10];
   philox_round_keys(rng, rk0, rk1);
   const __m512i m0 = _mm512_set1_epi64(PHILOX_M4x32_0);
@@ -240,27 +236,29 @@ philox_uniforms_avx512(const dpd_rng *rng, uint64_t block, size_t nblocks, doubl
     __m512i wb = _mm512_or_si512(_mm512_and_si512(a2, low32), _mm512_slli_epi64(a3, 32));
     __m512i xa = _mm512_or_si512(_mm512_and_si512(c0, low32), _mm512_slli_epi64(c1, 32));
     __m512i xb = _mm512_or_si512(_mm512_and_si512(c2, low32), _mm512_slli_epi64(c3, 32));
-    _mm512_storeu_pd(ua + i, _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(
-                                               _mm512_srli_epi64(wa, 12), one_bits)),
-                                           off));
-    _mm512_storeu_pd(ub + i, _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(
-                                               _mm512_srli_epi64(wb, 12), one_bits)),
-                                           off));
-    _mm512_storeu_pd(ua + i + 8, _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(
-                                                   _mm512_srli_epi64(xa, 12), one_bits)),
-                                               off));
-    _mm512_storeu_pd(ub + i + 8, _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(
-                                                   _mm512_srli_epi64(xb, 12), one_bits)),
-                                               off));
+    _mm512_storeu_pd(
+        ua + i,
+        _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(_mm512_srli_epi64(wa, 12), one_bits)),
+                      off));
+    _mm512_storeu_pd(
+        ub + i,
+        _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(_mm512_srli_epi64(wb, 12), one_bits)),
+                      off));
+    _mm512_storeu_pd(
+        ua + i + 8,
+        _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(_mm512_srli_epi64(xa, 12), one_bits)),
+                      off));
+    _mm512_storeu_pd(
+        ub + i + 8,
+        _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(_mm512_srli_epi64(xb, 12), one_bits)),
+                      off));
   }
   philox_uniforms_scalar(rng, block + i, nblocks - i, ua + i, ub + i);
 }
 
 /* The same with four blocks per AVX2 register, two registers per iteration. */
-__attribute__((target("avx2"))) static void philox_uniforms_avx2(const dpd_rng *rng,
-                                                                  uint64_t block,
-                                                                  size_t nblocks, double *ua,
-                                                                  double *ub) {
+__attribute__((target("avx2"))) static void
+philox_uniforms_avx2(const dpd_rng *rng, uint64_t block, size_t nblocks, double *ua, double *ub) {
   uint32_t rk0[10], rk1[10];
   philox_round_keys(rng, rk0, rk1);
   const __m256i m0 = _mm256_set1_epi64x(PHILOX_M4x32_0);
@@ -295,18 +293,22 @@ __attribute__((target("avx2"))) static void philox_uniforms_avx2(const dpd_rng *
     __m256i wb = _mm256_or_si256(_mm256_and_si256(a2, low32), _mm256_slli_epi64(a3, 32));
     __m256i xa = _mm256_or_si256(_mm256_and_si256(c0, low32), _mm256_slli_epi64(c1, 32));
     __m256i xb = _mm256_or_si256(_mm256_and_si256(c2, low32), _mm256_slli_epi64(c3, 32));
-    _mm256_storeu_pd(ua + i, _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(
-                                               _mm256_srli_epi64(wa, 12), one_bits)),
-                                           off));
-    _mm256_storeu_pd(ub + i, _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(
-                                               _mm256_srli_epi64(wb, 12), one_bits)),
-                                           off));
-    _mm256_storeu_pd(ua + i + 4, _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(
-                                                   _mm256_srli_epi64(xa, 12), one_bits)),
-                                               off));
-    _mm256_storeu_pd(ub + i + 4, _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(
-                                                   _mm256_srli_epi64(xb, 12), one_bits)),
-                                               off));
+    _mm256_storeu_pd(
+        ua + i,
+        _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(wa, 12), one_bits)),
+                      off));
+    _mm256_storeu_pd(
+        ub + i,
+        _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(wb, 12), one_bits)),
+                      off));
+    _mm256_storeu_pd(
+        ua + i + 4,
+        _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(xa, 12), one_bits)),
+                      off));
+    _mm256_storeu_pd(
+        ub + i + 4,
+        _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(xb, 12), one_bits)),
+                      off));
   }
   philox_uniforms_scalar(rng, block + i, nblocks - i, ua + i, ub + i);
 }
@@ -318,25 +320,25 @@ __attribute__((target("avx2"))) static void philox_uniforms_avx2(const dpd_rng *
  * into two uniform arrays, then the transform. An odd n discards the last block's second
  * value. The caller advances the counter. */
 
-#define DEFINE_FILL(NAME, ATTR, PHILOX, TRANSFORM)                                           \
-  ATTR static void NAME(const dpd_rng *rng, double *out, size_t n) {                       \
-    double ua[CHUNK_BLOCKS], ub[CHUNK_BLOCKS], tail[2 * CHUNK_BLOCKS];                       \
-    uint64_t block = rng->counter;                                                           \
-    size_t done = 0;                                                                         \
-    while (done < n) {                                                                       \
-      size_t want = n - done;                                                                \
-      size_t nb = want >= 2 * CHUNK_BLOCKS ? CHUNK_BLOCKS : (want + 1) / 2;                 \
-      PHILOX(rng, block, nb, ua, ub);                                                        \
-      if (2 * nb <= want) {                                                                  \
-        TRANSFORM(ua, ub, out + done, nb);                                                   \
-        done += 2 * nb;                                                                      \
-      } else {                                                                               \
-        TRANSFORM(ua, ub, tail, nb);                                                         \
-        memcpy(out + done, tail, want * sizeof *out);                                        \
-        done = n;                                                                            \
-      }                                                                                      \
-      block += nb;                                                                           \
-    }                                                                                        \
+#define DEFINE_FILL(NAME, ATTR, PHILOX, TRANSFORM)                                                 \
+  ATTR static void NAME(const dpd_rng *rng, double *out, size_t n) {                               \
+    double ua[CHUNK_BLOCKS], ub[CHUNK_BLOCKS], tail[2 * CHUNK_BLOCKS];                             \
+    uint64_t block = rng->counter;                                                                 \
+    size_t done = 0;                                                                               \
+    while (done < n) {                                                                             \
+      size_t want = n - done;                                                                      \
+      size_t nb = want >= 2 * CHUNK_BLOCKS ? CHUNK_BLOCKS : (want + 1) / 2;                        \
+      PHILOX(rng, block, nb, ua, ub);                                                              \
+      if (2 * nb <= want) {                                                                        \
+        TRANSFORM(ua, ub, out + done, nb);                                                         \
+        done += 2 * nb;                                                                            \
+      } else {                                                                                     \
+        TRANSFORM(ua, ub, tail, nb);                                                               \
+        memcpy(out + done, tail, want * sizeof *out);                                              \
+        done = n;                                                                                  \
+      }                                                                                            \
+      block += nb;                                                                                 \
+    }                                                                                              \
   }
 
 DEFINE_FILL(gaussian_fill_scalar, , philox_uniforms_scalar, box_muller_array)

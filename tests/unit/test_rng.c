@@ -16,7 +16,9 @@
 #define SEED UINT64_C(0x5eed2385)
 
 /* Standard normal CDF. */
-static double Phi(double x) { return 0.5 * erfc(-x / sqrt(2.0)); }
+static double Phi(double x) {
+  return 0.5 * erfc(-x / sqrt(2.0));
+}
 
 static double *alloc_doubles(size_t n) {
   double *p = malloc(n * sizeof *p);
@@ -27,8 +29,8 @@ static double *alloc_doubles(size_t n) {
 /* The documented stream rule, from Random123 directly: uniforms (u_a, u_b) of block b. */
 static void reference_uniforms(uint64_t seed, uint64_t stream, uint64_t block, double *ua,
                                double *ub) {
-  philox4x32_ctr_t ctr = {{(uint32_t)block, (uint32_t)(block >> 32), (uint32_t)stream,
-                           (uint32_t)(stream >> 32)}};
+  philox4x32_ctr_t ctr = {
+      {(uint32_t)block, (uint32_t)(block >> 32), (uint32_t)stream, (uint32_t)(stream >> 32)}};
   philox4x32_key_t key = {{(uint32_t)seed, (uint32_t)(seed >> 32)}};
   philox4x32_ctr_t w = philox4x32(ctr, key);
   uint64_t a = (uint64_t)w.v[0] | ((uint64_t)w.v[1] << 32);

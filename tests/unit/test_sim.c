@@ -67,8 +67,8 @@ static void exact_mean_risk(const fixture *f, const dpd_linreg_sim_config *cfg, 
   ER[0] = dpd_linreg_initial_risk(f->problem);
   for (size_t k = 0; k < n; k++) {
     double e = eta[k], b = 2.0 * C * sigma[k];
-    ER[k + 1] = ER[k] * (1.0 - 2.0 * e + e * e * (D + 2.0)) + e * e * D * cfg->zeta * cfg->zeta / 2.0 +
-                b * b * D / 2.0;
+    ER[k + 1] = ER[k] * (1.0 - 2.0 * e + e * e * (D + 2.0)) +
+                e * e * D * cfg->zeta * cfg->zeta / 2.0 + b * b * D / 2.0;
   }
   free(eta);
   free(sigma);
@@ -162,8 +162,8 @@ static void privacy_noise_adds_the_calibrated_variance(void **state) {
     if (kinds[s] == DPD_SCHEDULE_CONST) {
       /* Before the release noise: the non-private recursion (no noise before step n - 1). */
       assert_abs(res->before_release, ERnp[cfg.n], 4.0 * res->before_release_se);
-      double jump = 2.0 * 1000.0 * 1000.0 * 40.0 * 40.0 * (0.9 / 160.0) * (0.9 / 160.0) /
-                    (1500.0 * 1500.0);
+      double jump =
+          2.0 * 1000.0 * 1000.0 * 40.0 * 40.0 * (0.9 / 160.0) * (0.9 / 160.0) / (1500.0 * 1500.0);
       assert_rel(ER[cfg.n] - ERnp[cfg.n], jump, 1e-9);
       assert_true(jump > 10.0 * res->final_risk_se);
     } else {
@@ -196,14 +196,16 @@ static void results_are_bit_identical_for_any_thread_count(void **state) {
     cfg.threads = threads[i];
     dpd_linreg_sim_result *b = run_ok(&f, &cfg);
     size_t g = cfg.grid;
-    assert_memory_equal(a->risk_replicates, b->risk_replicates, cfg.seeds * g * sizeof(double));
-    assert_memory_equal(a->risk_mean, b->risk_mean, g * sizeof(double));
-    assert_memory_equal(a->risk_se, b->risk_se, g * sizeof(double));
-    assert_memory_equal(a->clip_fraction, b->clip_fraction, g * sizeof(double));
-    assert_memory_equal(&a->final_risk, &b->final_risk, sizeof(double));
-    assert_memory_equal(&a->before_release, &b->before_release, sizeof(double));
-    assert_memory_equal(&a->before_release_se, &b->before_release_se, sizeof(double));
-    assert_memory_equal(&a->clip_fraction_total, &b->clip_fraction_total, sizeof(double));
+    assert_memory_equal(a->risk_replicates, b->risk_replicates,
+                        cfg.seeds * g * sizeof *a->risk_replicates);
+    assert_memory_equal(a->risk_mean, b->risk_mean, g * sizeof *a->risk_mean);
+    assert_memory_equal(a->risk_se, b->risk_se, g * sizeof *a->risk_se);
+    assert_memory_equal(a->clip_fraction, b->clip_fraction, g * sizeof *a->clip_fraction);
+    assert_memory_equal(&a->final_risk, &b->final_risk, sizeof a->final_risk);
+    assert_memory_equal(&a->before_release, &b->before_release, sizeof a->before_release);
+    assert_memory_equal(&a->before_release_se, &b->before_release_se, sizeof a->before_release_se);
+    assert_memory_equal(&a->clip_fraction_total, &b->clip_fraction_total,
+                        sizeof a->clip_fraction_total);
     dpd_linreg_sim_result_free(b);
   }
   /* Clipping was active in this run (the comparison covers that branch). */
@@ -213,7 +215,8 @@ static void results_are_bit_identical_for_any_thread_count(void **state) {
   cfg.seeds = 3;
   cfg.threads = 2;
   dpd_linreg_sim_result *c = run_ok(&f, &cfg);
-  assert_memory_equal(a->risk_replicates, c->risk_replicates, 3 * cfg.grid * sizeof(double));
+  assert_memory_equal(a->risk_replicates, c->risk_replicates,
+                      3 * cfg.grid * sizeof *a->risk_replicates);
   dpd_linreg_sim_result_free(c);
   dpd_linreg_sim_result_free(a);
   unmake(&f);
