@@ -7,11 +7,15 @@
  * Derivatives, from dk/dP = -k/(2P):
  *   d mu/dP = -k e^{-k^2} / (sqrt(pi) P),
  *   d nu/dP = -2 k^2 erfc(k) / P    (the e^{-k^2} terms cancel: d nu/dk = 4 k erfc(k)).
- * The expressions are evaluated as written: for small k the leading term of nu
- * is 2k^2 erfc(k), which carries no cancellation, and for large k erfc(k)
+ * For small k the first two terms of nu cancel (both are 2k/sqrt(pi) + O(k^3));
+ * there nu is evaluated as P(3/2, k^2) + 2 k^2 erfc(k), with P the regularised
+ * lower incomplete gamma function (E[Z^2 1{Z^2 <= 2k^2}] = P(3/2, k^2) for a
+ * standard Gaussian Z), which carries no cancellation. For large k erfc(k)
  * underflows gracefully to 0 so that both factors tend to 1. */
 #include <math.h>
 #include <stddef.h>
+
+#include <gsl/gsl_sf_gamma.h>
 
 #include "dpdyn/clip.h"
 
@@ -31,7 +35,11 @@ void dpd_clip_factors_eval(double c, double P, double *mu, double *nu, double *d
     double ek = exp(-k * k);
     double kerfck = k * erfc(k);
     m = erf(k);
-    v = m - 2.0 * k * inv_sqrt_pi * ek + 2.0 * k * kerfck;
+    if (k < 1.0) {
+      v = gsl_sf_gamma_inc_P(1.5, k * k) + 2.0 * k * kerfck;
+    } else {
+      v = m - 2.0 * k * inv_sqrt_pi * ek + 2.0 * k * kerfck;
+    }
     dm = -k * ek * inv_sqrt_pi / P;
     dv = -2.0 * k * kerfck / P;
   }
