@@ -15,6 +15,9 @@
 
 #define SEED UINT64_C(0x5eed2385)
 
+/* Large samples are drawn in chunks (even length: consecutive fills continue the stream). */
+#define CHUNK ((size_t)1 << 16)
+
 /* Standard normal CDF. */
 static double Phi(double x) {
   return 0.5 * erfc(-x / sqrt(2.0));
@@ -245,18 +248,20 @@ static void uniforms_lie_strictly_inside_the_unit_interval(void **state) {
  * errors (Var z = 1, Var z^2 = 2, Var z^3 = 15, Var z^4 = 96). */
 static void gaussian_moments_match_the_standard_normal(void **state) {
   (void)state;
-  const size_t n = 1u << 23;
-  double *z = alloc_doubles(n);
+  const size_t n = CHUNK * 128;
+  double *z = alloc_doubles(CHUNK);
   dpd_rng rng;
   dpd_rng_init(&rng, SEED, 1);
-  dpd_rng_gaussian_fill(&rng, z, n);
   double m1 = 0, m2 = 0, m3 = 0, m4 = 0;
-  for (size_t i = 0; i < n; i++) {
-    double x = z[i], x2 = x * x;
-    m1 += x;
-    m2 += x2;
-    m3 += x2 * x;
-    m4 += x2 * x2;
+  for (size_t done = 0; done < n; done += CHUNK) {
+    dpd_rng_gaussian_fill(&rng, z, CHUNK);
+    for (size_t i = 0; i < CHUNK; i++) {
+      double x = z[i], x2 = x * x;
+      m1 += x;
+      m2 += x2;
+      m3 += x2 * x;
+      m4 += x2 * x2;
+    }
   }
   double N = (double)n;
   assert_abs(m1 / N, 0.0, 4.0 * sqrt(1.0 / N));
@@ -267,31 +272,32 @@ static void gaussian_moments_match_the_standard_normal(void **state) {
 }
 
 /* Tail frequencies P(|Z| > 2), P(|Z| > 3), P(Z > 4), P(Z < -4) within 4 binomial standard
- * errors; also over the scalar path of the fill (odd positions come from sin, even from cos,
- * so both halves of Box-Muller are checked separately). */
+ * errors, separately for even positions (cos half of Box-Muller) and odd ones (sin half). */
 static void gaussian_tail_frequencies_match_the_standard_normal(void **state) {
   (void)state;
-  const size_t n = 1u << 24;
-  double *z = alloc_doubles(n);
+  const size_t n = CHUNK * 256;
+  double *z = alloc_doubles(CHUNK);
   dpd_rng rng;
   dpd_rng_init(&rng, SEED, 2);
-  dpd_rng_gaussian_fill(&rng, z, n);
   const double p2 = erfc(2.0 / sqrt(2.0)), p3 = erfc(3.0 / sqrt(2.0)),
                p4 = 0.5 * erfc(4.0 / sqrt(2.0));
-  for (size_t parity = 0; parity < 2; parity++) {
-    double c2 = 0, c3 = 0, c4 = 0, c4m = 0;
-    for (size_t i = parity; i < n; i += 2) {
+  double c2[2] = {0, 0}, c3[2] = {0, 0}, c4[2] = {0, 0}, c4m[2] = {0, 0};
+  for (size_t done = 0; done < n; done += CHUNK) {
+    dpd_rng_gaussian_fill(&rng, z, CHUNK);
+    for (size_t i = 0; i < CHUNK; i++) {
       double a = fabs(z[i]);
-      c2 += a > 2.0;
-      c3 += a > 3.0;
-      c4 += z[i] > 4.0;
-      c4m += z[i] < -4.0;
+      c2[i & 1u] += a > 2.0;
+      c3[i & 1u] += a > 3.0;
+      c4[i & 1u] += z[i] > 4.0;
+      c4m[i & 1u] += z[i] < -4.0;
     }
+  }
+  for (size_t parity = 0; parity < 2; parity++) {
     double N = (double)(n / 2);
-    assert_abs(c2 / N, p2, 4.0 * sqrt(p2 * (1 - p2) / N));
-    assert_abs(c3 / N, p3, 4.0 * sqrt(p3 * (1 - p3) / N));
-    assert_abs(c4 / N, p4, 4.0 * sqrt(p4 * (1 - p4) / N));
-    assert_abs(c4m / N, p4, 4.0 * sqrt(p4 * (1 - p4) / N));
+    assert_abs(c2[parity] / N, p2, 4.0 * sqrt(p2 * (1 - p2) / N));
+    assert_abs(c3[parity] / N, p3, 4.0 * sqrt(p3 * (1 - p3) / N));
+    assert_abs(c4[parity] / N, p4, 4.0 * sqrt(p4 * (1 - p4) / N));
+    assert_abs(c4m[parity] / N, p4, 4.0 * sqrt(p4 * (1 - p4) / N));
   }
   free(z);
 }
@@ -301,21 +307,23 @@ static void gaussian_tail_frequencies_match_the_standard_normal(void **state) {
  * freedom below k - 1 + 4 sqrt(2 (k - 1)) (4 sigma of its normal approximation). */
 static void gaussian_histogram_passes_chi_square(void **state) {
   (void)state;
-  const size_t n = 1u << 23;
+  const size_t n = CHUNK * 128;
   enum { NBINS = 60 };
   const double lo = -6.0, hi = 6.0, w = (hi - lo) / NBINS;
-  double *z = alloc_doubles(n);
+  double *z = alloc_doubles(CHUNK);
   double count[NBINS + 2] = {0};
   dpd_rng rng;
   dpd_rng_init(&rng, SEED, 6);
-  dpd_rng_gaussian_fill(&rng, z, n);
-  for (size_t i = 0; i < n; i++) {
-    double x = z[i];
-    size_t b = x < lo ? 0 : x >= hi ? NBINS + 1 : 1 + (size_t)((x - lo) / w);
-    if (b > NBINS) {
-      b = NBINS + 1;
+  for (size_t done = 0; done < n; done += CHUNK) {
+    dpd_rng_gaussian_fill(&rng, z, CHUNK);
+    for (size_t i = 0; i < CHUNK; i++) {
+      double x = z[i];
+      size_t b = x < lo ? 0 : x >= hi ? NBINS + 1 : 1 + (size_t)((x - lo) / w);
+      if (b > NBINS) {
+        b = NBINS + 1;
+      }
+      count[b] += 1.0;
     }
-    count[b] += 1.0;
   }
   /* Merge sparse bins from both ends into the tails. */
   double chi2 = 0.0, N = (double)n;
