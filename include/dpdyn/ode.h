@@ -7,8 +7,9 @@
  * the two decoupled scalar bounds, and the last-iterate release jump
  * 2 c^2 gamma^2 eta~(1)^2 / rho^2, with SUNDIALS CVODE. Every solver
  * configuration costs O(ngroups) per step: the Jacobian is diagonal plus rank
- * one and is never formed (BDF + matrix-free SPGMR preconditioned by the
- * diagonal part, or Adams with fixed-point iteration). */
+ * one and is never formed (BDF + Newton with an exact Sherman-Morrison solve
+ * or with matrix-free SPGMR preconditioned by the diagonal part, or Adams with
+ * fixed-point iteration). */
 #ifndef DPD_ODE_H
 #define DPD_ODE_H
 
@@ -24,39 +25,80 @@ extern "C" {
 
 typedef enum { DPD_ODE_BDF = 0, DPD_ODE_ADAMS } dpd_ode_method;
 
-typedef struct {
-  double gamma;   /* d/n > 0 */
-  double zeta;    /* label-noise sd >= 0 */
-  double c;       /* clipping scale > 0, INFINITY = none */
-  double rho;     /* privacy > 0, INFINITY = none */
-  size_t grid;    /* output times t_j = j/(grid-1), grid >= 2 */
-  dpd_ode_method method;
-  double rtol;    /* relative tolerance, default 1e-8 */
-  double atol;    /* absolute tolerance on R, default 1e-12 (scaled per group) */
-  long max_steps; /* CVODE mxstep, default 100000 */
-  int bounds;     /* 1: also solve the two bounds */
-} dpd_ode_config;
+/* Linear solver of the BDF Newton iteration (both O(ngroups), matrix-free). */
+typedef enum {
+  DPD_ODE_LINSOL_SM = 0, /* exact Sherman-Morrison solve of (I - gamma J) x = r (default) */
+  DPD_ODE_LINSOL_SPGMR   /* SUNDIALS SPGMR with the exact J v and the diagonal part
+                            as left preconditioner (<= 2 iterations per solve) */
+} dpd_ode_linsol;
 
 typedef struct {
+  double gamma;   /* d/n, finite > 0 (default 0.5; callers normally set it) */
+  double zeta;    /* label-noise sd, finite >= 0 (default 0.5) */
+  double c;       /* clipping scale > 0, INFINITY = none (default); must be finite when rho is */
+  double rho;     /* privacy > 0, INFINITY = none (default); needs a non-increasing schedule */
+  size_t grid;    /* output times t_j = j/(grid-1), grid >= 2 (default 101) */
+  dpd_ode_method method; /* default DPD_ODE_BDF */
+  double rtol;    /* relative tolerance, default 1e-8 */
+  double atol;    /* absolute tolerance on R, default 1e-12; group j gets atol m_j / lambda_j,
+                     so that all groups together contribute at most atol to R */
+  long max_steps; /* CVODE mxstep (steps between two output times), >= 1, default 100000 */
+  int bounds;     /* 1: also solve the two bounds; 0 (default): not */
+  dpd_ode_linsol linsol; /* BDF: default DPD_ODE_LINSOL_SM */
+  int krylov_maxl; /* BDF + SPGMR: Krylov dimension >= 1, default 5 (2 suffice: the
+                      preconditioned Newton matrix is identity plus rank one) */
+} dpd_ode_config;
+
+/* All risks are excess risks. The three curves risk, lower and upper are
+ * values *before release* (t -> 1-): the released iterate theta_n carries the
+ * last step's noise, which adds release_jump to each of them alike at t = 1
+ * (R_out = R(1-) + jump; the bounds of R_out are lower/upper[grid-1] + jump). */
+typedef struct {
   size_t grid;
-  double *t;            /* [grid] */
+  double *t;            /* [grid] t_j = j/(grid-1) */
   double *risk;         /* [grid] R(t); risk[grid-1] = R(1-) (before release) */
-  double *lower;        /* [grid] lower bound (NULL if bounds == 0) */
-  double *upper;        /* [grid] upper bound (NULL if bounds == 0) */
+  double *lower;        /* [grid] lower bound before release (NULL if bounds == 0) */
+  double *upper;        /* [grid] upper bound before release (NULL if bounds == 0) */
   double before_release; /* R(1-) */
   double release_jump;   /* 2 c^2 gamma^2 eta~(1)^2 / rho^2 (0 if rho = inf) */
   double final_risk;     /* R_out = R(1-) + jump */
-  long steps, rhs_evals, lin_iters; /* CVODE statistics of the main system */
+  long steps, rhs_evals; /* CVODE statistics of the main system */
+  long lin_iters;        /* SPGMR iterations (0 with the exact Sherman-Morrison solve) */
+  long nonlin_iters;     /* Newton (BDF) or fixed-point (Adams) iterations */
+  long err_test_fails;   /* rejected steps (local error test) */
+  long prec_solves;      /* preconditioner solves (BDF + SPGMR only, else 0) */
+  long jtimes_evals;     /* Jacobian-vector products (BDF + SPGMR only, else 0) */
 } dpd_ode_result;
 
+/* Default configuration (values listed next to each field). */
 DPD_API dpd_ode_config dpd_ode_config_default(void);
 
-/* Solves the ODE system on [0, 1]. *out is returned-owned (dpd_ode_result_free).
- * DPD_EINVAL for a bad config, DPD_ESOLVER when CVODE fails (reason includes
- * CVODE's flag and t), DPD_ENONFINITE for a non-finite state. */
+/* Solves the grouped ODE system on [0, 1] (and the bounds when cfg->bounds).
+ * `problem`, `schedule` and `cfg` are borrowed for the call only. *out is
+ * returned-owned (dpd_ode_result_free) and NULL on failure; all memory is
+ * allocated before the integration starts and released on every path.
+ * Returns DPD_OK, DPD_EINVAL for a bad config (the reason names the key, the
+ * value and the allowed range), DPD_ENOMEM, DPD_ESOLVER when CVODE fails (the
+ * reason includes CVODE's flag name, its message and t), DPD_ENONFINITE when
+ * the state becomes non-finite. CVODE never prints. Thread-safe for distinct
+ * arguments (no shared state). */
 DPD_API int dpd_ode_solve(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
                           const dpd_ode_config *cfg, dpd_ode_result **out, dpd_err *err);
+
+/* Frees a result (NULL allowed). */
 DPD_API void dpd_ode_result_free(dpd_ode_result *r);
+
+/* Pure evaluations of the grouped system for testing and analysis: the
+ * right-hand side dSdt[ngroups] at (t, S[ngroups]), and the Jacobian-vector
+ * product Jv = (df/dS)(t, S) v, computed matrix-free in O(ngroups). Arrays are
+ * caller-owned; the other arguments are borrowed. Return 0, 1 when the risk at
+ * S is not finite (CVODE's "recoverable" code), or DPD_EINVAL for a config
+ * that dpd_ode_solve would reject. No allocation; thread-safe. */
+DPD_API int dpd_ode_rhs_eval(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
+                             const dpd_ode_config *cfg, double t, const double *S, double *dSdt);
+DPD_API int dpd_ode_jtimes_eval(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
+                                const dpd_ode_config *cfg, double t, const double *S,
+                                const double *v, double *Jv);
 
 #ifdef __cplusplus
 }
