@@ -386,11 +386,13 @@ static dpd_linreg_sim_result *result_create(size_t grid, size_t seeds) {
 
 /* Mean and standard error (sample sd / sqrt(count); 0 for one value) of x[0], x[stride], ... */
 static void mean_se(const double *x, size_t count, size_t stride, double *mean, double *se) {
-  double sum = 0.0;
+  /* Shifted by the first value: identical replicates (e.g. at t = 0) give their
+   * value exactly and a standard error of exactly 0, not rounding noise. */
+  double shift = x[0], sum = 0.0;
   for (size_t r = 0; r < count; r++) {
-    sum += x[r * stride];
+    sum += x[r * stride] - shift;
   }
-  double m = sum / (double)count;
+  double m = shift + sum / (double)count;
   double ss = 0.0;
   for (size_t r = 0; r < count; r++) {
     double dev = x[r * stride] - m;

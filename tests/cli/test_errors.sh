@@ -68,7 +68,8 @@ printf '1.0 10\n-2.0 40\n' >"$work/spec2.txt"
 expect_error negative_eigenvalue "'spectrum': eigenvalue -2" ode --n=100 --spectrum="file:$work/spec2.txt"
 printf '0 1\n0.5 0.5\n0.4 0.4\n1 0.1\n' >"$work/sched.txt"
 expect_error unsorted_schedule "'schedule': t = 0.4 at row 3" ode "${base[@]}" --schedule="file:$work/sched.txt"
-expect_error theta_file_length "'theta_star': .* has 4 values but d = 50" ode "${base[@]}" --theta_star="file:$work/sched.txt"
+printf '0.1\n0.2\n0.3\n0.4\n' >"$work/theta.txt"
+expect_error theta_file_length "'theta_star': .* has 4 values but d = 50" ode "${base[@]}" --theta_star="file:$work/theta.txt"
 
 # Numerical failure is exit 2 with a message, and nothing half-written.
 # (Valid input: a well-formed run must not fail.)
