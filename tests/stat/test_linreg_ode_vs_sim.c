@@ -8,7 +8,10 @@
  * The ODE is exact only as d, n -> infinity (error O(log^2 n / sqrt n), MATH.md
  * 1.7); at this size the finite-size bias is well under the tolerance, and a
  * mistake in either side (a wrong factor in a noise term, a wrong clipping
- * factor, a missing release jump) moves the gap by many standard errors. */
+ * factor, a missing release jump) moves the gap by many standard errors.
+ * That power is checked in every case: the ODE re-solved with the privacy
+ * noise variance off by 56% (rho * 0.8 in the ODE only) and with the clipping
+ * scale off by 50% must both violate the criterion. */
 #include <stdlib.h>
 
 #include "dpd_test.h"
@@ -22,6 +25,42 @@ typedef struct {
 } case_def;
 
 enum { D = 400, N = 4 * D, SEEDS = 64, GRID = 21 };
+
+/* Largest violation ratio of the criterion (> 1 means the criterion fails). */
+static double violation(const dpd_linreg_sim_result *sim, const dpd_ode_result *ode) {
+  double worst = fabs(ode->final_risk - sim->final_risk) / (3.0 * sim->final_risk_se);
+  for (size_t j = 0; j < GRID; j++) {
+    double s = j + 1 == GRID ? sim->before_release : sim->risk_mean[j];
+    double se = j + 1 == GRID ? sim->before_release_se : sim->risk_se[j];
+    worst = fmax(worst, fabs(ode->risk[j] - s) / fmax(3.0 * se, 0.03 * ode->risk[j]));
+  }
+  return worst;
+}
+
+/* The criterion must reject an ODE solved with a wrong parameter. */
+static void check_power(const case_def *cs, const dpd_linreg_problem *problem,
+                        const dpd_schedule *schedule, const dpd_ode_config *oc,
+                        const dpd_linreg_sim_result *sim) {
+  dpd_ode_config wrong_rho = *oc, wrong_c = *oc;
+  dpd_ode_result *ode = NULL;
+  dpd_err err;
+  double v_rho, v_c;
+  wrong_rho.rho = 0.8 * oc->rho;
+  wrong_c.c = 1.5 * oc->c;
+  assert_int_equal(dpd_ode_solve(problem, schedule, &wrong_rho, &ode, &err), DPD_OK);
+  v_rho = violation(sim, ode);
+  dpd_ode_result_free(ode);
+  assert_int_equal(dpd_ode_solve(problem, schedule, &wrong_c, &ode, &err), DPD_OK);
+  v_c = violation(sim, ode);
+  dpd_ode_result_free(ode);
+  print_message("[%s] power: ODE with rho*0.8 violates by %.1fx, with c*1.5 by %.1fx\n", cs->name,
+                v_rho, v_c);
+  if (!(v_rho > 1.0) || !(v_c > 1.0)) {
+    print_error("[%s] the criterion does not detect a wrong ODE (%.2f, %.2f)\n", cs->name, v_rho,
+                v_c);
+    fail();
+  }
+}
 
 static void run_case(const case_def *cs, uint64_t seed) {
   static const double level_values[] = {0.4, 1.0, 2.2};
@@ -98,6 +137,7 @@ static void run_case(const case_def *cs, uint64_t seed) {
       fail();
     }
   }
+  check_power(cs, problem, schedule, &oc, sim);
   dpd_ode_result_free(ode);
   dpd_linreg_sim_result_free(sim);
   dpd_schedule_free(schedule);
