@@ -7,7 +7,7 @@ release = ARG2
 fmt = (ARGC >= 4) ? ARG4 : "png"
 if (fmt eq "svg") { set terminal svg size 900,600 dynamic font "sans,12" } else { set terminal pngcairo size 900,600 font "sans,11" }
 set output ARG3
-if (ARGC >= 5) { set title ARG5 noenhanced }
+if (ARGC >= 5) { set title ARG5 noenhanced font ",9" }
 set xlabel "t = k / n"
 set ylabel "excess risk"
 set y2label "clipped fraction"
@@ -16,7 +16,7 @@ set y2range [0:1]
 set ytics nomirror
 set y2tics
 set grid
-set key top right opaque
+set key bottom left opaque box
 set xrange [0:1.05]
 pos(x) = (x > 0) ? x : NaN
 plot data u 1:(pos($2-2*$3)):($2+2*$3) w filledcurves lc rgb "#a6cee3" fs transparent solid 0.6 noborder t "mean ± 2 SE", \
