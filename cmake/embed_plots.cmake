@@ -1,5 +1,5 @@
 # Writes a C header with each gnuplot script of plots/ as a string constant.
-set(body "/* Generated from plots/*.gp by cmake/embed_plots.cmake. Do not edit. */\n")
+set(body "/* Generated from the gnuplot scripts in plots/ by cmake/embed_plots.cmake. Do not edit. */\n")
 string(APPEND body "#ifndef DPD_PLOTS_GENERATED_H\n#define DPD_PLOTS_GENERATED_H\n")
 string(REPLACE "," ";" NAMES "${NAMES}")
 foreach(name ${NAMES})

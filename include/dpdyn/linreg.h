@@ -107,8 +107,17 @@ DPD_API dpd_linreg_sim_config dpd_linreg_sim_config_default(void);
 
 /* Runs cfg->seeds replicates of DP-SGD on `problem` with `schedule`.
  * Results are bit-identical for any thread count. *out is returned-owned
- * (dpd_linreg_sim_result_free). Returns DPD_EINVAL for bad config and
- * DPD_ENONFINITE if an iterate diverges. */
+ * (dpd_linreg_sim_result_free). Returns DPD_EINVAL for bad config (n, seeds
+ * or grid too small, c <= 0, rho <= 0, zeta < 0, finite rho with c = inf, an
+ * increasing schedule with finite rho) and DPD_ENONFINITE, naming the
+ * replicate and step, if an iterate diverges.
+ * Random numbers: replicate r uses stream (cfg->seed, r) (rng.h); step k
+ * makes one Gaussian fill of d + 1 (+ d when sigma_k > 0) values used as g
+ * (x = sqrt(lambda) .* g), the label noise z / zeta, and the privacy noise xi.
+ * Grid point j records the risk at step k_j = round(j n / (grid - 1)) (ties
+ * up); k_{grid-1} = n is the released iterate. The only output is the
+ * optional progress line on stderr (cfg->progress). Thread-safe: uses OpenMP
+ * internally, shares nothing between calls. */
 DPD_API int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
                                const dpd_linreg_sim_config *cfg, dpd_linreg_sim_result **out,
                                dpd_err *err);

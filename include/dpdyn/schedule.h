@@ -32,7 +32,7 @@ typedef enum {
 typedef struct {
   dpd_schedule_kind kind;
   double eta0;    /* const, sqrt, hyperbolic: eta~(0) > 0 */
-  double a;       /* hyperbolic: decay rate, a >= 0 */
+  double a;       /* hyperbolic: decay rate, a > -1 (a < 0 increases) */
   double c1, c2, c3; /* optimal: c1 > 0, c2 > 0, c3 >= 0 */
   double gamma;   /* optimal: d/n */
   double rho;     /* optimal: privacy (INFINITY allowed) */

@@ -1,10 +1,101 @@
-/* dpdyn command-line entry point.
+/* dpdyn: command-line entry point and subcommand dispatch.
  * SPDX-License-Identifier: MIT */
 #include <stdio.h>
+#include <string.h>
 
-#include "dpdyn/dpd.h"
+#include <gsl/gsl_errno.h>
 
-int main(void) {
-  printf("dpdyn %s\n", dpd_version());
-  return 0;
+#include "cli/cli.h"
+
+typedef struct {
+  const char *name;
+  const char *summary;
+} command_info;
+
+static const command_info commands[] = {
+    {"simulate", "Monte-Carlo simulation of one-pass DP-SGD over `seeds` replicates"},
+    {"ode", "deterministic equivalent: coupled risk ODEs, bounds, last-iterate jump"},
+    {"compare", "simulate + ode on the same parameters: gaps, summary, figure"},
+    {"account", "privacy of the schedule: rho_eff, (epsilon, delta), calibration"},
+    {"plot", "render an output directory with gnuplot (dpdyn plot DIR [--format=svg])"},
+    {NULL, NULL}};
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: dpdyn COMMAND [FILE.ini] [--key=value ...]\n"
+             "       dpdyn COMMAND --help | dpdyn --version\n\ncommands:\n");
+  for (const command_info *c = commands; c->name != NULL; c++) {
+    fprintf(f, "  %-10s %s\n", c->name, c->summary);
+  }
+  fprintf(f, "\nParameters come from an optional INI file and from --key=value flags\n"
+             "(flags win). Outputs go to the directory `out`. Exit status: 0 ok,\n"
+             "1 invalid input, 2 numerical failure, 3 I/O failure.\n");
+}
+
+static void command_help(const char *command) {
+  printf("usage: dpdyn %s [FILE.ini] [--key=value ...]\n\nkeys (default in brackets):\n",
+         command);
+  for (const cli_key *k = cli_key_table(); k->name != NULL; k++) {
+    printf("  %-11s %s%s%s%s\n", k->name, k->help, k->def ? " [" : "", k->def ? k->def : "",
+           k->def ? "]" : "");
+  }
+}
+
+int main(int argc, char **argv) {
+  double start = cli_now();
+  const char *command;
+  dpd_err err;
+  cli_params params;
+  int code;
+  gsl_set_error_handler_off();
+  dpd_err_reset(&err);
+  if (argc < 2) {
+    usage(stderr);
+    return CLI_EXIT_USAGE;
+  }
+  command = argv[1];
+  if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 ||
+      strcmp(command, "help") == 0) {
+    usage(stdout);
+    return CLI_EXIT_OK;
+  }
+  if (strcmp(command, "--version") == 0) {
+    printf("dpdyn %s\n", dpd_version());
+    return CLI_EXIT_OK;
+  }
+  if (strcmp(command, "plot") == 0) {
+    if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+      printf("usage: dpdyn plot DIR [--format=png|svg]\n"
+             "Renders DIR/trajectory.tsv and DIR/release.tsv with the gnuplot script of the\n"
+             "command that made them; writes DIR/<command>.gp and DIR/<command>.<format>.\n");
+      return CLI_EXIT_OK;
+    }
+    code = cli_cmd_plot(argc - 2, argv + 2, &err);
+    if (code != CLI_EXIT_OK) {
+      fprintf(stderr, "dpdyn plot: %s\n", err.reason);
+    }
+    return code;
+  }
+  if (strcmp(command, "simulate") != 0 && strcmp(command, "ode") != 0 &&
+      strcmp(command, "compare") != 0 && strcmp(command, "account") != 0) {
+    fprintf(stderr,
+            "dpdyn: unknown command '%s' (allowed: simulate, ode, compare, account, plot)\n",
+            command);
+    return CLI_EXIT_USAGE;
+  }
+  if (cli_params_parse(&params, command, argc - 2, argv + 2, &err) < 0) {
+    fprintf(stderr, "dpdyn %s: %s\n", command, err.reason);
+    cli_params_free(&params);
+    return CLI_EXIT_USAGE;
+  }
+  if (params.help) {
+    command_help(command);
+    cli_params_free(&params);
+    return CLI_EXIT_OK;
+  }
+  code = cli_cmd_linreg(command, &params, start, &err);
+  if (code != CLI_EXIT_OK) {
+    fprintf(stderr, "dpdyn %s: %s\n", command, err.reason);
+  }
+  cli_params_free(&params);
+  return code;
 }

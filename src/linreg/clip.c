@@ -7,11 +7,15 @@
  * Derivatives, from dk/dP = -k/(2P):
  *   d mu/dP = -k e^{-k^2} / (sqrt(pi) P),
  *   d nu/dP = -2 k^2 erfc(k) / P    (the e^{-k^2} terms cancel: d nu/dk = 4 k erfc(k)).
- * The expressions are evaluated as written: for small k the leading term of nu
- * is 2k^2 erfc(k), which carries no cancellation, and for large k erfc(k)
+ * For small k the first two terms of nu cancel (both are 2k/sqrt(pi) + O(k^3));
+ * there nu is evaluated as P(3/2, k^2) + 2 k^2 erfc(k), with P the regularised
+ * lower incomplete gamma function (E[Z^2 1{Z^2 <= 2k^2}] = P(3/2, k^2) for a
+ * standard Gaussian Z), which carries no cancellation. For large k erfc(k)
  * underflows gracefully to 0 so that both factors tend to 1. */
 #include <math.h>
 #include <stddef.h>
+
+#include <gsl/gsl_sf_gamma.h>
 
 #include "dpdyn/clip.h"
 
@@ -20,14 +24,24 @@ static const double inv_sqrt_pi = 0.56418958354775628694807945156077;
 void dpd_clip_factors_eval(double c, double P, double *mu, double *nu, double *dmu_dP,
                            double *dnu_dP) {
   double m = 1.0, v = 1.0, dm = 0.0, dv = 0.0;
-  if (isfinite(c) && P > 0.0) {
-    double k = c / (2.0 * sqrt(P));
+  double k = (isfinite(c) && P > 0.0) ? c / (2.0 * sqrt(P)) : INFINITY;
+  if (isnan(c) || isnan(P)) {
+    /* Propagate NaN so that a non-finite state is noticed by the caller. */
+    m = v = dm = dv = NAN;
+  } else if (isfinite(k)) {
+    /* k = inf (c = inf, P = 0, or c / sqrt(P) overflowing) keeps the limits 1, 1, 0, 0.
+     * k^2 erfc(k) is evaluated as k (k erfc(k)): k * k overflows for k > 1.3e154, where
+     * erfc(k) = 0, and inf * 0 would give NaN. */
     double ek = exp(-k * k);
-    double erfck = erfc(k);
+    double kerfck = k * erfc(k);
     m = erf(k);
-    v = m - 2.0 * k * inv_sqrt_pi * ek + 2.0 * k * k * erfck;
+    if (k < 1.0) {
+      v = gsl_sf_gamma_inc_P(1.5, k * k) + 2.0 * k * kerfck;
+    } else {
+      v = m - 2.0 * k * inv_sqrt_pi * ek + 2.0 * k * kerfck;
+    }
     dm = -k * ek * inv_sqrt_pi / P;
-    dv = -2.0 * k * k * erfck / P;
+    dv = -2.0 * k * kerfck / P;
   }
   if (mu != NULL) {
     *mu = m;

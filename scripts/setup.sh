@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs every Debian package dpdyn needs (when missing) and builds it in build/.
+# Usage: scripts/setup.sh            (idempotent; safe to re-run)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential cmake pkg-config
+          libgsl-dev libsundials-dev libfftw3-dev libopenblas-dev liblapacke-dev
+          librandom123-dev libsleef-dev libinih-dev libcjson-dev libcmocka-dev
+          gnuplot-nox python3 python3-numpy)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release ${DPD_CMAKE_ARGS:-} >/dev/null
+cmake --build build -j"$(nproc)"

@@ -1,0 +1,114 @@
+/* Internal interface of the dpdyn command-line shell (not installed).
+ * SPDX-License-Identifier: MIT
+ *
+ * The CLI is the impure layer around libdpdyn: it reads parameters from an
+ * INI file and --key=value flags, validates them with messages that name the
+ * key, the value and the allowed range, runs the library, and writes the
+ * output directory atomically. Exit codes: 0 ok, 1 bad input, 2 numerical
+ * failure, 3 I/O failure. */
+#ifndef DPD_CLI_H
+#define DPD_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "dpdyn/dpd.h"
+
+enum { CLI_EXIT_OK = 0, CLI_EXIT_USAGE = 1, CLI_EXIT_NUMERIC = 2, CLI_EXIT_IO = 3 };
+
+/* ---- parameters (params.c) ---- */
+
+typedef enum { KEY_INT, KEY_REAL, KEY_STRING } cli_key_type;
+
+typedef struct {
+  const char *name;
+  cli_key_type type;
+  const char *def;   /* default as text; NULL = unset unless given */
+  const char *help;
+} cli_key;
+
+typedef struct {
+  const char *key;   /* points into the key table */
+  char *value;       /* owned */
+  int given;         /* 1 if from the INI file or a flag */
+} cli_value;
+
+typedef struct {
+  const char *command;
+  const char *ini_path; /* borrowed from argv, may be NULL */
+  cli_value *values;    /* one per known key, in table order */
+  size_t nvalues;
+  int help;
+} cli_params;
+
+/* The table of every key the CLI knows (terminated by a NULL name). */
+const cli_key *cli_key_table(void);
+
+/* Parses argv[2..] (INI path and flags) for `command`. On error returns
+ * CLI_EXIT_USAGE with the one-line message in err->reason. */
+int cli_params_parse(cli_params *p, const char *command, int argc, char **argv, dpd_err *err);
+void cli_params_free(cli_params *p);
+
+/* Raw text of a key (given or default), NULL if unset. */
+const char *cli_get_text(const cli_params *p, const char *key);
+int cli_is_given(const cli_params *p, const char *key);
+
+/* Typed getters with validation. The range is lo..hi (inclusive flags);
+ * `allow_inf` also accepts "inf". Errors name the key, value and range. */
+int cli_get_real(const cli_params *p, const char *key, double lo, int lo_incl, double hi,
+                 int hi_incl, int allow_inf, double *out, dpd_err *err);
+int cli_get_size(const cli_params *p, const char *key, size_t lo, size_t hi, size_t *out,
+                 dpd_err *err);
+int cli_get_u64(const cli_params *p, const char *key, unsigned long long *out, dpd_err *err);
+
+/* Adds every key in effect to a JSON object (numbers as numbers). */
+void cli_params_to_json(const cli_params *p, cJSON *obj);
+/* Writes "# key = value" lines for every key in effect. */
+void cli_params_to_header(const cli_params *p, FILE *f);
+
+/* Reads a whitespace-separated numeric table with `ncols` columns per row
+ * (1..ncols_max accepted when ncols_min < ncols_max), '#' comments allowed.
+ * Returns column-major arrays owned by the caller (free each). */
+int cli_read_table(const char *key, const char *path, size_t ncols_min, size_t ncols_max,
+                   double **cols, size_t *nrows, size_t *ncols_found, dpd_err *err);
+
+/* ---- output (output.c) ---- */
+
+typedef struct {
+  char *dir;      /* output directory */
+  int made_dir;
+} cli_out;
+
+/* Records the output directory; nothing is created until the first write. */
+int cli_out_init(cli_out *o, const char *dir, dpd_err *err);
+void cli_out_free(cli_out *o);
+
+/* Opens a temporary file for `name` inside the output directory (creating it
+ * if needed); cli_out_commit renames it into place atomically. */
+FILE *cli_out_open(cli_out *o, const char *name, char **tmp_path, dpd_err *err);
+int cli_out_commit(cli_out *o, FILE *f, char *tmp_path, const char *name, dpd_err *err);
+
+/* Writes a JSON object as `name` atomically. */
+int cli_out_json(cli_out *o, const char *name, const cJSON *obj, dpd_err *err);
+
+/* Adds a number (finite) or the strings "inf"/"-inf"/"nan" to a JSON object. */
+void cli_json_number(cJSON *obj, const char *key, double v);
+
+/* Writes the standard '#' header of a data file. */
+void cli_write_header(FILE *f, const cli_params *p, const char *columns);
+
+/* ---- plotting (plot.c) ---- */
+
+/* Renders `dir` with the embedded gnuplot script `script`: writes
+ * dir/<script>.gp and dir/<script>.png. Returns CLI_EXIT_* code. */
+int cli_plot_render(const char *dir, const char *script, dpd_err *err);
+
+/* ---- commands ---- */
+int cli_cmd_linreg(const char *command, cli_params *p, double start_seconds, dpd_err *err);
+int cli_cmd_plot(int argc, char **argv, dpd_err *err);
+
+double cli_now(void);
+
+#endif

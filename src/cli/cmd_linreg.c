@@ -1,0 +1,694 @@
+/* dpdyn simulate | ode | compare | account for model=linreg.
+ * SPDX-License-Identifier: MIT
+ *
+ * Validates every parameter before anything runs or is written, then calls
+ * the library and writes summary.json, trajectory.tsv (the training
+ * trajectory on the grid; the row at t = 1 is the iterate before the release
+ * noise), release.tsv (before/after the last-iterate noise) and, when asked,
+ * a gnuplot figure. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "core/error_impl.h"
+
+typedef struct {
+  size_t d, n;
+  double gamma, zeta, c, rho, delta, epsilon;
+  int have_delta, have_epsilon;
+  size_t seeds, grid;
+  unsigned long long seed;
+  int threads;
+  int plot;
+  dpd_ode_method method;
+  double rtol, atol;
+  dpd_linreg_problem *problem;
+  dpd_schedule *schedule;
+  /* storage for file inputs (borrowed by the configs during create) */
+  double *spec_cols[2];
+  double *theta_cols[1];
+  double *sched_cols[2];
+  size_t *mult;
+} linreg_run;
+
+static void run_free(linreg_run *r) {
+  dpd_linreg_problem_free(r->problem);
+  dpd_schedule_free(r->schedule);
+  for (int k = 0; k < 2; k++) {
+    free(r->spec_cols[k]);
+    free(r->sched_cols[k]);
+  }
+  free(r->theta_cols[0]);
+  free(r->mult);
+  memset(r, 0, sizeof *r);
+}
+
+static int starts_with(const char *s, const char *prefix) {
+  return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Parses "levels:L1*M1,L2*M2,..." into values/mult. */
+static int parse_levels(const char *spec, linreg_run *r, size_t *count, dpd_err *err) {
+  const char *s = spec + strlen("levels:");
+  size_t cap = 1;
+  for (const char *q = s; *q; q++) {
+    cap += *q == ',';
+  }
+  r->spec_cols[0] = malloc(cap * sizeof *r->spec_cols[0]);
+  r->mult = malloc(cap * sizeof *r->mult);
+  if (r->spec_cols[0] == NULL || r->mult == NULL) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+  }
+  *count = 0;
+  while (*s) {
+    char *end;
+    double value = strtod(s, &end);
+    unsigned long long m = 1;
+    if (end == s || !isfinite(value) || value <= 0.0) {
+      goto bad;
+    }
+    s = end;
+    if (*s == '*') {
+      s++;
+      if (*s < '0' || *s > '9') {
+        goto bad;
+      }
+      m = strtoull(s, &end, 10);
+      if (end == s || m == 0) {
+        goto bad;
+      }
+      s = end;
+    }
+    r->spec_cols[0][*count] = value;
+    r->mult[*count] = (size_t)m;
+    (*count)++;
+    if (*s == ',') {
+      s++;
+      if (*s == '\0') {
+        goto bad;
+      }
+    } else if (*s != '\0') {
+      goto bad;
+    }
+  }
+  if (*count == 0) {
+    goto bad;
+  }
+  return DPD_OK;
+bad:
+  return DPD_FAIL(err, DPD_EINVAL,
+                  "invalid value for 'spectrum': '%s' (allowed: levels:L1*M1,L2*M2,... with "
+                  "eigenvalues L > 0 and integer multiplicities M >= 1)",
+                  spec);
+}
+
+static int setup_problem(const cli_params *p, linreg_run *r, dpd_err *err) {
+  dpd_linreg_problem_config pc = dpd_linreg_problem_config_default();
+  const char *spec = cli_get_text(p, "spectrum");
+  const char *theta = cli_get_text(p, "theta_star");
+  int status;
+  size_t nvalues = 0, spectrum_d = 0;
+
+  if (starts_with(spec, "file:")) {
+    size_t rows, ncols;
+    if ((status = cli_read_table("spectrum", spec + 5, 1, 2, r->spec_cols, &rows, &ncols, err)) <
+        0) {
+      return status;
+    }
+    r->mult = malloc(rows * sizeof *r->mult);
+    if (r->mult == NULL) {
+      return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    }
+    for (size_t k = 0; k < rows; k++) {
+      double lam = r->spec_cols[0][k];
+      double m = ncols == 2 ? r->spec_cols[1][k] : 1.0;
+      if (!(lam > 0.0)) {
+        return DPD_FAIL(err, DPD_EINVAL,
+                        "invalid value for 'spectrum': eigenvalue %g on data row %zu of '%s' "
+                        "(allowed: > 0)",
+                        lam, k + 1, spec + 5);
+      }
+      if (!(m >= 1.0) || m != floor(m) || m > 1e15) {
+        return DPD_FAIL(err, DPD_EINVAL,
+                        "invalid value for 'spectrum': multiplicity %g on data row %zu of '%s' "
+                        "(allowed: integer >= 1)",
+                        m, k + 1, spec + 5);
+      }
+      r->mult[k] = (size_t)m;
+      spectrum_d += r->mult[k];
+    }
+    nvalues = rows;
+    pc.spectrum = DPD_SPECTRUM_LIST;
+  } else if (starts_with(spec, "levels:")) {
+    if ((status = parse_levels(spec, r, &nvalues, err)) < 0) {
+      return status;
+    }
+    for (size_t k = 0; k < nvalues; k++) {
+      spectrum_d += r->mult[k];
+    }
+    pc.spectrum = DPD_SPECTRUM_LEVELS;
+  } else if (starts_with(spec, "powerlaw:")) {
+    char *end;
+    pc.alpha = strtod(spec + 9, &end);
+    if (end == spec + 9 || *end != '\0' || !(pc.alpha > 0.0) || !isfinite(pc.alpha)) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for 'spectrum': '%s' (allowed: powerlaw:ALPHA with finite "
+                      "ALPHA > 0)",
+                      spec);
+    }
+    pc.spectrum = DPD_SPECTRUM_POWERLAW;
+  } else if (strcmp(spec, "iso") == 0) {
+    pc.spectrum = DPD_SPECTRUM_ISO;
+  } else {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'spectrum': '%s' (allowed: iso, levels:L1*M1,..., "
+                    "powerlaw:ALPHA, file:PATH)",
+                    spec);
+  }
+
+  /* d: given, or implied by a levels/file spectrum. */
+  if (cli_is_given(p, "d") || spectrum_d == 0) {
+    if ((status = cli_get_size(p, "d", 1, (size_t)1 << 31, &r->d, err)) < 0) {
+      return status;
+    }
+    if (spectrum_d != 0 && spectrum_d != r->d) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for 'spectrum': multiplicities sum to %zu but d = %zu "
+                      "(allowed: sum equal to d)",
+                      spectrum_d, r->d);
+    }
+  } else {
+    r->d = spectrum_d;
+  }
+  pc.d = r->d;
+  pc.values = r->spec_cols[0];
+  pc.mult = r->mult;
+  pc.nvalues = nvalues;
+  pc.seed = r->seed;
+
+  if ((status = cli_get_real(p, "theta_norm", 0.0, 0, INFINITY, 0, 0, &pc.theta_norm, err)) < 0) {
+    return status;
+  }
+  if (strcmp(theta, "random") == 0) {
+    pc.theta = DPD_THETA_RANDOM;
+  } else if (strcmp(theta, "flat") == 0) {
+    pc.theta = DPD_THETA_FLAT;
+  } else if (starts_with(theta, "file:")) {
+    size_t rows, ncols;
+    if ((status = cli_read_table("theta_star", theta + 5, 1, 1, r->theta_cols, &rows, &ncols,
+                                 err)) < 0) {
+      return status;
+    }
+    if (rows != r->d) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for 'theta_star': '%s' has %zu values but d = %zu (allowed: "
+                      "exactly d values, one per line, in the eigenbasis)",
+                      theta + 5, rows, r->d);
+    }
+    pc.theta = DPD_THETA_GIVEN;
+    pc.theta_given = r->theta_cols[0];
+    if (!cli_is_given(p, "theta_norm")) {
+      pc.theta_norm = 0.0; /* use the file's components as they are */
+    }
+  } else {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'theta_star': '%s' (allowed: random, flat, file:PATH)",
+                    theta);
+  }
+  return dpd_linreg_problem_create(&pc, &r->problem, err);
+}
+
+static int setup_schedule(const cli_params *p, linreg_run *r, dpd_err *err) {
+  dpd_schedule_config sc = dpd_schedule_config_default();
+  const char *name = cli_get_text(p, "schedule");
+  const char *limit_key = "eta0";
+  int status;
+  double sup;
+  if (strcmp(name, "const") == 0 || strcmp(name, "sqrt") == 0 ||
+      strcmp(name, "hyperbolic") == 0) {
+    sc.kind = strcmp(name, "const") == 0  ? DPD_SCHEDULE_CONST
+              : strcmp(name, "sqrt") == 0 ? DPD_SCHEDULE_SQRT
+                                          : DPD_SCHEDULE_HYPERBOLIC;
+    if ((status = cli_get_real(p, "eta0", 0.0, 0, INFINITY, 0, 0, &sc.eta0, err)) < 0) {
+      return status;
+    }
+    if (sc.kind == DPD_SCHEDULE_HYPERBOLIC &&
+        (status = cli_get_real(p, "a", -1.0, 0, INFINITY, 0, 0, &sc.a, err)) < 0) {
+      return status;
+    }
+  } else if (strcmp(name, "optimal") == 0) {
+    sc.kind = DPD_SCHEDULE_OPTIMAL;
+    limit_key = "c1";
+    if ((status = cli_get_real(p, "c1", 0.0, 0, INFINITY, 0, 0, &sc.c1, err)) < 0 ||
+        (status = cli_get_real(p, "c2", 0.0, 0, INFINITY, 0, 0, &sc.c2, err)) < 0 ||
+        (status = cli_get_real(p, "c3", 0.0, 1, INFINITY, 0, 0, &sc.c3, err)) < 0) {
+      return status;
+    }
+    sc.gamma = r->gamma;
+    sc.rho = r->rho;
+  } else if (starts_with(name, "file:")) {
+    size_t rows, ncols;
+    sc.kind = DPD_SCHEDULE_TABLE;
+    limit_key = "schedule";
+    if ((status = cli_read_table("schedule", name + 5, 2, 2, r->sched_cols, &rows, &ncols, err)) <
+        0) {
+      return status;
+    }
+    sc.table_t = r->sched_cols[0];
+    sc.table_eta = r->sched_cols[1];
+    sc.table_len = rows;
+  } else {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'schedule': '%s' (allowed: const, sqrt, hyperbolic, "
+                    "optimal, file:PATH)",
+                    name);
+  }
+  if ((status = dpd_schedule_create(&sc, &r->schedule, err)) < 0) {
+    return status;
+  }
+  sup = dpd_schedule_sup(r->schedule);
+  if (!(sup < 2.0 / r->gamma)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for '%s': %s gives sup eta~ = %g (allowed: sup eta~ < 2/gamma "
+                    "= %g, the stability limit)",
+                    limit_key, cli_get_text(p, limit_key), sup, 2.0 / r->gamma);
+  }
+  if (isfinite(r->rho) && !dpd_schedule_is_nonincreasing(r->schedule)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'schedule': '%s' increases on [0, 1] (allowed: a "
+                    "non-increasing schedule when rho is finite)",
+                    name);
+  }
+  return DPD_OK;
+}
+
+/* Everything that does not depend on the command. */
+static int setup(const cli_params *p, const char *command, linreg_run *r, dpd_err *err) {
+  int status;
+  const char *model = cli_get_text(p, "model");
+  const char *noise = cli_get_text(p, "noise");
+  const char *method = cli_get_text(p, "method");
+  size_t threads;
+  if (strcmp(model, "linreg") != 0) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'model': '%s' (allowed: linreg)", model);
+  }
+  if (strcmp(noise, "gaussian") != 0) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'noise': '%s' (allowed: gaussian)", noise);
+  }
+  if (cli_is_given(p, "delta")) {
+    if ((status = cli_get_real(p, "delta", 0.0, 0, 1.0, 0, 0, &r->delta, err)) < 0) {
+      return status;
+    }
+    r->have_delta = 1;
+  }
+  if (cli_is_given(p, "epsilon")) {
+    if ((status = cli_get_real(p, "epsilon", 0.0, 0, INFINITY, 0, 0, &r->epsilon, err)) < 0) {
+      return status;
+    }
+    if (!r->have_delta) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "missing value for 'delta' (allowed: 0 < delta < 1; required with epsilon)");
+    }
+    if (cli_is_given(p, "rho")) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for 'epsilon': give either rho or (epsilon, delta), not both");
+    }
+    if ((status = dpd_privacy_rho_from_eps(r->epsilon, r->delta, &r->rho, err)) < 0) {
+      return status;
+    }
+    r->have_epsilon = 1;
+  } else if ((status = cli_get_real(p, "rho", 0.0, 0, INFINITY, 0, 1, &r->rho, err)) < 0) {
+    return status;
+  }
+  if ((status = cli_get_real(p, "zeta", 0.0, 1, INFINITY, 0, 0, &r->zeta, err)) < 0 ||
+      (status = cli_get_real(p, "c", 0.0, 0, INFINITY, 0, 1, &r->c, err)) < 0 ||
+      (status = cli_get_size(p, "seeds", 1, (size_t)1 << 24, &r->seeds, err)) < 0 ||
+      (status = cli_get_size(p, "grid", 2, (size_t)1 << 24, &r->grid, err)) < 0 ||
+      (status = cli_get_size(p, "threads", 0, 4096, &threads, err)) < 0 ||
+      (status = cli_get_u64(p, "seed", &r->seed, err)) < 0 ||
+      (status = cli_get_real(p, "rtol", 0.0, 0, 1.0, 0, 0, &r->rtol, err)) < 0 ||
+      (status = cli_get_real(p, "atol", 0.0, 0, INFINITY, 0, 0, &r->atol, err)) < 0) {
+    return status;
+  }
+  r->threads = (int)threads;
+  if (isfinite(r->rho) && isinf(r->c)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'c': inf with rho = %g (allowed: finite c > 0 when rho is "
+                    "finite: the noise is calibrated to the clipping threshold)",
+                    r->rho);
+  }
+  if (strcmp(method, "bdf") == 0) {
+    r->method = DPD_ODE_BDF;
+  } else if (strcmp(method, "adams") == 0) {
+    r->method = DPD_ODE_ADAMS;
+  } else {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'method': '%s' (allowed: bdf, adams)",
+                    method);
+  }
+  r->plot = strcmp(command, "compare") == 0;
+  if (cli_is_given(p, "plot")) {
+    size_t v;
+    if ((status = cli_get_size(p, "plot", 0, 1, &v, err)) < 0) {
+      return status;
+    }
+    r->plot = (int)v;
+  }
+  if ((status = setup_problem(p, r, err)) < 0) {
+    return status;
+  }
+  /* n, or gamma = d/n. */
+  if (cli_is_given(p, "n")) {
+    if ((status = cli_get_size(p, "n", 1, (size_t)1 << 40, &r->n, err)) < 0) {
+      return status;
+    }
+    if (cli_is_given(p, "gamma")) {
+      double g;
+      if ((status = cli_get_real(p, "gamma", 0.0, 0, INFINITY, 0, 0, &g, err)) < 0) {
+        return status;
+      }
+      if (fabs(g * (double)r->n - (double)r->d) > 0.5) {
+        return DPD_FAIL(err, DPD_EINVAL,
+                        "invalid value for 'gamma': %g is inconsistent with d/n = %zu/%zu "
+                        "(allowed: give n or gamma, or both with gamma = d/n)",
+                        g, r->d, r->n);
+      }
+    }
+  } else if (cli_is_given(p, "gamma")) {
+    double g, nn;
+    if ((status = cli_get_real(p, "gamma", 0.0, 0, INFINITY, 0, 0, &g, err)) < 0) {
+      return status;
+    }
+    nn = round((double)r->d / g);
+    if (!(nn >= 1.0) || nn > 1e12) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for 'gamma': %g gives n = d/gamma = %g (allowed: 1 <= n <= "
+                      "1e12)",
+                      g, nn);
+    }
+    r->n = (size_t)nn;
+  } else {
+    return DPD_FAIL(err, DPD_EINVAL, "missing value for 'n' (allowed: integer n >= 1, or give gamma = d/n > 0)");
+  }
+  r->gamma = (double)r->d / (double)r->n;
+  return setup_schedule(p, r, err);
+}
+
+static void add_privacy_json(cJSON *root, const linreg_run *r) {
+  double rho_z = 0.5 * r->rho * r->rho;
+  cli_json_number(root, "rho", r->rho);
+  cli_json_number(root, "zcdp", rho_z);
+  if (r->have_delta) {
+    double eps = INFINITY;
+    if (isfinite(r->rho)) {
+      dpd_privacy_eps_tight(rho_z, r->delta, &eps, NULL);
+    }
+    cli_json_number(root, "delta", r->delta);
+    cli_json_number(root, "epsilon_bun_steinke", dpd_privacy_eps_bun_steinke(rho_z, r->delta));
+    cli_json_number(root, "epsilon_tight", eps);
+  }
+}
+
+static cJSON *summary_new(const cli_params *p, const linreg_run *r) {
+  cJSON *root = cJSON_CreateObject();
+  cJSON *params = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "command", p->command);
+  cJSON_AddStringToObject(root, "model", "linreg");
+  cJSON_AddStringToObject(root, "version", dpd_version());
+  cli_json_number(root, "seed", (double)r->seed);
+  cJSON_AddNumberToObject(root, "d", (double)r->d);
+  cJSON_AddNumberToObject(root, "n", (double)r->n);
+  cJSON_AddNumberToObject(root, "gamma", r->gamma);
+  cJSON_AddStringToObject(root, "noise_law", "gaussian");
+  cJSON_AddStringToObject(root, "schedule", dpd_schedule_name(r->schedule));
+  cJSON_AddNumberToObject(root, "initial_excess_risk", dpd_linreg_initial_risk(r->problem));
+  add_privacy_json(root, r);
+  cli_params_to_json(p, params);
+  cJSON_AddItemToObject(root, "params", params);
+  return root;
+}
+
+static int write_table(cli_out *o, const cli_params *p, const char *name, const char *columns,
+                       size_t rows, size_t ncols, const double *const *cols, dpd_err *err) {
+  char *tmp;
+  FILE *f = cli_out_open(o, name, &tmp, err);
+  if (f == NULL) {
+    return err->status;
+  }
+  cli_write_header(f, p, columns);
+  for (size_t i = 0; i < rows; i++) {
+    for (size_t k = 0; k < ncols; k++) {
+      fprintf(f, k == 0 ? "%.10g" : " %.10g", cols[k][i]);
+    }
+    fputc('\n', f);
+  }
+  return cli_out_commit(o, f, tmp, name, err);
+}
+
+static int exit_code_of(int status) {
+  if (status == DPD_EIO) {
+    return CLI_EXIT_IO;
+  }
+  if (status == DPD_EINVAL) {
+    return CLI_EXIT_USAGE;
+  }
+  return CLI_EXIT_NUMERIC;
+}
+
+static int run_account(const cli_params *p, linreg_run *r, double start, dpd_err *err) {
+  cli_out o;
+  cJSON *root;
+  double *eta = malloc(r->n * sizeof *eta), *sigma = malloc(r->n * sizeof *sigma);
+  double rho_eff;
+  int status;
+  if (eta == NULL || sigma == NULL) {
+    free(eta);
+    free(sigma);
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory for n = %zu steps", r->n);
+  }
+  dpd_schedule_steps(r->schedule, r->n, r->rho, eta, sigma);
+  rho_eff = dpd_privacy_rho_eff(eta, sigma, r->n);
+  free(eta);
+  free(sigma);
+  root = summary_new(p, r);
+  cli_json_number(root, "rho_target", r->rho);
+  cli_json_number(root, "rho_eff", rho_eff);
+  cli_json_number(root, "zcdp_eff", 0.5 * rho_eff * rho_eff);
+  if (r->have_delta) {
+    double eps = INFINITY;
+    double rz = 0.5 * rho_eff * rho_eff;
+    if (isfinite(rho_eff)) {
+      dpd_privacy_eps_tight(rz, r->delta, &eps, NULL);
+    }
+    cli_json_number(root, "epsilon_bun_steinke_eff", dpd_privacy_eps_bun_steinke(rz, r->delta));
+    cli_json_number(root, "epsilon_tight_eff", eps);
+  }
+  if (r->have_epsilon) {
+    cli_json_number(root, "epsilon", r->epsilon);
+    cli_json_number(root, "rho_bun_steinke", dpd_privacy_rho_from_eps_bun_steinke(r->epsilon, r->delta));
+  }
+  cli_json_number(root, "wall_seconds", cli_now() - start);
+  printf("# dpdyn %s account (schedule %s, n = %zu)\n", dpd_version(),
+         dpd_schedule_name(r->schedule), r->n);
+  {
+    char *text = cJSON_Print(root);
+    if (text != NULL) {
+      puts(text);
+      free(text);
+    }
+  }
+  if ((status = cli_out_init(&o, cli_get_text(p, "out"), err)) == DPD_OK) {
+    status = cli_out_json(&o, "summary.json", root, err);
+    cli_out_free(&o);
+  }
+  cJSON_Delete(root);
+  return status < 0 ? exit_code_of(status) : CLI_EXIT_OK;
+}
+
+int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *err) {
+  linreg_run r;
+  dpd_linreg_sim_result *sim = NULL;
+  dpd_ode_result *ode = NULL;
+  cJSON *root = NULL;
+  cli_out o = {0};
+  int status, code = CLI_EXIT_OK;
+  int do_sim = strcmp(command, "simulate") == 0 || strcmp(command, "compare") == 0;
+  int do_ode = strcmp(command, "ode") == 0 || strcmp(command, "compare") == 0;
+  memset(&r, 0, sizeof r);
+
+  if ((status = setup(p, command, &r, err)) < 0) {
+    run_free(&r);
+    return exit_code_of(status);
+  }
+  if ((status = cli_out_init(&o, cli_get_text(p, "out"), err)) < 0) {
+    run_free(&r);
+    return exit_code_of(status);
+  }
+  if (strcmp(command, "account") == 0) {
+    code = run_account(p, &r, start, err);
+    cli_out_free(&o);
+    run_free(&r);
+    return code;
+  }
+  if (do_ode) {
+    dpd_ode_config oc = dpd_ode_config_default();
+    oc.gamma = r.gamma;
+    oc.zeta = r.zeta;
+    oc.c = r.c;
+    oc.rho = r.rho;
+    oc.grid = r.grid;
+    oc.method = r.method;
+    oc.rtol = r.rtol;
+    oc.atol = r.atol;
+    oc.bounds = 1;
+    if ((status = dpd_ode_solve(r.problem, r.schedule, &oc, &ode, err)) < 0) {
+      code = exit_code_of(status);
+      goto done;
+    }
+  }
+  if (do_sim) {
+    dpd_linreg_sim_config sc = dpd_linreg_sim_config_default();
+    sc.n = r.n;
+    sc.zeta = r.zeta;
+    sc.c = r.c;
+    sc.rho = r.rho;
+    sc.seeds = r.seeds;
+    sc.seed = r.seed;
+    sc.grid = r.grid;
+    sc.threads = r.threads;
+    sc.progress = isatty(STDERR_FILENO);
+    if ((status = dpd_linreg_sim_run(r.problem, r.schedule, &sc, &sim, err)) < 0) {
+      code = exit_code_of(status);
+      goto done;
+    }
+  }
+
+  root = summary_new(p, &r);
+  {
+    size_t g = r.grid;
+    const double *t = do_sim ? sim->t : ode->t;
+    double *sim_traj = NULL;
+    double sup_gap = 0.0, sup_gap_se = 0.0;
+    if (do_sim) {
+      /* Training trajectory: the t = 1 row is the iterate before release. */
+      sim_traj = malloc(g * sizeof *sim_traj);
+      if (sim_traj == NULL) {
+        status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+        code = exit_code_of(status);
+        goto done;
+      }
+      memcpy(sim_traj, sim->risk_mean, g * sizeof *sim_traj);
+      sim_traj[g - 1] = sim->before_release;
+    }
+    if (do_sim && do_ode) {
+      for (size_t j = 0; j < g; j++) {
+        double gap = fabs(ode->risk[j] - sim_traj[j]);
+        double se = j + 1 == g ? sim->before_release_se : sim->risk_se[j];
+        sup_gap = fmax(sup_gap, gap);
+        if (se > 0.0) {
+          sup_gap_se = fmax(sup_gap_se, gap / se);
+        }
+      }
+    }
+    if (do_sim && !do_ode) {
+      cli_json_number(root, "final_excess_risk", sim->final_risk);
+      cli_json_number(root, "final_excess_risk_se", sim->final_risk_se);
+      cli_json_number(root, "excess_risk_before_release", sim->before_release);
+      cli_json_number(root, "excess_risk_before_release_se", sim->before_release_se);
+      cli_json_number(root, "release_jump", sim->final_risk - sim->before_release);
+      cli_json_number(root, "clipped_fraction", sim->clip_fraction_total);
+      cJSON_AddNumberToObject(root, "seeds", (double)r.seeds);
+      {
+        const double *cols[] = {t, sim_traj, sim->risk_se, sim->clip_fraction};
+        status = write_table(&o, p, "trajectory.tsv",
+                             "t excess_risk excess_risk_se clipped_fraction", g, 4, cols, err);
+      }
+    } else if (do_ode && !do_sim) {
+      cli_json_number(root, "final_excess_risk", ode->final_risk);
+      cli_json_number(root, "final_excess_risk_se", 0.0);
+      cli_json_number(root, "excess_risk_before_release", ode->before_release);
+      cli_json_number(root, "release_jump", ode->release_jump);
+      cli_json_number(root, "lower_bound_before_release", ode->lower[g - 1]);
+      cli_json_number(root, "upper_bound_before_release", ode->upper[g - 1]);
+      cJSON_AddNumberToObject(root, "ode_steps", (double)ode->steps);
+      cJSON_AddNumberToObject(root, "ode_rhs_evals", (double)ode->rhs_evals);
+      cJSON_AddNumberToObject(root, "distinct_eigenvalues", (double)r.problem->ngroups);
+      {
+        const double *cols[] = {t, ode->risk, ode->lower, ode->upper};
+        status = write_table(&o, p, "trajectory.tsv", "t excess_risk lower_bound upper_bound", g,
+                             4, cols, err);
+      }
+    } else {
+      double final_gap = fabs(ode->final_risk - sim->final_risk);
+      cli_json_number(root, "final_excess_risk", sim->final_risk);
+      cli_json_number(root, "final_excess_risk_se", sim->final_risk_se);
+      cli_json_number(root, "excess_risk_before_release", sim->before_release);
+      cli_json_number(root, "release_jump", sim->final_risk - sim->before_release);
+      cli_json_number(root, "ode_final_excess_risk", ode->final_risk);
+      cli_json_number(root, "ode_excess_risk_before_release", ode->before_release);
+      cli_json_number(root, "ode_release_jump", ode->release_jump);
+      cli_json_number(root, "sup_gap", sup_gap);
+      cli_json_number(root, "sup_gap_in_se", sup_gap_se);
+      cli_json_number(root, "final_gap", final_gap);
+      cli_json_number(root, "final_gap_in_se",
+                      sim->final_risk_se > 0 ? final_gap / sim->final_risk_se : INFINITY);
+      cli_json_number(root, "clipped_fraction", sim->clip_fraction_total);
+      cJSON_AddNumberToObject(root, "seeds", (double)r.seeds);
+      {
+        const double *cols[] = {t,          sim_traj,   sim->risk_se,      ode->risk,
+                                ode->lower, ode->upper, sim->clip_fraction};
+        status = write_table(&o, p, "trajectory.tsv",
+                             "t excess_risk excess_risk_se ode_excess_risk ode_lower_bound "
+                             "ode_upper_bound clipped_fraction",
+                             g, 7, cols, err);
+      }
+    }
+    if (status == DPD_OK) {
+      /* release.tsv: one row, before and after the last-iterate noise. */
+      double one = 1.0;
+      double sb = do_sim ? sim->before_release : NAN, sbs = do_sim ? sim->before_release_se : NAN;
+      double sa = do_sim ? sim->final_risk : NAN, sas = do_sim ? sim->final_risk_se : NAN;
+      double ob = do_ode ? ode->before_release : NAN, oa = do_ode ? ode->final_risk : NAN;
+      const double *cols[] = {&one, &sb, &sbs, &sa, &sas, &ob, &oa};
+      status = write_table(&o, p, "release.tsv",
+                           "t sim_before sim_before_se sim_after sim_after_se ode_before ode_after",
+                           1, 7, cols, err);
+    }
+    free(sim_traj);
+    if (status < 0) {
+      code = exit_code_of(status);
+      goto done;
+    }
+  }
+  cli_json_number(root, "wall_seconds", cli_now() - start);
+  if ((status = cli_out_json(&o, "summary.json", root, err)) < 0) {
+    code = exit_code_of(status);
+    goto done;
+  }
+  {
+    const cJSON *item;
+    printf("# dpdyn %s %s (model linreg, d = %zu, n = %zu, schedule %s, seed %llu)\n",
+           dpd_version(), command, r.d, r.n, dpd_schedule_name(r.schedule), r.seed);
+    cJSON_ArrayForEach(item, root) {
+      if (cJSON_IsNumber(item) && strcmp(item->string, "seed") != 0) {
+        printf("%-32s %.10g\n", item->string, item->valuedouble);
+      }
+    }
+  }
+  if (r.plot) {
+    code = cli_plot_render(o.dir, command, err);
+  }
+  if (code == CLI_EXIT_OK) {
+    printf("# wrote %s/\n", o.dir);
+  }
+done:
+  cJSON_Delete(root);
+  dpd_linreg_sim_result_free(sim);
+  dpd_ode_result_free(ode);
+  cli_out_free(&o);
+  run_free(&r);
+  return code;
+}

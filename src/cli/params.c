@@ -1,0 +1,428 @@
+/* Parameters of the dpdyn CLI: INI file (libinih) + --key=value flags.
+ * SPDX-License-Identifier: MIT
+ *
+ * Flags override the INI file; section names in the INI file are ignored.
+ * Every key must be known: an unknown key is an input error, as is a value
+ * that does not parse completely or lies outside its allowed range. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ini.h>
+
+#include "cli/cli.h"
+#include "core/error_impl.h"
+
+static const cli_key key_table[] = {
+    {"model", KEY_STRING, "linreg", "model: linreg"},
+    {"d", KEY_INT, NULL, "dimension d >= 1"},
+    {"n", KEY_INT, NULL, "samples = steps n >= 1 (or give gamma)"},
+    {"gamma", KEY_REAL, NULL, "d/n > 0 (replaces n)"},
+    {"zeta", KEY_REAL, "0.5", "label-noise standard deviation >= 0"},
+    {"noise", KEY_STRING, "gaussian", "label-noise law: gaussian"},
+    {"spectrum", KEY_STRING, "iso",
+     "iso | levels:L1*M1,L2*M2,... | powerlaw:ALPHA | file:PATH (renormalised to mean 1)"},
+    {"theta_star", KEY_STRING, "random", "random | flat | file:PATH (eigenbasis components)"},
+    {"theta_norm", KEY_REAL, "1", "|theta*| > 0"},
+    {"c", KEY_REAL, "inf", "clipping scale, C = c sqrt(d); inf = no clipping"},
+    {"rho", KEY_REAL, "inf", "privacy rho (rho^2/2-zCDP); inf = non-private"},
+    {"epsilon", KEY_REAL, NULL, "target epsilon (with delta) instead of rho"},
+    {"delta", KEY_REAL, NULL, "delta in (0, 1) for (epsilon, delta) conversions"},
+    {"schedule", KEY_STRING, "const", "const | sqrt | hyperbolic | optimal | file:PATH"},
+    {"eta0", KEY_REAL, "1", "eta~(0) for const, sqrt, hyperbolic"},
+    {"a", KEY_REAL, "1", "hyperbolic decay: eta~(t) = eta0/(1 + a t)"},
+    {"c1", KEY_REAL, "1", "optimal: eta~(t) = c1/(t + gamma max(c2, c3/rho))"},
+    {"c2", KEY_REAL, "1", "optimal schedule constant c2 > 0"},
+    {"c3", KEY_REAL, "0", "optimal schedule constant c3 >= 0"},
+    {"seeds", KEY_INT, "16", "replicates >= 1"},
+    {"seed", KEY_INT, "1", "master seed"},
+    {"threads", KEY_INT, "0", "worker threads (0 = all cores); results do not depend on it"},
+    {"grid", KEY_INT, "101", "recorded time points on [0, 1], >= 2"},
+    {"out", KEY_STRING, "./dpdyn-out", "output directory"},
+    {"method", KEY_STRING, "bdf", "ODE method: bdf | adams"},
+    {"rtol", KEY_REAL, "1e-8", "ODE relative tolerance"},
+    {"atol", KEY_REAL, "1e-12", "ODE absolute tolerance on the risk"},
+    {"plot", KEY_INT, NULL, "1 = render a PNG with gnuplot (default 1 for compare, 0 otherwise)"},
+    {NULL, KEY_STRING, NULL, NULL}};
+
+const cli_key *cli_key_table(void) { return key_table; }
+
+static cli_value *find_value(const cli_params *p, const char *key) {
+  for (size_t i = 0; i < p->nvalues; i++) {
+    if (strcmp(p->values[i].key, key) == 0) {
+      return &p->values[i];
+    }
+  }
+  return NULL;
+}
+
+static char *dup_string(const char *s) {
+  size_t len = strlen(s);
+  char *d = malloc(len + 1);
+  if (d != NULL) {
+    memcpy(d, s, len + 1);
+  }
+  return d;
+}
+
+static int set_value(cli_params *p, const char *key, const char *value, const char *where,
+                     dpd_err *err) {
+  cli_value *v = find_value(p, key);
+  char *copy;
+  if (v == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "unknown key '%s'%s (see 'dpdyn %s --help' for the keys)",
+                    key, where, p->command);
+  }
+  copy = dup_string(value);
+  if (copy == NULL) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+  }
+  free(v->value);
+  v->value = copy;
+  v->given = 1;
+  return DPD_OK;
+}
+
+typedef struct {
+  cli_params *p;
+  dpd_err *err;
+  int failed;
+} ini_ctx;
+
+static int on_ini_entry(void *user, const char *section, const char *name, const char *value) {
+  ini_ctx *ctx = user;
+  (void)section;
+  if (ctx->failed) {
+    return 0;
+  }
+  if (set_value(ctx->p, name, value, " in the INI file", ctx->err) < 0) {
+    ctx->failed = 1;
+    return 0;
+  }
+  return 1;
+}
+
+void cli_params_free(cli_params *p) {
+  if (p->values != NULL) {
+    for (size_t i = 0; i < p->nvalues; i++) {
+      free(p->values[i].value);
+    }
+    free(p->values);
+  }
+  memset(p, 0, sizeof *p);
+}
+
+int cli_params_parse(cli_params *p, const char *command, int argc, char **argv, dpd_err *err) {
+  size_t nkeys = 0;
+  int status;
+  memset(p, 0, sizeof *p);
+  p->command = command;
+  while (key_table[nkeys].name != NULL) {
+    nkeys++;
+  }
+  p->values = calloc(nkeys, sizeof *p->values);
+  if (p->values == NULL) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+  }
+  p->nvalues = nkeys;
+  for (size_t i = 0; i < nkeys; i++) {
+    p->values[i].key = key_table[i].name;
+    if (key_table[i].def != NULL) {
+      p->values[i].value = dup_string(key_table[i].def);
+      if (p->values[i].value == NULL) {
+        return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+      }
+    }
+  }
+  /* First pass: the INI file (a single positional argument). */
+  for (int i = 0; i < argc; i++) {
+    const char *arg = argv[i];
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+      p->help = 1;
+      return DPD_OK;
+    }
+    if (strncmp(arg, "--", 2) == 0) {
+      if (strchr(arg, '=') == NULL) {
+        i++; /* "--key value": skip the value */
+      }
+      continue;
+    }
+    if (p->ini_path != NULL) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "unexpected argument '%s' (allowed: one INI file, then --key=value flags)",
+                      arg);
+    }
+    p->ini_path = arg;
+  }
+  if (p->ini_path != NULL) {
+    ini_ctx ctx = {p, err, 0};
+    int line = ini_parse(p->ini_path, on_ini_entry, &ctx);
+    if (ctx.failed) {
+      return DPD_EINVAL;
+    }
+    if (line == -1) {
+      return DPD_FAIL(err, DPD_EINVAL, "cannot open INI file '%s': %s", p->ini_path,
+                      strerror(errno));
+    }
+    if (line != 0) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "malformed INI file '%s' at line %d (allowed: 'key = value' lines, "
+                      "[sections], ';' or '#' comments)",
+                      p->ini_path, line);
+    }
+  }
+  /* Second pass: flags override the file. */
+  for (int i = 0; i < argc; i++) {
+    const char *arg = argv[i];
+    char key[128];
+    const char *value;
+    const char *eq;
+    if (strncmp(arg, "--", 2) != 0) {
+      continue;
+    }
+    eq = strchr(arg, '=');
+    if (eq != NULL) {
+      size_t len = (size_t)(eq - arg - 2);
+      if (len == 0 || len >= sizeof key) {
+        return DPD_FAIL(err, DPD_EINVAL, "malformed flag '%s' (allowed: --key=value)", arg);
+      }
+      memcpy(key, arg + 2, len);
+      key[len] = '\0';
+      value = eq + 1;
+    } else {
+      size_t len = strlen(arg + 2);
+      if (len == 0 || len >= sizeof key) {
+        return DPD_FAIL(err, DPD_EINVAL, "malformed flag '%s' (allowed: --key=value)", arg);
+      }
+      memcpy(key, arg + 2, len + 1);
+      if (i + 1 >= argc) {
+        return DPD_FAIL(err, DPD_EINVAL, "flag '--%s' has no value (allowed: --%s=VALUE)", key,
+                        key);
+      }
+      value = argv[++i];
+    }
+    if ((status = set_value(p, key, value, "", err)) < 0) {
+      return status;
+    }
+  }
+  return DPD_OK;
+}
+
+const char *cli_get_text(const cli_params *p, const char *key) {
+  const cli_value *v = find_value(p, key);
+  return v == NULL ? NULL : v->value;
+}
+
+int cli_is_given(const cli_params *p, const char *key) {
+  const cli_value *v = find_value(p, key);
+  return v != NULL && v->given;
+}
+
+static void trim_copy(char *dst, size_t cap, const char *src) {
+  size_t len;
+  while (isspace((unsigned char)*src)) {
+    src++;
+  }
+  len = strlen(src);
+  while (len > 0 && isspace((unsigned char)src[len - 1])) {
+    len--;
+  }
+  if (len >= cap) {
+    len = cap - 1;
+  }
+  memcpy(dst, src, len);
+  dst[len] = '\0';
+}
+
+static void format_range(char *buf, size_t cap, const char *key, double lo, int lo_incl,
+                         double hi, int hi_incl, int allow_inf) {
+  char lo_s[64] = "", hi_s[64] = "";
+  if (isfinite(lo)) {
+    snprintf(lo_s, sizeof lo_s, "%g %s ", lo, lo_incl ? "<=" : "<");
+  }
+  if (isfinite(hi)) {
+    snprintf(hi_s, sizeof hi_s, " %s %g", hi_incl ? "<=" : "<", hi);
+  }
+  snprintf(buf, cap, "%s%s%s%s", lo_s, key, hi_s, allow_inf ? ", or inf" : "");
+}
+
+int cli_get_real(const cli_params *p, const char *key, double lo, int lo_incl, double hi,
+                 int hi_incl, int allow_inf, double *out, dpd_err *err) {
+  const char *text = cli_get_text(p, key);
+  char buf[256], range[160];
+  char *end;
+  double v;
+  format_range(range, sizeof range, key, lo, lo_incl, hi, hi_incl, allow_inf);
+  if (text == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "missing value for '%s' (allowed: %s)", key, range);
+  }
+  trim_copy(buf, sizeof buf, text);
+  errno = 0;
+  v = strtod(buf, &end);
+  if (buf[0] == '\0' || *end != '\0' || isnan(v) || (errno == ERANGE && isfinite(v) && v != 0.0)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': '%s' (allowed: a number, %s)", key,
+                    text, range);
+  }
+  if (isinf(v) ? !(allow_inf && v > 0)
+               : ((lo_incl ? v < lo : v <= lo) || (hi_incl ? v > hi : v >= hi))) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': %s (allowed: %s)", key, buf, range);
+  }
+  *out = v;
+  return DPD_OK;
+}
+
+static int parse_u64(const char *text, unsigned long long *out) {
+  char buf[256];
+  char *end;
+  trim_copy(buf, sizeof buf, text);
+  if (!isdigit((unsigned char)buf[0])) {
+    return -1;
+  }
+  errno = 0;
+  *out = strtoull(buf, &end, 10);
+  return (*end != '\0' || errno == ERANGE) ? -1 : 0;
+}
+
+int cli_get_size(const cli_params *p, const char *key, size_t lo, size_t hi, size_t *out,
+                 dpd_err *err) {
+  const char *text = cli_get_text(p, key);
+  unsigned long long v;
+  if (text == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "missing value for '%s' (allowed: integer %zu <= %s <= %zu)",
+                    key, lo, key, hi);
+  }
+  if (parse_u64(text, &v) < 0 || v < lo || v > hi) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': '%s' (allowed: integer %zu <= %s <= %zu)",
+                    key, text, lo, key, hi);
+  }
+  *out = (size_t)v;
+  return DPD_OK;
+}
+
+int cli_get_u64(const cli_params *p, const char *key, unsigned long long *out, dpd_err *err) {
+  const char *text = cli_get_text(p, key);
+  if (text == NULL || parse_u64(text, out) < 0) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for '%s': '%s' (allowed: integer 0 <= %s < 2^64)", key,
+                    text == NULL ? "" : text, key);
+  }
+  return DPD_OK;
+}
+
+void cli_params_to_json(const cli_params *p, cJSON *obj) {
+  for (size_t i = 0; i < p->nvalues; i++) {
+    const cli_value *v = &p->values[i];
+    char *end;
+    double x;
+    if (v->value == NULL) {
+      continue;
+    }
+    x = strtod(v->value, &end);
+    if (key_table[i].type != KEY_STRING && v->value[0] != '\0' && *end == '\0') {
+      cli_json_number(obj, v->key, x);
+    } else {
+      cJSON_AddStringToObject(obj, v->key, v->value);
+    }
+  }
+}
+
+void cli_params_to_header(const cli_params *p, FILE *f) {
+  for (size_t i = 0; i < p->nvalues; i++) {
+    if (p->values[i].value != NULL) {
+      fprintf(f, "# %s = %s\n", p->values[i].key, p->values[i].value);
+    }
+  }
+}
+
+int cli_read_table(const char *key, const char *path, size_t ncols_min, size_t ncols_max,
+                   double **cols, size_t *nrows, size_t *ncols_found, dpd_err *err) {
+  FILE *f = fopen(path, "r");
+  char line[4096];
+  size_t cap = 0, rows = 0, ncols = 0, lineno = 0;
+  int status = DPD_OK;
+  for (size_t c = 0; c < ncols_max; c++) {
+    cols[c] = NULL;
+  }
+  if (f == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': cannot open '%s': %s", key, path,
+                    strerror(errno));
+  }
+  while (fgets(line, sizeof line, f) != NULL) {
+    char *s = line, *hash = strchr(line, '#');
+    double vals[16];
+    size_t k = 0;
+    lineno++;
+    if (hash != NULL) {
+      *hash = '\0';
+    }
+    for (;;) {
+      char *end;
+      double v;
+      while (isspace((unsigned char)*s) || *s == ',') {
+        s++;
+      }
+      if (*s == '\0') {
+        break;
+      }
+      v = strtod(s, &end);
+      if (end == s || !isfinite(v) || k >= ncols_max ||
+          !(*end == '\0' || isspace((unsigned char)*end) || *end == ',')) {
+        status = DPD_FAIL(err, DPD_EINVAL,
+                          "invalid value for '%s': file '%s' line %zu is malformed (allowed: "
+                          "%zu to %zu finite numbers per line)",
+                          key, path, lineno, ncols_min, ncols_max);
+        goto done;
+      }
+      vals[k++] = v;
+      s = end;
+    }
+    if (k == 0) {
+      continue;
+    }
+    if (ncols == 0) {
+      ncols = k;
+    }
+    if (k != ncols || k < ncols_min) {
+      status = DPD_FAIL(err, DPD_EINVAL,
+                        "invalid value for '%s': file '%s' line %zu has %zu columns (allowed: "
+                        "%zu to %zu, the same on every line)",
+                        key, path, lineno, k, ncols_min, ncols_max);
+      goto done;
+    }
+    if (rows == cap) {
+      cap = cap ? 2 * cap : 256;
+      for (size_t c = 0; c < ncols_max; c++) {
+        double *grown = realloc(cols[c], cap * sizeof *grown);
+        if (grown == NULL) {
+          status = DPD_FAIL(err, DPD_ENOMEM, "out of memory reading '%s'", path);
+          goto done;
+        }
+        cols[c] = grown;
+      }
+    }
+    for (size_t c = 0; c < k; c++) {
+      cols[c][rows] = vals[c];
+    }
+    rows++;
+  }
+  if (ferror(f)) {
+    status = DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': error reading '%s'", key, path);
+  } else if (rows == 0) {
+    status = DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': file '%s' has no data rows", key,
+                      path);
+  }
+done:
+  fclose(f);
+  if (status < 0) {
+    for (size_t c = 0; c < ncols_max; c++) {
+      free(cols[c]);
+      cols[c] = NULL;
+    }
+    return status;
+  }
+  *nrows = rows;
+  *ncols_found = ncols;
+  return DPD_OK;
+}

@@ -1,0 +1,211 @@
+/* Figures: runs gnuplot on an output directory with the embedded scripts of plots/.
+ * SPDX-License-Identifier: MIT
+ *
+ * The script that makes a figure is written next to it (<name>.gp), so every
+ * figure can be re-made or edited by hand: gnuplot -c <name>.gp trajectory.tsv
+ * release.tsv <name>.png. The image is rendered to a temporary name and
+ * renamed into place. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "core/error_impl.h"
+#include "dpd_plots.h"
+
+extern char **environ;
+
+typedef struct {
+  const char *name;
+  const char *text;
+} plot_script;
+
+static const plot_script scripts[] = {{"compare", dpd_plot_compare},
+                                      {"simulate", dpd_plot_simulate},
+                                      {"ode", dpd_plot_ode},
+                                      {NULL, NULL}};
+
+static const char *script_text(const char *name) {
+  for (const plot_script *s = scripts; s->name != NULL; s++) {
+    if (strcmp(s->name, name) == 0) {
+      return s->text;
+    }
+  }
+  return NULL;
+}
+
+static char *join(const char *dir, const char *file) {
+  size_t cap = strlen(dir) + strlen(file) + 2;
+  char *s = malloc(cap);
+  if (s != NULL) {
+    snprintf(s, cap, "%s/%s", dir, file);
+  }
+  return s;
+}
+
+/* Title line from the '#' header of the data file: the key parameters. */
+static void read_title(const char *data, const char *script, char *title, size_t cap) {
+  static const char *const keys[] = {"d", "n", "gamma", "spectrum", "schedule", "c", "rho",
+                                     "zeta", "seeds", NULL};
+  FILE *f = fopen(data, "r");
+  char line[1024];
+  size_t len = (size_t)snprintf(title, cap, "dpdyn %s:", script);
+  if (f == NULL) {
+    return;
+  }
+  while (fgets(line, sizeof line, f) != NULL && line[0] == '#') {
+    for (size_t k = 0; keys[k] != NULL; k++) {
+      size_t kl = strlen(keys[k]);
+      if (strncmp(line + 2, keys[k], kl) == 0 && strncmp(line + 2 + kl, " = ", 3) == 0) {
+        char *v = line + 5 + kl;
+        v[strcspn(v, "\n")] = '\0';
+        if (len < cap) {
+          len += (size_t)snprintf(title + len, cap - len, " %s=%s", keys[k], v);
+        }
+      }
+    }
+  }
+  fclose(f);
+}
+
+static int render(const char *dir, const char *script, const char *format, dpd_err *err) {
+  const char *text = script_text(script);
+  cli_out o;
+  char *tmp = NULL, *gp = NULL, *data = NULL, *release = NULL, *img_tmp = NULL, *img = NULL;
+  char gp_name[64], img_name[64], title[512];
+  FILE *f;
+  int status, code = CLI_EXIT_OK;
+  pid_t pid;
+  if (text == NULL) {
+    DPD_FAIL(err, DPD_EINVAL, "no figure for command '%s' (allowed: compare, simulate, ode)",
+             script);
+    return CLI_EXIT_USAGE;
+  }
+  if (cli_out_init(&o, dir, err) < 0) {
+    return CLI_EXIT_USAGE;
+  }
+  snprintf(gp_name, sizeof gp_name, "%s.gp", script);
+  if ((f = cli_out_open(&o, gp_name, &tmp, err)) == NULL) {
+    cli_out_free(&o);
+    return CLI_EXIT_IO;
+  }
+  fputs(text, f);
+  if (cli_out_commit(&o, f, tmp, gp_name, err) < 0) {
+    cli_out_free(&o);
+    return CLI_EXIT_IO;
+  }
+  snprintf(img_name, sizeof img_name, "%s.%s", script, format);
+  gp = join(dir, gp_name);
+  data = join(dir, "trajectory.tsv");
+  release = join(dir, "release.tsv");
+  img = join(dir, img_name);
+  snprintf(title, sizeof title, ".%s.tmp", img_name);
+  img_tmp = join(dir, title);
+  if (gp == NULL || data == NULL || release == NULL || img == NULL || img_tmp == NULL) {
+    DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    code = CLI_EXIT_IO;
+    goto done;
+  }
+  if (access(data, R_OK) != 0 || access(release, R_OK) != 0) {
+    DPD_FAIL(err, DPD_EINVAL, "'%s' has no trajectory.tsv and release.tsv to plot", dir);
+    code = CLI_EXIT_USAGE;
+    goto done;
+  }
+  read_title(data, script, title, sizeof title);
+  {
+    const char *gnuplot = DPD_GNUPLOT[0] != '\0' ? DPD_GNUPLOT : "gnuplot";
+    char *argv[] = {(char *)"gnuplot", (char *)"-c", gp,    data, release, img_tmp,
+                    (char *)format,    title,        NULL};
+    status = posix_spawnp(&pid, gnuplot, NULL, NULL, argv, environ);
+    if (status != 0) {
+      /* Fall back to gnuplot on PATH if the configured one moved. */
+      status = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
+    }
+    if (status != 0) {
+      DPD_FAIL(err, DPD_EIO, "cannot run gnuplot: %s (install the gnuplot package)",
+               strerror(status));
+      code = CLI_EXIT_IO;
+      goto done;
+    }
+    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      unlink(img_tmp);
+      DPD_FAIL(err, DPD_EIO, "gnuplot failed rendering '%s'", img);
+      code = CLI_EXIT_IO;
+      goto done;
+    }
+  }
+  if (rename(img_tmp, img) != 0) {
+    DPD_FAIL(err, DPD_EIO, "cannot rename into '%s': %s", img, strerror(errno));
+    unlink(img_tmp);
+    code = CLI_EXIT_IO;
+  }
+done:
+  free(gp);
+  free(data);
+  free(release);
+  free(img);
+  free(img_tmp);
+  cli_out_free(&o);
+  return code;
+}
+
+int cli_plot_render(const char *dir, const char *script, dpd_err *err) {
+  return render(dir, script, "png", err);
+}
+
+/* dpdyn plot DIR [--format=png|svg] */
+int cli_cmd_plot(int argc, char **argv, dpd_err *err) {
+  const char *dir = NULL, *format = "png";
+  char *data;
+  char line[320], script[320] = "";
+  FILE *f;
+  for (int i = 0; i < argc; i++) {
+    if (strncmp(argv[i], "--format=", 9) == 0) {
+      format = argv[i] + 9;
+    } else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
+      format = argv[++i];
+    } else if (argv[i][0] == '-') {
+      DPD_FAIL(err, DPD_EINVAL, "unknown option '%s' (allowed: --format=png|svg)", argv[i]);
+      return CLI_EXIT_USAGE;
+    } else if (dir == NULL) {
+      dir = argv[i];
+    } else {
+      DPD_FAIL(err, DPD_EINVAL, "unexpected argument '%s' (allowed: one output directory)",
+               argv[i]);
+      return CLI_EXIT_USAGE;
+    }
+  }
+  if (dir == NULL) {
+    DPD_FAIL(err, DPD_EINVAL, "missing output directory (usage: dpdyn plot DIR [--format=png|svg])");
+    return CLI_EXIT_USAGE;
+  }
+  if (strcmp(format, "png") != 0 && strcmp(format, "svg") != 0) {
+    DPD_FAIL(err, DPD_EINVAL, "invalid value for 'format': '%s' (allowed: png, svg)", format);
+    return CLI_EXIT_USAGE;
+  }
+  data = join(dir, "trajectory.tsv");
+  f = data != NULL ? fopen(data, "r") : NULL;
+  free(data);
+  if (f == NULL) {
+    DPD_FAIL(err, DPD_EINVAL, "cannot read '%s/trajectory.tsv' (allowed: a dpdyn output directory)",
+             dir);
+    return CLI_EXIT_USAGE;
+  }
+  while (fgets(line, sizeof line, f) != NULL && line[0] == '#') {
+    if (strncmp(line, "# command: ", 11) == 0) {
+      snprintf(script, sizeof script, "%s", line + 11);
+      script[strcspn(script, "\n")] = '\0';
+      break;
+    }
+  }
+  fclose(f);
+  if (script[0] == '\0') {
+    DPD_FAIL(err, DPD_EINVAL, "'%s/trajectory.tsv' has no '# command:' header line", dir);
+    return CLI_EXIT_USAGE;
+  }
+  return render(dir, script, format, err);
+}

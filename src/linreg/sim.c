@@ -1,0 +1,534 @@
+/* Monte-Carlo simulation of one-pass DP-SGD with per-sample clipping on Gaussian linear
+ * regression, exactly and in O(d) per step in the eigenbasis of Sigma (MATH.md 1.3).
+ * SPDX-License-Identifier: MIT
+ *
+ * The algorithm (MATH.md 1.3; seed 004, "DP-SGD with clipping"), written for the error
+ * e = theta - theta* in the eigenbasis (x = Lambda^{1/2} g, g ~ N(0, I_d)):
+ *
+ *   r_k      = x_k . e_k - z_k                      (residual; z_k ~ zeta N(0, 1))
+ *   s_k      = min(1, C / (|r_k| |x_k|)),  C = c sqrt(d)   (clipping of g_k = r_k x_k)
+ *   e_{k+1}  = e_k - eta_k r_k s_k x_k + 2 C sigma_k xi_k,  xi_k ~ N(0, I_d)
+ *
+ * with e_0 = -theta* (theta_0 = 0) and (eta_k, sigma_k) from dpd_schedule_steps. Rotation
+ * equivariance of clipping (it sees only |g| = |r| |x|) and of the isotropic noise makes the
+ * law of every risk the same as for the algorithm in the original basis.
+ *
+ * Random numbers (stream rule of rng.h): replicate r uses stream (seed, r). Step k makes one
+ * dpd_rng_gaussian_fill of m_k = d + 1 + (sigma_k > 0 ? d : 0) values, used in that order as
+ * g (d), the label-noise Gaussian (1) and xi (d); it consumes ceil(m_k / 2) blocks.
+ *
+ * Performance: the d-vectors (sqrt(lambda), g, e, xi) stay in L1/L2; each step is one fill and
+ * two fused passes (the dot products x.e and |x|^2, then the update, which also yields the
+ * risk when a grid point is reached). The passes are compiled for AVX-512, AVX2 and baseline
+ * x86-64; reductions use eight explicit partial sums in a fixed order and this file is built
+ * without FMA contraction, so all three give bit-identical results. Replicates run in
+ * parallel; each writes its own trajectory row, and the reduction over replicates is serial
+ * in replicate order, so results do not depend on the number of threads. */
+#include <math.h>
+#include <omp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error_impl.h"
+#include "dpdyn/linreg.h"
+#include "dpdyn/rng.h"
+
+/* Defaults of dpd_linreg_sim_config (docs/INTERFACE.md). */
+#define SIM_N_DEFAULT 1000
+#define SIM_ZETA_DEFAULT 0.5
+#define SIM_SEEDS_DEFAULT 16
+#define SIM_SEED_DEFAULT 1
+#define SIM_GRID_DEFAULT 101
+
+/* Length of one thread's Gaussian buffer in doubles, rounded up to a cache line. */
+#define CACHE_DOUBLES 8
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+dpd_linreg_sim_config dpd_linreg_sim_config_default(void) {
+  dpd_linreg_sim_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.n = SIM_N_DEFAULT;
+  cfg.zeta = SIM_ZETA_DEFAULT;
+  cfg.noise = DPD_NOISE_GAUSSIAN;
+  cfg.c = INFINITY;
+  cfg.rho = INFINITY;
+  cfg.seeds = SIM_SEEDS_DEFAULT;
+  cfg.seed = SIM_SEED_DEFAULT;
+  cfg.grid = SIM_GRID_DEFAULT;
+  cfg.threads = 0;
+  cfg.progress = 0;
+  return cfg;
+}
+
+void dpd_linreg_sim_result_free(dpd_linreg_sim_result *r) {
+  if (r == NULL) {
+    return;
+  }
+  free(r->t);
+  free(r->risk_mean);
+  free(r->risk_se);
+  free(r->clip_fraction);
+  free(r->risk_replicates);
+  free(r);
+}
+
+/* Everything a replicate needs, shared read-only by all threads. */
+typedef struct {
+  size_t d, n, grid;
+  const double *lambda;      /* [d] */
+  const double *sqrt_lambda; /* [d] */
+  const double *theta_star;  /* [d] */
+  const double *eta;         /* [n] */
+  const double *sigma;       /* [n] */
+  const size_t *kgrid;       /* [grid] recorded steps, non-decreasing, kgrid[0] = 0, = n at end */
+  double zeta;
+  double C; /* c sqrt(d); INFINITY: no clipping */
+  uint64_t seed;
+} sim_plan;
+
+/* What one replicate reports besides its risk row. */
+typedef struct {
+  double before_release; /* risk of theta_n without the last step's noise */
+  size_t fail_step;      /* step at which a non-finite value appeared */
+  int status;            /* DPD_OK or DPD_ENONFINITE */
+} replicate_info;
+
+/* Sum of eight partial sums in a fixed order (the same in every instruction set). */
+ALWAYS_INLINE double sum8(const double s[8]) {
+  return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+/* (1/2) sum lambda_i e_i^2. */
+ALWAYS_INLINE double risk_of(const double *restrict lambda, const double *restrict e, size_t d) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  size_t i = 0;
+  for (; i + 8 <= d; i += 8) {
+    for (size_t j = 0; j < 8; j++) {
+      acc[j] += lambda[i + j] * (e[i + j] * e[i + j]);
+    }
+  }
+  for (size_t j = 0; i + j < d; j++) {
+    acc[j] += lambda[i + j] * (e[i + j] * e[i + j]);
+  }
+  return 0.5 * sum8(acc);
+}
+
+/* Pass 1: x.e and |x|^2 with x = sqrt(lambda) .* g. */
+ALWAYS_INLINE void pass_dot(const double *restrict sl, const double *restrict g,
+                            const double *restrict e, size_t d, double *dot, double *xx) {
+  double sd[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  double sx[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  size_t i = 0;
+  for (; i + 8 <= d; i += 8) {
+    for (size_t j = 0; j < 8; j++) {
+      double x = sl[i + j] * g[i + j];
+      sd[j] += x * e[i + j];
+      sx[j] += x * x;
+    }
+  }
+  for (size_t j = 0; i + j < d; j++) {
+    double x = sl[i + j] * g[i + j];
+    sd[j] += x * e[i + j];
+    sx[j] += x * x;
+  }
+  *dot = sum8(sd);
+  *xx = sum8(sx);
+}
+
+/* One element of pass 2 (below). */
+ALWAYS_INLINE void update_one(const double *restrict sl, const double *restrict lambda,
+                              const double *restrict g, const double *restrict xi,
+                              double *restrict e, size_t i, double a, double b, int noisy,
+                              int want_risk, int want_before, double *sr, double *sb) {
+  double t = e[i] - a * (sl[i] * g[i]);
+  if (want_before) {
+    *sb += lambda[i] * (t * t);
+  }
+  if (noisy) {
+    t = t + b * xi[i];
+  }
+  if (want_risk) {
+    *sr += lambda[i] * (t * t);
+  }
+  e[i] = t;
+}
+
+/* Pass 2: e -= a x (+ b xi when noisy). With `want_risk` it also returns the risk of the new
+ * e and, with `want_before`, the risk of e - a x before the noise is added. The flags are
+ * compile-time constants at every call, so each combination is its own loop. */
+ALWAYS_INLINE void pass_update(const double *restrict sl, const double *restrict lambda,
+                               const double *restrict g, const double *restrict xi,
+                               double *restrict e, size_t d, double a, double b, int noisy,
+                               int want_risk, int want_before, double *risk, double *before) {
+  double sr[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  double sb[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  size_t i = 0;
+  for (; i + 8 <= d; i += 8) {
+    for (size_t j = 0; j < 8; j++) {
+      update_one(sl, lambda, g, xi, e, i + j, a, b, noisy, want_risk, want_before, &sr[j], &sb[j]);
+    }
+  }
+  for (size_t j = 0; i + j < d; j++) {
+    update_one(sl, lambda, g, xi, e, i + j, a, b, noisy, want_risk, want_before, &sr[j], &sb[j]);
+  }
+  if (want_risk) {
+    *risk = 0.5 * sum8(sr);
+  }
+  if (want_before) {
+    *before = 0.5 * sum8(sb);
+  }
+}
+
+/* Runs replicate `rep`: writes risk_row[grid] and clip_row[grid] (clipped steps per grid
+ * interval). `e` [d] and `buf` [2d + 2] are the caller's workspace. */
+ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *restrict e,
+                                      double *restrict buf, double *risk_row, double *clip_row,
+                                      replicate_info *info) {
+  const size_t d = plan->d, n = plan->n, grid = plan->grid;
+  const double *sl = plan->sqrt_lambda, *lambda = plan->lambda;
+  const double *g = buf, *xi = buf + d + 1;
+  const double C = plan->C;
+  const int clipping = isfinite(C);
+  dpd_rng rng;
+  size_t next = 0;    /* next grid index to record */
+  double nclip = 0.0; /* clipped steps since the last recorded grid point */
+
+  dpd_rng_init(&rng, plan->seed, (uint64_t)rep);
+  info->status = DPD_OK;
+  info->fail_step = 0;
+  info->before_release = NAN;
+  for (size_t i = 0; i < d; i++) {
+    e[i] = -plan->theta_star[i];
+  }
+  {
+    double r0 = risk_of(lambda, e, d);
+    for (; next < grid && plan->kgrid[next] == 0; next++) {
+      risk_row[next] = r0;
+      clip_row[next] = 0.0;
+    }
+  }
+  for (size_t k = 0; k < n; k++) {
+    const double sigma = plan->sigma[k];
+    const int noisy = sigma > 0.0;
+    /* m values, rounded up to even: an odd fill consumes the same ceil(m/2) blocks and gives
+     * the same first m values, and the even length skips the fill's partial-chunk copy. */
+    const size_t m = d + 1 + (noisy ? d : 0);
+    const size_t m_even = m + (m & 1u);
+    double dot, xx, risk = 0.0, before = 0.0;
+
+    dpd_rng_gaussian_fill(&rng, buf, m_even);
+    pass_dot(sl, g, e, d, &dot, &xx);
+    const double r = dot - plan->zeta * buf[d];
+    if (!isfinite(r) || !isfinite(xx)) {
+      info->status = DPD_ENONFINITE;
+      info->fail_step = k;
+      return;
+    }
+    double s = 1.0;
+    if (clipping) {
+      const double gnorm = fabs(r) * sqrt(xx);
+      if (gnorm > C) {
+        s = C / gnorm;
+        nclip += 1.0;
+      }
+    }
+    const double a = plan->eta[k] * r * s;
+    const double b = noisy ? 2.0 * C * sigma : 0.0;
+    const int record = next < grid && plan->kgrid[next] == k + 1;
+    const int last = k + 1 == n;
+
+    if (!record) {
+      if (noisy) {
+        pass_update(sl, lambda, g, xi, e, d, a, b, 1, 0, 0, NULL, NULL);
+      } else {
+        pass_update(sl, lambda, g, xi, e, d, a, b, 0, 0, 0, NULL, NULL);
+      }
+      continue;
+    }
+    if (last && noisy) {
+      pass_update(sl, lambda, g, xi, e, d, a, b, 1, 1, 1, &risk, &before);
+    } else if (noisy) {
+      pass_update(sl, lambda, g, xi, e, d, a, b, 1, 1, 0, &risk, NULL);
+    } else {
+      pass_update(sl, lambda, g, xi, e, d, a, b, 0, 1, 0, &risk, NULL);
+      before = risk;
+    }
+    if (!isfinite(risk)) {
+      info->status = DPD_ENONFINITE;
+      info->fail_step = k;
+      return;
+    }
+    if (last) {
+      info->before_release = before;
+    }
+    risk_row[next] = risk;
+    clip_row[next] = nclip;
+    nclip = 0.0;
+    /* Grid points that round to the same step: an empty interval, nothing clipped in it. */
+    for (next++; next < grid && plan->kgrid[next] == k + 1; next++) {
+      risk_row[next] = risk;
+      clip_row[next] = 0.0;
+    }
+  }
+}
+
+typedef void (*replicate_fn)(const sim_plan *, size_t, double *, double *, double *, double *,
+                             replicate_info *);
+
+static void run_replicate_generic(const sim_plan *plan, size_t rep, double *e, double *buf,
+                                  double *risk_row, double *clip_row, replicate_info *info) {
+  run_replicate_body(plan, rep, e, buf, risk_row, clip_row, info);
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("avx2"))) static void run_replicate_avx2(const sim_plan *plan, size_t rep,
+                                                               double *e, double *buf,
+                                                               double *risk_row, double *clip_row,
+                                                               replicate_info *info) {
+  run_replicate_body(plan, rep, e, buf, risk_row, clip_row, info);
+}
+
+__attribute__((target("avx512f,prefer-vector-width=512"))) static void
+run_replicate_avx512(const sim_plan *plan, size_t rep, double *e, double *buf, double *risk_row,
+                     double *clip_row, replicate_info *info) {
+  run_replicate_body(plan, rep, e, buf, risk_row, clip_row, info);
+}
+#endif
+
+static replicate_fn select_kernel(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  switch (dpd_rng_isa_get()) {
+  case DPD_RNG_ISA_AVX512:
+    return run_replicate_avx512;
+  case DPD_RNG_ISA_AVX2:
+    return run_replicate_avx2;
+  default:
+    break;
+  }
+#endif
+  return run_replicate_generic;
+}
+
+static int validate(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
+                    const dpd_linreg_sim_config *cfg, dpd_linreg_sim_result **out, dpd_err *err) {
+  if (problem == NULL || schedule == NULL || cfg == NULL || out == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "simulate: NULL argument (problem, schedule, cfg, out)");
+  }
+  if (problem->d < 1 || problem->lambda == NULL || problem->sqrt_lambda == NULL ||
+      problem->theta_star == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "simulate: problem has d = %zu or missing arrays", problem->d);
+  }
+  if (cfg->n < 1) {
+    return DPD_FAIL(err, DPD_EINVAL, "simulate: n = %zu, must be >= 1", cfg->n);
+  }
+  if (cfg->seeds < 1) {
+    return DPD_FAIL(err, DPD_EINVAL, "simulate: seeds = %zu, must be >= 1", cfg->seeds);
+  }
+  if (cfg->grid < 2) {
+    return DPD_FAIL(err, DPD_EINVAL, "simulate: grid = %zu, must be >= 2", cfg->grid);
+  }
+  if (!(cfg->zeta >= 0.0) || !isfinite(cfg->zeta)) {
+    return DPD_FAIL(err, DPD_EINVAL, "simulate: zeta = %g, must be finite and >= 0", cfg->zeta);
+  }
+  if (cfg->noise != DPD_NOISE_GAUSSIAN) {
+    return DPD_FAIL(err, DPD_EINVAL, "simulate: noise law %d not supported (gaussian only)",
+                    (int)cfg->noise);
+  }
+  if (!(cfg->c > 0.0)) {
+    return DPD_FAIL(err, DPD_EINVAL, "simulate: c = %g, must be > 0 (inf: no clipping)", cfg->c);
+  }
+  if (!(cfg->rho > 0.0)) {
+    return DPD_FAIL(err, DPD_EINVAL, "simulate: rho = %g, must be > 0 (inf: no privacy)", cfg->rho);
+  }
+  if (isfinite(cfg->rho) && !isfinite(cfg->c)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "simulate: rho = %g is finite but c = inf; privacy needs a finite clipping "
+                    "scale (the sensitivity is C = c sqrt(d))",
+                    cfg->rho);
+  }
+  if (isfinite(cfg->rho) && !dpd_schedule_is_nonincreasing(schedule)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "simulate: schedule '%s' is increasing somewhere; the privacy calibration "
+                    "rho^2 sigma_k^2 = eta_k^2 - eta_{k+1}^2 needs a non-increasing schedule",
+                    dpd_schedule_name(schedule));
+  }
+  const size_t max_doubles = SIZE_MAX / sizeof problem->lambda[0];
+  if (cfg->seeds > max_doubles / cfg->grid || problem->d > (max_doubles - 4 * CACHE_DOUBLES) / 4 ||
+      cfg->n > max_doubles) {
+    return DPD_FAIL(err, DPD_EINVAL, "simulate: sizes too large (d = %zu, seeds = %zu, grid = %zu)",
+                    problem->d, cfg->seeds, cfg->grid);
+  }
+  return DPD_OK;
+}
+
+static dpd_linreg_sim_result *result_create(size_t grid, size_t seeds) {
+  dpd_linreg_sim_result *res = calloc(1, sizeof *res);
+  if (res == NULL) {
+    return NULL;
+  }
+  res->grid = grid;
+  res->seeds = seeds;
+  res->t = malloc(grid * sizeof *res->t);
+  res->risk_mean = malloc(grid * sizeof *res->risk_mean);
+  res->risk_se = malloc(grid * sizeof *res->risk_se);
+  res->clip_fraction = malloc(grid * sizeof *res->clip_fraction);
+  res->risk_replicates = malloc(seeds * grid * sizeof *res->risk_replicates);
+  if (res->t == NULL || res->risk_mean == NULL || res->risk_se == NULL ||
+      res->clip_fraction == NULL || res->risk_replicates == NULL) {
+    dpd_linreg_sim_result_free(res);
+    return NULL;
+  }
+  return res;
+}
+
+/* Mean and standard error (sample sd / sqrt(count); 0 for one value) of x[0], x[stride], ... */
+static void mean_se(const double *x, size_t count, size_t stride, double *mean, double *se) {
+  /* Shifted by the first value: identical replicates (e.g. at t = 0) give their
+   * value exactly and a standard error of exactly 0, not rounding noise. */
+  double shift = x[0], sum = 0.0;
+  for (size_t r = 0; r < count; r++) {
+    sum += x[r * stride] - shift;
+  }
+  double m = shift + sum / (double)count;
+  double ss = 0.0;
+  for (size_t r = 0; r < count; r++) {
+    double dev = x[r * stride] - m;
+    ss += dev * dev;
+  }
+  *mean = m;
+  *se = count > 1 ? sqrt(ss / (double)(count - 1) / (double)count) : 0.0;
+}
+
+int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
+                       const dpd_linreg_sim_config *cfg, dpd_linreg_sim_result **out,
+                       dpd_err *err) {
+  if (out != NULL) {
+    *out = NULL;
+  }
+  int status = validate(problem, schedule, cfg, out, err);
+  if (status < 0) {
+    return status;
+  }
+  const size_t d = problem->d, n = cfg->n, seeds = cfg->seeds, grid = cfg->grid;
+  int nthreads = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
+  if ((size_t)nthreads > seeds) {
+    nthreads = (int)seeds;
+  }
+  /* Per thread: e [d] and the Gaussian buffer [2d + 2], each starting on a cache line. */
+  const size_t e_len = (d + CACHE_DOUBLES - 1) / CACHE_DOUBLES * CACHE_DOUBLES;
+  const size_t buf_len = (2 * d + 2 + CACHE_DOUBLES - 1) / CACHE_DOUBLES * CACHE_DOUBLES;
+  const size_t stride = e_len + buf_len;
+
+  dpd_linreg_sim_result *res = result_create(grid, seeds);
+  double *eta = malloc(n * sizeof *eta);
+  double *sigma = malloc(n * sizeof *sigma);
+  size_t *kgrid = malloc(grid * sizeof *kgrid);
+  double *clip_rows = malloc(seeds * grid * sizeof *clip_rows);
+  replicate_info *info = malloc(seeds * sizeof *info);
+  double *work = NULL;
+  /* aligned_alloc needs a size that is a multiple of the alignment: stride is. */
+  work = aligned_alloc(CACHE_DOUBLES * sizeof *work, (size_t)nthreads * stride * sizeof *work);
+  if (res == NULL || eta == NULL || sigma == NULL || kgrid == NULL || clip_rows == NULL ||
+      info == NULL || work == NULL) {
+    status = DPD_FAIL(err, DPD_ENOMEM, "simulate: out of memory (d = %zu, n = %zu, seeds = %zu)", d,
+                      n, seeds);
+    goto cleanup;
+  }
+
+  dpd_schedule_steps(schedule, n, cfg->rho, eta, sigma);
+  for (size_t j = 0; j < grid; j++) {
+    /* k_j = round(t_j n), t_j = j / (grid - 1): exact in doubles while j n < 2^53. */
+    res->t[j] = (double)j / (double)(grid - 1);
+    kgrid[j] = (size_t)floor((double)j * (double)n / (double)(grid - 1) + 0.5);
+  }
+  kgrid[grid - 1] = n;
+
+  const sim_plan plan = {.d = d,
+                         .n = n,
+                         .grid = grid,
+                         .lambda = problem->lambda,
+                         .sqrt_lambda = problem->sqrt_lambda,
+                         .theta_star = problem->theta_star,
+                         .eta = eta,
+                         .sigma = sigma,
+                         .kgrid = kgrid,
+                         .zeta = cfg->zeta,
+                         .C = isfinite(cfg->c) ? cfg->c * sqrt((double)d) : INFINITY,
+                         .seed = cfg->seed};
+  const replicate_fn kernel = select_kernel();
+  const int progress = cfg->progress;
+  size_t done = 0;
+
+#pragma omp parallel num_threads(nthreads)
+  {
+    double *e = work + (size_t)omp_get_thread_num() * stride;
+    double *buf = e + e_len;
+#pragma omp for schedule(dynamic, 1)
+    for (size_t rep = 0; rep < seeds; rep++) {
+      kernel(&plan, rep, e, buf, res->risk_replicates + rep * grid, clip_rows + rep * grid,
+             info + rep);
+      if (progress) {
+#pragma omp critical(dpd_sim_progress)
+        {
+          done++;
+          fprintf(stderr, "\rdpdyn simulate: %zu/%zu replicates", done, seeds);
+          if (done == seeds) {
+            fputc('\n', stderr);
+          }
+        }
+      }
+    }
+  }
+
+  for (size_t rep = 0; rep < seeds; rep++) {
+    if (info[rep].status < 0) {
+      double sup = dpd_schedule_sup(schedule);
+      status = DPD_FAIL(err, DPD_ENONFINITE,
+                        "simulate: replicate %zu (stream (%llu, %zu)) diverged at step %zu of %zu: "
+                        "non-finite residual or risk (sup eta~ = %g; plain SGD is stable only "
+                        "for eta~ < 2/gamma = %g)",
+                        rep, (unsigned long long)cfg->seed, rep, info[rep].fail_step, n, sup,
+                        2.0 * (double)n / (double)d);
+      goto cleanup;
+    }
+  }
+
+  /* Serial reduction in replicate order: identical for any thread count. */
+  double clipped_total = 0.0;
+  for (size_t j = 0; j < grid; j++) {
+    mean_se(res->risk_replicates + j, seeds, grid, &res->risk_mean[j], &res->risk_se[j]);
+    double clipped = 0.0;
+    for (size_t rep = 0; rep < seeds; rep++) {
+      clipped += clip_rows[rep * grid + j];
+    }
+    clipped_total += clipped;
+    size_t steps = j > 0 ? kgrid[j] - kgrid[j - 1] : 0;
+    res->clip_fraction[j] = steps > 0 ? clipped / ((double)steps * (double)seeds) : 0.0;
+  }
+  res->clip_fraction_total = clipped_total / ((double)n * (double)seeds);
+  res->final_risk = res->risk_mean[grid - 1];
+  res->final_risk_se = res->risk_se[grid - 1];
+  {
+    double *before = clip_rows; /* reuse: the clip counts are reduced already */
+    for (size_t rep = 0; rep < seeds; rep++) {
+      before[rep] = info[rep].before_release;
+    }
+    mean_se(before, seeds, 1, &res->before_release, &res->before_release_se);
+  }
+  *out = res;
+  res = NULL;
+  status = DPD_OK;
+
+cleanup:
+  dpd_linreg_sim_result_free(res);
+  free(eta);
+  free(sigma);
+  free(kgrid);
+  free(clip_rows);
+  free(info);
+  free(work);
+  return status;
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Bad input: exit status 1, a one-line message naming the key, the value and
+# the allowed range, and nothing written to the output directory.
+# usage: test_errors.sh DPDYN_BINARY SOURCE_DIR
+set -u
+dpdyn=$1
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fails=0
+passes=0
+
+# expect_error NAME PATTERN ARGS... : exit 1, stderr one line matching PATTERN, no output dir.
+expect_error() {
+  local name=$1 pattern=$2
+  shift 2
+  local out="$work/out-$name"
+  "$dpdyn" "$@" --out="$out" >"$work/stdout" 2>"$work/stderr"
+  local rc=$?
+  local lines
+  lines=$(wc -l <"$work/stderr")
+  if [ "$rc" -ne 1 ]; then
+    echo "FAIL $name: exit $rc (want 1); stderr: $(cat "$work/stderr")"
+    fails=$((fails + 1))
+  elif [ "$lines" -ne 1 ] || ! grep -qE -- "$pattern" "$work/stderr"; then
+    echo "FAIL $name: message does not match /$pattern/ in one line: $(cat "$work/stderr")"
+    fails=$((fails + 1))
+  elif [ -e "$out" ]; then
+    echo "FAIL $name: output directory was created"
+    fails=$((fails + 1))
+  else
+    echo "ok   $name: $(cat "$work/stderr")"
+    passes=$((passes + 1))
+  fi
+}
+
+base=(--d=50 --n=200 --seeds=2 --grid=5)
+expect_error unknown_key "unknown key 'colour'" ode "${base[@]}" --colour=red
+expect_error negative_c "'c': -1 \(allowed: 0 < c, or inf\)" ode "${base[@]}" --c=-1
+expect_error zero_rho "'rho': 0 \(allowed: 0 < rho, or inf\)" ode "${base[@]}" --c=1 --rho=0
+expect_error negative_rho "'rho': -2 \(allowed" simulate "${base[@]}" --c=1 --rho=-2
+expect_error inf_c_finite_rho "'c': inf with rho = 1 \(allowed: finite c" compare "${base[@]}" --rho=1
+expect_error unstable_eta "'eta0': 9 .*stability limit" ode "${base[@]}" --eta0=9
+expect_error unstable_optimal "'c1'.*stability limit" ode "${base[@]}" --schedule=optimal --c1=5 --c2=0.1
+expect_error d_zero "'d': '0' \(allowed: integer 1 <=" ode --d=0 --n=10
+expect_error nan_zeta "'zeta': 'nan' \(allowed: a number" ode "${base[@]}" --zeta=nan
+expect_error nan_c "'c': 'NaN' \(allowed: a number" ode "${base[@]}" --c=NaN
+expect_error garbage_n "'n': '12x' \(allowed: integer" ode --d=5 --n=12x
+expect_error missing_n "missing value for 'n'" ode --d=5
+expect_error negative_seeds "'seeds': '-3' \(allowed: integer 1 <=" simulate "${base[@]}" --seeds=-3
+expect_error increasing_private "'schedule'.*increases.*non-increasing" ode "${base[@]}" --schedule=hyperbolic --a=-0.5 --c=1 --rho=1
+expect_error unknown_schedule "'schedule': 'cosmic'" ode "${base[@]}" --schedule=cosmic
+expect_error bad_levels "'spectrum': 'levels:1\*0'" ode "${base[@]}" --spectrum='levels:1*0'
+expect_error levels_sum "'spectrum': multiplicities sum to 30 but d = 50" ode "${base[@]}" --spectrum='levels:1*10,2*20'
+expect_error bad_powerlaw "'spectrum': 'powerlaw:-1'" ode "${base[@]}" --spectrum=powerlaw:-1
+expect_error delta_range "'delta': 1 \(allowed: 0 < delta < 1\)" account "${base[@]}" --c=1 --rho=1 --delta=1
+expect_error eps_without_delta "missing value for 'delta'" account "${base[@]}" --c=1 --epsilon=1
+expect_error bad_model "'model': 'cnn'" ode "${base[@]}" --model=cnn
+
+printf 'model = linreg\nd = 50\nthis line is not ini\n' >"$work/bad.ini"
+expect_error malformed_ini "malformed INI file .* at line 3" ode "$work/bad.ini" --n=100
+printf 'model = linreg\nd = 50\nn = 100\nwidth = 3\n' >"$work/unknown.ini"
+expect_error ini_unknown_key "unknown key 'width' in the INI file" ode "$work/unknown.ini"
+expect_error missing_ini "cannot open INI file" ode "$work/none.ini"
+printf '1.0 10\n2.0 abc\n' >"$work/spec.txt"
+expect_error malformed_spectrum_file "'spectrum': file .* line 2 is malformed" ode --n=100 --spectrum="file:$work/spec.txt"
+printf '1.0 10\n-2.0 40\n' >"$work/spec2.txt"
+expect_error negative_eigenvalue "'spectrum': eigenvalue -2" ode --n=100 --spectrum="file:$work/spec2.txt"
+printf '0 1\n0.5 0.5\n0.4 0.4\n1 0.1\n' >"$work/sched.txt"
+expect_error unsorted_schedule "'schedule': t = 0.4 at row 3" ode "${base[@]}" --schedule="file:$work/sched.txt"
+printf '0.1\n0.2\n0.3\n0.4\n' >"$work/theta.txt"
+expect_error theta_file_length "'theta_star': .* has 4 values but d = 50" ode "${base[@]}" --theta_star="file:$work/theta.txt"
+
+# Numerical failure is exit 2 with a message, and nothing half-written.
+# (Valid input: a well-formed run must not fail.)
+"$dpdyn" ode "${base[@]}" --out="$work/good" >/dev/null 2>"$work/stderr"
+rc=$?
+if [ "$rc" -ne 0 ] || [ ! -s "$work/good/summary.json" ]; then
+  echo "FAIL valid_run: exit $rc: $(cat "$work/stderr")"
+  fails=$((fails + 1))
+else
+  passes=$((passes + 1))
+fi
+if ls -A "$work/good" | grep -q '^\.'; then
+  echo "FAIL valid_run: temporary files left behind"
+  fails=$((fails + 1))
+fi
+
+echo "errors: $passes passed, $fails failed"
+[ "$fails" -eq 0 ]
