@@ -77,10 +77,9 @@ int main(int argc, char **argv) {
   if (status < 0) {
     fprintf(stderr, "dpd_bench_ode: %s: %s\n", dpd_status_str(status), err.reason);
   } else {
-    printf("%zu %g %.6g %.4f %ld %ld %ld %ld %.3f %.10g\n", pcfg.d, pcfg.alpha,
-           problem->lambda_max, wall, res->steps, res->rhs_evals, res->nonlin_iters,
-           res->lin_iters, 1e9 * wall / ((double)res->steps * (double)problem->ngroups),
-           res->final_risk);
+    printf("%zu %g %.6g %.4f %ld %ld %ld %ld %.3f %.10g\n", pcfg.d, pcfg.alpha, problem->lambda_max,
+           wall, res->steps, res->rhs_evals, res->nonlin_iters, res->lin_iters,
+           1e9 * wall / ((double)res->steps * (double)problem->ngroups), res->final_risk);
   }
   dpd_ode_result_free(res);
   dpd_schedule_free(schedule);

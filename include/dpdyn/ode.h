@@ -2,7 +2,8 @@
  * SPDX-License-Identifier: MIT
  *
  * Solves, for the groups j of distinct eigenvalues (exact reduction),
- *   dS_j/dt = -2 lambda_j eta~ mu_c(P) S_j + m_j (gamma lambda_j eta~^2 nu_c(P) P + 2 c^2 gamma^2 sigma~^2)
+ *   dS_j/dt = -2 lambda_j eta~ mu_c(P) S_j
+ *             + m_j (gamma lambda_j eta~^2 nu_c(P) P + 2 c^2 gamma^2 sigma~^2),
  *   R = (1/d) sum_j lambda_j S_j,  P = R + zeta^2/2,
  * the two decoupled scalar bounds, and the last-iterate release jump
  * 2 c^2 gamma^2 eta~(1)^2 / rho^2, with SUNDIALS CVODE. Every solver
@@ -33,22 +34,22 @@ typedef enum {
 } dpd_ode_linsol;
 
 typedef struct {
-  double gamma;   /* d/n, finite > 0 (default 0.5; callers normally set it) */
-  double zeta;    /* label-noise sd, finite >= 0 (default 0.5) */
-  double c;       /* clipping scale > 0, INFINITY = none (default); must be finite when rho is */
-  double rho;     /* privacy > 0, INFINITY = none (default); needs a non-increasing schedule */
-  size_t grid;    /* output times t_j = j/(grid-1), grid >= 2 (default 101) */
+  double gamma; /* d/n, finite > 0 (default 0.5; callers normally set it) */
+  double zeta;  /* label-noise sd, finite >= 0 (default 0.5) */
+  double c;     /* clipping scale > 0, INFINITY = none (default); must be finite when rho is */
+  double rho;   /* privacy > 0, INFINITY = none (default); needs a non-increasing schedule */
+  size_t grid;  /* output times t_j = j/(grid-1), grid >= 2 (default 101) */
   dpd_ode_method method; /* default DPD_ODE_BDF */
-  double rtol;    /* relative tolerance, default 1e-8 (CVODE controls the local error: the
-                     global error of R is typically 5-50 rtol) */
+  double rtol;           /* relative tolerance, default 1e-8 (CVODE controls the local error: the
+                            global error of R is typically 5-50 rtol) */
   double atol;    /* absolute tolerance on R, default 1e-12; group j gets atol m_j / lambda_j,
                      so that all groups together contribute at most atol to R */
   long max_steps; /* CVODE mxstep (steps between two output times), >= 1, default 100000 */
   int bounds;     /* 1: also solve the two bounds (always with CVODE BDF and a dense 2 x 2
                      solver: the lower bound is as stiff as the full system); 0 (default) */
   dpd_ode_linsol linsol; /* BDF: default DPD_ODE_LINSOL_SM */
-  int krylov_maxl; /* BDF + SPGMR: Krylov dimension >= 1, default 5 (2 suffice: the
-                      preconditioned Newton matrix is identity plus rank one) */
+  int krylov_maxl;       /* BDF + SPGMR: Krylov dimension >= 1, default 5 (2 suffice: the
+                            preconditioned Newton matrix is identity plus rank one) */
 } dpd_ode_config;
 
 /* All risks are excess risks. The three curves risk, lower and upper are
@@ -57,10 +58,10 @@ typedef struct {
  * (R_out = R(1-) + jump; the bounds of R_out are lower/upper[grid-1] + jump). */
 typedef struct {
   size_t grid;
-  double *t;            /* [grid] t_j = j/(grid-1) */
-  double *risk;         /* [grid] R(t); risk[grid-1] = R(1-) (before release) */
-  double *lower;        /* [grid] lower bound before release (NULL if bounds == 0) */
-  double *upper;        /* [grid] upper bound before release (NULL if bounds == 0) */
+  double *t;             /* [grid] t_j = j/(grid-1) */
+  double *risk;          /* [grid] R(t); risk[grid-1] = R(1-) (before release) */
+  double *lower;         /* [grid] lower bound before release (NULL if bounds == 0) */
+  double *upper;         /* [grid] upper bound before release (NULL if bounds == 0) */
   double before_release; /* R(1-) */
   double release_jump;   /* 2 c^2 gamma^2 eta~(1)^2 / rho^2 (0 if rho = inf) */
   double final_risk;     /* R_out = R(1-) + jump */

@@ -128,7 +128,8 @@ static void model_init(ode_model *model, const dpd_linreg_problem *problem,
   model->half_zeta2 = 0.5 * cfg->zeta * cfg->zeta;
   model->c = cfg->c;
   model->noise_scale =
-      isinf(cfg->rho) ? 0.0 : 2.0 * cfg->c * cfg->c * cfg->gamma * cfg->gamma / (cfg->rho * cfg->rho);
+      isinf(cfg->rho) ? 0.0
+                      : 2.0 * cfg->c * cfg->c * cfg->gamma * cfg->gamma / (cfg->rho * cfg->rho);
 }
 
 /* Four partial sums: breaks the add-latency chain of a single accumulator
@@ -308,8 +309,8 @@ static int model_sm_solve(const ode_model *model, const ode_coef *co, double gam
 }
 
 /* The two bounds y = (upper, lower) and the diagonal of their Jacobian (jac may be NULL). */
-static int model_bounds_rhs(const ode_model *model, double lambda_min, double lambda_max,
-                            double t, const double y[2], double dydt[2], double jac[2]) {
+static int model_bounds_rhs(const ode_model *model, double lambda_min, double lambda_max, double t,
+                            const double y[2], double dydt[2], double jac[2]) {
   const double descent[2] = {lambda_min, lambda_max};
   const double noise[2] = {lambda_max, 1.0};
   double eta = dpd_schedule_eval(model->schedule, t);
@@ -323,7 +324,8 @@ static int model_bounds_rhs(const ode_model *model, double lambda_min, double la
       return 1;
     }
     dpd_clip_factors_eval(model->c, P, &mu, &nu, &dmu, &dnu);
-    dydt[k] = -2.0 * descent[k] * eta * mu * y[k] + noise[k] * model->gamma * eta * eta * nu * P + C;
+    dydt[k] =
+        -2.0 * descent[k] * eta * mu * y[k] + noise[k] * model->gamma * eta * eta * nu * P + C;
     if (jac != NULL) {
       jac[k] = -2.0 * descent[k] * eta * (dmu * y[k] + mu) +
                noise[k] * model->gamma * eta * eta * (dnu * P + nu);
@@ -337,8 +339,7 @@ static int model_bounds_rhs(const ode_model *model, double lambda_min, double la
 static int validate(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
                     const dpd_ode_config *cfg, dpd_err *err) {
   if (problem == NULL || schedule == NULL || cfg == NULL) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for '%s': NULL (allowed: a created object)",
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': NULL (allowed: a created object)",
                     problem == NULL ? "problem" : (schedule == NULL ? "schedule" : "config"));
   }
   if (!(cfg->gamma > 0.0) || !isfinite(cfg->gamma)) {
@@ -353,8 +354,7 @@ static int validate(const dpd_linreg_problem *problem, const dpd_schedule *sched
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'c': %g (allowed: > 0 or inf)", cfg->c);
   }
   if (!(cfg->rho > 0.0)) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'rho': %g (allowed: > 0 or inf)",
-                    cfg->rho);
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'rho': %g (allowed: > 0 or inf)", cfg->rho);
   }
   if (isinf(cfg->c) && !isinf(cfg->rho)) {
     return DPD_FAIL(err, DPD_EINVAL,
@@ -383,8 +383,7 @@ static int validate(const dpd_linreg_problem *problem, const dpd_schedule *sched
                     cfg->max_steps);
   }
   if (cfg->krylov_maxl < 1) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'krylov_maxl': %d (allowed: integer >= 1)",
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'krylov_maxl': %d (allowed: integer >= 1)",
                     cfg->krylov_maxl);
   }
   if (cfg->linsol != DPD_ODE_LINSOL_SM && cfg->linsol != DPD_ODE_LINSOL_SPGMR) {
@@ -444,9 +443,9 @@ typedef struct {
   double lambda_min, lambda_max;
   void *cvode_mem; /* the main solver (read by the Sherman-Morrison solver) */
   double *sm_ea;   /* [m] Sherman-Morrison workspace (owned by ode_run) */
-  ode_coef jt;   /* coefficients at the latest Jacobian-times setup */
-  int nonfinite; /* a right-hand side met a non-finite risk */
-  char msg[256]; /* the last error CVODE reported (its own printing is off) */
+  ode_coef jt;     /* coefficients at the latest Jacobian-times setup */
+  int nonfinite;   /* a right-hand side met a non-finite risk */
+  char msg[256];   /* the last error CVODE reported (its own printing is off) */
 } ode_work;
 
 /* Everything solve() allocates, released by run_free() on every path. */
@@ -594,8 +593,8 @@ static int sm_solve(SUNLinearSolver ls, SUNMatrix A, N_Vector x, N_Vector b, sun
     w->nonfinite = 1;
     return SUNLS_PACKAGE_FAIL_REC;
   }
-  if (model_sm_solve(&w->model, &w->jt, gamma_cv, y, N_VGetArrayPointer(b),
-                     N_VGetArrayPointer(x), w->sm_ea) != 0) {
+  if (model_sm_solve(&w->model, &w->jt, gamma_cv, y, N_VGetArrayPointer(b), N_VGetArrayPointer(x),
+                     w->sm_ea) != 0) {
     return SUNLS_PACKAGE_FAIL_REC;
   }
   return SUNLS_SUCCESS;
@@ -667,19 +666,19 @@ static int cv_fail(const ode_run *run, int flag, const char *what, double tau, d
 /* A failed set-up call (before any time stepping). */
 static int cv_setup_fail(const ode_run *run, int flag, const char *what, dpd_err *err) {
   char *name = CVodeGetReturnFlagName(flag);
-  int status = DPD_FAIL(err, DPD_ESOLVER, "%s failed: %s%s%s", what,
-                        name != NULL ? name : "unknown flag", run->work.msg[0] ? ": " : "",
-                        run->work.msg);
+  int status =
+      DPD_FAIL(err, DPD_ESOLVER, "%s failed: %s%s%s", what, name != NULL ? name : "unknown flag",
+               run->work.msg[0] ? ": " : "", run->work.msg);
   free(name);
   return status;
 }
 
-#define CV_TRY(call, what)                                                                     \
-  do {                                                                                         \
-    int cv_flag_ = (call);                                                                     \
-    if (cv_flag_ < 0) {                                                                        \
-      return cv_setup_fail(run, cv_flag_, (what), err);                                        \
-    }                                                                                          \
+#define CV_TRY(call, what)                                                                         \
+  do {                                                                                             \
+    int cv_flag_ = (call);                                                                         \
+    if (cv_flag_ < 0) {                                                                            \
+      return cv_setup_fail(run, cv_flag_, (what), err);                                            \
+    }                                                                                              \
   } while (0)
 
 static int setup_main(ode_run *run, const dpd_linreg_problem *problem, const dpd_ode_config *cfg,
@@ -780,8 +779,7 @@ static void collect_stats(const ode_run *run, const dpd_ode_config *cfg, dpd_ode
   }
 }
 
-static int integrate(ode_run *run, const dpd_ode_config *cfg, dpd_ode_result *res,
-                     dpd_err *err) {
+static int integrate(ode_run *run, const dpd_ode_config *cfg, dpd_ode_result *res, dpd_err *err) {
   size_t grid = cfg->grid;
   for (size_t j = 1; j < grid; j++) {
     double tout = res->t[j], tret = 0.0, R;

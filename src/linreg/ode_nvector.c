@@ -21,7 +21,9 @@
 
 #include "linreg/ode_impl.h"
 
-static size_t len(N_Vector v) { return (size_t)NV_LENGTH_S(v); }
+static size_t len(N_Vector v) {
+  return (size_t)NV_LENGTH_S(v);
+}
 
 static void linear_sum(sunrealtype a, N_Vector x, sunrealtype b, N_Vector y, N_Vector z) {
   const double *xd = NV_DATA_S(x), *yd = NV_DATA_S(y);
@@ -228,8 +230,8 @@ static int const_vector_array(int nvec, sunrealtype c, N_Vector *Z) {
 }
 
 /* Z[k] = a X[k] + b Y[k]. */
-static int linear_sum_vector_array(int nvec, sunrealtype a, N_Vector *X, sunrealtype b,
-                                   N_Vector *Y, N_Vector *Z) {
+static int linear_sum_vector_array(int nvec, sunrealtype a, N_Vector *X, sunrealtype b, N_Vector *Y,
+                                   N_Vector *Z) {
   for (int k = 0; k < nvec; k++) {
     linear_sum(a, X[k], b, Y[k], Z[k]);
   }

@@ -162,7 +162,8 @@ typedef struct {
 /* A(t) = int_0^t (2 eta - gamma eta^2) ds for eta = eta0 sqrt(1 - s). */
 static double sqrt_exponent(const sqrt_params *q, double t) {
   double u = 1.0 - t;
-  return (4.0 / 3.0) * q->eta0 * (1.0 - u * sqrt(u)) - q->gamma * q->eta0 * q->eta0 * (t - 0.5 * t * t);
+  return (4.0 / 3.0) * q->eta0 * (1.0 - u * sqrt(u)) -
+         q->gamma * q->eta0 * q->eta0 * (t - 0.5 * t * t);
 }
 
 static double sqrt_integrand(double s, void *params) {
@@ -190,8 +191,8 @@ static void iso_sqrt_schedule_matches_integrating_factor(void **state) {
     double integral = 0.0, abserr = 0.0;
     q.t = (double)j / (double)(cfg.grid - 1);
     if (q.t > 0.0) {
-      assert_int_equal(gsl_integration_qag(&f, 0.0, q.t, 1e-16, 1e-12, 1000, GSL_INTEG_GAUSS61,
-                                           ws, &integral, &abserr),
+      assert_int_equal(gsl_integration_qag(&f, 0.0, q.t, 1e-16, 1e-12, 1000, GSL_INTEG_GAUSS61, ws,
+                                           &integral, &abserr),
                        GSL_SUCCESS);
     }
     want[j] = R0 * exp(-sqrt_exponent(&q, q.t)) + integral;
@@ -292,8 +293,8 @@ static void check_against_ungrouped(dpd_schedule_kind kind, double tol) {
     assert_rel(res->risk[j], R, tol);
     worst = fmax(worst, fabs(res->risk[j] / R - 1.0));
   }
-  print_message("grouped vs ungrouped (%s): max relative difference %.3g\n",
-                dpd_schedule_name(s), worst);
+  print_message("grouped vs ungrouped (%s): max relative difference %.3g\n", dpd_schedule_name(s),
+                worst);
   gsl_odeiv2_driver_free(drv);
   free(D);
   dpd_ode_result_free(res);
