@@ -55,6 +55,10 @@ void cli_params_free(cli_params *p);
 const char *cli_get_text(const cli_params *p, const char *key);
 int cli_is_given(const cli_params *p, const char *key);
 
+/* Records the value a key actually took (e.g. rho computed from epsilon, n
+ * from gamma) so that summaries and headers show the parameters in effect. */
+int cli_set_effective(cli_params *p, const char *key, double value);
+
 /* Typed getters with validation. The range is lo..hi (inclusive flags);
  * `allow_inf` also accepts "inf". Errors name the key, value and range. */
 int cli_get_real(const cli_params *p, const char *key, double lo, int lo_incl, double hi,

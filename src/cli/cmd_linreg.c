@@ -287,7 +287,7 @@ static int setup_schedule(const cli_params *p, linreg_run *r, dpd_err *err) {
 }
 
 /* Everything that does not depend on the command. */
-static int setup(const cli_params *p, const char *command, linreg_run *r, dpd_err *err) {
+static int setup(cli_params *p, const char *command, linreg_run *r, dpd_err *err) {
   int status;
   const char *model = cli_get_text(p, "model");
   const char *noise = cli_get_text(p, "noise");
@@ -394,6 +394,10 @@ static int setup(const cli_params *p, const char *command, linreg_run *r, dpd_er
     return DPD_FAIL(err, DPD_EINVAL, "missing value for 'n' (allowed: integer n >= 1, or give gamma = d/n > 0)");
   }
   r->gamma = (double)r->d / (double)r->n;
+  if (cli_set_effective(p, "d", (double)r->d) < 0 || cli_set_effective(p, "n", (double)r->n) < 0 ||
+      cli_set_effective(p, "gamma", r->gamma) < 0 || cli_set_effective(p, "rho", r->rho) < 0) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+  }
   return setup_schedule(p, r, err);
 }
 
@@ -448,6 +452,20 @@ static int write_table(cli_out *o, const cli_params *p, const char *name, const 
   return cli_out_commit(o, f, tmp, name, err);
 }
 
+/* Human-readable summary on stdout: every number of the summary, one per line. */
+static void print_summary(const cJSON *root, const char *command, const linreg_run *r) {
+  const cJSON *item;
+  printf("# dpdyn %s %s (model linreg, d = %zu, n = %zu, schedule %s, seed %llu)\n",
+         dpd_version(), command, r->d, r->n, dpd_schedule_name(r->schedule), r->seed);
+  cJSON_ArrayForEach(item, root) {
+    if (cJSON_IsNumber(item) && strcmp(item->string, "seed") != 0) {
+      printf("%-32s %.10g\n", item->string, item->valuedouble);
+    } else if (cJSON_IsString(item) && strcmp(item->string, "version") != 0) {
+      printf("%-32s %s\n", item->string, item->valuestring);
+    }
+  }
+}
+
 static int exit_code_of(int status) {
   if (status == DPD_EIO) {
     return CLI_EXIT_IO;
@@ -491,15 +509,7 @@ static int run_account(const cli_params *p, linreg_run *r, double start, dpd_err
     cli_json_number(root, "rho_bun_steinke", dpd_privacy_rho_from_eps_bun_steinke(r->epsilon, r->delta));
   }
   cli_json_number(root, "wall_seconds", cli_now() - start);
-  printf("# dpdyn %s account (schedule %s, n = %zu)\n", dpd_version(),
-         dpd_schedule_name(r->schedule), r->n);
-  {
-    char *text = cJSON_Print(root);
-    if (text != NULL) {
-      puts(text);
-      free(text);
-    }
-  }
+  print_summary(root, "account", r);
   if ((status = cli_out_init(&o, cli_get_text(p, "out"), err)) == DPD_OK) {
     status = cli_out_json(&o, "summary.json", root, err);
     cli_out_free(&o);
@@ -668,16 +678,7 @@ int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *er
     code = exit_code_of(status);
     goto done;
   }
-  {
-    const cJSON *item;
-    printf("# dpdyn %s %s (model linreg, d = %zu, n = %zu, schedule %s, seed %llu)\n",
-           dpd_version(), command, r.d, r.n, dpd_schedule_name(r.schedule), r.seed);
-    cJSON_ArrayForEach(item, root) {
-      if (cJSON_IsNumber(item) && strcmp(item->string, "seed") != 0) {
-        printf("%-32s %.10g\n", item->string, item->valuedouble);
-      }
-    }
-  }
+  print_summary(root, command, &r);
   if (r.plot) {
     code = cli_plot_render(o.dir, command, err);
   }

@@ -210,6 +210,22 @@ int cli_params_parse(cli_params *p, const char *command, int argc, char **argv, 
   return DPD_OK;
 }
 
+int cli_set_effective(cli_params *p, const char *key, double value) {
+  cli_value *v = find_value(p, key);
+  char text[64], *copy;
+  if (v == NULL) {
+    return DPD_EINVAL;
+  }
+  snprintf(text, sizeof text, "%.17g", value);
+  copy = dup_string(text);
+  if (copy == NULL) {
+    return DPD_ENOMEM;
+  }
+  free(v->value);
+  v->value = copy;
+  return DPD_OK;
+}
+
 const char *cli_get_text(const cli_params *p, const char *key) {
   const cli_value *v = find_value(p, key);
   return v == NULL ? NULL : v->value;
