@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# End-to-end regression: pinned runs of each linreg command compared with the
+# committed answers in tests/cli/expected/ under a float tolerance, thread-count
+# reproducibility of the CLI, the summary contract, and plotting.
+# usage: test_regression.sh DPDYN_BINARY SOURCE_DIR [--update]
+set -u
+dpdyn=$1
+src=$2
+update=${3:-}
+expected=$src/tests/cli/expected
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fails=0
+passes=0
+ok() { echo "ok   $1"; passes=$((passes + 1)); }
+bad() { echo "FAIL $1"; fails=$((fails + 1)); }
+
+# Data rows only (no '#' header), so runs differing in e.g. `threads` compare.
+rows() { grep -v '^#' "$1"; }
+
+# numeric_match FILE EXPECTED RTOL: same shape, every number within RTOL relative (or 1e-300 abs).
+numeric_match() {
+  paste -d'|' <(rows "$1") <(rows "$2") | awk -F'|' -v rtol="$3" '
+    { n = split($1, a, " "); m = split($2, b, " ");
+      if (n != m) { printf "row %d: %d vs %d columns\n", NR, n, m; bad = 1; exit }
+      for (i = 1; i <= n; i++) {
+        x = a[i] + 0; y = b[i] + 0; diff = x - y; if (diff < 0) diff = -diff;
+        s = (y < 0 ? -y : y); if (!(diff <= rtol * s + 1e-300)) {
+          printf "row %d col %d: %s vs expected %s\n", NR, i, a[i], b[i]; bad = 1; exit } } }
+    END { exit bad }'
+}
+
+check_against() {
+  local name=$1 file=$2 rtol=$3
+  if [ "$update" = "--update" ]; then
+    rows "$file" >"$expected/$name"
+    ok "$name (updated)"
+  elif [ "$(rows "$file" | wc -l)" -ne "$(wc -l <"$expected/$name")" ]; then
+    bad "$name: row count differs from $expected/$name"
+  elif msg=$(numeric_match "$file" "$expected/$name" "$rtol"); then
+    ok "$name"
+  else
+    bad "$name: $msg"
+  fi
+}
+
+# 1. ODE: anisotropic spectrum, optimal schedule, clipping and privacy.
+"$dpdyn" ode --d=300 --n=1200 --spectrum='levels:0.5*100,1*150,2.5*50' --c=0.7 --rho=1.5 \
+  --schedule=optimal --c1=0.6 --c2=0.5 --c3=0.8 --seed=7 --grid=11 --out="$work/ode" >/dev/null ||
+  bad "ode run failed"
+check_against ode_levels_optimal.tsv "$work/ode/trajectory.tsv" 1e-6
+
+# 2. Simulation: bit-identical for 1 and 2 threads, and equal to the committed answer.
+for th in 1 2; do
+  "$dpdyn" simulate --d=64 --n=256 --seeds=8 --c=0.5 --rho=2 --schedule=sqrt --eta0=1.2 \
+    --spectrum=powerlaw:1 --seed=42 --grid=9 --threads=$th --out="$work/sim$th" >/dev/null ||
+    bad "simulate threads=$th failed"
+done
+if cmp -s <(rows "$work/sim1/trajectory.tsv") <(rows "$work/sim2/trajectory.tsv") &&
+  cmp -s <(rows "$work/sim1/release.tsv") <(rows "$work/sim2/release.tsv"); then
+  ok "simulate bit-identical for threads=1 and threads=2"
+else
+  bad "simulate differs between threads=1 and threads=2"
+fi
+check_against simulate_powerlaw_sqrt.tsv "$work/sim1/trajectory.tsv" 1e-9
+
+# 3. Accounting: the largest rho for (epsilon, delta) never overshoots.
+"$dpdyn" account --d=100 --n=1000 --schedule=sqrt --c=1 --epsilon=2 --delta=1e-6 \
+  --out="$work/acc" >"$work/acc.txt" || bad "account failed"
+awk '$1 == "rho" || $1 == "epsilon_tight" || $1 == "rho_eff" { print $2 }' "$work/acc.txt" \
+  >"$work/acc.tsv"
+check_against account_sqrt.tsv "$work/acc.tsv" 1e-9
+if awk '$1 == "epsilon_tight" { exit !($2 <= 2) }' "$work/acc.txt"; then
+  ok "account: epsilon_tight <= target"
+else
+  bad "account: epsilon_tight exceeds the target"
+fi
+
+# 4. compare: summary contract and figure.
+"$dpdyn" compare --d=100 --n=400 --seeds=8 --c=0.5 --rho=1 --delta=1e-5 --grid=11 \
+  --out="$work/cmp" >/dev/null || bad "compare failed"
+for key in final_excess_risk final_excess_risk_se excess_risk_before_release release_jump rho \
+  zcdp epsilon_bun_steinke epsilon_tight params seed version wall_seconds sup_gap final_gap \
+  sup_gap_in_se; do
+  grep -q "\"$key\":" "$work/cmp/summary.json" || bad "summary.json lacks '$key'"
+done
+ok "summary.json keys"
+if [ -s "$work/cmp/compare.png" ] && [ -s "$work/cmp/compare.gp" ]; then
+  ok "compare.png and compare.gp written"
+else
+  bad "compare did not write its figure"
+fi
+if "$dpdyn" plot "$work/cmp" --format=svg && grep -q '<svg' "$work/cmp/compare.svg"; then
+  ok "dpdyn plot --format=svg"
+else
+  bad "dpdyn plot --format=svg"
+fi
+if ls -A "$work/cmp" | grep -q '^\.'; then
+  bad "temporary files left in the output directory"
+fi
+
+echo "regression: $passes passed, $fails failed"
+[ "$fails" -eq 0 ]
