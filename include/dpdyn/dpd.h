@@ -10,5 +10,6 @@
 #include "dpdyn/privacy.h"
 #include "dpdyn/linreg.h"
 #include "dpdyn/ode.h"
+#include "dpdyn/sde.h"
 
 #endif

@@ -32,7 +32,20 @@ typedef enum {
   DPD_THETA_GIVEN       /* components in the eigenbasis (rescaled to theta_norm unless theta_norm <= 0) */
 } dpd_theta_kind;
 
-typedef enum { DPD_NOISE_GAUSSIAN = 0 } dpd_noise_law;
+/* Label-noise laws, each with mean 0 and variance zeta^2 (MATH.md 1.1). */
+typedef enum {
+  DPD_NOISE_GAUSSIAN = 0, /* N(0, zeta^2) */
+  DPD_NOISE_LAPLACE,      /* Laplace with scale zeta / sqrt(2) */
+  DPD_NOISE_RADEMACHER,   /* +-zeta with probability 1/2 each */
+  DPD_NOISE_STUDENT       /* Student-t with nu > 2 degrees of freedom, scaled by zeta sqrt((nu-2)/nu) */
+} dpd_noise_law;
+
+/* A label-noise law with its parameters. */
+typedef struct {
+  dpd_noise_law law;
+  double zeta; /* standard deviation >= 0 */
+  double nu;   /* Student-t degrees of freedom, > 2 (ignored by the other laws) */
+} dpd_noise_spec;
 
 typedef struct {
   size_t d;                 /* dimension, >= 1 */
@@ -81,6 +94,7 @@ typedef struct {
   size_t n;            /* samples = steps, >= 1 */
   double zeta;         /* label-noise standard deviation, >= 0 */
   dpd_noise_law noise;
+  double noise_nu;     /* Student-t degrees of freedom (> 2) when noise = DPD_NOISE_STUDENT */
   double c;            /* clipping scale, C = c sqrt(d); INFINITY = no clipping */
   double rho;          /* privacy; INFINITY = no noise */
   size_t seeds;        /* replicates, >= 1 */

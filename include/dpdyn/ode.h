@@ -36,6 +36,8 @@ typedef enum {
 typedef struct {
   double gamma; /* d/n, finite > 0 (default 0.5; callers normally set it) */
   double zeta;  /* label-noise sd, finite >= 0 (default 0.5) */
+  dpd_noise_law noise; /* label-noise law (default Gaussian): mu_c, nu_c follow it (clip.h) */
+  double noise_nu;     /* Student-t degrees of freedom, > 2 */
   double c;     /* clipping scale > 0, INFINITY = none (default); must be finite when rho is */
   double rho;   /* privacy > 0, INFINITY = none (default); needs a non-increasing schedule */
   size_t grid;  /* output times t_j = j/(grid-1), grid >= 2 (default 101) */

@@ -17,6 +17,7 @@
 
 #include <gsl/gsl_sf_gamma.h>
 
+#include "core/error_impl.h"
 #include "dpdyn/clip.h"
 
 static const double inv_sqrt_pi = 0.56418958354775628694807945156077;
@@ -67,4 +68,33 @@ double dpd_clip_nu_eval(double c, double P) {
   double nu;
   dpd_clip_factors_eval(c, P, NULL, &nu, NULL, NULL);
   return nu;
+}
+
+const char *dpd_noise_law_name(dpd_noise_law law) {
+  switch (law) {
+  case DPD_NOISE_GAUSSIAN:
+    return "gaussian";
+  case DPD_NOISE_LAPLACE:
+    return "laplace";
+  case DPD_NOISE_RADEMACHER:
+    return "rademacher";
+  case DPD_NOISE_STUDENT:
+    return "student";
+  }
+  return "unknown";
+}
+
+int dpd_clip_noise_factors_eval(const dpd_noise_spec *noise, double c, double R, double *mu,
+                                double *nu, double *dmu_dR, double *dnu_dR, dpd_err *err) {
+  if (!(R >= 0.0) || !(noise->zeta >= 0.0)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "clipping factors: R = %g, zeta = %g (allowed: R >= 0, zeta >= 0)", R,
+                    noise->zeta);
+  }
+  if (noise->law != DPD_NOISE_GAUSSIAN) {
+    return DPD_FAIL(err, DPD_EINVAL, "clipping factors: noise law '%s' (allowed: gaussian)",
+                    dpd_noise_law_name(noise->law));
+  }
+  dpd_clip_factors_eval(c, R + 0.5 * noise->zeta * noise->zeta, mu, nu, dmu_dR, dnu_dR);
+  return DPD_OK;
 }

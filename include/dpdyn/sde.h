@@ -1,0 +1,52 @@
+/* Homogenized DP-SGD (H-DP-SGD): the SDE of MATH.md 1.6 by Euler-Maruyama.
+ * SPDX-License-Identifier: MIT
+ *
+ *   dTheta = -eta~ mu_c(P) Sigma (Theta - theta*) dt + eta~ sqrt(2 nu_c(P) P / n) Sigma^{1/2} dB^s
+ *            + (2 sqrt(d) / n) c sigma~ dB^p,          t in [0, 1),
+ * in the eigenbasis of Sigma (diagonal: O(d) per step), P evaluated exactly
+ * from Theta, plus the private last-step noise of MATH.md 1.7 at t = 1. */
+#ifndef DPD_SDE_H
+#define DPD_SDE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dpdyn/linreg.h"
+#include "dpdyn/schedule.h"
+#include "dpdyn/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  size_t n;            /* samples of the matching DP-SGD run (sets gamma = d/n and the SGD-noise scale) */
+  double zeta;         /* label-noise sd >= 0 */
+  dpd_noise_law noise; /* label-noise law (mu_c, nu_c via dpd_clip_noise_factors_eval) */
+  double noise_nu;     /* Student-t degrees of freedom */
+  double c;            /* clipping scale > 0, INFINITY = none */
+  double rho;          /* privacy > 0, INFINITY = none */
+  size_t seeds;        /* replicates >= 1; replicate r uses stream (seed, r) */
+  uint64_t seed;
+  size_t grid;         /* recorded times t_j = j/(grid-1), grid >= 2 */
+  double dt;           /* Euler-Maruyama step in (0, 1]; 0 = default 1/n */
+  int threads;         /* OpenMP threads (<= 0: all); results do not depend on it */
+  int progress;        /* 1: progress on stderr */
+} dpd_linreg_sde_config;
+
+DPD_API dpd_linreg_sde_config dpd_linreg_sde_config_default(void);
+
+/* Integrates cfg->seeds replicates. The result has the layout of the
+ * simulator's (linreg.h): risk_mean/risk_se on the grid, the row t = 1 being
+ * the released value (before_release without the final noise), and
+ * clip_fraction holding the mean of 1 - mu_c(P) over each grid interval (the
+ * expected fraction of clipped samples). Bit-identical for any thread count.
+ * *out is returned-owned (dpd_linreg_sim_result_free). */
+DPD_API int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
+                               const dpd_linreg_sde_config *cfg, dpd_linreg_sim_result **out,
+                               dpd_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DPD_SDE_H */
