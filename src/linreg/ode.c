@@ -451,6 +451,11 @@ static int validate(const dpd_linreg_problem *problem, const dpd_schedule *sched
   return DPD_OK;
 }
 
+int dpd__ode_validate(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
+                      const dpd_ode_config *cfg, dpd_err *err) {
+  return validate(problem, schedule, cfg, err);
+}
+
 /* ---- Public pure evaluations --------------------------------------------------------------- */
 
 int dpd_ode_rhs_eval(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
