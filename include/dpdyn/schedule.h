@@ -67,9 +67,10 @@ DPD_API double dpd_schedule_eval(const dpd_schedule *s, double t);
 /* d/dt [eta~(t)^2] (finite at t = 1 for sqrt, where it equals -eta0^2). */
 DPD_API double dpd_schedule_dsq_eval(const dpd_schedule *s, double t);
 
-/* Discontinuities of eta~ inside (0, 1) (step schedules only): writes up to
- * `cap` jump times t[k] and jumps of eta~^2, dsq[k] = eta~(t-)^2 - eta~(t+)^2
- * (positive for a drop), and returns their number. The calibrated noise of a
+/* Discontinuities of eta~ inside (0, 1) (step schedules only): returns their
+ * number and writes the first min(number, cap) jump times t[k] (increasing)
+ * and jumps of eta~^2, dsq[k] = eta~(t-)^2 - eta~(t+)^2 (positive for a drop);
+ * cap = 0 (t, dsq may be NULL) only counts. The calibrated noise of a
  * drop is an impulse: the risk jumps by 2 c^2 gamma^2 dsq / rho^2 there, as at
  * the release (MATH.md 1.7). dpd_schedule_dsq_eval excludes these impulses. */
 DPD_API size_t dpd_schedule_jumps(const dpd_schedule *s, double *t, double *dsq, size_t cap);

@@ -265,18 +265,16 @@ double dpd_schedule_dsq_eval(const dpd_schedule *s, double t) {
 
 size_t dpd_schedule_jumps(const dpd_schedule *s, double *t, double *dsq, size_t cap) {
   const dpd_schedule_config *c = &s->cfg;
-  size_t count = 0;
   if (c->kind != DPD_SCHEDULE_STEP) {
     return 0;
   }
-  for (size_t j = 1; j <= c->drops && count < cap; j++) {
+  for (size_t j = 1; j <= c->drops && j <= cap; j++) {
     double before = c->eta0 * pow(c->factor, (double)(j - 1));
     double after = before * c->factor;
-    t[count] = (double)j / (double)(c->drops + 1);
-    dsq[count] = (before - after) * (before + after);
-    count++;
+    t[j - 1] = (double)j / (double)(c->drops + 1);
+    dsq[j - 1] = (before - after) * (before + after);
   }
-  return count;
+  return c->drops;
 }
 
 double dpd_schedule_sup(const dpd_schedule *s) {
