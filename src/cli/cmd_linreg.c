@@ -598,7 +598,14 @@ static int run_account_sequence(cli_params *p, double start, dpd_err *err) {
   cli_params_to_json(p, params);
   cJSON_AddItemToObject(root, "params", params);
   printf("# dpdyn %s account (sequence '%s', %zu steps)\n", dpd_version(), path, rows);
-  printf("%-32s %.10g\n", "rho_eff", rho_eff);
+  {
+    const cJSON *item;
+    cJSON_ArrayForEach(item, root) {
+      if (cJSON_IsNumber(item)) {
+        printf("%-32s %.10g\n", item->string, item->valuedouble);
+      }
+    }
+  }
   if ((status = cli_out_init(&o, cli_get_text(p, "out"), err)) == DPD_OK) {
     status = write_summary(&o, root, start, err);
     cli_out_free(&o);
