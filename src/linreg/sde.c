@@ -172,6 +172,9 @@ typedef struct {
   double inv_rho2;   /* 1/rho^2; 0 when rho = INFINITY */
   double priv_scale; /* (2 sqrt(d) / n) c; 0 without privacy */
   double release_sd; /* 2 C sigma_{n-1}; 0 without privacy */
+  const double *jump_t;  /* [njumps] drops of a step schedule (dpd_schedule_jumps) */
+  const double *jump_sd; /* [njumps] their impulse of calibrated noise, per coordinate */
+  size_t njumps;
   double dt;         /* step of the non-uniform grid */
   int uniform;       /* 1: t_k = k / nsteps */
   uint64_t seed;
@@ -242,6 +245,7 @@ ALWAYS_INLINE void run_replicate_body(const sde_plan *plan, size_t rep, double *
   const double *z = buf, *v = buf + d;
   dpd_rng rng;
   size_t next = 0;   /* next grid index to record */
+  size_t next_jump = 0;
   double clip = 0.0; /* integral of 1 - mu since the last recorded grid point */
   double R;
 
@@ -293,6 +297,14 @@ ALWAYS_INLINE void run_replicate_body(const sde_plan *plan, size_t rep, double *
     }
     clip += (1.0 - mu) * h;
     t = t_next;
+    /* A drop of a step schedule inside (t_k, t_{k+1}]: its calibrated noise is an impulse
+     * (rho^2 sigma^2 = eta_k^2 - eta_{k+1}^2 on the step before the drop), added like the
+     * release noise. */
+    while (next_jump < plan->njumps && plan->jump_t[next_jump] <= t && isfinite(R)) {
+      dpd_rng_gaussian_fill(&rng, buf, d + (d & 1u));
+      R = release_pass(lambda, buf, e, d, plan->jump_sd[next_jump]);
+      next_jump++;
+    }
     if (!isfinite(R)) {
       info->status = DPD_ENONFINITE;
       info->fail_step = k;
@@ -551,13 +563,16 @@ int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
   double *eta = malloc(n * sizeof *eta);
   double *sigma = malloc(n * sizeof *sigma);
   size_t *kgrid = malloc(grid * sizeof *kgrid);
+  size_t njumps = isinf(cfg->rho) ? 0 : dpd_schedule_jumps(schedule, NULL, NULL, 0);
+  double *jump_t = malloc((njumps + 1) * sizeof *jump_t);
+  double *jump_sd = malloc((njumps + 1) * sizeof *jump_sd);
   double *clip_rows = malloc(seeds * grid * sizeof *clip_rows);
   replicate_info *info = malloc(seeds * sizeof *info);
   /* aligned_alloc needs a size that is a multiple of the alignment: stride is. */
   double *work =
       aligned_alloc(CACHE_DOUBLES * sizeof *work, (size_t)nthreads * stride * sizeof *work);
   if (res == NULL || eta == NULL || sigma == NULL || kgrid == NULL || clip_rows == NULL ||
-      info == NULL || work == NULL) {
+      info == NULL || work == NULL || jump_t == NULL || jump_sd == NULL) {
     status = DPD_FAIL(err, DPD_ENOMEM, "sde: out of memory (d = %zu, n = %zu, seeds = %zu)", d, n,
                       seeds);
     goto cleanup;
@@ -581,9 +596,17 @@ int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
                    .inv_rho2 = private_run ? 1.0 / (cfg->rho * cfg->rho) : 0.0,
                    .priv_scale = private_run ? 2.0 * sqrt((double)d) / (double)n * cfg->c : 0.0,
                    .release_sd = private_run ? 2.0 * C * sigma[n - 1] : 0.0,
+                   .jump_t = jump_t,
+                   .jump_sd = jump_sd,
+                   .njumps = njumps,
                    .dt = dt,
                    .uniform = uniform,
                    .seed = cfg->seed};
+  /* Impulse of a drop: 2 C sigma with sigma^2 = (eta~(t-)^2 - eta~(t+)^2) / (n^2 rho^2). */
+  dpd_schedule_jumps(schedule, jump_t, jump_sd, njumps);
+  for (size_t j = 0; j < njumps; j++) {
+    jump_sd[j] = plan.priv_scale * sqrt(fmax(0.0, jump_sd[j]) * plan.inv_rho2);
+  }
   for (size_t j = 0; j < grid; j++) {
     res->t[j] = (double)j / (double)(grid - 1);
     kgrid[j] = nearest_step(&plan, res->t[j]);
@@ -664,6 +687,8 @@ cleanup:
   dpd_linreg_sim_result_free(res);
   free(eta);
   free(sigma);
+  free(jump_t);
+  free(jump_sd);
   free(kgrid);
   free(clip_rows);
   free(info);
