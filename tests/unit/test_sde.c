@@ -349,7 +349,9 @@ static void make(fixture *f, size_t d, dpd_spectrum_kind spectrum, dpd_schedule_
   dpd_schedule_config sc = dpd_schedule_config_default();
   sc.kind = kind;
   sc.eta0 = eta0;
-  sc.a = -0.3; /* hyperbolic: increasing */
+  sc.a = -0.3;      /* hyperbolic: increasing */
+  sc.factor = 0.55; /* step: two drops, at t = 1/3 and 2/3 */
+  sc.drops = 2;
   f->problem = NULL;
   f->schedule = NULL;
   assert_int_equal(dpd_linreg_problem_create(&pc, &f->problem, NULL), DPD_OK);
@@ -541,16 +543,20 @@ static size_t step_times(const dpd_linreg_sde_config *cfg, double *tk, size_t ca
  * and the release adds (2 C sigma_{n-1})^2 to every m_i (sigma_{n-1} = eta~((n-1)/n) / (n rho)),
  * i.e. 2 c^2 d^2 sigma_{n-1}^2 to the risk since sum lambda_i = d. The recorded means (at the step
  * nearest to each t_j) must agree within 4 SE, on a power-law spectrum with a non-divisible dt
- * (1/dt = 270.3, last step 0.001) and with dt = 1/n, and with four steps of 0.25. */
+ * (1/dt = 270.3, last step 0.001) and with dt = 1/n, and with four steps of 0.25. A drop of a
+ * step schedule adds the impulse (2 sqrt(d) c / n)^2 (eta~(t-)^2 - eta~(t+)^2) / rho^2 to every
+ * m_i after the step that reaches it (the simulator's sigma_k on the step before the drop). */
 static void mean_risk_follows_the_exact_euler_maruyama_recursion(void **state) {
   (void)state;
   enum { D = 100, N = 400, CAP = 4096 };
   const dpd_spectrum_kind spectra[] = {DPD_SPECTRUM_POWERLAW, DPD_SPECTRUM_POWERLAW,
-                                       DPD_SPECTRUM_ISO};
-  const dpd_schedule_kind kinds[] = {DPD_SCHEDULE_SQRT, DPD_SCHEDULE_CONST, DPD_SCHEDULE_SQRT};
-  const double dts[] = {0.0037, 0.0, 0.25};
+                                       DPD_SPECTRUM_ISO, DPD_SPECTRUM_POWERLAW};
+  const dpd_schedule_kind kinds[] = {DPD_SCHEDULE_SQRT, DPD_SCHEDULE_CONST, DPD_SCHEDULE_SQRT,
+                                     DPD_SCHEDULE_STEP};
+  const double dts[] = {0.0037, 0.0, 0.25, 0.0037};
   double *tk = alloc_doubles(CAP), *ER = alloc_doubles(CAP), *m = alloc_doubles(D);
-  for (size_t s = 0; s < 3; s++) {
+  double jump_t[4], jump_dsq[4];
+  for (size_t s = 0; s < 4; s++) {
     fixture f;
     make(&f, D, spectra[s], kinds[s], 1.2);
     dpd_linreg_sde_config cfg = dpd_linreg_sde_config_default();
@@ -566,6 +572,7 @@ static void mean_risk_follows_the_exact_euler_maruyama_recursion(void **state) {
     const double *lambda = f.problem->lambda, c = cfg.c, rho = cfg.rho;
     const double pscale = 2.0 * sqrt((double)D) / N * c;
     size_t nsteps = step_times(&cfg, tk, CAP);
+    size_t njumps = dpd_schedule_jumps(f.schedule, jump_t, jump_dsq, 4), next_jump = 0;
     double Pmax = 0.0;
     for (size_t i = 0; i < D; i++) {
       m[i] = f.problem->theta_star[i] * f.problem->theta_star[i];
@@ -576,10 +583,14 @@ static void mean_risk_follows_the_exact_euler_maruyama_recursion(void **state) {
       double sig2 = -dpd_schedule_dsq_eval(f.schedule, tk[k]) / (rho * rho);
       double P = ER[k] + 0.5 * cfg.zeta * cfg.zeta, R = 0.0;
       Pmax = fmax(Pmax, P);
+      double impulse = 0.0; /* drops of a step schedule in (t_k, t_{k+1}] */
+      for (; next_jump < njumps && jump_t[next_jump] <= tk[k + 1]; next_jump++) {
+        impulse += pscale * pscale * jump_dsq[next_jump] / (rho * rho);
+      }
       for (size_t i = 0; i < D; i++) {
         double g = 1.0 - eta * lambda[i] * h;
-        m[i] =
-            g * g * m[i] + eta * eta * (2.0 * P / N) * lambda[i] * h + pscale * pscale * sig2 * h;
+        m[i] = g * g * m[i] + eta * eta * (2.0 * P / N) * lambda[i] * h +
+               pscale * pscale * sig2 * h + impulse;
         R += 0.5 * lambda[i] * m[i];
       }
       ER[k + 1] = R;
