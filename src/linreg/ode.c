@@ -779,38 +779,109 @@ static void collect_stats(const ode_run *run, const dpd_ode_config *cfg, dpd_ode
   }
 }
 
-static int integrate(ode_run *run, const dpd_ode_config *cfg, dpd_ode_result *res, dpd_err *err) {
-  size_t grid = cfg->grid;
-  for (size_t j = 1; j < grid; j++) {
-    double tout = res->t[j], tret = 0.0, R;
-    double tau_out = j + 1 == grid ? 1.0 : tau_of_time(run->work.map, tout);
-    int flag = CVode(run->mem, tau_out, run->y, &tret, CV_NORMAL);
+/* Advances the main system (and the bounds) to tau_out. */
+static int advance(ode_run *run, double tau_out, double tout, dpd_err *err) {
+  double tret = 0.0;
+  int flag = CVode(run->mem, tau_out, run->y, &tret, CV_NORMAL);
+  if (flag < 0) {
+    CVodeGetCurrentTime(run->mem, &tret);
+    return cv_fail(run, flag, "CVode", tret, err);
+  }
+  run->work.nonfinite = 0; /* a recovered trial step is not a failure */
+  if (run->bmem != NULL) {
+    const double *by = N_VGetArrayPointer(run->by);
+    flag = CVode(run->bmem, tau_out, run->by, &tret, CV_NORMAL);
     if (flag < 0) {
-      CVodeGetCurrentTime(run->mem, &tret);
-      return cv_fail(run, flag, "CVode", tret, err);
+      CVodeGetCurrentTime(run->bmem, &tret);
+      return cv_fail(run, flag, "CVode (bounds)", tret, err);
     }
-    run->work.nonfinite = 0; /* a recovered trial step is not a failure */
+    if (!isfinite(by[0]) || !isfinite(by[1])) {
+      return DPD_FAIL(err, DPD_ENONFINITE, "CVode (bounds): a bound is not finite at t = %.17g",
+                      tout);
+    }
+  }
+  return DPD_OK;
+}
+
+/* The impulse of calibrated noise at a drop of a step schedule (MATH.md 1.4:
+ * rho^2 sigma_k^2 = eta_k^2 - eta_{k+1}^2 is concentrated on the step before
+ * the drop): every D_i jumps by J = 2 c^2 gamma^2 dsq / rho^2, so S_j by m_j J
+ * and R (and both bounds) by J, exactly as at the release. CVODE restarts
+ * from the new state. Step schedules keep tau = t (no time map). */
+static int apply_jump(ode_run *run, double t_jump, double dsq, dpd_err *err) {
+  const ode_model *model = &run->work.model;
+  double J = model->noise_scale * dsq;
+  double *S = N_VGetArrayPointer(run->y);
+  if (!(J > 0.0)) {
+    return DPD_OK;
+  }
+  for (size_t j = 0; j < model->m; j++) {
+    S[j] += model->mult[j] * J;
+  }
+  CV_TRY(CVodeReInit(run->mem, t_jump, run->y), "CVodeReInit");
+  CV_TRY(CVodeSetStopTime(run->mem, 1.0), "CVodeSetStopTime");
+  if (run->bmem != NULL) {
+    double *by = N_VGetArrayPointer(run->by);
+    by[0] += J;
+    by[1] += J;
+    CV_TRY(CVodeReInit(run->bmem, t_jump, run->by), "CVodeReInit (bounds)");
+    CV_TRY(CVodeSetStopTime(run->bmem, 1.0), "CVodeSetStopTime (bounds)");
+  }
+  return DPD_OK;
+}
+
+static int integrate(ode_run *run, const dpd_schedule *schedule, const dpd_ode_config *cfg,
+                     dpd_ode_result *res, dpd_err *err) {
+  size_t grid = cfg->grid, njumps = dpd_schedule_jumps(schedule, NULL, NULL, 0), next_jump = 0;
+  double *jt = NULL, *jdsq = NULL, tau_now = 0.0;
+  int status = DPD_OK;
+  if (njumps > 0) {
+    jt = malloc(njumps * sizeof *jt);
+    jdsq = malloc(njumps * sizeof *jdsq);
+    if (jt == NULL || jdsq == NULL) {
+      free(jt);
+      free(jdsq);
+      return DPD_FAIL(err, DPD_ENOMEM, "out of memory for %zu schedule drops", njumps);
+    }
+    dpd_schedule_jumps(schedule, jt, jdsq, njumps);
+  }
+  for (size_t j = 1; j < grid && status == DPD_OK; j++) {
+    double tout = res->t[j];
+    double tau_out = j + 1 == grid ? 1.0 : tau_of_time(run->work.map, tout);
+    double R;
+    /* Drops at or before this output time (right-continuous: a drop at tout counts). */
+    while (status == DPD_OK && next_jump < njumps && jt[next_jump] <= tout) {
+      if (jt[next_jump] > tau_now) {
+        status = advance(run, jt[next_jump], jt[next_jump], err);
+        tau_now = jt[next_jump];
+      }
+      if (status == DPD_OK) {
+        status = apply_jump(run, jt[next_jump], jdsq[next_jump], err);
+      }
+      next_jump++;
+    }
+    if (status == DPD_OK && tau_out > tau_now) {
+      status = advance(run, tau_out, tout, err);
+      tau_now = tau_out;
+    }
+    if (status != DPD_OK) {
+      break;
+    }
     R = model_risk(&run->work.model, N_VGetArrayPointer(run->y));
     if (!isfinite(R)) {
-      return DPD_FAIL(err, DPD_ENONFINITE, "CVode: the risk is %g at t = %.17g", R, tout);
+      status = DPD_FAIL(err, DPD_ENONFINITE, "CVode: the risk is %g at t = %.17g", R, tout);
+      break;
     }
     res->risk[j] = R;
     if (run->bmem != NULL) {
       const double *by = N_VGetArrayPointer(run->by);
-      flag = CVode(run->bmem, tau_out, run->by, &tret, CV_NORMAL);
-      if (flag < 0) {
-        CVodeGetCurrentTime(run->bmem, &tret);
-        return cv_fail(run, flag, "CVode (bounds)", tret, err);
-      }
-      if (!isfinite(by[0]) || !isfinite(by[1])) {
-        return DPD_FAIL(err, DPD_ENONFINITE, "CVode (bounds): a bound is not finite at t = %.17g",
-                        tout);
-      }
       res->upper[j] = by[0];
       res->lower[j] = by[1];
     }
   }
-  return DPD_OK;
+  free(jt);
+  free(jdsq);
+  return status;
 }
 
 /* ---- Results ------------------------------------------------------------------------------- */
@@ -893,7 +964,7 @@ int dpd_ode_solve(const dpd_linreg_problem *problem, const dpd_schedule *schedul
   if (cfg->bounds && (status = setup_bounds(&run, R0, cfg, err)) < 0) {
     goto cleanup;
   }
-  if ((status = integrate(&run, cfg, res, err)) < 0) {
+  if ((status = integrate(&run, schedule, cfg, res, err)) < 0) {
     goto cleanup;
   }
 
