@@ -67,54 +67,54 @@ typedef enum {
 } dpd_tune_param;
 
 typedef struct {
-  int params;              /* OR of dpd_tune_param. 0 (sentinel: tuning nothing is meaningless)
-                              = the family's default: C|ETA0 for const, sqrt, hyperbolic;
-                              C|C1|C2|C3 for optimal (default 0) */
-  double c_min, c_max;     /* box of c, 0 < c_min < c_max < inf (defaults 1e-2, 1e2) */
-  double safety;           /* sup eta~ <= safety 2/gamma, 0 < safety < 1 (default 0.99) */
-  double eta_min_fraction; /* eta~(0) >= eta_min_fraction L, 0 < . < 1 (default 1e-4) */
+  int params;                  /* OR of dpd_tune_param. 0 (sentinel: tuning nothing is meaningless)
+                                  = the family's default: C|ETA0 for const, sqrt, hyperbolic;
+                                  C|C1|C2|C3 for optimal (default 0) */
+  double c_min, c_max;         /* box of c, 0 < c_min < c_max < inf (defaults 1e-2, 1e2) */
+  double safety;               /* sup eta~ <= safety 2/gamma, 0 < safety < 1 (default 0.99) */
+  double eta_min_fraction;     /* eta~(0) >= eta_min_fraction L, 0 < . < 1 (default 1e-4) */
   double shape_min, shape_max; /* box of a, c2, c3, m, 0 < min < max < inf (1e-3, 1e3) */
-  size_t prescan;          /* pre-scan points per tuned variable, >= 3 (default 7) */
-  size_t starts;           /* local searches, >= 1 (default 3) */
-  double simplex_step;     /* initial Nelder-Mead step in u, > 0 (default 0.5) */
-  double xtol;             /* Nelder-Mead: simplex size in u; Brent: bracket width in s; > 0
-                              (default 1e-8) */
-  double ftol;             /* relative improvement that justifies another restart, >= 0
-                              (default 1e-10) */
-  size_t max_iter;         /* iterations per local search (and per restart), >= 1 (default 2000) */
-  size_t restarts;         /* Nelder-Mead restarts at the best point (default 3) */
-  double fail_value;       /* objective value of a failed ODE solve, > any risk (1e300) */
-  double bound_tol;        /* an optimum with s < bound_tol or s > 1 - bound_tol is reported
-                              in result.at_bound, 0 <= . < 0.5 (default 1e-4) */
-  int threads;             /* OpenMP threads of the pre-scan and the surface (<= 0: all);
-                              results do not depend on it (default 0) */
-  dpd_ode_config ode;      /* the fixed problem: gamma, zeta, noise, c (used when c is not
-                              tuned), rho, tolerances and method. grid and bounds are ignored
-                              (the objective needs R_out only). Default: dpd_ode_config_default() */
+  size_t prescan;              /* pre-scan points per tuned variable, >= 3 (default 7) */
+  size_t starts;               /* local searches, >= 1 (default 3) */
+  double simplex_step;         /* initial Nelder-Mead step in u, > 0 (default 0.5) */
+  double xtol;                 /* Nelder-Mead: simplex size in u; Brent: bracket width in s; > 0
+                                  (default 1e-8) */
+  double ftol;                 /* relative improvement that justifies another restart, >= 0
+                                  (default 1e-10) */
+  size_t max_iter;    /* iterations per local search (and per restart), >= 1 (default 2000) */
+  size_t restarts;    /* Nelder-Mead restarts at the best point (default 3) */
+  double fail_value;  /* objective value of a failed ODE solve, > any risk (1e300) */
+  double bound_tol;   /* an optimum with s < bound_tol or s > 1 - bound_tol is reported
+                         in result.at_bound, 0 <= . < 0.5 (default 1e-4) */
+  int threads;        /* OpenMP threads of the pre-scan and the surface (<= 0: all);
+                         results do not depend on it (default 0) */
+  dpd_ode_config ode; /* the fixed problem: gamma, zeta, noise, c (used when c is not
+                         tuned), rho, tolerances and method. grid and bounds are ignored
+                         (the objective needs R_out only). Default: dpd_ode_config_default() */
 } dpd_tune_config;
 
 typedef struct {
   dpd_schedule_config schedule; /* the tuned schedule (family, parameters; gamma and rho set) */
-  double c;                 /* tuned (or the fixed) clipping scale */
-  double risk;              /* R_out at the optimum */
-  double before_release;    /* R(1-) */
-  double release_jump;      /* 2 c^2 gamma^2 eta~(1)^2 / rho^2 */
-  double eta0;              /* eta~(0) at the optimum */
-  double eta_sup;           /* sup eta~ at the optimum */
-  double eta_limit;         /* the stability limit 2/gamma */
-  double offset_scale;      /* optimal family: m = max(c2, c3/rho); else 0 */
-  int params;               /* parameters tuned (after defaults and ignored ones) */
-  int ignored;              /* parameters requested but without effect (c3 when rho = inf) */
-  int at_bound;             /* tuned parameters whose optimum lies within bound_tol of a box
-                               edge (DPD_TUNE_ETA0 / C1 at the top edge: the stability limit) */
-  size_t nvars;             /* number of search variables */
-  size_t evals;             /* objective evaluations (ODE solves) */
-  size_t failed_evals;      /* of which rejected (ODE failure or non-finite risk) */
-  size_t iterations;        /* Brent / Nelder-Mead iterations over all local searches */
-  size_t starts;            /* local searches run */
-  int converged;            /* 1 if the winning local search met xtol */
-  double start_spread;      /* (worst - best)/best over the local searches' optima */
-  double prescan_best;      /* lowest pre-scan value */
+  double c;                     /* tuned (or the fixed) clipping scale */
+  double risk;                  /* R_out at the optimum */
+  double before_release;        /* R(1-) */
+  double release_jump;          /* 2 c^2 gamma^2 eta~(1)^2 / rho^2 */
+  double eta0;                  /* eta~(0) at the optimum */
+  double eta_sup;               /* sup eta~ at the optimum */
+  double eta_limit;             /* the stability limit 2/gamma */
+  double offset_scale;          /* optimal family: m = max(c2, c3/rho); else 0 */
+  int params;                   /* parameters tuned (after defaults and ignored ones) */
+  int ignored;                  /* parameters requested but without effect (c3 when rho = inf) */
+  int at_bound;                 /* tuned parameters whose optimum lies within bound_tol of a box
+                                   edge (DPD_TUNE_ETA0 / C1 at the top edge: the stability limit) */
+  size_t nvars;                 /* number of search variables */
+  size_t evals;                 /* objective evaluations (ODE solves) */
+  size_t failed_evals;          /* of which rejected (ODE failure or non-finite risk) */
+  size_t iterations;            /* Brent / Nelder-Mead iterations over all local searches */
+  size_t starts;                /* local searches run */
+  int converged;                /* 1 if the winning local search met xtol */
+  double start_spread;          /* (worst - best)/best over the local searches' optima */
+  double prescan_best;          /* lowest pre-scan value */
 } dpd_tune_result;
 
 /* Grid of the (c, eta~(0)) risk surface: c log-spaced on [c_min, c_max] (nc points; nc = 1

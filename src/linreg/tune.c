@@ -143,8 +143,7 @@ static double sup_ratio(const dpd_schedule_config *sc) {
   return 1.0;
 }
 
-dpd_schedule_config dpd_tune_schedule_eta0_set(const dpd_schedule_config *schedule,
-                                               double eta0) {
+dpd_schedule_config dpd_tune_schedule_eta0_set(const dpd_schedule_config *schedule, double eta0) {
   dpd_schedule_config sc = *schedule;
   if (sc.kind == DPD_SCHEDULE_OPTIMAL) {
     sc.c1 = eta0 * sc.gamma * offset_scale(&sc);
@@ -154,8 +153,7 @@ dpd_schedule_config dpd_tune_schedule_eta0_set(const dpd_schedule_config *schedu
   return sc;
 }
 
-static int check_box(const char *lo_name, double lo, const char *hi_name, double hi,
-                     dpd_err *err) {
+static int check_box(const char *lo_name, double lo, const char *hi_name, double hi, dpd_err *err) {
   if (!(lo > 0.0) || !isfinite(lo)) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': %g (allowed: finite, > 0)", lo_name,
                     lo);
@@ -197,8 +195,7 @@ static int validate_config(const dpd_tune_config *cfg, dpd_err *err) {
                     cfg->max_iter);
   }
   if (!(cfg->simplex_step > 0.0) || !isfinite(cfg->simplex_step)) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'simplex_step': %g (allowed: finite, > 0)",
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'simplex_step': %g (allowed: finite, > 0)",
                     cfg->simplex_step);
   }
   if (!(cfg->xtol > 0.0) || !isfinite(cfg->xtol)) {
@@ -223,8 +220,7 @@ static int validate_config(const dpd_tune_config *cfg, dpd_err *err) {
                     oc->gamma);
   }
   if (!(oc->rho > 0.0)) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'rho': %g (allowed: > 0, or inf)",
-                    oc->rho);
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'rho': %g (allowed: > 0, or inf)", oc->rho);
   }
   return DPD_OK;
 }
@@ -408,7 +404,9 @@ static double logistic(double u) {
   return u >= 0.0 ? 1.0 / (1.0 + exp(-u)) : exp(u) / (1.0 + exp(u));
 }
 
-static double logit(double s) { return log(s) - log1p(-s); }
+static double logit(double s) {
+  return log(s) - log1p(-s);
+}
 
 /* gsl_multimin adapter: u -> s -> objective. */
 static double nm_f(const gsl_vector *u, void *params) {
@@ -421,7 +419,9 @@ static double nm_f(const gsl_vector *u, void *params) {
 }
 
 /* gsl_min adapter (one variable, box coordinate s directly). */
-static double brent_f(double s, void *params) { return counted_objective(params, &s); }
+static double brent_f(double s, void *params) {
+  return counted_objective(params, &s);
+}
 
 typedef struct {
   double s[NVARS_MAX];
@@ -568,8 +568,8 @@ static int brent_search(search *sr, double lo, double flo, double mid, double fm
 
 /* Sets up the search variables of `params` for `family`. */
 static int setup_search(search *sr, const dpd_linreg_problem *problem,
-                        const dpd_schedule_config *family, const dpd_tune_config *cfg,
-                        int *params, int *ignored, dpd_err *err) {
+                        const dpd_schedule_config *family, const dpd_tune_config *cfg, int *params,
+                        int *ignored, dpd_err *err) {
   double eta_hi;
   int p = cfg->params != 0 ? cfg->params : dpd_tune_params_get(family->kind);
   int allowed = family_params(family->kind);
@@ -616,8 +616,8 @@ static int setup_search(search *sr, const dpd_linreg_problem *problem,
       return status;
     }
   }
-  if (family->kind == DPD_SCHEDULE_HYPERBOLIC && (p & DPD_TUNE_A) == 0 &&
-      isfinite(cfg->ode.rho) && family->a < 0.0) {
+  if (family->kind == DPD_SCHEDULE_HYPERBOLIC && (p & DPD_TUNE_A) == 0 && isfinite(cfg->ode.rho) &&
+      family->a < 0.0) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'a': %g with rho = %g (allowed: a >= 0 when rho is finite: "
                     "the schedule must not increase)",
@@ -678,7 +678,9 @@ static int nthreads_of(const dpd_tune_config *cfg, size_t work) {
 }
 
 /* Pre-scan coordinate of grid index k. */
-static double prescan_s(size_t k, size_t points) { return ((double)k + 0.5) / (double)points; }
+static double prescan_s(size_t k, size_t points) {
+  return ((double)k + 0.5) / (double)points;
+}
 
 static void unflatten(size_t flat, size_t points, size_t nvars, size_t *idx) {
   for (size_t v = nvars; v-- > 0;) {
@@ -704,8 +706,8 @@ static int is_grid_min(const double *f, size_t flat, size_t points, size_t nvars
 }
 
 /* Indices of the `want` starts: grid-local minima first (by value), then the lowest others. */
-static size_t pick_starts(const double *f, size_t total, size_t points, size_t nvars,
-                          size_t want, double fail_value, size_t *starts) {
+static size_t pick_starts(const double *f, size_t total, size_t points, size_t nvars, size_t want,
+                          double fail_value, size_t *starts) {
   size_t count = 0;
   for (int pass = 0; pass < 2 && count < want; pass++) {
     while (count < want) {
@@ -798,8 +800,7 @@ int dpd_tune_run(const dpd_linreg_problem *problem, const dpd_schedule_config *f
   }
 
   /* 2. Starts, 3. local searches. */
-  nstarts = pick_starts(fscan, total, cfg->prescan, sr.nvars, cfg->starts, cfg->fail_value,
-                        starts);
+  nstarts = pick_starts(fscan, total, cfg->prescan, sr.nvars, cfg->starts, cfg->fail_value, starts);
   best.f = INFINITY;
   for (size_t q = 0; q < nstarts; q++) {
     local_result lr;
@@ -862,8 +863,8 @@ int dpd_tune_run(const dpd_linreg_problem *problem, const dpd_schedule_config *f
   out->start_spread = (worst - best.f) / best.f;
   for (size_t v = 0; v < sr.nvars; v++) {
     if (best.s[v] < cfg->bound_tol || best.s[v] > 1.0 - cfg->bound_tol) {
-      static const int flag_of[] = {DPD_TUNE_C, DPD_TUNE_ETA0, DPD_TUNE_A,
-                                    DPD_TUNE_C2, DPD_TUNE_C3, DPD_TUNE_C2 | DPD_TUNE_C3};
+      static const int flag_of[] = {DPD_TUNE_C,  DPD_TUNE_ETA0, DPD_TUNE_A,
+                                    DPD_TUNE_C2, DPD_TUNE_C3,   DPD_TUNE_C2 | DPD_TUNE_C3};
       int flag = flag_of[sr.kind[v]];
       if (sr.kind[v] == VAR_ETA0 && family->kind == DPD_SCHEDULE_OPTIMAL) {
         flag = DPD_TUNE_C1;
