@@ -16,7 +16,7 @@
 #include "cli/cli.h"
 #include "core/error_impl.h"
 
-typedef struct {
+typedef struct linreg_run {
   size_t d, n;
   double gamma, zeta, c, rho, delta, epsilon;
   int have_delta, have_epsilon;
@@ -28,6 +28,7 @@ typedef struct {
   double rtol, atol;
   dpd_linreg_problem *problem;
   dpd_schedule *schedule;
+  dpd_schedule_config schedule_cfg; /* as created (table pointers into sched_cols) */
   /* storage for file inputs (borrowed by the configs during create) */
   double *spec_cols[2];
   double *theta_cols[1];
@@ -267,6 +268,7 @@ static int setup_schedule(const cli_params *p, linreg_run *r, dpd_err *err) {
                     "optimal, file:PATH)",
                     name);
   }
+  r->schedule_cfg = sc;
   if ((status = dpd_schedule_create(&sc, &r->schedule, err)) < 0) {
     return status;
   }
@@ -518,6 +520,76 @@ static int run_account(const cli_params *p, linreg_run *r, double start, dpd_err
   return status < 0 ? exit_code_of(status) : CLI_EXIT_OK;
 }
 
+/* ---- pieces shared with the other linreg commands (cli.h) ---- */
+
+dpd_ode_config cli_linreg_ode_config(const linreg_run *r) {
+  dpd_ode_config oc = dpd_ode_config_default();
+  oc.gamma = r->gamma;
+  oc.zeta = r->zeta;
+  oc.c = r->c;
+  oc.rho = r->rho;
+  oc.grid = r->grid;
+  oc.method = r->method;
+  oc.rtol = r->rtol;
+  oc.atol = r->atol;
+  return oc;
+}
+
+dpd_linreg_sim_config cli_linreg_sim_config(const linreg_run *r) {
+  dpd_linreg_sim_config sc = dpd_linreg_sim_config_default();
+  sc.n = r->n;
+  sc.zeta = r->zeta;
+  sc.c = r->c;
+  sc.rho = r->rho;
+  sc.seeds = r->seeds;
+  sc.seed = r->seed;
+  sc.grid = r->grid;
+  sc.threads = r->threads;
+  sc.progress = isatty(STDERR_FILENO);
+  return sc;
+}
+
+int cli_linreg_setup(cli_params *p, const char *command, linreg_run **out, dpd_err *err) {
+  int status;
+  *out = calloc(1, sizeof **out);
+  if (*out == NULL) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+  }
+  if ((status = setup(p, command, *out, err)) < 0) {
+    cli_linreg_free(*out);
+    *out = NULL;
+  }
+  return status;
+}
+
+void cli_linreg_free(linreg_run *r) {
+  if (r != NULL) {
+    run_free(r);
+    free(r);
+  }
+}
+
+const dpd_linreg_problem *cli_linreg_problem(const linreg_run *r) {
+  return r->problem;
+}
+
+const dpd_schedule_config *cli_linreg_schedule_config(const linreg_run *r) {
+  return &r->schedule_cfg;
+}
+
+cJSON *cli_linreg_summary(const cli_params *p, const linreg_run *r) {
+  return summary_new(p, r);
+}
+
+int cli_linreg_exit_code(int status) {
+  return exit_code_of(status);
+}
+
+int cli_write_table(cli_out *o, const cli_params *p, const char *name, const char *columns,
+                    size_t rows, size_t ncols, const double *const *cols, dpd_err *err) {
+  return write_table(o, p, name, columns, rows, ncols, cols, err);
+}
+
 int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *err) {
   linreg_run r;
   dpd_linreg_sim_result *sim = NULL;
@@ -544,15 +616,7 @@ int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *er
     return code;
   }
   if (do_ode) {
-    dpd_ode_config oc = dpd_ode_config_default();
-    oc.gamma = r.gamma;
-    oc.zeta = r.zeta;
-    oc.c = r.c;
-    oc.rho = r.rho;
-    oc.grid = r.grid;
-    oc.method = r.method;
-    oc.rtol = r.rtol;
-    oc.atol = r.atol;
+    dpd_ode_config oc = cli_linreg_ode_config(&r);
     oc.bounds = 1;
     if ((status = dpd_ode_solve(r.problem, r.schedule, &oc, &ode, err)) < 0) {
       code = exit_code_of(status);
@@ -560,16 +624,7 @@ int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *er
     }
   }
   if (do_sim) {
-    dpd_linreg_sim_config sc = dpd_linreg_sim_config_default();
-    sc.n = r.n;
-    sc.zeta = r.zeta;
-    sc.c = r.c;
-    sc.rho = r.rho;
-    sc.seeds = r.seeds;
-    sc.seed = r.seed;
-    sc.grid = r.grid;
-    sc.threads = r.threads;
-    sc.progress = isatty(STDERR_FILENO);
+    dpd_linreg_sim_config sc = cli_linreg_sim_config(&r);
     if ((status = dpd_linreg_sim_run(r.problem, r.schedule, &sc, &sim, err)) < 0) {
       code = exit_code_of(status);
       goto done;
@@ -628,8 +683,8 @@ int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *er
       cJSON_AddNumberToObject(root, "distinct_eigenvalues", (double)r.problem->ngroups);
       {
         const double *cols[] = {t, ode->risk, ode->lower, ode->upper};
-        status = write_table(&o, p, "trajectory.tsv", "t excess_risk lower_bound upper_bound", g,
-                             4, cols, err);
+        status = write_table(&o, p, "trajectory.tsv", "t excess_risk lower_bound upper_bound", g, 4,
+                             cols, err);
       }
     } else {
       double final_gap = fabs(ode->final_risk - sim->final_risk);
