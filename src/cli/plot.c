@@ -27,6 +27,7 @@ typedef struct {
 static const plot_script scripts[] = {{"compare", dpd_plot_compare},
                                       {"simulate", dpd_plot_simulate},
                                       {"ode", dpd_plot_ode},
+                                      {"tune", dpd_plot_tune},
                                       {NULL, NULL}};
 
 static const char *script_text(const char *name) {
@@ -81,7 +82,7 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
   int status, code = CLI_EXIT_OK;
   pid_t pid;
   if (text == NULL) {
-    DPD_FAIL(err, DPD_EINVAL, "no figure for command '%s' (allowed: compare, simulate, ode)",
+    DPD_FAIL(err, DPD_EINVAL, "no figure for command '%s' (allowed: compare, simulate, ode, tune)",
              script);
     return CLI_EXIT_USAGE;
   }
