@@ -11,6 +11,7 @@
 #include "dpdyn/linreg.h"
 #include "dpdyn/ode.h"
 #include "dpdyn/sde.h"
+#include "dpdyn/tune.h"
 #include "dpdyn/volterra.h"
 
 #endif
