@@ -778,11 +778,13 @@ int dpd_volterra_execute(dpd_volterra_plan *plan, const dpd_linreg_problem *prob
   double t_bad = 0.0;
   int status;
 
-  if (out == NULL || plan == NULL) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': NULL (allowed: a %s)",
-                    out == NULL ? "out" : "plan", out == NULL ? "pointer" : "created plan");
+  if (out == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'out': NULL (allowed: a pointer)");
   }
   *out = NULL;
+  if (plan == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'plan': NULL (allowed: a created plan)");
+  }
   if ((status = model_check(plan, problem, schedule, model, err)) < 0) {
     return status;
   }
