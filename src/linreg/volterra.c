@@ -75,9 +75,9 @@ static const size_t volterra_steps_max = (size_t)1 << 26;
 /* Largest number of graded segments L (mesh positions are counted in units of h / 2^L). */
 static const int volterra_levels_max = 30;
 
-/* Groups per tabulation block (a multiple of LANES; 8 arrays of BLOCK doubles = 16 KiB). */
+/* Groups per tabulation block (a multiple of the 8 vector lanes; 8 arrays of BLOCK doubles =
+ * 16 KiB, in L1). */
 #define BLOCK 256
-#define LANES 8
 /* Powers q^n below this are flushed to zero (see the file comment). */
 #define POWER_FLOOR 1e-280
 /* Below this x, phi_a and phi_b are summed from their Taylor series (SERIES_TERMS terms:
@@ -118,7 +118,8 @@ static const double series_b[SERIES_TERMS] = {
     4.49833160695283296e-14, 2.65526518465965852e-15, 1.47971434439237934e-16};
 
 /* phi_a, phi_b from e1 = 1 - e^{-x} = -expm1(-x) and q = e^{-x}: the series (Horner) below
- * SERIES_X, else the closed forms, written as ((...)/x)/x so that x^2 never overflows. */
+ * SERIES_X, else the closed forms, written as ((...)/x)/x so that x^2 never overflows. The
+ * block kernels (block_fill) evaluate the same expressions in the same order. */
 static void phi_eval(double x, double e1, double q, double *phi_a, double *phi_b) {
   if (x < SERIES_X) {
     double a = series_a[SERIES_TERMS - 1], b = series_b[SERIES_TERMS - 1];
@@ -129,8 +130,9 @@ static void phi_eval(double x, double e1, double q, double *phi_a, double *phi_b
     *phi_a = a;
     *phi_b = b;
   } else {
-    *phi_a = (1.0 - e1 / x) / x;
-    *phi_b = (e1 / x - q) / x;
+    double inv = 1.0 / x;
+    *phi_a = (1.0 - e1 * inv) * inv;
+    *phi_b = (e1 * inv - q) * inv;
   }
 }
 
