@@ -11,5 +11,6 @@
 #include "dpdyn/linreg.h"
 #include "dpdyn/ode.h"
 #include "dpdyn/sde.h"
+#include "dpdyn/tune.h"
 
 #endif

@@ -110,9 +110,33 @@ void cli_write_header(FILE *f, const cli_params *p, const char *figure, const ch
  * dir/<script>.gp and dir/<script>.png. Returns CLI_EXIT_* code. */
 int cli_plot_render(const char *dir, const char *script, dpd_err *err);
 
+/* ---- linreg set-up shared by the linreg commands (cmd_linreg.c) ---- */
+
+/* Everything a linreg command needs, validated from the parameters: the problem,
+ * the schedule and the numbers of the ODE and the simulation (opaque). */
+typedef struct linreg_run cli_linreg_run;
+
+/* Validates every linreg key of `p` for `command` and builds the run (*out owned,
+ * free with cli_linreg_free). Returns a DPD status, the message in err. */
+int cli_linreg_setup(cli_params *p, const char *command, cli_linreg_run **out, dpd_err *err);
+void cli_linreg_free(cli_linreg_run *r);
+const dpd_linreg_problem *cli_linreg_problem(const cli_linreg_run *r);
+const dpd_schedule_config *cli_linreg_schedule_config(const cli_linreg_run *r);
+/* ODE and simulation configurations of the parameters in effect (bounds off). */
+dpd_ode_config cli_linreg_ode_config(const cli_linreg_run *r);
+dpd_linreg_sim_config cli_linreg_sim_config(const cli_linreg_run *r);
+/* The summary.json object every linreg command starts from (caller owns it). */
+cJSON *cli_linreg_summary(const cli_params *p, const cli_linreg_run *r);
+/* CLI exit code of a DPD status (EINVAL -> 1, EIO -> 3, else 2). */
+int cli_linreg_exit_code(int status);
+/* Writes a gnuplot-ready table: the standard header, then `rows` rows of `ncols`. */
+int cli_write_table(cli_out *o, const cli_params *p, const char *name, const char *columns,
+                    size_t rows, size_t ncols, const double *const *cols, dpd_err *err);
+
 /* ---- commands ---- */
 int cli_cmd_linreg(const char *command, cli_params *p, double start_seconds, dpd_err *err);
 int cli_cmd_plot(int argc, char **argv, dpd_err *err);
+int cli_cmd_tune(cli_params *p, double start_seconds, dpd_err *err);
 
 double cli_now(void);
 

@@ -17,7 +17,7 @@
 #include "core/error_impl.h"
 #include "dpdyn/sde.h"
 
-typedef struct {
+typedef struct linreg_run {
   size_t d, n;
   double gamma, zeta, c, rho, delta, epsilon;
   int have_delta, have_epsilon;
@@ -32,6 +32,7 @@ typedef struct {
   double rtol, atol;
   dpd_linreg_problem *problem;
   dpd_schedule *schedule;
+  dpd_schedule_config schedule_cfg; /* as created (table pointers into sched_cols) */
   /* storage for file inputs (borrowed by the configs during create) */
   double *spec_cols[2];
   double *theta_cols[1];
@@ -284,6 +285,7 @@ static int setup_schedule(const cli_params *p, linreg_run *r, dpd_err *err) {
                     "optimal, step, cosine, file:PATH)",
                     name);
   }
+  r->schedule_cfg = sc;
   if ((status = dpd_schedule_create(&sc, &r->schedule, err)) < 0) {
     return status;
   }
@@ -696,6 +698,80 @@ static void add_stochastic_json(cJSON *root, const char *prefix, const dpd_linre
   cli_json_number(root, key, res->clip_fraction_total);
 }
 
+/* ---- pieces shared with the other linreg commands (cli.h) ---- */
+
+dpd_ode_config cli_linreg_ode_config(const linreg_run *r) {
+  dpd_ode_config oc = dpd_ode_config_default();
+  oc.gamma = r->gamma;
+  oc.zeta = r->zeta;
+  oc.noise = r->noise.law;
+  oc.noise_nu = r->noise.nu;
+  oc.c = r->c;
+  oc.rho = r->rho;
+  oc.grid = r->grid;
+  oc.method = r->method;
+  oc.rtol = r->rtol;
+  oc.atol = r->atol;
+  return oc;
+}
+
+dpd_linreg_sim_config cli_linreg_sim_config(const linreg_run *r) {
+  dpd_linreg_sim_config sc = dpd_linreg_sim_config_default();
+  sc.n = r->n;
+  sc.zeta = r->zeta;
+  sc.noise = r->noise.law;
+  sc.noise_nu = r->noise.nu;
+  sc.c = r->c;
+  sc.rho = r->rho;
+  sc.seeds = r->seeds;
+  sc.seed = r->seed;
+  sc.grid = r->grid;
+  sc.threads = r->threads;
+  sc.progress = isatty(STDERR_FILENO);
+  return sc;
+}
+
+int cli_linreg_setup(cli_params *p, const char *command, linreg_run **out, dpd_err *err) {
+  int status;
+  *out = calloc(1, sizeof **out);
+  if (*out == NULL) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+  }
+  if ((status = setup(p, command, *out, err)) < 0) {
+    cli_linreg_free(*out);
+    *out = NULL;
+  }
+  return status;
+}
+
+void cli_linreg_free(linreg_run *r) {
+  if (r != NULL) {
+    run_free(r);
+    free(r);
+  }
+}
+
+const dpd_linreg_problem *cli_linreg_problem(const linreg_run *r) {
+  return r->problem;
+}
+
+const dpd_schedule_config *cli_linreg_schedule_config(const linreg_run *r) {
+  return &r->schedule_cfg;
+}
+
+cJSON *cli_linreg_summary(const cli_params *p, const linreg_run *r) {
+  return summary_new(p, r);
+}
+
+int cli_linreg_exit_code(int status) {
+  return exit_code_of(status);
+}
+
+int cli_write_table(cli_out *o, const cli_params *p, const char *name, const char *columns,
+                    size_t rows, size_t ncols, const double *const *cols, dpd_err *err) {
+  return write_table(o, p, name, p->command, columns, rows, ncols, cols, err);
+}
+
 int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *err) {
   linreg_run r;
   dpd_linreg_sim_result *sim = NULL, *sde = NULL;
@@ -728,35 +804,14 @@ int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *er
     return code;
   }
   if (do_ode) {
-    dpd_ode_config oc = dpd_ode_config_default();
-    oc.gamma = r.gamma;
-    oc.zeta = r.zeta;
-    oc.noise = r.noise.law;
-    oc.noise_nu = r.noise.nu;
-    oc.c = r.c;
-    oc.rho = r.rho;
-    oc.grid = r.grid;
-    oc.method = r.method;
-    oc.rtol = r.rtol;
-    oc.atol = r.atol;
+    dpd_ode_config oc = cli_linreg_ode_config(&r);
     oc.bounds = 1;
     if ((status = dpd_ode_solve(r.problem, r.schedule, &oc, &ode, err)) < 0) {
       goto done;
     }
   }
   if (do_sim) {
-    dpd_linreg_sim_config sc = dpd_linreg_sim_config_default();
-    sc.n = r.n;
-    sc.zeta = r.zeta;
-    sc.noise = r.noise.law;
-    sc.noise_nu = r.noise.nu;
-    sc.c = r.c;
-    sc.rho = r.rho;
-    sc.seeds = r.seeds;
-    sc.seed = r.seed;
-    sc.grid = r.grid;
-    sc.threads = r.threads;
-    sc.progress = isatty(STDERR_FILENO);
+    dpd_linreg_sim_config sc = cli_linreg_sim_config(&r);
     if ((status = dpd_linreg_sim_run(r.problem, r.schedule, &sc, &sim, err)) < 0) {
       goto done;
     }

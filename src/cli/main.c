@@ -18,6 +18,7 @@ static const command_info commands[] = {
     {"ode", "deterministic equivalent: coupled risk ODEs, bounds, last-iterate jump"},
     {"compare", "simulate + ode (+ sde with --sde=1) on the same parameters: gaps, figure"},
     {"account", "privacy of the schedule: rho_eff, (epsilon, delta), calibration"},
+    {"tune", "optimise c and the schedule on the ODE; heat map; confirm by simulation"},
     {"plot", "render an output directory with gnuplot (dpdyn plot DIR [--format=svg])"},
     {NULL, NULL}};
 
@@ -77,10 +78,11 @@ int main(int argc, char **argv) {
     return code;
   }
   if (strcmp(command, "simulate") != 0 && strcmp(command, "ode") != 0 &&
-      strcmp(command, "sde") != 0 &&
+      strcmp(command, "sde") != 0 && strcmp(command, "tune") != 0 &&
       strcmp(command, "compare") != 0 && strcmp(command, "account") != 0) {
     fprintf(stderr,
-            "dpdyn: unknown command '%s' (allowed: simulate, sde, ode, compare, account, plot)\n",
+            "dpdyn: unknown command '%s' (allowed: simulate, sde, ode, compare, account, tune, "
+            "plot)\n",
             command);
     return CLI_EXIT_USAGE;
   }
@@ -94,7 +96,8 @@ int main(int argc, char **argv) {
     cli_params_free(&params);
     return CLI_EXIT_OK;
   }
-  code = cli_cmd_linreg(command, &params, start, &err);
+  code = strcmp(command, "tune") == 0 ? cli_cmd_tune(&params, start, &err)
+                                      : cli_cmd_linreg(command, &params, start, &err);
   if (code != CLI_EXIT_OK) {
     fprintf(stderr, "dpdyn %s: %s\n", command, err.reason);
   }

@@ -54,6 +54,12 @@ static const cli_key key_table[] = {
     {"rtol", KEY_REAL, "1e-8", "ODE relative tolerance"},
     {"atol", KEY_REAL, "1e-12", "ODE absolute tolerance on the risk"},
     {"plot", KEY_INT, NULL, "1 = render a PNG with gnuplot (default 1 for compare, 0 otherwise)"},
+    {"tune", KEY_STRING, NULL, "tune: what to optimise (default c,eta0; optimal: c,c1,c2,c3)"},
+    {"c_min", KEY_REAL, NULL, "tune: smallest clipping scale searched (default 0.01)"},
+    {"c_max", KEY_REAL, NULL, "tune: largest clipping scale searched (default 100)"},
+    {"heatmap", KEY_INT, NULL, "tune: (c, eta~(0)) surface points per axis, 0 = none (default 41)"},
+    {"heatmap_eta", KEY_STRING, NULL, "tune: eta~(0) axis of the surface: log | linear (default log)"},
+    {"confirm_seeds", KEY_INT, NULL, "tune: replicates of the confirmation simulation, 0 = skip (default 64)"},
     {NULL, KEY_STRING, NULL, NULL}};
 
 const cli_key *cli_key_table(void) { return key_table; }

@@ -29,6 +29,7 @@ static const plot_script scripts[] = {{"compare", dpd_plot_compare},
                                       {"simulate", dpd_plot_simulate},
                                       {"sde", dpd_plot_simulate},
                                       {"ode", dpd_plot_ode},
+                                      {"tune", dpd_plot_tune},
                                       {NULL, NULL}};
 
 static const char *script_text(const char *name) {
@@ -84,7 +85,7 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
   pid_t pid;
   if (text == NULL) {
     DPD_FAIL(err, DPD_EINVAL,
-             "no figure '%s' (allowed: compare, compare3, simulate, sde, ode)", script);
+             "no figure '%s' (allowed: compare, compare3, simulate, sde, ode, tune)", script);
     return CLI_EXIT_USAGE;
   }
   if (cli_out_init(&o, dir, err) < 0) {

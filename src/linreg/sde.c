@@ -16,7 +16,10 @@
  * dpd_schedule_steps and so of the simulator's last step. Its expected risk increase is
  * 2 c^2 gamma^2 eta~((n-1)/n)^2 / rho^2, which differs from the ODE's jump
  * 2 c^2 gamma^2 eta~(1)^2 / rho^2 by O(1/n) (the simulator's choice is kept on purpose: the
- * SDE is meant to track the simulation).
+ * SDE is meant to track the simulation). Likewise each drop of a step schedule at t_d in (0, 1)
+ * (dpd_schedule_jumps), where sigma~ has a Dirac part, adds the impulse 2 C sigma xi with
+ * sigma^2 = (eta~(t_d-)^2 - eta~(t_d+)^2) / (n^2 rho^2) right after the step that reaches t_d, as
+ * the simulator puts that noise on the step before the drop.
  *
  * Scheme: Euler-Maruyama (Kloeden & Platen, Numerical Solution of Stochastic Differential
  * Equations, Springer 1992, sec. 10.2 (strong order 1/2, Thm 10.2.2) and sec. 14.1 (weak order
@@ -37,7 +40,8 @@
  *
  * Random numbers (stream rule of rng.h): replicate r uses stream (seed, r). Step k makes one
  * dpd_rng_gaussian_fill of d values (B^s increments), plus d more (B^p) when sigma~(t_k) > 0,
- * the length rounded up to even; the release makes one fill of d (rounded up to even).
+ * the length rounded up to even; every impulse (drop of a step schedule, release) makes one fill
+ * of d (rounded up to even).
  *
  * Performance: 2d Gaussians per step (d without privacy noise) and one fused pass that updates
  * e and returns the new risk (which the next step needs for P), in eight fixed-order partial
@@ -168,15 +172,15 @@ typedef struct {
   const dpd_schedule *schedule;
   const size_t *kgrid; /* [grid] recorded step indices, non-decreasing, kgrid[grid-1] = nsteps */
   dpd_noise_spec noise;
-  double c;          /* clipping scale (INFINITY: none) */
-  double inv_rho2;   /* 1/rho^2; 0 when rho = INFINITY */
-  double priv_scale; /* (2 sqrt(d) / n) c; 0 without privacy */
-  double release_sd; /* 2 C sigma_{n-1}; 0 without privacy */
+  double c;              /* clipping scale (INFINITY: none) */
+  double inv_rho2;       /* 1/rho^2; 0 when rho = INFINITY */
+  double priv_scale;     /* (2 sqrt(d) / n) c; 0 without privacy */
+  double release_sd;     /* 2 C sigma_{n-1}; 0 without privacy */
   const double *jump_t;  /* [njumps] drops of a step schedule (dpd_schedule_jumps) */
   const double *jump_sd; /* [njumps] their impulse of calibrated noise, per coordinate */
   size_t njumps;
-  double dt;         /* step of the non-uniform grid */
-  int uniform;       /* 1: t_k = k / nsteps */
+  double dt;   /* step of the non-uniform grid */
+  int uniform; /* 1: t_k = k / nsteps */
   uint64_t seed;
 } sde_plan;
 
@@ -244,7 +248,7 @@ ALWAYS_INLINE void run_replicate_body(const sde_plan *plan, size_t rep, double *
   const int private_run = plan->priv_scale > 0.0;
   const double *z = buf, *v = buf + d;
   dpd_rng rng;
-  size_t next = 0;   /* next grid index to record */
+  size_t next = 0; /* next grid index to record */
   size_t next_jump = 0;
   double clip = 0.0; /* integral of 1 - mu since the last recorded grid point */
   double R;

@@ -349,7 +349,9 @@ static void make(fixture *f, size_t d, dpd_spectrum_kind spectrum, dpd_schedule_
   dpd_schedule_config sc = dpd_schedule_config_default();
   sc.kind = kind;
   sc.eta0 = eta0;
-  sc.a = -0.3; /* hyperbolic: increasing */
+  sc.a = -0.3;      /* hyperbolic: increasing */
+  sc.factor = 0.55; /* step: two drops, at t = 1/3 and 2/3 */
+  sc.drops = 2;
   f->problem = NULL;
   f->schedule = NULL;
   assert_int_equal(dpd_linreg_problem_create(&pc, &f->problem, NULL), DPD_OK);
@@ -532,22 +534,31 @@ static size_t step_times(const dpd_linreg_sde_config *cfg, double *tk, size_t ca
   return N;
 }
 
-/* With c large enough that mu_c = nu_c = 1 in double precision (kappa = c / (2 sqrt P) > 10, where
- * erfc underflows below the rounding of 1), an isotropic problem has the exact mean recursion of
- * the Euler-Maruyama steps (E over the Gaussians of one step, R = |e|^2 / 2):
- *   E R_{k+1} = (1 - eta~_k h_k)^2 E R_k + gamma eta~_k^2 h_k (E R_k + zeta^2/2)
- *               + 2 c^2 gamma^2 sigma~_k^2 h_k,
- * and the release adds 2 c^2 d^2 sigma_{n-1}^2 (sigma_{n-1} = eta~((n-1)/n) / (n rho)). The
- * recorded means (at the step nearest to each t_j) must agree within 4 SE. */
+/* With c large enough that mu_c = nu_c = 1 to 1e-12 (kappa = c / (2 sqrt P) > 7; asserted below
+ * with a factor-2 margin on P), the
+ * Euler-Maruyama steps have an exact closed mean recursion per eigendirection (E over the
+ * Gaussians of one step; P is linear in the m_i = E e_i^2):
+ *   m_i <- (1 - eta~_k lambda_i h_k)^2 m_i + eta~_k^2 (2 P / n) lambda_i h_k + p_k^2 h_k,
+ *   P = (1/2) sum_i lambda_i m_i + zeta^2/2,  p_k = (2 sqrt(d) / n) c sigma~(t_k),
+ * and the release adds (2 C sigma_{n-1})^2 to every m_i (sigma_{n-1} = eta~((n-1)/n) / (n rho)),
+ * i.e. 2 c^2 d^2 sigma_{n-1}^2 to the risk since sum lambda_i = d. The recorded means (at the step
+ * nearest to each t_j) must agree within 4 SE, on a power-law spectrum with a non-divisible dt
+ * (1/dt = 270.3, last step 0.001) and with dt = 1/n, and with four steps of 0.25. A drop of a
+ * step schedule adds the impulse (2 sqrt(d) c / n)^2 (eta~(t-)^2 - eta~(t+)^2) / rho^2 to every
+ * m_i after the step that reaches it (the simulator's sigma_k on the step before the drop). */
 static void mean_risk_follows_the_exact_euler_maruyama_recursion(void **state) {
   (void)state;
   enum { D = 100, N = 400, CAP = 4096 };
-  const dpd_schedule_kind kinds[] = {DPD_SCHEDULE_SQRT, DPD_SCHEDULE_CONST, DPD_SCHEDULE_SQRT};
-  const double dts[] = {0.0037, 0.0, 0.25}; /* 1/dt = 270.3 (last step 0.001); 1/n; 4 steps */
-  double *tk = alloc_doubles(CAP), *ER = alloc_doubles(CAP);
-  for (size_t s = 0; s < 3; s++) {
+  const dpd_spectrum_kind spectra[] = {DPD_SPECTRUM_POWERLAW, DPD_SPECTRUM_POWERLAW,
+                                       DPD_SPECTRUM_ISO, DPD_SPECTRUM_POWERLAW};
+  const dpd_schedule_kind kinds[] = {DPD_SCHEDULE_SQRT, DPD_SCHEDULE_CONST, DPD_SCHEDULE_SQRT,
+                                     DPD_SCHEDULE_STEP};
+  const double dts[] = {0.0037, 0.0, 0.25, 0.0037};
+  double *tk = alloc_doubles(CAP), *ER = alloc_doubles(CAP), *m = alloc_doubles(D);
+  double jump_t[4], jump_dsq[4];
+  for (size_t s = 0; s < 4; s++) {
     fixture f;
-    make(&f, D, DPD_SPECTRUM_ISO, kinds[s], 1.2);
+    make(&f, D, spectra[s], kinds[s], 1.2);
     dpd_linreg_sde_config cfg = dpd_linreg_sde_config_default();
     cfg.n = N;
     cfg.zeta = 0.43;
@@ -558,15 +569,36 @@ static void mean_risk_follows_the_exact_euler_maruyama_recursion(void **state) {
     cfg.grid = 11;
     cfg.dt = dts[s];
     dpd_linreg_sim_result *res = run_ok(&f, &cfg);
-    const double gamma = (double)D / N, c = cfg.c, rho = cfg.rho;
+    const double *lambda = f.problem->lambda, c = cfg.c, rho = cfg.rho;
+    const double pscale = 2.0 * sqrt((double)D) / N * c;
     size_t nsteps = step_times(&cfg, tk, CAP);
+    size_t njumps = dpd_schedule_jumps(f.schedule, jump_t, jump_dsq, 4), next_jump = 0;
+    double Pmax = 0.0;
+    for (size_t i = 0; i < D; i++) {
+      m[i] = f.problem->theta_star[i] * f.problem->theta_star[i];
+    }
     ER[0] = dpd_linreg_initial_risk(f.problem);
     for (size_t k = 0; k < nsteps; k++) {
       double h = tk[k + 1] - tk[k], eta = dpd_schedule_eval(f.schedule, tk[k]);
       double sig2 = -dpd_schedule_dsq_eval(f.schedule, tk[k]) / (rho * rho);
-      ER[k + 1] = (1.0 - eta * h) * (1.0 - eta * h) * ER[k] +
-                  gamma * eta * eta * h * (ER[k] + 0.5 * cfg.zeta * cfg.zeta) +
-                  2.0 * c * c * gamma * gamma * sig2 * h;
+      double P = ER[k] + 0.5 * cfg.zeta * cfg.zeta, R = 0.0;
+      Pmax = fmax(Pmax, P);
+      double impulse = 0.0; /* drops of a step schedule in (t_k, t_{k+1}] */
+      for (; next_jump < njumps && jump_t[next_jump] <= tk[k + 1]; next_jump++) {
+        impulse += pscale * pscale * jump_dsq[next_jump] / (rho * rho);
+      }
+      for (size_t i = 0; i < D; i++) {
+        double g = 1.0 - eta * lambda[i] * h;
+        m[i] = g * g * m[i] + eta * eta * (2.0 * P / N) * lambda[i] * h +
+               pscale * pscale * sig2 * h + impulse;
+        R += 0.5 * lambda[i] * m[i];
+      }
+      ER[k + 1] = R;
+    }
+    {
+      double mu, nu; /* at twice the largest mean P: the replicates' P stay well below */
+      dpd_clip_factors_eval(c, 2.0 * Pmax, &mu, &nu, NULL, NULL);
+      assert_true(1.0 - mu < 1e-12 && 1.0 - nu < 1e-12);
     }
     double sigma_last = dpd_schedule_eval(f.schedule, (double)(N - 1) / N) / N / rho;
     double jump = 2.0 * c * c * (double)D * (double)D * sigma_last * sigma_last;
@@ -595,10 +627,10 @@ static void mean_risk_follows_the_exact_euler_maruyama_recursion(void **state) {
       assert_true(res->clip_fraction[j] == 0.0);
     }
     double gap_b = fabs(res->before_release - ER[nsteps]);
-    print_message("EM recursion, %s, dt = %g (%zu steps): worst grid gap %.2f SE, before "
-                  "release %.2f SE, jump %.4g\n",
-                  dpd_schedule_name(f.schedule), cfg.dt, nsteps, worst,
-                  gap_b / res->before_release_se, jump);
+    print_message("EM recursion, %s spectrum, %s, dt = %g (%zu steps): worst grid gap %.2f SE, "
+                  "before release %.2f SE, jump %.4g\n",
+                  f.problem->isotropic ? "iso" : "power-law", dpd_schedule_name(f.schedule), cfg.dt,
+                  nsteps, worst, gap_b / res->before_release_se, jump);
     assert_true(gap_b <= 4.0 * res->before_release_se);
     assert_true(res->final_risk == res->risk_mean[cfg.grid - 1]);
     dpd_linreg_sim_result_free(res);
@@ -606,6 +638,7 @@ static void mean_risk_follows_the_exact_euler_maruyama_recursion(void **state) {
   }
   free(tk);
   free(ER);
+  free(m);
 }
 
 /* Without clipping or privacy the mean risk of the SDE solves the risk ODE exactly in continuous
