@@ -32,8 +32,8 @@
  * land on t = 1 exactly. If 1/dt is an integer m up to rounding (|m dt - 1| <= 2 DBL_EPSILON),
  * the grid is t_k = k/m instead, so that dt = 1/m is exactly uniform.
  * Recording: grid point j (t_j = j/(grid-1)) records the state at the step time t_{k_j}
- * nearest to t_j (ties to the later step; for the uniform grid k_j = round(t_j N), the
- * simulator's rule), and k_{grid-1} = N. Rows with k_j = N hold the released value (after the
+ * nearest to t_j (ties to the later step; for the uniform grid k_j = round(j N / (grid - 1)),
+ * the simulator's rule), and k_{grid-1} = N. Rows with k_j = N hold the released value (after the
  * last-step noise). clip_fraction[j] is the time average of 1 - mu_c(P) over
  * [t_{k_{j-1}}, t_{k_j}) (left-point values weighted by the step lengths; the plain mean over
  * the steps for a uniform grid), 0 for j = 0 and for empty intervals.
