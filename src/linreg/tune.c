@@ -35,10 +35,10 @@
 static const double tune_c_min_default = 1e-2;
 static const double tune_c_max_default = 1e2;
 static const double tune_safety_default = 0.99;
-static const double tune_eta_min_fraction_default = 1e-4;
+static const double tune_eta_min_fraction_default = 1e-6;
 static const double tune_shape_min_default = 1e-3;
-static const double tune_shape_max_default = 1e3;
-static const size_t tune_prescan_default = 7;
+static const double tune_shape_max_default = 1e6;
+static const size_t tune_prescan_default = 9;
 static const size_t tune_starts_default = 3;
 static const double tune_simplex_step_default = 0.5;
 static const double tune_xtol_default = 1e-8;
