@@ -3,7 +3,7 @@
 # usage: gnuplot -c compare.gp trajectory.tsv release.tsv OUT [png|svg] [title]
 # trajectory.tsv columns: t excess_risk excess_risk_se ode_excess_risk
 #                         ode_lower_bound ode_upper_bound clipped_fraction
-# release.tsv columns:    t sim_before sim_before_se sim_after sim_after_se ode_before ode_after
+# release.tsv columns:    t before before_se after after_se ode_before ode_after
 data = ARG1
 release = ARG2
 fmt = (ARGC >= 4) ? ARG4 : "png"

@@ -93,8 +93,9 @@ DPD_API double dpd_linreg_initial_risk(const dpd_linreg_problem *p);
 typedef struct {
   size_t n;            /* samples = steps, >= 1 */
   double zeta;         /* label-noise standard deviation, >= 0 */
-  dpd_noise_law noise;
-  double noise_nu;     /* Student-t degrees of freedom (> 2) when noise = DPD_NOISE_STUDENT */
+  dpd_noise_law noise; /* label-noise law (default DPD_NOISE_GAUSSIAN) */
+  double noise_nu;     /* Student-t degrees of freedom, finite > 2, used when noise =
+                          DPD_NOISE_STUDENT (default 5) */
   double c;            /* clipping scale, C = c sqrt(d); INFINITY = no clipping */
   double rho;          /* privacy; INFINITY = no noise */
   size_t seeds;        /* replicates, >= 1 */
@@ -123,11 +124,19 @@ DPD_API dpd_linreg_sim_config dpd_linreg_sim_config_default(void);
  * Results are bit-identical for any thread count. *out is returned-owned
  * (dpd_linreg_sim_result_free). Returns DPD_EINVAL for bad config (n, seeds
  * or grid too small, c <= 0, rho <= 0, zeta < 0, finite rho with c = inf, an
- * increasing schedule with finite rho) and DPD_ENONFINITE, naming the
+ * increasing schedule with finite rho, an unknown noise law, noise_nu not
+ * finite or <= 2 with the Student-t law) and DPD_ENONFINITE, naming the
  * replicate and step, if an iterate diverges.
  * Random numbers: replicate r uses stream (cfg->seed, r) (rng.h); step k
  * makes one Gaussian fill of d + 1 (+ d when sigma_k > 0) values used as g
- * (x = sqrt(lambda) .* g), the label noise z / zeta, and the privacy noise xi.
+ * (x = sqrt(lambda) .* g), the label-noise Gaussian G, and the privacy noise
+ * xi. The label noise is z = zeta G for the Gaussian law; zeta sign(G) for
+ * Rademacher; sign(G) (zeta/sqrt 2) (-log erfc(|G|/sqrt 2)) for Laplace (the
+ * inverse CDF of the uniform erfc(|G|/sqrt 2)); so these three laws consume
+ * the stream identically, and runs with the same seed share g and xi. For
+ * Student-t, z = zeta sqrt((nu - 2)/V) G with V = 2 dpd_rng_gamma_sample(nu/2)
+ * drawn from the blocks right after the fill (a random number of them); the
+ * next step's fill starts at the next unused block.
  * Grid point j records the risk at step k_j = round(j n / (grid - 1)) (ties
  * up); k_{grid-1} = n is the released iterate. The only output is the
  * optional progress line on stderr (cfg->progress). Thread-safe: uses OpenMP

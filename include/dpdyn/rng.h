@@ -71,6 +71,16 @@ DPD_API void dpd_rng_gaussian_fill(dpd_rng *rng, double *out, size_t n);
 /* Fills out[0..n) with uniforms on (0, 1). */
 DPD_API void dpd_rng_uniform_fill(dpd_rng *rng, double *out, size_t n);
 
+/* One Gamma(shape, 1) variate (density x^{shape-1} e^{-x} / Gamma(shape), mean and
+ * variance `shape`) by the Marsaglia-Tsang squeeze method (ACM TOMS 26 (2000) 363), with
+ * the boost Gamma(a) = Gamma(a + 1) U^{1/a} for shape < 1 (for very small shapes the result
+ * may underflow to 0). `shape` must be finite and > 0; otherwise the result is NaN and the
+ * stream is not touched. Consumes a random number of scalar dpd_rng_gaussian and
+ * dpd_rng_uniform calls (at least one of each; one Philox block per call, since the two
+ * kinds discard each other's cached value), so the stream position afterwards depends on
+ * the values drawn but only on the stream position before. */
+DPD_API double dpd_rng_gamma_sample(dpd_rng *rng, double shape);
+
 /* Instruction-set paths of the bulk fills (for tests and benchmarks; all give
  * bit-identical values). */
 typedef enum {

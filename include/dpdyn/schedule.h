@@ -7,6 +7,8 @@
  *   hyperbolic  eta0 / (1 + a t)
  *   optimal     c1 / (t + gamma max(c2, c3/rho))   (c3/rho = 0 when rho = inf)
  *   file        linear interpolation of a table (t_k, eta_k) covering [0, 1]
+ *   step        eta0 factor^j on [t_j, t_{j+1}), drop times t_j = j/(drops+1), j = 1..drops
+ *   cosine      eta_min + (eta0 - eta_min)(1 + cos(pi t))/2
  * Discrete steps (n steps, k = 0..n-1): eta_k = eta~(k/n)/n and, for privacy
  * rho, rho^2 sigma_k^2 = eta_k^2 - eta_{k+1}^2 with eta_n := 0.
  * Continuous noise: rho^2 sigma~^2(t) = -d/dt[eta~(t)^2]. */
@@ -26,7 +28,9 @@ typedef enum {
   DPD_SCHEDULE_SQRT,
   DPD_SCHEDULE_HYPERBOLIC,
   DPD_SCHEDULE_OPTIMAL,
-  DPD_SCHEDULE_TABLE
+  DPD_SCHEDULE_TABLE,
+  DPD_SCHEDULE_STEP,
+  DPD_SCHEDULE_COSINE
 } dpd_schedule_kind;
 
 typedef struct {
@@ -34,6 +38,9 @@ typedef struct {
   double eta0;    /* const, sqrt, hyperbolic: eta~(0) > 0 */
   double a;       /* hyperbolic: decay rate, a > -1 (a < 0 increases) */
   double c1, c2, c3; /* optimal: c1 > 0, c2 > 0, c3 >= 0 */
+  double factor;  /* step: multiplier at each drop, > 0 (<= 1 for a decreasing schedule) */
+  size_t drops;   /* step: number of equally spaced drops, >= 1 */
+  double eta_min; /* cosine: final value, 0 <= eta_min (<= eta0 for a decreasing schedule) */
   double gamma;   /* optimal: d/n */
   double rho;     /* optimal: privacy (INFINITY allowed) */
   const double *table_t;   /* table: borrowed during create only (copied) */
@@ -59,6 +66,14 @@ DPD_API double dpd_schedule_eval(const dpd_schedule *s, double t);
 
 /* d/dt [eta~(t)^2] (finite at t = 1 for sqrt, where it equals -eta0^2). */
 DPD_API double dpd_schedule_dsq_eval(const dpd_schedule *s, double t);
+
+/* Discontinuities of eta~ inside (0, 1) (step schedules only): returns their
+ * number and writes the first min(number, cap) jump times t[k] (increasing)
+ * and jumps of eta~^2, dsq[k] = eta~(t-)^2 - eta~(t+)^2 (positive for a drop);
+ * cap = 0 (t, dsq may be NULL) only counts. The calibrated noise of a
+ * drop is an impulse: the risk jumps by 2 c^2 gamma^2 dsq / rho^2 there, as at
+ * the release (MATH.md 1.7). dpd_schedule_dsq_eval excludes these impulses. */
+DPD_API size_t dpd_schedule_jumps(const dpd_schedule *s, double *t, double *dsq, size_t cap);
 
 /* Supremum of eta~ over [0, 1] (for the stability limit 2/gamma). */
 DPD_API double dpd_schedule_sup(const dpd_schedule *s);

@@ -100,8 +100,9 @@ int cli_out_json(cli_out *o, const char *name, const cJSON *obj, dpd_err *err);
 /* Adds a number (finite) or the strings "inf"/"-inf"/"nan" to a JSON object. */
 void cli_json_number(cJSON *obj, const char *key, double v);
 
-/* Writes the standard '#' header of a data file. */
-void cli_write_header(FILE *f, const cli_params *p, const char *columns);
+/* Writes the standard '#' header of a data file; `figure` names the gnuplot
+ * script (plots/<figure>.gp) that `dpdyn plot` uses for the directory. */
+void cli_write_header(FILE *f, const cli_params *p, const char *figure, const char *columns);
 
 /* ---- plotting (plot.c) ---- */
 

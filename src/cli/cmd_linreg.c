@@ -15,11 +15,15 @@
 
 #include "cli/cli.h"
 #include "core/error_impl.h"
+#include "dpdyn/sde.h"
 
 typedef struct linreg_run {
   size_t d, n;
   double gamma, zeta, c, rho, delta, epsilon;
   int have_delta, have_epsilon;
+  dpd_noise_spec noise;
+  double dt; /* sde step (0 = 1/n) */
+  int with_sde;
   size_t seeds, grid;
   unsigned long long seed;
   int threads;
@@ -251,6 +255,19 @@ static int setup_schedule(const cli_params *p, linreg_run *r, dpd_err *err) {
     }
     sc.gamma = r->gamma;
     sc.rho = r->rho;
+  } else if (strcmp(name, "step") == 0) {
+    sc.kind = DPD_SCHEDULE_STEP;
+    if ((status = cli_get_real(p, "eta0", 0.0, 0, INFINITY, 0, 0, &sc.eta0, err)) < 0 ||
+        (status = cli_get_real(p, "factor", 0.0, 0, INFINITY, 0, 0, &sc.factor, err)) < 0 ||
+        (status = cli_get_size(p, "drops", 1, 1000000, &sc.drops, err)) < 0) {
+      return status;
+    }
+  } else if (strcmp(name, "cosine") == 0) {
+    sc.kind = DPD_SCHEDULE_COSINE;
+    if ((status = cli_get_real(p, "eta0", 0.0, 0, INFINITY, 0, 0, &sc.eta0, err)) < 0 ||
+        (status = cli_get_real(p, "eta_min", 0.0, 1, INFINITY, 0, 0, &sc.eta_min, err)) < 0) {
+      return status;
+    }
   } else if (starts_with(name, "file:")) {
     size_t rows, ncols;
     sc.kind = DPD_SCHEDULE_TABLE;
@@ -265,7 +282,7 @@ static int setup_schedule(const cli_params *p, linreg_run *r, dpd_err *err) {
   } else {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'schedule': '%s' (allowed: const, sqrt, hyperbolic, "
-                    "optimal, file:PATH)",
+                    "optimal, step, cosine, file:PATH)",
                     name);
   }
   r->schedule_cfg = sc;
@@ -288,6 +305,34 @@ static int setup_schedule(const cli_params *p, linreg_run *r, dpd_err *err) {
   return DPD_OK;
 }
 
+/* noise = gaussian | laplace | rademacher | student:NU */
+static int parse_noise(const char *text, dpd_noise_spec *noise, dpd_err *err) {
+  noise->nu = 0.0;
+  if (strcmp(text, "gaussian") == 0) {
+    noise->law = DPD_NOISE_GAUSSIAN;
+  } else if (strcmp(text, "laplace") == 0) {
+    noise->law = DPD_NOISE_LAPLACE;
+  } else if (strcmp(text, "rademacher") == 0) {
+    noise->law = DPD_NOISE_RADEMACHER;
+  } else if (starts_with(text, "student:")) {
+    char *end;
+    noise->law = DPD_NOISE_STUDENT;
+    noise->nu = strtod(text + 8, &end);
+    if (end == text + 8 || *end != '\0' || !(noise->nu > 2.0) || !isfinite(noise->nu)) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for 'noise': '%s' (allowed: student:NU with finite NU > 2, "
+                      "so that the variance is finite)",
+                      text);
+    }
+  } else {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'noise': '%s' (allowed: gaussian, laplace, rademacher, "
+                    "student:NU)",
+                    text);
+  }
+  return DPD_OK;
+}
+
 /* Everything that does not depend on the command. */
 static int setup(cli_params *p, const char *command, linreg_run *r, dpd_err *err) {
   int status;
@@ -298,8 +343,8 @@ static int setup(cli_params *p, const char *command, linreg_run *r, dpd_err *err
   if (strcmp(model, "linreg") != 0) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'model': '%s' (allowed: linreg)", model);
   }
-  if (strcmp(noise, "gaussian") != 0) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'noise': '%s' (allowed: gaussian)", noise);
+  if ((status = parse_noise(noise, &r->noise, err)) < 0) {
+    return status;
   }
   if (cli_is_given(p, "delta")) {
     if ((status = cli_get_real(p, "delta", 0.0, 0, 1.0, 0, 0, &r->delta, err)) < 0) {
@@ -337,6 +382,19 @@ static int setup(cli_params *p, const char *command, linreg_run *r, dpd_err *err
     return status;
   }
   r->threads = (int)threads;
+  r->noise.zeta = r->zeta;
+  if (cli_is_given(p, "dt")) {
+    if ((status = cli_get_real(p, "dt", 0.0, 0, 1.0, 1, 0, &r->dt, err)) < 0) {
+      return status;
+    }
+  }
+  {
+    size_t v;
+    if ((status = cli_get_size(p, "sde", 0, 1, &v, err)) < 0) {
+      return status;
+    }
+    r->with_sde = strcmp(command, "sde") == 0 || (strcmp(command, "compare") == 0 && v == 1);
+  }
   if (isfinite(r->rho) && isinf(r->c)) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'c': inf with rho = %g (allowed: finite c > 0 when rho is "
@@ -428,7 +486,10 @@ static cJSON *summary_new(const cli_params *p, const linreg_run *r) {
   cJSON_AddNumberToObject(root, "d", (double)r->d);
   cJSON_AddNumberToObject(root, "n", (double)r->n);
   cJSON_AddNumberToObject(root, "gamma", r->gamma);
-  cJSON_AddStringToObject(root, "noise_law", "gaussian");
+  cJSON_AddStringToObject(root, "noise_law", dpd_noise_law_name(r->noise.law));
+  if (r->noise.law == DPD_NOISE_STUDENT) {
+    cJSON_AddNumberToObject(root, "noise_nu", r->noise.nu);
+  }
   cJSON_AddStringToObject(root, "schedule", dpd_schedule_name(r->schedule));
   cJSON_AddNumberToObject(root, "initial_excess_risk", dpd_linreg_initial_risk(r->problem));
   add_privacy_json(root, r);
@@ -437,14 +498,15 @@ static cJSON *summary_new(const cli_params *p, const linreg_run *r) {
   return root;
 }
 
-static int write_table(cli_out *o, const cli_params *p, const char *name, const char *columns,
-                       size_t rows, size_t ncols, const double *const *cols, dpd_err *err) {
+static int write_table(cli_out *o, const cli_params *p, const char *name, const char *figure,
+                       const char *columns, size_t rows, size_t ncols, const double *const *cols,
+                       dpd_err *err) {
   char *tmp;
   FILE *f = cli_out_open(o, name, &tmp, err);
   if (f == NULL) {
     return err->status;
   }
-  cli_write_header(f, p, columns);
+  cli_write_header(f, p, figure, columns);
   for (size_t i = 0; i < rows; i++) {
     for (size_t k = 0; k < ncols; k++) {
       fprintf(f, k == 0 ? "%.10g" : " %.10g", cols[k][i]);
@@ -478,8 +540,84 @@ static int exit_code_of(int status) {
   return CLI_EXIT_NUMERIC;
 }
 
-static int run_account(const cli_params *p, linreg_run *r, double start, dpd_err *err) {
+static void add_epsilons(cJSON *root, double rho, double delta, const char *suffix) {
+  char key[64];
+  double rz = 0.5 * rho * rho, eps = INFINITY;
+  if (isfinite(rho)) {
+    dpd_privacy_eps_tight(rz, delta, &eps, NULL);
+  }
+  snprintf(key, sizeof key, "epsilon_bun_steinke%s", suffix);
+  cli_json_number(root, key, dpd_privacy_eps_bun_steinke(rz, delta));
+  snprintf(key, sizeof key, "epsilon_tight%s", suffix);
+  cli_json_number(root, key, eps);
+}
+
+static int write_summary(cli_out *o, cJSON *root, double start, dpd_err *err) {
+  cli_json_number(root, "wall_seconds", cli_now() - start);
+  return cli_out_json(o, "summary.json", root, err);
+}
+
+/* dpdyn account --sequence FILE: rho_eff of an arbitrary (eta_k, sigma_k) sequence. */
+static int run_account_sequence(cli_params *p, double start, dpd_err *err) {
+  const char *path = cli_get_text(p, "sequence");
+  double *cols[2] = {NULL, NULL}, delta = 0.0, rho_eff;
+  size_t rows = 0, ncols = 0;
+  int status, have_delta = cli_is_given(p, "delta");
+  cJSON *root, *params;
   cli_out o;
+  if (have_delta && (status = cli_get_real(p, "delta", 0.0, 0, 1.0, 0, 0, &delta, err)) < 0) {
+    return exit_code_of(status);
+  }
+  if ((status = cli_read_table("sequence", path, 2, 2, cols, &rows, &ncols, err)) < 0) {
+    return exit_code_of(status);
+  }
+  for (size_t k = 0; k < rows; k++) {
+    if (cols[0][k] < 0.0 || cols[1][k] < 0.0) {
+      DPD_FAIL(err, DPD_EINVAL,
+               "invalid value for 'sequence': row %zu of '%s' has eta = %g, sigma = %g (allowed: "
+               "eta >= 0, sigma >= 0)",
+               k + 1, path, cols[0][k], cols[1][k]);
+      free(cols[0]);
+      free(cols[1]);
+      return CLI_EXIT_USAGE;
+    }
+  }
+  rho_eff = dpd_privacy_rho_eff(cols[0], cols[1], rows);
+  free(cols[0]);
+  free(cols[1]);
+  root = cJSON_CreateObject();
+  params = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "command", "account");
+  cJSON_AddStringToObject(root, "version", dpd_version());
+  cJSON_AddStringToObject(root, "sequence", path);
+  cJSON_AddNumberToObject(root, "steps", (double)rows);
+  cli_json_number(root, "rho_eff", rho_eff);
+  cli_json_number(root, "zcdp_eff", 0.5 * rho_eff * rho_eff);
+  if (have_delta) {
+    cli_json_number(root, "delta", delta);
+    add_epsilons(root, rho_eff, delta, "_eff");
+  }
+  cli_params_to_json(p, params);
+  cJSON_AddItemToObject(root, "params", params);
+  printf("# dpdyn %s account (sequence '%s', %zu steps)\n", dpd_version(), path, rows);
+  {
+    const cJSON *item;
+    cJSON_ArrayForEach(item, root) {
+      if (cJSON_IsNumber(item)) {
+        printf("%-32s %.10g\n", item->string, item->valuedouble);
+      }
+    }
+  }
+  if ((status = cli_out_init(&o, cli_get_text(p, "out"), err)) == DPD_OK) {
+    status = write_summary(&o, root, start, err);
+    cli_out_free(&o);
+  }
+  cJSON_Delete(root);
+  return status < 0 ? exit_code_of(status) : CLI_EXIT_OK;
+}
+
+static int run_account(const cli_params *p, linreg_run *r, cli_out *o, double start,
+                       dpd_err *err) {
   cJSON *root;
   double *eta = malloc(r->n * sizeof *eta), *sigma = malloc(r->n * sizeof *sigma);
   double rho_eff;
@@ -487,7 +625,7 @@ static int run_account(const cli_params *p, linreg_run *r, double start, dpd_err
   if (eta == NULL || sigma == NULL) {
     free(eta);
     free(sigma);
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory for n = %zu steps", r->n);
+    return exit_code_of(DPD_FAIL(err, DPD_ENOMEM, "out of memory for n = %zu steps", r->n));
   }
   dpd_schedule_steps(r->schedule, r->n, r->rho, eta, sigma);
   rho_eff = dpd_privacy_rho_eff(eta, sigma, r->n);
@@ -498,26 +636,66 @@ static int run_account(const cli_params *p, linreg_run *r, double start, dpd_err
   cli_json_number(root, "rho_eff", rho_eff);
   cli_json_number(root, "zcdp_eff", 0.5 * rho_eff * rho_eff);
   if (r->have_delta) {
-    double eps = INFINITY;
-    double rz = 0.5 * rho_eff * rho_eff;
-    if (isfinite(rho_eff)) {
-      dpd_privacy_eps_tight(rz, r->delta, &eps, NULL);
-    }
-    cli_json_number(root, "epsilon_bun_steinke_eff", dpd_privacy_eps_bun_steinke(rz, r->delta));
-    cli_json_number(root, "epsilon_tight_eff", eps);
+    add_epsilons(root, rho_eff, r->delta, "_eff");
   }
   if (r->have_epsilon) {
     cli_json_number(root, "epsilon", r->epsilon);
-    cli_json_number(root, "rho_bun_steinke", dpd_privacy_rho_from_eps_bun_steinke(r->epsilon, r->delta));
+    cli_json_number(root, "rho_bun_steinke",
+                    dpd_privacy_rho_from_eps_bun_steinke(r->epsilon, r->delta));
   }
-  cli_json_number(root, "wall_seconds", cli_now() - start);
-  print_summary(root, "account", r);
-  if ((status = cli_out_init(&o, cli_get_text(p, "out"), err)) == DPD_OK) {
-    status = cli_out_json(&o, "summary.json", root, err);
-    cli_out_free(&o);
+  status = write_summary(o, root, start, err);
+  if (status == DPD_OK) {
+    print_summary(root, "account", r);
   }
   cJSON_Delete(root);
   return status < 0 ? exit_code_of(status) : CLI_EXIT_OK;
+}
+
+/* A simulation-like result (simulate or sde) as training-trajectory columns:
+ * the row t = 1 is replaced by the value before the release noise. */
+static double *training_trajectory(const dpd_linreg_sim_result *res, double **se) {
+  size_t g = res->grid;
+  double *traj = malloc(2 * g * sizeof *traj);
+  if (traj == NULL) {
+    return NULL;
+  }
+  memcpy(traj, res->risk_mean, g * sizeof *traj);
+  memcpy(traj + g, res->risk_se, g * sizeof *traj);
+  traj[g - 1] = res->before_release;
+  traj[2 * g - 1] = res->before_release_se;
+  *se = traj + g;
+  return traj;
+}
+
+/* max_j |a_j - b_j| and max_j |a_j - b_j| / se_j over points with se_j > 0. */
+static void sup_gaps(const double *a, const double *b, const double *se, size_t g, double *sup,
+                     double *sup_in_se) {
+  *sup = 0.0;
+  *sup_in_se = 0.0;
+  for (size_t j = 0; j < g; j++) {
+    double gap = fabs(a[j] - b[j]);
+    *sup = fmax(*sup, gap);
+    if (se[j] > 0.0) {
+      *sup_in_se = fmax(*sup_in_se, gap / se[j]);
+    }
+  }
+}
+
+static void add_stochastic_json(cJSON *root, const char *prefix, const dpd_linreg_sim_result *res,
+                                const char *clip_key) {
+  char key[96];
+  snprintf(key, sizeof key, "%sfinal_excess_risk", prefix);
+  cli_json_number(root, key, res->final_risk);
+  snprintf(key, sizeof key, "%sfinal_excess_risk_se", prefix);
+  cli_json_number(root, key, res->final_risk_se);
+  snprintf(key, sizeof key, "%sexcess_risk_before_release", prefix);
+  cli_json_number(root, key, res->before_release);
+  snprintf(key, sizeof key, "%sexcess_risk_before_release_se", prefix);
+  cli_json_number(root, key, res->before_release_se);
+  snprintf(key, sizeof key, "%srelease_jump", prefix);
+  cli_json_number(root, key, res->final_risk - res->before_release);
+  snprintf(key, sizeof key, "%s%s", prefix, clip_key);
+  cli_json_number(root, key, res->clip_fraction_total);
 }
 
 /* ---- pieces shared with the other linreg commands (cli.h) ---- */
@@ -526,6 +704,8 @@ dpd_ode_config cli_linreg_ode_config(const linreg_run *r) {
   dpd_ode_config oc = dpd_ode_config_default();
   oc.gamma = r->gamma;
   oc.zeta = r->zeta;
+  oc.noise = r->noise.law;
+  oc.noise_nu = r->noise.nu;
   oc.c = r->c;
   oc.rho = r->rho;
   oc.grid = r->grid;
@@ -539,6 +719,8 @@ dpd_linreg_sim_config cli_linreg_sim_config(const linreg_run *r) {
   dpd_linreg_sim_config sc = dpd_linreg_sim_config_default();
   sc.n = r->n;
   sc.zeta = r->zeta;
+  sc.noise = r->noise.law;
+  sc.noise_nu = r->noise.nu;
   sc.c = r->c;
   sc.rho = r->rho;
   sc.seeds = r->seeds;
@@ -587,20 +769,26 @@ int cli_linreg_exit_code(int status) {
 
 int cli_write_table(cli_out *o, const cli_params *p, const char *name, const char *columns,
                     size_t rows, size_t ncols, const double *const *cols, dpd_err *err) {
-  return write_table(o, p, name, columns, rows, ncols, cols, err);
+  return write_table(o, p, name, p->command, columns, rows, ncols, cols, err);
 }
 
 int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *err) {
   linreg_run r;
-  dpd_linreg_sim_result *sim = NULL;
+  dpd_linreg_sim_result *sim = NULL, *sde = NULL;
   dpd_ode_result *ode = NULL;
   cJSON *root = NULL;
   cli_out o = {0};
-  int status, code = CLI_EXIT_OK;
+  int status = DPD_OK, code = CLI_EXIT_OK;
+  int is_sde = strcmp(command, "sde") == 0;
   int do_sim = strcmp(command, "simulate") == 0 || strcmp(command, "compare") == 0;
   int do_ode = strcmp(command, "ode") == 0 || strcmp(command, "compare") == 0;
+  double *sim_traj = NULL, *sim_se = NULL, *sde_traj = NULL, *sde_se = NULL;
+  const char *figure = command;
   memset(&r, 0, sizeof r);
 
+  if (strcmp(command, "account") == 0 && cli_is_given(p, "sequence")) {
+    return run_account_sequence(p, start, err);
+  }
   if ((status = setup(p, command, &r, err)) < 0) {
     run_free(&r);
     return exit_code_of(status);
@@ -610,7 +798,7 @@ int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *er
     return exit_code_of(status);
   }
   if (strcmp(command, "account") == 0) {
-    code = run_account(p, &r, start, err);
+    code = run_account(p, &r, &o, start, err);
     cli_out_free(&o);
     run_free(&r);
     return code;
@@ -619,130 +807,176 @@ int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *er
     dpd_ode_config oc = cli_linreg_ode_config(&r);
     oc.bounds = 1;
     if ((status = dpd_ode_solve(r.problem, r.schedule, &oc, &ode, err)) < 0) {
-      code = exit_code_of(status);
       goto done;
     }
   }
   if (do_sim) {
     dpd_linreg_sim_config sc = cli_linreg_sim_config(&r);
     if ((status = dpd_linreg_sim_run(r.problem, r.schedule, &sc, &sim, err)) < 0) {
-      code = exit_code_of(status);
       goto done;
     }
+  }
+  if (r.with_sde) {
+    dpd_linreg_sde_config ec = dpd_linreg_sde_config_default();
+    ec.n = r.n;
+    ec.zeta = r.zeta;
+    ec.noise = r.noise.law;
+    ec.noise_nu = r.noise.nu;
+    ec.c = r.c;
+    ec.rho = r.rho;
+    ec.seeds = r.seeds;
+    ec.seed = r.seed;
+    ec.grid = r.grid;
+    ec.dt = r.dt;
+    ec.threads = r.threads;
+    ec.progress = isatty(STDERR_FILENO);
+    if ((status = dpd_linreg_sde_run(r.problem, r.schedule, &ec, &sde, err)) < 0) {
+      goto done;
+    }
+  }
+  if ((sim != NULL && (sim_traj = training_trajectory(sim, &sim_se)) == NULL) ||
+      (sde != NULL && (sde_traj = training_trajectory(sde, &sde_se)) == NULL)) {
+    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    goto done;
   }
 
   root = summary_new(p, &r);
   {
     size_t g = r.grid;
-    const double *t = do_sim ? sim->t : ode->t;
-    double *sim_traj = NULL;
-    double sup_gap = 0.0, sup_gap_se = 0.0;
-    if (do_sim) {
-      /* Training trajectory: the t = 1 row is the iterate before release. */
-      sim_traj = malloc(g * sizeof *sim_traj);
-      if (sim_traj == NULL) {
-        status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-        code = exit_code_of(status);
-        goto done;
-      }
-      memcpy(sim_traj, sim->risk_mean, g * sizeof *sim_traj);
-      sim_traj[g - 1] = sim->before_release;
-    }
-    if (do_sim && do_ode) {
-      for (size_t j = 0; j < g; j++) {
-        double gap = fabs(ode->risk[j] - sim_traj[j]);
-        double se = j + 1 == g ? sim->before_release_se : sim->risk_se[j];
-        sup_gap = fmax(sup_gap, gap);
-        if (se > 0.0) {
-          sup_gap_se = fmax(sup_gap_se, gap / se);
-        }
-      }
-    }
-    if (do_sim && !do_ode) {
-      cli_json_number(root, "final_excess_risk", sim->final_risk);
-      cli_json_number(root, "final_excess_risk_se", sim->final_risk_se);
-      cli_json_number(root, "excess_risk_before_release", sim->before_release);
-      cli_json_number(root, "excess_risk_before_release_se", sim->before_release_se);
-      cli_json_number(root, "release_jump", sim->final_risk - sim->before_release);
-      cli_json_number(root, "clipped_fraction", sim->clip_fraction_total);
+    const double *t = sim != NULL ? sim->t : sde != NULL ? sde->t : ode->t;
+    const dpd_linreg_sim_result *main_run = sim != NULL ? sim : sde;
+    const double *main_traj = sim != NULL ? sim_traj : sde_traj;
+    const double *main_se = sim != NULL ? sim_se : sde_se;
+    const double *cols[12];
+    size_t ncols = 0;
+    char names[320] = "t";
+    double one = 1.0, nan = NAN;
+    const double *rel[12];
+    size_t nrel = 0;
+    char rel_names[320] = "t";
+#define ADD_COL(arr, name)                                                                      \
+  do {                                                                                          \
+    cols[ncols++] = (arr);                                                                      \
+    strcat(names, " " name);                                                                    \
+  } while (0)
+#define ADD_REL(ptr, name)                                                                      \
+  do {                                                                                          \
+    rel[nrel++] = (ptr);                                                                        \
+    strcat(rel_names, " " name);                                                                \
+  } while (0)
+    cols[ncols++] = t;
+    rel[nrel++] = &one;
+    if (main_run != NULL) {
+      add_stochastic_json(root, "", main_run,
+                          sim != NULL ? "clipped_fraction" : "expected_clipped_fraction");
       cJSON_AddNumberToObject(root, "seeds", (double)r.seeds);
-      {
-        const double *cols[] = {t, sim_traj, sim->risk_se, sim->clip_fraction};
-        status = write_table(&o, p, "trajectory.tsv",
-                             "t excess_risk excess_risk_se clipped_fraction", g, 4, cols, err);
+      ADD_COL(main_traj, "excess_risk");
+      ADD_COL(main_se, "excess_risk_se");
+      ADD_REL(&main_run->before_release, "before");
+      ADD_REL(&main_run->before_release_se, "before_se");
+      ADD_REL(&main_run->final_risk, "after");
+      ADD_REL(&main_run->final_risk_se, "after_se");
+    }
+    if (ode != NULL) {
+      const char *prefix = main_run != NULL ? "ode_" : "";
+      char key[64];
+      snprintf(key, sizeof key, "%sfinal_excess_risk", prefix);
+      cli_json_number(root, key, ode->final_risk);
+      if (main_run == NULL) {
+        cli_json_number(root, "final_excess_risk_se", 0.0);
       }
-    } else if (do_ode && !do_sim) {
-      cli_json_number(root, "final_excess_risk", ode->final_risk);
-      cli_json_number(root, "final_excess_risk_se", 0.0);
-      cli_json_number(root, "excess_risk_before_release", ode->before_release);
-      cli_json_number(root, "release_jump", ode->release_jump);
-      cli_json_number(root, "lower_bound_before_release", ode->lower[g - 1]);
-      cli_json_number(root, "upper_bound_before_release", ode->upper[g - 1]);
+      snprintf(key, sizeof key, "%sexcess_risk_before_release", prefix);
+      cli_json_number(root, key, ode->before_release);
+      snprintf(key, sizeof key, "%srelease_jump", prefix);
+      cli_json_number(root, key, ode->release_jump);
+      snprintf(key, sizeof key, "%slower_bound_before_release", prefix);
+      cli_json_number(root, key, ode->lower[g - 1]);
+      snprintf(key, sizeof key, "%supper_bound_before_release", prefix);
+      cli_json_number(root, key, ode->upper[g - 1]);
       cJSON_AddNumberToObject(root, "ode_steps", (double)ode->steps);
-      cJSON_AddNumberToObject(root, "ode_rhs_evals", (double)ode->rhs_evals);
       cJSON_AddNumberToObject(root, "distinct_eigenvalues", (double)r.problem->ngroups);
-      {
-        const double *cols[] = {t, ode->risk, ode->lower, ode->upper};
-        status = write_table(&o, p, "trajectory.tsv", "t excess_risk lower_bound upper_bound", g, 4,
-                             cols, err);
+      if (main_run == NULL) {
+        ADD_COL(ode->risk, "excess_risk");
+        ADD_COL(ode->lower, "lower_bound");
+        ADD_COL(ode->upper, "upper_bound");
+        ADD_REL(&nan, "before");
+        ADD_REL(&nan, "before_se");
+        ADD_REL(&nan, "after");
+        ADD_REL(&nan, "after_se");
+      } else {
+        ADD_COL(ode->risk, "ode_excess_risk");
+        ADD_COL(ode->lower, "ode_lower_bound");
+        ADD_COL(ode->upper, "ode_upper_bound");
       }
+      ADD_REL(&ode->before_release, "ode_before");
+      ADD_REL(&ode->final_risk, "ode_after");
     } else {
-      double final_gap = fabs(ode->final_risk - sim->final_risk);
-      cli_json_number(root, "final_excess_risk", sim->final_risk);
-      cli_json_number(root, "final_excess_risk_se", sim->final_risk_se);
-      cli_json_number(root, "excess_risk_before_release", sim->before_release);
-      cli_json_number(root, "release_jump", sim->final_risk - sim->before_release);
-      cli_json_number(root, "ode_final_excess_risk", ode->final_risk);
-      cli_json_number(root, "ode_excess_risk_before_release", ode->before_release);
-      cli_json_number(root, "ode_release_jump", ode->release_jump);
-      cli_json_number(root, "sup_gap", sup_gap);
-      cli_json_number(root, "sup_gap_in_se", sup_gap_se);
+      ADD_REL(&nan, "ode_before");
+      ADD_REL(&nan, "ode_after");
+    }
+    if (main_run != NULL) {
+      if (sim != NULL) {
+        ADD_COL(main_run->clip_fraction, "clipped_fraction");
+      } else {
+        ADD_COL(main_run->clip_fraction, "expected_clipped_fraction");
+      }
+    }
+    if (sim != NULL && ode != NULL) {
+      double sup, sup_se, final_gap = fabs(ode->final_risk - sim->final_risk);
+      sup_gaps(ode->risk, sim_traj, sim_se, g, &sup, &sup_se);
+      cli_json_number(root, "sup_gap", sup);
+      cli_json_number(root, "sup_gap_in_se", sup_se);
       cli_json_number(root, "final_gap", final_gap);
       cli_json_number(root, "final_gap_in_se",
                       sim->final_risk_se > 0 ? final_gap / sim->final_risk_se : INFINITY);
-      cli_json_number(root, "clipped_fraction", sim->clip_fraction_total);
-      cJSON_AddNumberToObject(root, "seeds", (double)r.seeds);
-      {
-        const double *cols[] = {t,          sim_traj,   sim->risk_se,      ode->risk,
-                                ode->lower, ode->upper, sim->clip_fraction};
-        status = write_table(&o, p, "trajectory.tsv",
-                             "t excess_risk excess_risk_se ode_excess_risk ode_lower_bound "
-                             "ode_upper_bound clipped_fraction",
-                             g, 7, cols, err);
-      }
     }
-    if (status == DPD_OK) {
-      /* release.tsv: one row, before and after the last-iterate noise. */
-      double one = 1.0;
-      double sb = do_sim ? sim->before_release : NAN, sbs = do_sim ? sim->before_release_se : NAN;
-      double sa = do_sim ? sim->final_risk : NAN, sas = do_sim ? sim->final_risk_se : NAN;
-      double ob = do_ode ? ode->before_release : NAN, oa = do_ode ? ode->final_risk : NAN;
-      const double *cols[] = {&one, &sb, &sbs, &sa, &sas, &ob, &oa};
-      status = write_table(&o, p, "release.tsv",
-                           "t sim_before sim_before_se sim_after sim_after_se ode_before ode_after",
-                           1, 7, cols, err);
+    if (sim != NULL && sde != NULL) {
+      /* Three-way comparison: the SDE's own columns and gaps. */
+      double sup, sup_se, final_gap = fabs(ode->final_risk - sde->final_risk);
+      double both = hypot(sim->final_risk_se, sde->final_risk_se);
+      figure = "compare3";
+      add_stochastic_json(root, "sde_", sde, "expected_clipped_fraction");
+      sup_gaps(ode->risk, sde_traj, sde_se, g, &sup, &sup_se);
+      cli_json_number(root, "sde_sup_gap", sup);
+      cli_json_number(root, "sde_sup_gap_in_se", sup_se);
+      cli_json_number(root, "sde_final_gap", final_gap);
+      cli_json_number(root, "sde_vs_simulate_final_gap_in_se",
+                      both > 0 ? fabs(sde->final_risk - sim->final_risk) / both : INFINITY);
+      ADD_COL(sde_traj, "sde_excess_risk");
+      ADD_COL(sde_se, "sde_excess_risk_se");
+      ADD_REL(&sde->before_release, "sde_before");
+      ADD_REL(&sde->before_release_se, "sde_before_se");
+      ADD_REL(&sde->final_risk, "sde_after");
+      ADD_REL(&sde->final_risk_se, "sde_after_se");
     }
-    free(sim_traj);
-    if (status < 0) {
-      code = exit_code_of(status);
+    if (is_sde) {
+      cli_json_number(root, "dt", r.dt > 0.0 ? r.dt : 1.0 / (double)r.n);
+    }
+#undef ADD_COL
+#undef ADD_REL
+    if ((status = write_table(&o, p, "trajectory.tsv", figure, names, g, ncols, cols, err)) <
+            0 ||
+        (status = write_table(&o, p, "release.tsv", figure, rel_names, 1, nrel, rel, err)) < 0 ||
+        (status = write_summary(&o, root, start, err)) < 0) {
       goto done;
     }
   }
-  cli_json_number(root, "wall_seconds", cli_now() - start);
-  if ((status = cli_out_json(&o, "summary.json", root, err)) < 0) {
-    code = exit_code_of(status);
-    goto done;
-  }
   print_summary(root, command, &r);
   if (r.plot) {
-    code = cli_plot_render(o.dir, command, err);
+    code = cli_plot_render(o.dir, figure, err);
   }
   if (code == CLI_EXIT_OK) {
     printf("# wrote %s/\n", o.dir);
   }
 done:
+  if (status < 0) {
+    code = exit_code_of(status);
+  }
+  free(sim_traj);
+  free(sde_traj);
   cJSON_Delete(root);
   dpd_linreg_sim_result_free(sim);
+  dpd_linreg_sim_result_free(sde);
   dpd_ode_result_free(ode);
   cli_out_free(&o);
   run_free(&r);

@@ -220,7 +220,7 @@ static int write_heatmap(cli_out *o, const cli_params *p, const double *c, size_
   if (f == NULL) {
     return err->status;
   }
-  cli_write_header(f, p, "c eta0 excess_risk");
+  cli_write_header(f, p, "tune", "c eta0 excess_risk");
   fprintf(f, "# eta0 is eta~(0); the other schedule parameters are at the optimum. R_out of the "
              "ODE; nan = ODE failure\n");
   for (size_t i = 0; i < nc; i++) {

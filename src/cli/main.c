@@ -14,8 +14,9 @@ typedef struct {
 
 static const command_info commands[] = {
     {"simulate", "Monte-Carlo simulation of one-pass DP-SGD over `seeds` replicates"},
+    {"sde", "homogenized SDE (H-DP-SGD) by Euler-Maruyama over `seeds` replicates"},
     {"ode", "deterministic equivalent: coupled risk ODEs, bounds, last-iterate jump"},
-    {"compare", "simulate + ode on the same parameters: gaps, summary, figure"},
+    {"compare", "simulate + ode (+ sde with --sde=1) on the same parameters: gaps, figure"},
     {"account", "privacy of the schedule: rho_eff, (epsilon, delta), calibration"},
     {"tune", "optimise c and the schedule on the ODE; heat map; confirm by simulation"},
     {"plot", "render an output directory with gnuplot (dpdyn plot DIR [--format=svg])"},
@@ -77,10 +78,11 @@ int main(int argc, char **argv) {
     return code;
   }
   if (strcmp(command, "simulate") != 0 && strcmp(command, "ode") != 0 &&
-      strcmp(command, "compare") != 0 && strcmp(command, "account") != 0 &&
-      strcmp(command, "tune") != 0) {
+      strcmp(command, "sde") != 0 && strcmp(command, "tune") != 0 &&
+      strcmp(command, "compare") != 0 && strcmp(command, "account") != 0) {
     fprintf(stderr,
-            "dpdyn: unknown command '%s' (allowed: simulate, ode, compare, account, tune, plot)\n",
+            "dpdyn: unknown command '%s' (allowed: simulate, sde, ode, compare, account, tune, "
+            "plot)\n",
             command);
     return CLI_EXIT_USAGE;
   }

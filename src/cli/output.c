@@ -164,9 +164,10 @@ void cli_json_number(cJSON *obj, const char *key, double v) {
   }
 }
 
-void cli_write_header(FILE *f, const cli_params *p, const char *columns) {
+void cli_write_header(FILE *f, const cli_params *p, const char *figure, const char *columns) {
   fprintf(f, "# dpdyn %s\n", dpd_version());
   fprintf(f, "# command: %s\n", p->command);
+  fprintf(f, "# figure: %s\n", figure);
   cli_params_to_header(p, f);
   fprintf(f, "# columns: %s\n", columns);
 }

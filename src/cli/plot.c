@@ -25,7 +25,9 @@ typedef struct {
 } plot_script;
 
 static const plot_script scripts[] = {{"compare", dpd_plot_compare},
+                                      {"compare3", dpd_plot_compare3},
                                       {"simulate", dpd_plot_simulate},
+                                      {"sde", dpd_plot_simulate},
                                       {"ode", dpd_plot_ode},
                                       {"tune", dpd_plot_tune},
                                       {NULL, NULL}};
@@ -82,8 +84,8 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
   int status, code = CLI_EXIT_OK;
   pid_t pid;
   if (text == NULL) {
-    DPD_FAIL(err, DPD_EINVAL, "no figure for command '%s' (allowed: compare, simulate, ode, tune)",
-             script);
+    DPD_FAIL(err, DPD_EINVAL,
+             "no figure '%s' (allowed: compare, compare3, simulate, sde, ode, tune)", script);
     return CLI_EXIT_USAGE;
   }
   if (cli_out_init(&o, dir, err) < 0) {
@@ -196,16 +198,21 @@ int cli_cmd_plot(int argc, char **argv, dpd_err *err) {
              dir);
     return CLI_EXIT_USAGE;
   }
+  /* The figure named in the header; older files only name their command. */
   while (fgets(line, sizeof line, f) != NULL && line[0] == '#') {
+    if (strncmp(line, "# figure: ", 10) == 0) {
+      snprintf(script, sizeof script, "%s", line + 10);
+      script[strcspn(script, "\n")] = '\0';
+      break;
+    }
     if (strncmp(line, "# command: ", 11) == 0) {
       snprintf(script, sizeof script, "%s", line + 11);
       script[strcspn(script, "\n")] = '\0';
-      break;
     }
   }
   fclose(f);
   if (script[0] == '\0') {
-    DPD_FAIL(err, DPD_EINVAL, "'%s/trajectory.tsv' has no '# command:' header line", dir);
+    DPD_FAIL(err, DPD_EINVAL, "'%s/trajectory.tsv' has no '# figure:' or '# command:' header line", dir);
     return CLI_EXIT_USAGE;
   }
   return render(dir, script, format, err);

@@ -1,4 +1,4 @@
-/* Clipping factors mu_c(P) and nu_c(P) for Gaussian residuals (MATH.md 1.5).
+/* Clipping factors mu_c and nu_c for Gaussian and non-Gaussian label noise (MATH.md 1.5).
  * SPDX-License-Identifier: MIT
  *
  * With r ~ N(0, 2P) and k = c / (2 sqrt(P)) (so that |r| <= c iff |N(0,1)| <= sqrt(2) k):
@@ -11,10 +11,46 @@
  * there nu is evaluated as P(3/2, k^2) + 2 k^2 erfc(k), with P the regularised
  * lower incomplete gamma function (E[Z^2 1{Z^2 <= 2k^2}] = P(3/2, k^2) for a
  * standard Gaussian Z), which carries no cancellation. For large k erfc(k)
- * underflows gracefully to 0 so that both factors tend to 1. */
+ * underflows gracefully to 0 so that both factors tend to 1.
+ *
+ * Non-Gaussian label noise (dpd_clip_noise_factors_eval). The residual is r = s Z - z with
+ * s = sqrt(2R), Z ~ N(0, 1) independent of the label noise z (symmetric law, variance zeta^2).
+ * Given z, r ~ N(-z, s^2), and |r| has the law of |X| with X ~ N(|z|, s^2). With
+ * a = (c - |z|)/s and b = (c + |z|)/s the truncated-Gaussian moments give closed forms:
+ *   P(|r| <= c | z)        = Phi(a) - Phi(-b),
+ *   E[min(r^2, c^2) | z]   = c^2 [Phi(-a) + Phi(-b)] + (z^2 + s^2) [Phi(a) - Phi(-b)]
+ *                            + s [(|z| - c) phi(b) - (|z| + c) phi(a)]
+ * (computed in whichever of two equivalent forms has no cancellation, see
+ * clipped_second_moment). Integrated over z:
+ *   mu = E_z P(|r| <= c | z),   nu = E_z E[min(r^2, c^2) | z] / (2R + zeta^2).
+ * Derivatives in R: the density p_r of r is the density of -z smoothed by N(0, 2R), so it
+ * solves the heat equation d p_r/dR = p_r''; integrating against 1{|r| <= c} and
+ * min(r^2, c^2) (whose second derivative is 2 1{|r| < c} - 2c [delta(r - c) + delta(r + c)]):
+ *   d mu/dR = 2 p_r'(c),   d E[min(r^2, c^2)]/dR = 2 mu - 4 c p_r(c),
+ *   d nu/dR = (2 mu - 4 c p_r(c) - 2 nu) / (2R + zeta^2),
+ * with p_r(c) = E_z phi_s(c - z) and, by parts, p_r'(c) = E_z[(log p)'(z) phi_s(c - z)]
+ * (phi_s the N(0, s^2) density). These stay regular as R -> 0, where they become p(c) and
+ * p'(c) of the law itself (differentiating the closed forms in z under the integral instead
+ * gives kernels of width s and height 1/s^2, which cancel). The limit s -> 0 of the kernels
+ * is the deterministic r = -z.
+ *  - Rademacher: the average of the two values z = +-zeta, exact (they are equal by symmetry).
+ *  - Laplace (scale b = zeta/sqrt 2) and Student-t (z = a t_nu, a = zeta sqrt((nu-2)/nu)):
+ *    GSL adaptive Gauss-Kronrod quadrature (QAG, 21 points; R. Piessens et al., QUADPACK,
+ *    Springer 1983) over |z| >= 0 in a variable in which the law's weight is bounded and
+ *    smooth: v = e^{-|z|/b} (uniform weight) for Laplace, theta = atan(|z| / (a sqrt nu))
+ *    (weight proportional to cos^{nu-1} theta) for Student-t. The pieces end at c - 12 s, c
+ *    and c + 12 s, where the Gaussian kernels change; beyond c + 12 s the kernels are exact
+ *    constants to 1e-33 and the law's tail mass is used in closed form.
+ *  - zeta = 0: every law is z = 0 and the Gaussian closed form with P = R applies. */
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_integration.h>
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_sf_gamma.h>
 
 #include "core/error_impl.h"
@@ -84,17 +120,415 @@ const char *dpd_noise_law_name(dpd_noise_law law) {
   return "unknown";
 }
 
-int dpd_clip_noise_factors_eval(const dpd_noise_spec *noise, double c, double R, double *mu,
-                                double *nu, double *dmu_dR, double *dnu_dR, dpd_err *err) {
-  if (!(R >= 0.0) || !(noise->zeta >= 0.0)) {
+/* ---- Non-Gaussian label noise (derivation in the file comment) ----------------------------- */
+
+/* Quadrature settings. They are named constants rather than config fields because
+ * dpd_clip_noise_factors_eval is a pure, config-free formula; they give every factor to about
+ * 1e-11 relative accuracy, far below the ODE tolerances (rtol >= 1e-10 in practice). */
+#define NOISE_QUAD_LIMIT 128                   /* subintervals per piece (stack workspace) */
+static const double noise_quad_epsrel = 1e-11; /* relative tolerance of each integral */
+static const double noise_quad_epsabs = 1e-15; /* absolute tolerance, in units of the scale */
+static const double noise_kernel_width = 12.0; /* K: Phi(-12) = 1.8e-33 */
+
+static const double inv_sqrt2 = 0.70710678118654752440084436210485;
+static const double inv_sqrt_2pi = 0.39894228040143267793994605993438;
+
+typedef enum {
+  KERNEL_INSIDE,       /* P(|X| <= c) */
+  KERNEL_CLIPPED_SQ,   /* E[min(X^2, c^2)] */
+  KERNEL_DENSITY,      /* phi_s(c - z) + phi_s(c + z) */
+  KERNEL_DENSITY_SLOPE /* l(z) (phi_s(c - z) - phi_s(c + z)), l = (log p)' */
+} kernel_kind;
+
+/* Everything the integrands need, for one (law, c, R). */
+typedef struct {
+  dpd_noise_law law;
+  double c;            /* clipping scale, finite */
+  double s;            /* sqrt(2R) >= 0 */
+  double nu;           /* Student-t degrees of freedom */
+  double laplace_b;    /* Laplace scale zeta / sqrt(2) */
+  double student_a;    /* Student-t scale zeta sqrt((nu - 2) / nu) */
+  double student_w;    /* zeta sqrt(nu - 2) = a sqrt(nu): z = w tan(theta) */
+  double student_norm; /* 2 / B(1/2, nu/2) */
+  kernel_kind kind;
+} noise_ctx;
+
+/* A GSL workspace on the stack: the same fields gsl_integration_workspace_alloc fills, with
+ * arrays of NOISE_QUAD_LIMIT entries (no allocation per call, nothing shared). */
+typedef struct {
+  gsl_integration_workspace w;
+  double alist[NOISE_QUAD_LIMIT], blist[NOISE_QUAD_LIMIT];
+  double rlist[NOISE_QUAD_LIMIT], elist[NOISE_QUAD_LIMIT];
+  size_t order[NOISE_QUAD_LIMIT], level[NOISE_QUAD_LIMIT];
+} quad_workspace;
+
+static void quad_workspace_init(quad_workspace *q) {
+  q->w.limit = NOISE_QUAD_LIMIT;
+  q->w.size = 0;
+  q->w.nrmax = 0;
+  q->w.i = 0;
+  q->w.maximum_level = 0;
+  q->w.alist = q->alist;
+  q->w.blist = q->blist;
+  q->w.rlist = q->rlist;
+  q->w.elist = q->elist;
+  q->w.order = q->order;
+  q->w.level = q->level;
+}
+
+static double std_normal_pdf(double x) {
+  return inv_sqrt_2pi * exp(-0.5 * x * x);
+}
+
+/* Gauss-Legendre rule with 12 points on [-1, 1] (the positive nodes and their weights; GSL's
+ * precomputed gsl_integration_glfixed table, Abramowitz & Stegun table 25.4). */
+static const double gl12_x[6] = {0.12523340851146891, 0.36783149899818018, 0.58731795428661748,
+                                 0.76990267419430469, 0.90411725637047491, 0.98156063424671924};
+static const double gl12_w[6] = {0.24914704581340277, 0.23349253653835481, 0.20316742672306592,
+                                 0.16007832854334622, 0.10693932599531843, 0.047175336386511828};
+
+/* Below this c/s the clipping window [-c, c] is narrow next to the residual's spread, the
+ * closed forms lose (s/c)^2 eps to cancellation, and a 12-point Gauss-Legendre rule over the
+ * window is exact to rounding instead: the integrand x^k phi((x - m)/s) is entire and varies
+ * by at most exp(2 c m / s^2) <= e^4 across it while phi(m/s) has not underflowed (m/s < 40). */
+static const double narrow_window = 0.05;
+
+/* P(|X| <= c) and E[X^2 1{|X| <= c}] for X ~ N(m, s^2) with c <= narrow_window s. */
+static void narrow_window_moments(double m, double c, double s, double *p_in, double *in2) {
+  double p = 0.0, q = 0.0;
+  for (size_t i = 0; i < 6; i++) {
+    double x = c * gl12_x[i];
+    double f = gl12_w[i] * (std_normal_pdf((x - m) / s) + std_normal_pdf((-x - m) / s));
+    p += f;
+    q += x * x * f;
+  }
+  *p_in = p * c / s;
+  *in2 = q * c / s;
+}
+
+/* P(|X| <= c) for X ~ N(m, s^2), m >= 0, s > 0: P(-b <= U <= a) for U ~ N(0, 1) with
+ * a = (c - m)/s, b = (c + m)/s; for a >= 0 a sum of two erf of non-negative arguments. */
+static double prob_inside(double m, double c, double s) {
+  double a = (c - m) / s, b = (c + m) / s;
+  if (c <= narrow_window * s) {
+    double p_in, in2;
+    narrow_window_moments(m, c, s, &p_in, &in2);
+    return p_in;
+  }
+  if (a >= 0.0) {
+    return 0.5 * (erf(a * inv_sqrt2) + erf(b * inv_sqrt2));
+  }
+  return 0.5 * (erfc(-a * inv_sqrt2) - erfc(b * inv_sqrt2));
+}
+
+/* E[min(X^2, c^2)] for X ~ N(m, s^2), m >= 0, s > 0, from the truncated-Gaussian moments
+ * (a = (c - m)/s, b = (c + m)/s):
+ *   mostly clipped:   c^2 P(|X| > c) + (m^2 + s^2) P_in + s [(m - c) phi(b) - (m + c) phi(a)],
+ *   mostly inside:    m^2 + s^2 - T(a, c + m) - T(b, c - m),
+ *                     T(x, y) = (m^2 + s^2 - c^2) Phi(-x) + s y phi(x),
+ * where T are E[(X^2 - c^2) 1{X > c}] and E[(X^2 - c^2) 1{X < -c}]. Each form is used where
+ * its terms are small next to the result (the mean m can be far beyond c in the tails of z). */
+static double clipped_second_moment(double m, double c, double s) {
+  double a = (c - m) / s, b = (c + m) / s;
+  double pin;
+  if (c <= narrow_window * s) {
+    double in2;
+    narrow_window_moments(m, c, s, &pin, &in2);
+    return c * c * (1.0 - pin) + in2; /* pin <= 0.04: no cancellation */
+  }
+  pin = prob_inside(m, c, s);
+  double pa = std_normal_pdf(a), pb = std_normal_pdf(b);
+  if (pin <= 0.5) {
+    double pout = 0.5 * (erfc(a * inv_sqrt2) + erfc(b * inv_sqrt2));
+    return c * c * pout + (m * m + s * s) * pin + s * ((m - c) * pb - (m + c) * pa);
+  }
+  double excess = m * m + s * s - c * c;
+  double qa = 0.5 * erfc(a * inv_sqrt2), qb = 0.5 * erfc(b * inv_sqrt2);
+  double t_up = (qa > 0.0 ? excess * qa : 0.0) + s * (c + m) * pa;
+  double t_low = (qb > 0.0 ? excess * qb : 0.0) + s * (c - m) * pb;
+  return m * m + s * s - t_up - t_low;
+}
+
+/* d/dz log p(z) of the law, z >= 0 (right derivative at 0 for Laplace). */
+static double log_density_slope(const noise_ctx *ctx, double z) {
+  if (ctx->law == DPD_NOISE_LAPLACE) {
+    return -1.0 / ctx->laplace_b;
+  }
+  return -(ctx->nu + 1.0) * z / (ctx->student_w * ctx->student_w + z * z);
+}
+
+/* The conditional quantity of ctx->kind at a label noise z >= 0: the residual given z is
+ * N(-z, s^2), and |r| has the same law as |X| with X ~ N(z, s^2). s = 0 only for the two
+ * value kernels (r = -z exactly). */
+static double kernel_eval(const noise_ctx *ctx, double z) {
+  const double c = ctx->c, s = ctx->s;
+  if (s == 0.0) {
+    if (ctx->kind == KERNEL_INSIDE) {
+      return z <= c ? 1.0 : 0.0;
+    }
+    return z < c ? z * z : c * c;
+  }
+  switch (ctx->kind) {
+  case KERNEL_INSIDE:
+    return prob_inside(z, c, s);
+  case KERNEL_CLIPPED_SQ:
+    return clipped_second_moment(z, c, s);
+  case KERNEL_DENSITY:
+    return (std_normal_pdf((c - z) / s) + std_normal_pdf((c + z) / s)) / s;
+  case KERNEL_DENSITY_SLOPE:
+    /* phi_s(c - z) - phi_s(c + z) = phi_s(c - z) (1 - exp(-2 c z / s^2)): no cancellation. */
+    return log_density_slope(ctx, z) * std_normal_pdf((c - z) / s) / s *
+           -expm1(-2.0 * c * z / (s * s));
+  }
+  return NAN;
+}
+
+/* Integrand in the variable of each law, in which the law has a bounded, smooth weight:
+ *   Laplace:   z = -b log v, v in (0, 1]:        E h(|z|) = int_0^1 h(z(v)) dv;
+ *   Student-t: z = w tan(theta), theta in [0, pi/2):
+ *              E h(|z|) = (2 / B(1/2, nu/2)) int_0^{pi/2} h(z(theta)) cos^{nu-1}(theta) dtheta. */
+static double integrand(double t, void *params) {
+  const noise_ctx *ctx = params;
+  double u = tan(t);
+  if (ctx->law == DPD_NOISE_LAPLACE) {
+    double e = exp(-u); /* 0 long before u * u overflows */
+    return e > 0.0 ? e * (1.0 + u * u) * kernel_eval(ctx, ctx->laplace_b * u) : 0.0;
+  }
+  return ctx->student_norm * pow(cos(t), ctx->nu - 1.0) * kernel_eval(ctx, ctx->student_w * u);
+}
+
+/* The integration variable of a label-noise value z >= 0 (see integrand). */
+static double variable_of(const noise_ctx *ctx, double z) {
+  return atan(z / (ctx->law == DPD_NOISE_LAPLACE ? ctx->laplace_b : ctx->student_w));
+}
+
+/* P(|z| > x) of the law. */
+static double tail_mass(const noise_ctx *ctx, double x) {
+  if (ctx->law == DPD_NOISE_LAPLACE) {
+    return exp(-x / ctx->laplace_b);
+  }
+  return 2.0 * gsl_cdf_tdist_Q(x / ctx->student_a, ctx->nu);
+}
+
+/* Density p(x) of the law at x >= 0. */
+static double law_density(const noise_ctx *ctx, double x) {
+  if (ctx->law == DPD_NOISE_LAPLACE) {
+    return exp(-x / ctx->laplace_b) / (2.0 * ctx->laplace_b);
+  }
+  return gsl_ran_tdist_pdf(x / ctx->student_a, ctx->nu) / ctx->student_a;
+}
+
+static const char *kernel_name(kernel_kind kind) {
+  switch (kind) {
+  case KERNEL_INSIDE:
+    return "P(|r| <= c)";
+  case KERNEL_CLIPPED_SQ:
+    return "E[min(r^2, c^2)]";
+  case KERNEL_DENSITY:
+    return "the residual density at c";
+  case KERNEL_DENSITY_SLOPE:
+    return "the residual density slope at c";
+  }
+  return "?";
+}
+
+/* E over the law of the kernel of `kind` restricted to |z| <= zpts[npts - 1], as the sum of the
+ * pieces between consecutive points zpts[0] = 0 < zpts[1] < ... (GSL QAG, 61-point
+ * Gauss-Kronrod, on each piece; Piessens et al., QUADPACK, Springer 1983). The points put every
+ * narrow feature of the integrand (the Gaussian kernels of width s around z = c) at the end of a
+ * piece, where the adaptive bisection finds it. */
+static int integrate_law(noise_ctx *ctx, kernel_kind kind, const double *zpts, size_t npts,
+                         double scale, double R, double *out, dpd_err *err) {
+  quad_workspace q;
+  gsl_function f;
+  double total = 0.0;
+  ctx->kind = kind;
+  f.function = integrand;
+  f.params = ctx;
+  for (size_t i = 0; i + 1 < npts; i++) {
+    double t0 = variable_of(ctx, zpts[i]), t1 = variable_of(ctx, zpts[i + 1]);
+    double lo = fmin(t0, t1), hi = fmax(t0, t1), result = 0.0, abserr = 0.0;
+    int status;
+    if (!(hi > lo)) {
+      continue;
+    }
+    quad_workspace_init(&q);
+    status = gsl_integration_qag(&f, lo, hi, noise_quad_epsabs * scale / (double)(npts - 1),
+                                 noise_quad_epsrel, NOISE_QUAD_LIMIT, GSL_INTEG_GAUSS61, &q.w,
+                                 &result, &abserr);
+    if (status != GSL_SUCCESS || !isfinite(result)) {
+      return DPD_FAIL(err, DPD_EMAXITER,
+                      "clipping factors (%s noise, c = %g, R = %g): quadrature of %s on |z| in "
+                      "[%g, %g] failed: %s (result %g, estimated error %g)",
+                      dpd_noise_law_name(ctx->law), ctx->c, R, kernel_name(kind), zpts[i],
+                      zpts[i + 1], status != GSL_SUCCESS ? gsl_strerror(status) : "not finite",
+                      result, abserr);
+    }
+    total += result;
+  }
+  *out = total;
+  return DPD_OK;
+}
+
+static int validate_noise(const dpd_noise_spec *noise, double c, double R, dpd_err *err) {
+  if (noise == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'noise': NULL (allowed: a dpd_noise_spec)");
+  }
+  if (noise->law != DPD_NOISE_GAUSSIAN && noise->law != DPD_NOISE_LAPLACE &&
+      noise->law != DPD_NOISE_RADEMACHER && noise->law != DPD_NOISE_STUDENT) {
     return DPD_FAIL(err, DPD_EINVAL,
-                    "clipping factors: R = %g, zeta = %g (allowed: R >= 0, zeta >= 0)", R,
+                    "invalid value for 'noise': law %d (allowed: gaussian, laplace, rademacher, "
+                    "student)",
+                    (int)noise->law);
+  }
+  if (!(noise->zeta >= 0.0) || !isfinite(noise->zeta)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'zeta': %g (allowed: finite, >= 0)",
                     noise->zeta);
   }
-  if (noise->law != DPD_NOISE_GAUSSIAN) {
-    return DPD_FAIL(err, DPD_EINVAL, "clipping factors: noise law '%s' (allowed: gaussian)",
-                    dpd_noise_law_name(noise->law));
+  if (noise->law == DPD_NOISE_STUDENT && (!(noise->nu > 2.0) || !isfinite(noise->nu))) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'nu': %g (allowed: finite, > 2 for the student law)",
+                    noise->nu);
   }
-  dpd_clip_factors_eval(c, R + 0.5 * noise->zeta * noise->zeta, mu, nu, dmu_dR, dnu_dR);
+  if (!(c > 0.0)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'c': %g (allowed: > 0 or inf)", c);
+  }
+  if (!(R >= 0.0) || !isfinite(R)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'R': %g (allowed: finite, >= 0)", R);
+  }
+  return DPD_OK;
+}
+
+/* Rademacher: the average over z = +-zeta, which by symmetry is the value at z = zeta. */
+static void rademacher_factors(double c, double s, double zeta, double out[4]) {
+  if (s == 0.0) {
+    /* r = -z exactly: |r| = zeta. The density of r at c is a point mass when zeta = c. */
+    out[0] = zeta <= c ? 1.0 : 0.0;
+    out[1] = zeta <= c ? zeta * zeta : c * c;
+    out[2] = zeta == c ? INFINITY : 0.0;
+    out[3] = 0.0;
+    return;
+  }
+  double a = (c - zeta) / s, b = (c + zeta) / s;
+  out[0] = prob_inside(zeta, c, s);
+  out[1] = clipped_second_moment(zeta, c, s);
+  /* p_r(c) and p_r'(c) of the two-component Gaussian mixture (phi_s'(x) = -x phi_s(x)/s^2). */
+  out[2] = 0.5 * (std_normal_pdf(a) + std_normal_pdf(b)) / s;
+  out[3] = -0.5 * (a * std_normal_pdf(a) + b * std_normal_pdf(b)) / (s * s);
+}
+
+/* Laplace and Student-t: out = {mu, E[min(r^2, c^2)], p_r(c), p_r'(c)}; the last two only
+ * when `derivs`. */
+static int continuous_factors(const dpd_noise_spec *noise, double c, double R, int derivs,
+                              double out[4], dpd_err *err) {
+  noise_ctx ctx;
+  double zpts[4];
+  size_t npts = 0;
+  double zmax, second = 2.0 * R + noise->zeta * noise->zeta;
+  int status;
+
+  memset(&ctx, 0, sizeof ctx);
+  ctx.law = noise->law;
+  ctx.c = c;
+  ctx.s = sqrt(2.0 * R);
+  ctx.nu = noise->nu;
+  ctx.laplace_b = noise->zeta * inv_sqrt2;
+  if (noise->law == DPD_NOISE_STUDENT) {
+    ctx.student_a = noise->zeta * sqrt((noise->nu - 2.0) / noise->nu);
+    ctx.student_w = noise->zeta * sqrt(noise->nu - 2.0);
+    ctx.student_norm = 2.0 * exp(-gsl_sf_lnbeta(0.5, 0.5 * noise->nu));
+  }
+  /* Pieces: [0, c - K s], [c - K s, c], [c, c + K s] (those of positive length); beyond
+   * z_max = c + K s every kernel is 0 except E[min(r^2, c^2) | z] = c^2 (to 1e-33). */
+  zpts[npts++] = 0.0;
+  if (c - noise_kernel_width * ctx.s > 0.0) {
+    zpts[npts++] = c - noise_kernel_width * ctx.s;
+  }
+  zpts[npts++] = c;
+  zmax = c + noise_kernel_width * ctx.s;
+  if (zmax > c) {
+    zpts[npts++] = zmax;
+  }
+
+  if ((status = integrate_law(&ctx, KERNEL_INSIDE, zpts, npts, 1.0, R, &out[0], err)) < 0) {
+    return status;
+  }
+  if ((status = integrate_law(&ctx, KERNEL_CLIPPED_SQ, zpts, npts, fmin(c * c, second), R, &out[1],
+                              err)) < 0) {
+    return status;
+  }
+  out[1] += c * c * tail_mass(&ctx, zmax);
+  out[2] = out[3] = 0.0;
+  if (!derivs) {
+    return DPD_OK;
+  }
+  if (ctx.s == 0.0) {
+    /* The residual density is the law's: p_r(c) = p(c), p_r'(c) = p'(c). */
+    out[2] = law_density(&ctx, c);
+    out[3] = log_density_slope(&ctx, c) * out[2];
+    return DPD_OK;
+  }
+  /* p_r(c) = E phi_s(c - z) = (1/2) E[phi_s(c - |z|) + phi_s(c + |z|)], and, integrating by
+   * parts, p_r'(c) = E[p'(z) ...] = (1/2) E[l(|z|) (phi_s(c - |z|) - phi_s(c + |z|))]. */
+  if ((status = integrate_law(&ctx, KERNEL_DENSITY, zpts, npts, 1.0 / sqrt(second), R, &out[2],
+                              err)) < 0) {
+    return status;
+  }
+  if ((status = integrate_law(&ctx, KERNEL_DENSITY_SLOPE, zpts, npts, 1.0 / second, R, &out[3],
+                              err)) < 0) {
+    return status;
+  }
+  out[2] *= 0.5;
+  out[3] *= 0.5;
+  return DPD_OK;
+}
+
+int dpd_clip_noise_factors_eval(const dpd_noise_spec *noise, double c, double R, double *mu,
+                                double *nu, double *dmu_dR, double *dnu_dR, dpd_err *err) {
+  double f[4]; /* mu, E[min(r^2, c^2)], p_r(c), p_r'(c) */
+  double second, m, v, dm, dv;
+  int status = validate_noise(noise, c, R, err);
+  if (status < 0) {
+    return status;
+  }
+  if (noise->law == DPD_NOISE_GAUSSIAN || noise->zeta == 0.0) {
+    /* Closed form; with zeta = 0 every law is the point mass z = 0 and r ~ N(0, 2R). */
+    dpd_clip_factors_eval(c, R + 0.5 * noise->zeta * noise->zeta, mu, nu, dmu_dR, dnu_dR);
+    return DPD_OK;
+  }
+  if (!(c * c <= DBL_MAX)) {
+    /* c = inf, or c so large that c^2 overflows: nothing is clipped. */
+    m = 1.0;
+    v = 1.0;
+    dm = 0.0;
+    dv = 0.0;
+  } else {
+    int derivs = dmu_dR != NULL || dnu_dR != NULL;
+    second = 2.0 * R + noise->zeta * noise->zeta;
+    if (noise->law == DPD_NOISE_RADEMACHER) {
+      rademacher_factors(c, sqrt(2.0 * R), noise->zeta, f);
+    } else if ((status = continuous_factors(noise, c, R, derivs, f, err)) < 0) {
+      return status;
+    }
+    /* mu = P(|r| <= c), nu = E[min(r^2, c^2)] / E r^2, and by the heat equation in R (the
+     * law of r is that of -z smoothed by N(0, 2R), d/dR = d^2/dr^2 on its density):
+     *   d mu/dR = 2 p_r'(c),   d E[min(r^2, c^2)]/dR = 2 mu - 4 c p_r(c). */
+    m = f[0];
+    v = f[1] / second;
+    dm = 2.0 * f[3];
+    dv = (2.0 * m - 4.0 * c * f[2] - 2.0 * v) / second;
+  }
+  if (mu != NULL) {
+    *mu = m;
+  }
+  if (nu != NULL) {
+    *nu = v;
+  }
+  if (dmu_dR != NULL) {
+    *dmu_dR = dm;
+  }
+  if (dnu_dR != NULL) {
+    *dnu_dR = dv;
+  }
   return DPD_OK;
 }

@@ -73,12 +73,15 @@ static const double ode_rtol_default = 1e-8;
 static const double ode_atol_default = 1e-12;
 static const long ode_max_steps_default = 100000;
 static const int ode_krylov_maxl_default = 5;
+static const double ode_noise_nu_default = 5.0;
 
 dpd_ode_config dpd_ode_config_default(void) {
   dpd_ode_config cfg;
   memset(&cfg, 0, sizeof cfg);
   cfg.gamma = ode_gamma_default;
   cfg.zeta = ode_zeta_default;
+  cfg.noise = DPD_NOISE_GAUSSIAN;
+  cfg.noise_nu = ode_noise_nu_default;
   cfg.c = INFINITY;
   cfg.rho = INFINITY;
   cfg.grid = ode_grid_default;
@@ -102,9 +105,11 @@ typedef struct {
   const double *mult;           /* [m] multiplicities (borrowed) */
   const dpd_schedule *schedule; /* borrowed */
   double gamma;
-  double half_zeta2;  /* zeta^2 / 2 */
-  double c;           /* clipping scale, INFINITY = none */
-  double noise_scale; /* 2 c^2 gamma^2 / rho^2; 0 when rho = INFINITY */
+  double half_zeta2;    /* zeta^2 / 2 */
+  dpd_noise_spec noise; /* label-noise law */
+  int gaussian_noise;   /* noise.law == DPD_NOISE_GAUSSIAN: closed-form factors of P */
+  double c;             /* clipping scale, INFINITY = none */
+  double noise_scale;   /* 2 c^2 gamma^2 / rho^2; 0 when rho = INFINITY */
 } ode_model;
 
 /* Scalar coefficients at one (t, S), computed once per evaluation. */
@@ -112,7 +117,7 @@ typedef struct {
   double eta;      /* eta~(t) */
   double R, P;     /* excess and full risk */
   double mu, nu;   /* clipping factors at P */
-  double dmu, dnu; /* their P-derivatives */
+  double dmu, dnu; /* their P-derivatives (= R-derivatives); NaN when not requested */
   double A, B, C;  /* see the file comment */
   double dA, dB;   /* A'(P), B'(P) */
 } ode_coef;
@@ -126,6 +131,10 @@ static void model_init(ode_model *model, const dpd_linreg_problem *problem,
   model->schedule = schedule;
   model->gamma = cfg->gamma;
   model->half_zeta2 = 0.5 * cfg->zeta * cfg->zeta;
+  model->noise.law = cfg->noise;
+  model->noise.zeta = cfg->zeta;
+  model->noise.nu = cfg->noise_nu;
+  model->gaussian_noise = cfg->noise == DPD_NOISE_GAUSSIAN;
   model->c = cfg->c;
   model->noise_scale =
       isinf(cfg->rho) ? 0.0
@@ -150,14 +159,43 @@ static double model_risk(const ode_model *model, const double *S) {
   return ((r0 + r1) + (r2 + r3)) * model->inv_d;
 }
 
-/* Coefficients that depend on t and the full risk P only. */
-static void coef_at(const ode_model *model, double t, double R, ode_coef *co) {
+/* Clipping factors of a non-Gaussian label-noise law at the excess risk R (clip.h; GSL
+ * quadrature for Laplace and Student-t). Returns 0; 1 (recoverable: CVODE retries with a
+ * smaller step) when R is negative or not finite, a trial state outside the model's domain;
+ * or the negative status of a failed quadrature, with its reason in *err. The derivatives
+ * cost as much again as the factors and are computed only when `derivs`. */
+static int coef_factors_law(const ode_model *model, double R, int derivs, ode_coef *co,
+                            dpd_err *err) {
+  co->dmu = NAN;
+  co->dnu = NAN;
+  if (!(R >= 0.0) || !isfinite(R)) {
+    co->mu = NAN;
+    co->nu = NAN;
+    return 1;
+  }
+  return dpd_clip_noise_factors_eval(&model->noise, model->c, R, &co->mu, &co->nu,
+                                     derivs ? &co->dmu : NULL, derivs ? &co->dnu : NULL, err);
+}
+
+/* Coefficients that depend on t and the full risk P only. The Gaussian law keeps the closed
+ * forms in P (with derivatives, which cost nothing there); the other laws evaluate the
+ * derivatives only when `derivs` (Jacobian paths). Returns 0, or coef_factors_law's 1 or
+ * negative status (Gaussian noise: always 0, callers test P as before). */
+static int coef_at(const ode_model *model, double t, double R, int derivs, ode_coef *co,
+                   dpd_err *err) {
   double eta, dsq;
   co->R = R;
   co->P = R + model->half_zeta2;
   eta = dpd_schedule_eval(model->schedule, t);
   co->eta = eta;
-  dpd_clip_factors_eval(model->c, co->P, &co->mu, &co->nu, &co->dmu, &co->dnu);
+  if (model->gaussian_noise) {
+    dpd_clip_factors_eval(model->c, co->P, &co->mu, &co->nu, &co->dmu, &co->dnu);
+  } else {
+    int status = coef_factors_law(model, R, derivs, co, err);
+    if (status != 0) {
+      return status;
+    }
+  }
   co->A = -2.0 * eta * co->mu;
   co->B = model->gamma * eta * eta * co->nu * co->P;
   co->dA = -2.0 * eta * co->dmu;
@@ -167,10 +205,12 @@ static void coef_at(const ode_model *model, double t, double R, ode_coef *co) {
     dsq = dpd_schedule_dsq_eval(model->schedule, t);
     co->C = -model->noise_scale * dsq;
   }
+  return 0;
 }
 
-static void coef_eval(const ode_model *model, double t, const double *S, ode_coef *co) {
-  coef_at(model, t, model_risk(model, S), co);
+static int coef_eval(const ode_model *model, double t, const double *S, int derivs, ode_coef *co,
+                     dpd_err *err) {
+  return coef_at(model, t, model_risk(model, S), derivs, co, err);
 }
 
 /* Multiplies the right-hand side (and so its Jacobian) by `factor`: the whole
@@ -199,10 +239,15 @@ static int model_rhs_apply(const ode_model *model, const ode_coef *co, const dou
   return bad ? 1 : 0;
 }
 
-/* CVODE's callback contract: 0 ok, 1 recoverable (P not finite: retry smaller h). */
-static int model_rhs(const ode_model *model, double t, const double *S, double *dSdt) {
+/* CVODE's callback contract: 0 ok, 1 recoverable (P not finite or, for a non-Gaussian law,
+ * R < 0: retry smaller h), < 0 fatal (a failed quadrature, reason in *err). */
+static int model_rhs(const ode_model *model, double t, const double *S, double *dSdt,
+                     dpd_err *err) {
   ode_coef co;
-  coef_eval(model, t, S, &co);
+  int status = coef_eval(model, t, S, 0, &co, err);
+  if (status != 0) {
+    return status;
+  }
   if (!isfinite(co.P)) {
     return 1;
   }
@@ -249,13 +294,15 @@ static double tau_of_time(time_map map, double t) {
   return map.on ? -expm1(0.25 * log1p(-t)) : t;
 }
 
-/* Coefficients of the tau-system dS/dtau = (dt/dtau) f(t(tau), S). */
-static void coef_eval_tau(const ode_model *model, time_map map, double tau, const double *S,
-                          ode_coef *co) {
-  coef_eval(model, time_of_tau(map, tau), S, co);
-  if (map.on) {
+/* Coefficients of the tau-system dS/dtau = (dt/dtau) f(t(tau), S). Returns coef_eval's
+ * status. */
+static int coef_eval_tau(const ode_model *model, time_map map, double tau, const double *S,
+                         int derivs, ode_coef *co, dpd_err *err) {
+  int status = coef_eval(model, time_of_tau(map, tau), S, derivs, co, err);
+  if (status == 0 && map.on) {
     coef_scale(co, dt_dtau(map, tau));
   }
+  return status;
 }
 
 static void model_jtimes(const ode_model *model, const ode_coef *co, const double *S,
@@ -308,9 +355,11 @@ static int model_sm_solve(const ode_model *model, const ode_coef *co, double gam
   return 0;
 }
 
-/* The two bounds y = (upper, lower) and the diagonal of their Jacobian (jac may be NULL). */
+/* The two bounds y = (upper, lower) and the diagonal of their Jacobian (jac may be NULL).
+ * Returns 0, 1 (recoverable: a bound not finite, or negative with a non-Gaussian law) or the
+ * negative status of a failed quadrature (reason in *err). */
 static int model_bounds_rhs(const ode_model *model, double lambda_min, double lambda_max, double t,
-                            const double y[2], double dydt[2], double jac[2]) {
+                            const double y[2], double dydt[2], double jac[2], dpd_err *err) {
   const double descent[2] = {lambda_min, lambda_max};
   const double noise[2] = {lambda_max, 1.0};
   double eta = dpd_schedule_eval(model->schedule, t);
@@ -323,7 +372,19 @@ static int model_bounds_rhs(const ode_model *model, double lambda_min, double la
     if (!isfinite(P)) {
       return 1;
     }
-    dpd_clip_factors_eval(model->c, P, &mu, &nu, &dmu, &dnu);
+    if (model->gaussian_noise) {
+      dpd_clip_factors_eval(model->c, P, &mu, &nu, &dmu, &dnu);
+    } else {
+      ode_coef co;
+      int status = coef_factors_law(model, y[k], jac != NULL, &co, err);
+      if (status != 0) {
+        return status;
+      }
+      mu = co.mu;
+      nu = co.nu;
+      dmu = co.dmu;
+      dnu = co.dnu;
+    }
     dydt[k] =
         -2.0 * descent[k] * eta * mu * y[k] + noise[k] * model->gamma * eta * eta * nu * P + C;
     if (jac != NULL) {
@@ -349,6 +410,18 @@ static int validate(const dpd_linreg_problem *problem, const dpd_schedule *sched
   if (!(cfg->zeta >= 0.0) || !isfinite(cfg->zeta)) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'zeta': %g (allowed: finite, >= 0)",
                     cfg->zeta);
+  }
+  if (cfg->noise != DPD_NOISE_GAUSSIAN && cfg->noise != DPD_NOISE_LAPLACE &&
+      cfg->noise != DPD_NOISE_RADEMACHER && cfg->noise != DPD_NOISE_STUDENT) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'noise': %d (allowed: gaussian, laplace, rademacher, "
+                    "student)",
+                    (int)cfg->noise);
+  }
+  if (cfg->noise == DPD_NOISE_STUDENT && (!(cfg->noise_nu > 2.0) || !isfinite(cfg->noise_nu))) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'noise_nu': %g (allowed: finite, > 2 for the student law)",
+                    cfg->noise_nu);
   }
   if (!(cfg->c > 0.0)) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'c': %g (allowed: > 0 or inf)", cfg->c);
@@ -413,7 +486,7 @@ int dpd_ode_rhs_eval(const dpd_linreg_problem *problem, const dpd_schedule *sche
     return status;
   }
   model_init(&model, problem, schedule, cfg);
-  return model_rhs(&model, t, S, dSdt);
+  return model_rhs(&model, t, S, dSdt, NULL);
 }
 
 int dpd_ode_jtimes_eval(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
@@ -426,7 +499,10 @@ int dpd_ode_jtimes_eval(const dpd_linreg_problem *problem, const dpd_schedule *s
     return status;
   }
   model_init(&model, problem, schedule, cfg);
-  coef_eval(&model, t, S, &co);
+  status = coef_eval(&model, t, S, 1, &co, NULL);
+  if (status != 0) {
+    return status;
+  }
   if (!isfinite(co.P)) {
     return 1;
   }
@@ -441,12 +517,31 @@ typedef struct {
   ode_model model;
   time_map map; /* CVODE's time variable tau -> t */
   double lambda_min, lambda_max;
-  void *cvode_mem; /* the main solver (read by the Sherman-Morrison solver) */
-  double *sm_ea;   /* [m] Sherman-Morrison workspace (owned by ode_run) */
-  ode_coef jt;     /* coefficients at the latest Jacobian-times setup */
-  int nonfinite;   /* a right-hand side met a non-finite risk */
-  char msg[256];   /* the last error CVODE reported (its own printing is off) */
+  void *cvode_mem;  /* the main solver (read by the Sherman-Morrison solver) */
+  double *sm_ea;    /* [m] Sherman-Morrison workspace (owned by ode_run) */
+  ode_coef jt;      /* coefficients at the latest Jacobian-times setup */
+  int nonfinite;    /* a right-hand side met a non-finite risk */
+  int outside;      /* a right-hand side met R < 0 (non-Gaussian laws: outside the domain) */
+  int fatal_status; /* < 0: a clipping-factor quadrature failed, reason in `fatal` */
+  dpd_err fatal;
+  char msg[256]; /* the last error CVODE reported (its own printing is off) */
 } ode_work;
+
+/* Records why a callback asked CVODE to retry with a smaller step (for the message if it
+ * gives up): a negative risk (status 1 from a non-Gaussian law) or a non-finite one. */
+static void note_retry(ode_work *w, int status, double R) {
+  if (status > 0 && R < 0.0) {
+    w->outside = 1;
+  } else {
+    w->nonfinite = 1;
+  }
+}
+
+/* Records a fatal status of a callback (a failed quadrature) and returns CVODE's fatal code. */
+static int note_fatal(ode_work *w, int status) {
+  w->fatal_status = status;
+  return -1;
+}
 
 /* Everything solve() allocates, released by run_free() on every path. */
 typedef struct {
@@ -507,9 +602,13 @@ static int cv_rhs(sunrealtype tau, N_Vector y, N_Vector ydot, void *user_data) {
   ode_work *w = user_data;
   const double *S = N_VGetArrayPointer(y);
   ode_coef co;
-  coef_eval_tau(&w->model, w->map, tau, S, &co);
-  if (!isfinite(co.P) || model_rhs_apply(&w->model, &co, S, N_VGetArrayPointer(ydot)) != 0) {
-    w->nonfinite = 1;
+  int status = coef_eval_tau(&w->model, w->map, tau, S, 0, &co, &w->fatal);
+  if (status < 0) {
+    return note_fatal(w, status);
+  }
+  if (status > 0 || !isfinite(co.P) ||
+      model_rhs_apply(&w->model, &co, S, N_VGetArrayPointer(ydot)) != 0) {
+    note_retry(w, status, co.R);
     return 1;
   }
   return 0;
@@ -518,10 +617,14 @@ static int cv_rhs(sunrealtype tau, N_Vector y, N_Vector ydot, void *user_data) {
 /* Called by CVODE before every linear solve, at the current Newton iterate. */
 static int cv_jtsetup(sunrealtype tau, N_Vector y, N_Vector fy, void *user_data) {
   ode_work *w = user_data;
+  int status;
   (void)fy;
-  coef_eval_tau(&w->model, w->map, tau, N_VGetArrayPointer(y), &w->jt);
-  if (!isfinite(w->jt.P)) {
-    w->nonfinite = 1;
+  status = coef_eval_tau(&w->model, w->map, tau, N_VGetArrayPointer(y), 1, &w->jt, &w->fatal);
+  if (status < 0) {
+    return note_fatal(w, status);
+  }
+  if (status > 0 || !isfinite(w->jt.P)) {
+    note_retry(w, status, w->jt.R);
     return 1;
   }
   return 0;
@@ -580,6 +683,7 @@ static int sm_solve(SUNLinearSolver ls, SUNMatrix A, N_Vector x, N_Vector b, sun
   N_Vector ycur = NULL;
   sunrealtype gamma_cv = 0.0, tau = 0.0;
   const double *y;
+  int status;
   (void)A;
   (void)tol;
   if (CVodeGetCurrentGamma(w->cvode_mem, &gamma_cv) < 0 ||
@@ -588,9 +692,13 @@ static int sm_solve(SUNLinearSolver ls, SUNMatrix A, N_Vector x, N_Vector b, sun
     return SUNLS_MEM_NULL;
   }
   y = N_VGetArrayPointer(ycur);
-  coef_eval_tau(&w->model, w->map, tau, y, &w->jt);
-  if (!isfinite(w->jt.P)) {
-    w->nonfinite = 1;
+  status = coef_eval_tau(&w->model, w->map, tau, y, 1, &w->jt, &w->fatal);
+  if (status < 0) {
+    note_fatal(w, status);
+    return SUNLS_PACKAGE_FAIL_UNREC;
+  }
+  if (status > 0 || !isfinite(w->jt.P)) {
+    note_retry(w, status, w->jt.R);
     return SUNLS_PACKAGE_FAIL_REC;
   }
   if (model_sm_solve(&w->model, &w->jt, gamma_cv, y, N_VGetArrayPointer(b), N_VGetArrayPointer(x),
@@ -611,10 +719,14 @@ static int sm_free(SUNLinearSolver ls) {
 static int cv_bounds_rhs(sunrealtype tau, N_Vector y, N_Vector ydot, void *user_data) {
   ode_work *w = user_data;
   double *dydt = N_VGetArrayPointer(ydot), factor = dt_dtau(w->map, tau);
+  const double *yv = N_VGetArrayPointer(y);
   int status = model_bounds_rhs(&w->model, w->lambda_min, w->lambda_max, time_of_tau(w->map, tau),
-                                N_VGetArrayPointer(y), dydt, NULL);
+                                yv, dydt, NULL, &w->fatal);
+  if (status < 0) {
+    return note_fatal(w, status);
+  }
   if (status != 0) {
-    w->nonfinite = 1;
+    note_retry(w, status, fmin(yv[0], yv[1]));
     return status;
   }
   dydt[0] *= factor;
@@ -631,17 +743,26 @@ static int cv_bounds_jac(sunrealtype tau, N_Vector y, N_Vector fy, SUNMatrix J, 
   (void)tmp1;
   (void)tmp2;
   (void)tmp3;
-  status = model_bounds_rhs(&w->model, w->lambda_min, w->lambda_max, time_of_tau(w->map, tau),
-                            N_VGetArrayPointer(y), dydt, jac);
+  const double *yv = N_VGetArrayPointer(y);
+  status = model_bounds_rhs(&w->model, w->lambda_min, w->lambda_max, time_of_tau(w->map, tau), yv,
+                            dydt, jac, &w->fatal);
+  if (status < 0) {
+    return note_fatal(w, status);
+  }
+  if (status != 0) {
+    note_retry(w, status, fmin(yv[0], yv[1]));
+    return status;
+  }
   SUNMatZero(J);
   SM_ELEMENT_D(J, 0, 0) = factor * jac[0];
   SM_ELEMENT_D(J, 1, 1) = factor * jac[1];
-  return status;
+  return 0;
 }
 
 /* Turns a failed CVODE call into DPD_ESOLVER (or DPD_ENONFINITE when the
- * right-hand side met a non-finite state) with CVODE's flag name and the time
- * t (and tau when mapped: CVODE's own message quotes its variable tau). */
+ * right-hand side met a non-finite state, or the status of a failed
+ * clipping-factor quadrature with its reason) with CVODE's flag name and the
+ * time t (and tau when mapped: CVODE's own message quotes its variable tau). */
 static int cv_fail(const ode_run *run, int flag, const char *what, double tau, dpd_err *err) {
   char *name = CVodeGetReturnFlagName(flag);
   const char *flag_name = name != NULL ? name : "unknown flag";
@@ -652,9 +773,17 @@ static int cv_fail(const ode_run *run, int flag, const char *what, double tau, d
   } else {
     snprintf(when, sizeof when, "t = %.17g", tau);
   }
-  if (run->work.nonfinite) {
+  if (run->work.fatal_status < 0) {
+    status = DPD_FAIL(err, run->work.fatal_status, "%s near %s: %s (%s)", what, when,
+                      run->work.fatal.reason, flag_name);
+  } else if (run->work.nonfinite) {
     status = DPD_FAIL(err, DPD_ENONFINITE, "%s: the risk became non-finite near %s (%s)", what,
                       when, flag_name);
+  } else if (run->work.outside) {
+    status = DPD_FAIL(err, DPD_ESOLVER,
+                      "%s: the risk became negative near %s (%s); the clipping factors of the "
+                      "%s law are defined for R >= 0",
+                      what, when, flag_name, dpd_noise_law_name(run->work.model.noise.law));
   } else {
     status = DPD_FAIL(err, DPD_ESOLVER, "%s failed at %s: %s%s%s", what, when, flag_name,
                       run->work.msg[0] ? ": " : "", run->work.msg);
@@ -779,38 +908,113 @@ static void collect_stats(const ode_run *run, const dpd_ode_config *cfg, dpd_ode
   }
 }
 
-static int integrate(ode_run *run, const dpd_ode_config *cfg, dpd_ode_result *res, dpd_err *err) {
-  size_t grid = cfg->grid;
-  for (size_t j = 1; j < grid; j++) {
-    double tout = res->t[j], tret = 0.0, R;
-    double tau_out = j + 1 == grid ? 1.0 : tau_of_time(run->work.map, tout);
-    int flag = CVode(run->mem, tau_out, run->y, &tret, CV_NORMAL);
+/* Advances the main system (and the bounds) to tau_out. */
+static int advance(ode_run *run, double tau_out, double tout, dpd_err *err) {
+  double tret = 0.0;
+  int flag;
+  run->work.nonfinite = 0;
+  run->work.outside = 0;
+  flag = CVode(run->mem, tau_out, run->y, &tret, CV_NORMAL);
+  if (flag < 0) {
+    CVodeGetCurrentTime(run->mem, &tret);
+    return cv_fail(run, flag, "CVode", tret, err);
+  }
+  run->work.nonfinite = 0; /* a recovered trial step is not a failure */
+  run->work.outside = 0;
+  if (run->bmem != NULL) {
+    const double *by = N_VGetArrayPointer(run->by);
+    flag = CVode(run->bmem, tau_out, run->by, &tret, CV_NORMAL);
     if (flag < 0) {
-      CVodeGetCurrentTime(run->mem, &tret);
-      return cv_fail(run, flag, "CVode", tret, err);
+      CVodeGetCurrentTime(run->bmem, &tret);
+      return cv_fail(run, flag, "CVode (bounds)", tret, err);
     }
-    run->work.nonfinite = 0; /* a recovered trial step is not a failure */
+    if (!isfinite(by[0]) || !isfinite(by[1])) {
+      return DPD_FAIL(err, DPD_ENONFINITE, "CVode (bounds): a bound is not finite at t = %.17g",
+                      tout);
+    }
+  }
+  return DPD_OK;
+}
+
+/* The impulse of calibrated noise at a drop of a step schedule (MATH.md 1.4:
+ * rho^2 sigma_k^2 = eta_k^2 - eta_{k+1}^2 is concentrated on the step before
+ * the drop): every D_i jumps by J = 2 c^2 gamma^2 dsq / rho^2, so S_j by m_j J
+ * and R (and both bounds) by J, exactly as at the release. CVODE restarts
+ * from the new state. Step schedules keep tau = t (no time map). */
+static int apply_jump(ode_run *run, double t_jump, double dsq, dpd_err *err) {
+  const ode_model *model = &run->work.model;
+  double J = model->noise_scale * dsq;
+  double *S = N_VGetArrayPointer(run->y);
+  if (!(J > 0.0)) {
+    return DPD_OK;
+  }
+  for (size_t j = 0; j < model->m; j++) {
+    S[j] += model->mult[j] * J;
+  }
+  CV_TRY(CVodeReInit(run->mem, t_jump, run->y), "CVodeReInit");
+  CV_TRY(CVodeSetStopTime(run->mem, 1.0), "CVodeSetStopTime");
+  if (run->bmem != NULL) {
+    double *by = N_VGetArrayPointer(run->by);
+    by[0] += J;
+    by[1] += J;
+    CV_TRY(CVodeReInit(run->bmem, t_jump, run->by), "CVodeReInit (bounds)");
+    CV_TRY(CVodeSetStopTime(run->bmem, 1.0), "CVodeSetStopTime (bounds)");
+  }
+  return DPD_OK;
+}
+
+static int integrate(ode_run *run, const dpd_schedule *schedule, const dpd_ode_config *cfg,
+                     dpd_ode_result *res, dpd_err *err) {
+  size_t grid = cfg->grid, njumps = dpd_schedule_jumps(schedule, NULL, NULL, 0), next_jump = 0;
+  double *jt = NULL, *jdsq = NULL, tau_now = 0.0;
+  int status = DPD_OK;
+  if (njumps > 0) {
+    jt = malloc(njumps * sizeof *jt);
+    jdsq = malloc(njumps * sizeof *jdsq);
+    if (jt == NULL || jdsq == NULL) {
+      free(jt);
+      free(jdsq);
+      return DPD_FAIL(err, DPD_ENOMEM, "out of memory for %zu schedule drops", njumps);
+    }
+    dpd_schedule_jumps(schedule, jt, jdsq, njumps);
+  }
+  for (size_t j = 1; j < grid && status == DPD_OK; j++) {
+    double tout = res->t[j];
+    double tau_out = j + 1 == grid ? 1.0 : tau_of_time(run->work.map, tout);
+    double R;
+    /* Drops at or before this output time (right-continuous: a drop at tout counts). */
+    while (status == DPD_OK && next_jump < njumps && jt[next_jump] <= tout) {
+      if (jt[next_jump] > tau_now) {
+        status = advance(run, jt[next_jump], jt[next_jump], err);
+        tau_now = jt[next_jump];
+      }
+      if (status == DPD_OK) {
+        status = apply_jump(run, jt[next_jump], jdsq[next_jump], err);
+      }
+      next_jump++;
+    }
+    if (status == DPD_OK && tau_out > tau_now) {
+      status = advance(run, tau_out, tout, err);
+      tau_now = tau_out;
+    }
+    if (status != DPD_OK) {
+      break;
+    }
     R = model_risk(&run->work.model, N_VGetArrayPointer(run->y));
     if (!isfinite(R)) {
-      return DPD_FAIL(err, DPD_ENONFINITE, "CVode: the risk is %g at t = %.17g", R, tout);
+      status = DPD_FAIL(err, DPD_ENONFINITE, "CVode: the risk is %g at t = %.17g", R, tout);
+      break;
     }
     res->risk[j] = R;
     if (run->bmem != NULL) {
       const double *by = N_VGetArrayPointer(run->by);
-      flag = CVode(run->bmem, tau_out, run->by, &tret, CV_NORMAL);
-      if (flag < 0) {
-        CVodeGetCurrentTime(run->bmem, &tret);
-        return cv_fail(run, flag, "CVode (bounds)", tret, err);
-      }
-      if (!isfinite(by[0]) || !isfinite(by[1])) {
-        return DPD_FAIL(err, DPD_ENONFINITE, "CVode (bounds): a bound is not finite at t = %.17g",
-                        tout);
-      }
       res->upper[j] = by[0];
       res->lower[j] = by[1];
     }
   }
-  return DPD_OK;
+  free(jt);
+  free(jdsq);
+  return status;
 }
 
 /* ---- Results ------------------------------------------------------------------------------- */
@@ -865,8 +1069,11 @@ int dpd_ode_solve(const dpd_linreg_problem *problem, const dpd_schedule *schedul
   run.work.lambda_min = problem->lambda_min;
   run.work.lambda_max = problem->lambda_max;
   R0 = model_risk(&run.work.model, problem->group_S0);
-  /* The Jacobian-times setup refreshes this before every linear solve. */
-  coef_at(&run.work.model, 0.0, R0, &run.work.jt);
+  /* The Jacobian-times setup refreshes this before every linear solve. A failed quadrature
+   * of the clipping factors (non-Gaussian laws) fails here already. */
+  if ((status = coef_at(&run.work.model, 0.0, R0, 1, &run.work.jt, err)) < 0) {
+    goto cleanup;
+  }
 
   res = result_alloc(cfg->grid, cfg->bounds);
   if (res == NULL) {
@@ -893,7 +1100,7 @@ int dpd_ode_solve(const dpd_linreg_problem *problem, const dpd_schedule *schedul
   if (cfg->bounds && (status = setup_bounds(&run, R0, cfg, err)) < 0) {
     goto cleanup;
   }
-  if ((status = integrate(&run, cfg, res, err)) < 0) {
+  if ((status = integrate(&run, schedule, cfg, res, err)) < 0) {
     goto cleanup;
   }
 

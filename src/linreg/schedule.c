@@ -30,6 +30,9 @@ dpd_schedule_config dpd_schedule_config_default(void) {
   cfg.c1 = 1.0;
   cfg.c2 = 1.0;
   cfg.c3 = 0.0;
+  cfg.factor = 0.5;
+  cfg.drops = 1;
+  cfg.eta_min = 0.0;
   cfg.gamma = 1.0;
   cfg.rho = INFINITY;
   return cfg;
@@ -78,6 +81,25 @@ static int validate(const dpd_schedule_config *cfg, dpd_err *err) {
     if (!(cfg->rho > 0.0)) {
       return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'rho': %g (allowed: > 0 or inf)",
                       cfg->rho);
+    }
+    return DPD_OK;
+  case DPD_SCHEDULE_STEP:
+    if ((status = check_positive("eta0", cfg->eta0, err)) < 0 ||
+        (status = check_positive("factor", cfg->factor, err)) < 0) {
+      return status;
+    }
+    if (cfg->drops < 1 || cfg->drops > 1000000) {
+      return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'drops': %zu (allowed: 1 <= drops <= 1e6)",
+                      cfg->drops);
+    }
+    return DPD_OK;
+  case DPD_SCHEDULE_COSINE:
+    if ((status = check_positive("eta0", cfg->eta0, err)) < 0) {
+      return status;
+    }
+    if (!(cfg->eta_min >= 0.0) || !isfinite(cfg->eta_min)) {
+      return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'eta_min': %g (allowed: finite, >= 0)",
+                      cfg->eta_min);
     }
     return DPD_OK;
   case DPD_SCHEDULE_TABLE:
@@ -150,7 +172,8 @@ int dpd_schedule_create(const dpd_schedule_config *cfg, dpd_schedule **out, dpd_
 }
 
 const char *dpd_schedule_name(const dpd_schedule *s) {
-  static const char *const names[] = {"const", "sqrt", "hyperbolic", "optimal", "file"};
+  static const char *const names[] = {"const",   "sqrt", "hyperbolic", "optimal",
+                                      "file",    "step", "cosine"};
   return names[s->cfg.kind];
 }
 
@@ -166,6 +189,26 @@ static size_t table_segment(const dpd_schedule *s, double t) {
     }
   }
   return lo;
+}
+
+static const double pi = 3.14159265358979323846264338327950288;
+
+/* Number of drops at or before t: drop j sits at t_j = j/(drops+1). */
+static size_t step_index(const dpd_schedule_config *c, double t) {
+  double u = t * (double)(c->drops + 1);
+  size_t j;
+  if (!(u > 0.0)) {
+    return 0;
+  }
+  j = u >= (double)c->drops ? c->drops : (size_t)u;
+  /* (size_t)u can be one short when j/(drops+1) rounds above t*(drops+1); check exactly. */
+  while (j < c->drops && (double)(j + 1) / (double)(c->drops + 1) <= t) {
+    j++;
+  }
+  while (j > 0 && (double)j / (double)(c->drops + 1) > t) {
+    j--;
+  }
+  return j;
 }
 
 double dpd_schedule_eval(const dpd_schedule *s, double t) {
@@ -184,6 +227,10 @@ double dpd_schedule_eval(const dpd_schedule *s, double t) {
     double w = (t - s->t[k]) / (s->t[k + 1] - s->t[k]);
     return s->eta[k] + w * (s->eta[k + 1] - s->eta[k]);
   }
+  case DPD_SCHEDULE_STEP:
+    return c->eta0 * pow(c->factor, (double)step_index(c, t));
+  case DPD_SCHEDULE_COSINE:
+    return c->eta_min + (c->eta0 - c->eta_min) * 0.5 * (1.0 + cos(pi * t));
   }
   return NAN;
 }
@@ -208,8 +255,26 @@ double dpd_schedule_dsq_eval(const dpd_schedule *s, double t) {
     double slope = (s->eta[k + 1] - s->eta[k]) / (s->t[k + 1] - s->t[k]);
     return 2.0 * dpd_schedule_eval(s, t) * slope;
   }
+  case DPD_SCHEDULE_STEP:
+    return 0.0; /* between drops; the drops themselves are dpd_schedule_jumps */
+  case DPD_SCHEDULE_COSINE:
+    return -2.0 * dpd_schedule_eval(s, t) * (c->eta0 - c->eta_min) * 0.5 * pi * sin(pi * t);
   }
   return NAN;
+}
+
+size_t dpd_schedule_jumps(const dpd_schedule *s, double *t, double *dsq, size_t cap) {
+  const dpd_schedule_config *c = &s->cfg;
+  if (c->kind != DPD_SCHEDULE_STEP) {
+    return 0;
+  }
+  for (size_t j = 1; j <= c->drops && j <= cap; j++) {
+    double before = c->eta0 * pow(c->factor, (double)(j - 1));
+    double after = before * c->factor;
+    t[j - 1] = (double)j / (double)(c->drops + 1);
+    dsq[j - 1] = (before - after) * (before + after);
+  }
+  return c->drops;
 }
 
 double dpd_schedule_sup(const dpd_schedule *s) {
@@ -222,6 +287,10 @@ double dpd_schedule_sup(const dpd_schedule *s) {
     return c->a >= 0.0 ? c->eta0 : c->eta0 / (1.0 + c->a);
   case DPD_SCHEDULE_OPTIMAL:
     return c->c1 / s->offset;
+  case DPD_SCHEDULE_STEP:
+    return c->factor <= 1.0 ? c->eta0 : c->eta0 * pow(c->factor, (double)c->drops);
+  case DPD_SCHEDULE_COSINE:
+    return fmax(c->eta0, c->eta_min);
   case DPD_SCHEDULE_TABLE: {
     /* The interpolant is piecewise linear: its maximum on [0, 1] is at a node
      * inside [0, 1] or at an end point. */
@@ -241,6 +310,10 @@ int dpd_schedule_is_nonincreasing(const dpd_schedule *s) {
   switch (s->cfg.kind) {
   case DPD_SCHEDULE_HYPERBOLIC:
     return s->cfg.a >= 0.0;
+  case DPD_SCHEDULE_STEP:
+    return s->cfg.factor <= 1.0;
+  case DPD_SCHEDULE_COSINE:
+    return s->cfg.eta_min <= s->cfg.eta0;
   case DPD_SCHEDULE_TABLE: {
     double prev = dpd_schedule_eval(s, 0.0);
     for (size_t k = 0; k < s->len; k++) {

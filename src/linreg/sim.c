@@ -15,7 +15,12 @@
  *
  * Random numbers (stream rule of rng.h): replicate r uses stream (seed, r). Step k makes one
  * dpd_rng_gaussian_fill of m_k = d + 1 + (sigma_k > 0 ? d : 0) values, used in that order as
- * g (d), the label-noise Gaussian (1) and xi (d); it consumes ceil(m_k / 2) blocks.
+ * g (d), the label-noise Gaussian (1) and xi (d); it consumes ceil(m_k / 2) blocks. The label
+ * noise z_k is a function of that Gaussian (noise.c): zeta times it for the Gaussian law (the
+ * original rule, unchanged), its sign for Rademacher, its inverse-CDF transform for Laplace;
+ * so these three laws use the same blocks and the same g and xi. Student-t also needs a
+ * chi-square variate, drawn by dpd_rng_gamma_sample from the blocks right after the fill (a
+ * random number of them); step k + 1's fill starts at the next unused block.
  *
  * Performance: the d-vectors (sqrt(lambda), g, e, xi) stay in L1/L2; each step is one fill and
  * two fused passes (the dot products x.e and |x|^2, then the update, which also yields the
@@ -34,6 +39,7 @@
 #include "core/error_impl.h"
 #include "dpdyn/linreg.h"
 #include "dpdyn/rng.h"
+#include "linreg/noise_impl.h"
 
 /* Defaults of dpd_linreg_sim_config (docs/INTERFACE.md). */
 #define SIM_N_DEFAULT 1000
@@ -41,6 +47,7 @@
 #define SIM_SEEDS_DEFAULT 16
 #define SIM_SEED_DEFAULT 1
 #define SIM_GRID_DEFAULT 101
+#define SIM_NOISE_NU_DEFAULT 5.0
 
 /* Length of one thread's Gaussian buffer in doubles, rounded up to a cache line. */
 #define CACHE_DOUBLES 8
@@ -53,6 +60,7 @@ dpd_linreg_sim_config dpd_linreg_sim_config_default(void) {
   cfg.n = SIM_N_DEFAULT;
   cfg.zeta = SIM_ZETA_DEFAULT;
   cfg.noise = DPD_NOISE_GAUSSIAN;
+  cfg.noise_nu = SIM_NOISE_NU_DEFAULT;
   cfg.c = INFINITY;
   cfg.rho = INFINITY;
   cfg.seeds = SIM_SEEDS_DEFAULT;
@@ -85,7 +93,8 @@ typedef struct {
   const double *sigma;       /* [n] */
   const size_t *kgrid;       /* [grid] recorded steps, non-decreasing, kgrid[0] = 0, = n at end */
   double zeta;
-  double C; /* c sqrt(d); INFINITY: no clipping */
+  dpd_noise_spec noise; /* label-noise law (noise.law == GAUSSIAN: z = zeta * Gaussian) */
+  double C;             /* c sqrt(d); INFINITY: no clipping */
   uint64_t seed;
 } sim_plan;
 
@@ -221,7 +230,10 @@ ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *
 
     dpd_rng_gaussian_fill(&rng, buf, m_even);
     pass_dot(sl, g, e, d, &dot, &xx);
-    const double r = dot - plan->zeta * buf[d];
+    /* The Gaussian law keeps its original expression (bit-identical results). */
+    const double r = plan->noise.law == DPD_NOISE_GAUSSIAN
+                         ? dot - plan->zeta * buf[d]
+                         : dot - dpd__noise_from_gaussian(&plan->noise, buf[d], &rng);
     if (!isfinite(r) || !isfinite(xx)) {
       info->status = DPD_ENONFINITE;
       info->fail_step = k;
@@ -333,9 +345,17 @@ static int validate(const dpd_linreg_problem *problem, const dpd_schedule *sched
   if (!(cfg->zeta >= 0.0) || !isfinite(cfg->zeta)) {
     return DPD_FAIL(err, DPD_EINVAL, "simulate: zeta = %g, must be finite and >= 0", cfg->zeta);
   }
-  if (cfg->noise != DPD_NOISE_GAUSSIAN) {
-    return DPD_FAIL(err, DPD_EINVAL, "simulate: noise law %d not supported (gaussian only)",
+  if (cfg->noise != DPD_NOISE_GAUSSIAN && cfg->noise != DPD_NOISE_LAPLACE &&
+      cfg->noise != DPD_NOISE_RADEMACHER && cfg->noise != DPD_NOISE_STUDENT) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "simulate: noise law %d (allowed: gaussian, laplace, rademacher, student)",
                     (int)cfg->noise);
+  }
+  if (cfg->noise == DPD_NOISE_STUDENT && (!(cfg->noise_nu > 2.0) || !isfinite(cfg->noise_nu))) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "simulate: noise_nu = %g, must be finite and > 2 for the student law "
+                    "(the variance zeta^2 needs nu > 2)",
+                    cfg->noise_nu);
   }
   if (!(cfg->c > 0.0)) {
     return DPD_FAIL(err, DPD_EINVAL, "simulate: c = %g, must be > 0 (inf: no clipping)", cfg->c);
@@ -456,6 +476,7 @@ int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
                          .sigma = sigma,
                          .kgrid = kgrid,
                          .zeta = cfg->zeta,
+                         .noise = {.law = cfg->noise, .zeta = cfg->zeta, .nu = cfg->noise_nu},
                          .C = isfinite(cfg->c) ? cfg->c * sqrt((double)d) : INFINITY,
                          .seed = cfg->seed};
   const replicate_fn kernel = select_kernel();

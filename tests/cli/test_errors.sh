@@ -57,6 +57,13 @@ expect_error delta_range "'delta': 1 \(allowed: 0 < delta < 1\)" account "${base
 expect_error eps_without_delta "missing value for 'delta'" account "${base[@]}" --c=1 --epsilon=1
 expect_error bad_model "'model': 'cnn'" ode "${base[@]}" --model=cnn
 
+expect_error unknown_noise "'noise': 'cauchy' \(allowed: gaussian, laplace, rademacher, student:NU\)" simulate "${base[@]}" --noise=cauchy
+expect_error student_nu "'noise': 'student:2' \(allowed: student:NU with finite NU > 2" ode "${base[@]}" --noise=student:2
+expect_error dt_zero "'dt': 0 \(allowed: 0 < dt <= 1\)" sde "${base[@]}" --dt=0
+expect_error dt_big "'dt': 1.5 \(allowed: 0 < dt <= 1\)" sde "${base[@]}" --dt=1.5
+expect_error step_factor "'factor': -0.5 \(allowed: 0 < factor\)" ode "${base[@]}" --schedule=step --factor=-0.5
+expect_error step_increasing "'schedule': 'step' increases" ode "${base[@]}" --schedule=step --factor=2 --eta0=0.5 --c=1 --rho=1
+expect_error cosine_eta_min "'eta_min': -1 \(allowed: 0 <= eta_min\)" ode "${base[@]}" --schedule=cosine --eta_min=-1
 printf 'model = linreg\nd = 50\nthis line is not ini\n' >"$work/bad.ini"
 expect_error malformed_ini "malformed INI file .* at line 3" ode "$work/bad.ini" --n=100
 printf 'model = linreg\nd = 50\nn = 100\nwidth = 3\n' >"$work/unknown.ini"
@@ -69,6 +76,10 @@ expect_error negative_eigenvalue "'spectrum': eigenvalue -2" ode --n=100 --spect
 printf '0 1\n0.5 0.5\n0.4 0.4\n1 0.1\n' >"$work/sched.txt"
 expect_error unsorted_schedule "'schedule': t = 0.4 at row 3" ode "${base[@]}" --schedule="file:$work/sched.txt"
 printf '0.1\n0.2\n0.3\n0.4\n' >"$work/theta.txt"
+printf '0 1\n0.5 -0.5\n1 0.1\n' >"$work/negsched.txt"
+expect_error negative_schedule_eta "'schedule': eta = -0.5 at row 2 \(allowed: >= 0\)" ode "${base[@]}" --schedule="file:$work/negsched.txt"
+printf '0.1 0.0\n0.1 -0.2\n' >"$work/seq.txt"
+expect_error negative_sequence "'sequence': row 2 of .* sigma = -0.2 \(allowed: eta >= 0, sigma >= 0\)" account --sequence="$work/seq.txt"
 expect_error theta_file_length "'theta_star': .* has 4 values but d = 50" ode "${base[@]}" --theta_star="file:$work/theta.txt"
 
 # Numerical failure is exit 2 with a message, and nothing half-written.

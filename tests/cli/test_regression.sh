@@ -98,6 +98,16 @@ else
   bad "account: epsilon_tight exceeds the target"
 fi
 
+# 3b. account --sequence: rho_eff of a given (eta_k, sigma_k) sequence, here
+# max(0.01/sqrt(0.02^2+0.01^2), 0.03/0.01) = 3 (the last step dominates).
+printf '0.01 0.02\n0.02 0\n0.03 0.01\n' >"$work/seq.txt"
+"$dpdyn" account --sequence="$work/seq.txt" --out="$work/seq" >"$work/seq.out" || bad "account --sequence failed"
+if awk '$1 == "rho_eff" { exit !($2 > 2.999999999 && $2 < 3.000000001) }' "$work/seq.out"; then
+  ok "account --sequence: rho_eff = 3"
+else
+  bad "account --sequence: $(grep rho_eff "$work/seq.out")"
+fi
+
 # 4. compare: summary contract and figure.
 "$dpdyn" compare --d=100 --n=400 --seeds=8 --c=0.5 --rho=1 --delta=1e-5 --grid=11 \
   --out="$work/cmp" >/dev/null || bad "compare failed"

@@ -92,6 +92,9 @@ static void run_case(const case_def *cs, uint64_t seed) {
   sc.c1 = 0.6;
   sc.c2 = 0.5;
   sc.c3 = 0.8;
+  sc.factor = 0.5;
+  sc.drops = 3;
+  sc.eta_min = 0.2;
   sc.gamma = gamma;
   sc.rho = rho;
   assert_int_equal(dpd_schedule_create(&sc, &schedule, &err), DPD_OK);
@@ -152,7 +155,11 @@ static void run_case(const case_def *cs, uint64_t seed) {
       {sname "/optimal/aggressive", spec, DPD_SCHEDULE_OPTIMAL, 0.5},                          \
       {sname "/optimal/mild", spec, DPD_SCHEDULE_OPTIMAL, 3.0},                                \
       {sname "/hyperbolic/aggressive", spec, DPD_SCHEDULE_HYPERBOLIC, 0.5},                    \
-      {sname "/hyperbolic/mild", spec, DPD_SCHEDULE_HYPERBOLIC, 3.0}
+      {sname "/hyperbolic/mild", spec, DPD_SCHEDULE_HYPERBOLIC, 3.0},                         \
+      {sname "/step/aggressive", spec, DPD_SCHEDULE_STEP, 0.5},                                \
+      {sname "/step/mild", spec, DPD_SCHEDULE_STEP, 3.0},                                      \
+      {sname "/cosine/aggressive", spec, DPD_SCHEDULE_COSINE, 0.5},                            \
+      {sname "/cosine/mild", spec, DPD_SCHEDULE_COSINE, 3.0}
 
 static const case_def iso_cases[] = {SCHEDULE_CASES(DPD_SPECTRUM_ISO, "iso")};
 static const case_def level_cases[] = {SCHEDULE_CASES(DPD_SPECTRUM_LEVELS, "levels")};

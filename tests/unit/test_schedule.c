@@ -368,6 +368,68 @@ static void table_interpolates_linearly_and_copies_its_input(void **state) {
 /* Errors */
 
 /* create() must fail with DPD_EINVAL, NULL *out, and a reason containing `name`. */
+/* Step: eta0 factor^j after the j-th drop at t = j/(drops+1); its drops are
+ * the only discontinuities and carry all of the calibrated noise. Cosine:
+ * eta_min + (eta0 - eta_min)(1 + cos(pi t))/2 with a smooth d/dt eta^2. */
+static void step_and_cosine_follow_their_formulas(void **state) {
+  dpd_schedule_config cfg = dpd_schedule_config_default();
+  dpd_schedule *s = NULL;
+  dpd_err err;
+  double jt[8], jdsq[8], eta[600], sigma[600];
+  const double pi = 3.14159265358979323846;
+  (void)state;
+  cfg.kind = DPD_SCHEDULE_STEP;
+  cfg.eta0 = 1.7;
+  cfg.factor = 0.35;
+  cfg.drops = 3;
+  assert_int_equal(dpd_schedule_create(&cfg, &s, &err), DPD_OK);
+  assert_string_equal(dpd_schedule_name(s), "step");
+  assert_rel(dpd_schedule_eval(s, 0.0), 1.7, 1e-15);
+  assert_rel(dpd_schedule_eval(s, 0.2499), 1.7, 1e-15);
+  assert_rel(dpd_schedule_eval(s, 0.25), 1.7 * 0.35, 1e-15);
+  assert_rel(dpd_schedule_eval(s, 0.74), 1.7 * 0.35 * 0.35, 1e-15);
+  assert_rel(dpd_schedule_eval(s, 1.0), 1.7 * 0.35 * 0.35 * 0.35, 1e-15);
+  assert_true(dpd_schedule_dsq_eval(s, 0.4) == 0.0);
+  assert_int_equal(dpd_schedule_jumps(s, NULL, NULL, 0), 3);
+  assert_int_equal(dpd_schedule_jumps(s, jt, jdsq, 8), 3);
+  for (size_t j = 0; j < 3; j++) {
+    double before = dpd_schedule_eval(s, jt[j] - 1e-9), after = dpd_schedule_eval(s, jt[j]);
+    assert_rel(jt[j], (double)(j + 1) / 4.0, 1e-15);
+    assert_rel(jdsq[j], before * before - after * after, 1e-12);
+  }
+  assert_true(dpd_schedule_is_nonincreasing(s));
+  assert_rel(dpd_schedule_sup(s), 1.7, 1e-15);
+  dpd_schedule_steps(s, 600, 1.3, eta, sigma);
+  assert_rel(dpd_privacy_rho_eff(eta, sigma, 600), 1.3, 1e-12);
+  for (size_t k = 0; k + 1 < 600; k++) {
+    /* noise only on the step before a drop */
+    assert_true((sigma[k] > 0.0) == (eta[k + 1] < eta[k]));
+  }
+  dpd_schedule_free(s);
+
+  cfg = dpd_schedule_config_default();
+  cfg.kind = DPD_SCHEDULE_COSINE;
+  cfg.eta0 = 2.3;
+  cfg.eta_min = 0.4;
+  assert_int_equal(dpd_schedule_create(&cfg, &s, &err), DPD_OK);
+  assert_string_equal(dpd_schedule_name(s), "cosine");
+  for (double t = 0.0; t <= 1.0; t += 0.0625) {
+    double want = 0.4 + 1.9 * 0.5 * (1.0 + cos(pi * t)), h = 1e-6;
+    double tl = fmax(0.0, t - h), tr = fmin(1.0, t + h);
+    double el = dpd_schedule_eval(s, tl), er = dpd_schedule_eval(s, tr);
+    assert_rel(dpd_schedule_eval(s, t), want, 1e-14);
+    assert_abs(dpd_schedule_dsq_eval(s, t), (er * er - el * el) / (tr - tl), 1e-4);
+  }
+  assert_int_equal(dpd_schedule_jumps(s, NULL, NULL, 0), 0);
+  assert_true(dpd_schedule_is_nonincreasing(s));
+  dpd_schedule_free(s);
+  cfg.eta_min = 3.0; /* rising cosine */
+  assert_int_equal(dpd_schedule_create(&cfg, &s, &err), DPD_OK);
+  assert_false(dpd_schedule_is_nonincreasing(s));
+  assert_rel(dpd_schedule_sup(s), 3.0, 1e-15);
+  dpd_schedule_free(s);
+}
+
 static void expect_einval(const dpd_schedule_config *cfg, const char *name, const char *also) {
   dpd_schedule *s = (dpd_schedule *)&s; /* any non-NULL value */
   dpd_err err;
@@ -500,6 +562,7 @@ int main(void) {
       cmocka_unit_test(steps_are_calibrated_and_tie_with_rho_eff),
       cmocka_unit_test(const_schedule_puts_all_noise_on_the_last_step),
       cmocka_unit_test(table_interpolates_linearly_and_copies_its_input),
+      cmocka_unit_test(step_and_cosine_follow_their_formulas),
       cmocka_unit_test(create_rejects_bad_eta0),
       cmocka_unit_test(create_rejects_bad_optimal_parameters),
       cmocka_unit_test(create_rejects_bad_tables),

@@ -1,0 +1,701 @@
+/* Homogenized DP-SGD (H-DP-SGD): Euler-Maruyama integration of the SDE of MATH.md 1.6 in the
+ * eigenbasis of Sigma, O(d) per step, replicates in parallel.
+ * SPDX-License-Identifier: MIT
+ *
+ * The SDE (MATH.md 1.6; seed 004, "DP-SGD with clipping", homogenized DP-SGD), written for the
+ * error e = Theta - theta* in the eigenbasis (e_0 = -theta*, i.e. Theta_0 = 0):
+ *
+ *   de_i = -eta~(t) mu_c(P) lambda_i e_i dt + eta~(t) sqrt(2 nu_c(P) P / n) sqrt(lambda_i) dB^s_i
+ *          + (2 sqrt(d) / n) c sigma~(t) dB^p_i,
+ *   R = (1/2) sum_i lambda_i e_i^2,  P = R + zeta^2/2,  rho^2 sigma~^2(t) = -d/dt[eta~(t)^2],
+ *
+ * mu_c, nu_c from dpd_clip_noise_factors_eval (any label-noise law; closed forms for Gaussian
+ * noise, MATH.md 1.5). At t = 1 the private last-step noise is added (MATH.md 1.7, "Last
+ * iterate"): every coordinate gets 2 C sigma_{n-1} xi_i, C = c sqrt(d), xi ~ N(0, I_d), with
+ * sigma_{n-1} = eta_{n-1} / rho, eta_{n-1} = eta~((n-1)/n) / n, exactly the last noise of
+ * dpd_schedule_steps and so of the simulator's last step. Its expected risk increase is
+ * 2 c^2 gamma^2 eta~((n-1)/n)^2 / rho^2, which differs from the ODE's jump
+ * 2 c^2 gamma^2 eta~(1)^2 / rho^2 by O(1/n) (the simulator's choice is kept on purpose: the
+ * SDE is meant to track the simulation). Likewise each drop of a step schedule at t_d in (0, 1)
+ * (dpd_schedule_jumps), where sigma~ has a Dirac part, adds the impulse 2 C sigma xi with
+ * sigma^2 = (eta~(t_d-)^2 - eta~(t_d+)^2) / (n^2 rho^2) right after the step that reaches t_d, as
+ * the simulator puts that noise on the step before the drop.
+ *
+ * Scheme: Euler-Maruyama (Kloeden & Platen, Numerical Solution of Stochastic Differential
+ * Equations, Springer 1992, sec. 10.2 (strong order 1/2, Thm 10.2.2) and sec. 14.1 (weak order
+ * 1, Thm 14.1.5); D. J. Higham, SIAM Review 43 (2001) 525), with every coefficient (eta~,
+ * sigma~, mu_c, nu_c, P) evaluated at the left end of the step (Ito). The step is the generic
+ * diagonal stepper of sde_impl.h with a = lambda, b = sqrt(lambda).
+ *
+ * Time grid: with cfg->dt = 0 the step is 1/n and t_k = k/n (the simulator's step times). A
+ * user dt gives t_k = k dt for k < N and t_N = 1, N = ceil(1/dt): the last step is shortened to
+ * land on t = 1 exactly. If 1/dt is an integer m up to rounding (|m dt - 1| <= 2 DBL_EPSILON),
+ * the grid is t_k = k/m instead, so that dt = 1/m is exactly uniform.
+ * Recording: grid point j (t_j = j/(grid-1)) records the state at the step time t_{k_j}
+ * nearest to t_j (ties to the later step; for the uniform grid k_j = round(t_j N), the
+ * simulator's rule), and k_{grid-1} = N. Rows with k_j = N hold the released value (after the
+ * last-step noise). clip_fraction[j] is the time average of 1 - mu_c(P) over
+ * [t_{k_{j-1}}, t_{k_j}) (left-point values weighted by the step lengths; the plain mean over
+ * the steps for a uniform grid), 0 for j = 0 and for empty intervals.
+ *
+ * Random numbers (stream rule of rng.h): replicate r uses stream (seed, r). Step k makes one
+ * dpd_rng_gaussian_fill of d values (B^s increments), plus d more (B^p) when sigma~(t_k) > 0,
+ * the length rounded up to even; every impulse (drop of a step schedule, release) makes one fill
+ * of d (rounded up to even).
+ *
+ * Performance: 2d Gaussians per step (d without privacy noise) and one fused pass that updates
+ * e and returns the new risk (which the next step needs for P), in eight fixed-order partial
+ * sums. As in sim.c the replicate kernel is compiled for AVX-512, AVX2 and baseline x86-64 and
+ * this file is built without FMA contraction, so every path gives bit-identical results;
+ * replicates run in parallel, each writes its own rows, and the reductions over replicates are
+ * serial in replicate order: results do not depend on the number of threads. */
+#include <float.h>
+#include <math.h>
+#include <omp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error_impl.h"
+#include "dpdyn/clip.h"
+#include "dpdyn/rng.h"
+#include "dpdyn/sde.h"
+#include "linreg/sde_impl.h"
+
+/* Defaults of dpd_linreg_sde_config (those of dpd_linreg_sim_config where shared). */
+#define SDE_N_DEFAULT 1000
+#define SDE_ZETA_DEFAULT 0.5
+#define SDE_SEEDS_DEFAULT 16
+#define SDE_SEED_DEFAULT 1
+#define SDE_GRID_DEFAULT 101
+#define SDE_DT_DEFAULT 0.0 /* sentinel: 1/n */
+
+/* Relative rounding slack under which 1/dt counts as an integer (uniform grid). */
+#define SDE_DT_INTEGER_SLACK (2.0 * DBL_EPSILON)
+/* Largest number of steps: step indices stay exact in doubles. */
+#define SDE_MAX_STEPS 9007199254740992.0 /* 2^53 */
+
+/* Length of one thread's buffers in doubles is rounded up to a cache line. */
+#define CACHE_DOUBLES 8
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+dpd_linreg_sde_config dpd_linreg_sde_config_default(void) {
+  dpd_linreg_sde_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.n = SDE_N_DEFAULT;
+  cfg.zeta = SDE_ZETA_DEFAULT;
+  cfg.noise = DPD_NOISE_GAUSSIAN;
+  cfg.noise_nu = 0.0; /* only read for DPD_NOISE_STUDENT */
+  cfg.c = INFINITY;
+  cfg.rho = INFINITY;
+  cfg.seeds = SDE_SEEDS_DEFAULT;
+  cfg.seed = SDE_SEED_DEFAULT;
+  cfg.grid = SDE_GRID_DEFAULT;
+  cfg.dt = SDE_DT_DEFAULT;
+  cfg.threads = 0;
+  cfg.progress = 0;
+  return cfg;
+}
+
+/* ---- The Euler-Maruyama step (sde_impl.h) -------------------------------------------------- */
+
+/* Sum of eight partial sums in a fixed order (the same in every instruction set). */
+ALWAYS_INLINE double sum8(const double s[8]) {
+  return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+/* One component of the step. `mult` and `iso` are compile-time constants at every call. */
+ALWAYS_INLINE void em_one(const double *restrict a, const double *restrict b,
+                          const double *restrict z, const double *restrict v, double *restrict x,
+                          size_t i, double kh, double sq, double sh, double m, double q, double ph,
+                          int mult, int iso, double *acc) {
+  const double xi = x[i];
+  double t;
+  if (mult) {
+    t = xi + (kh * a[i]) * xi + (sh * b[i]) * ((q + m * xi) * z[i]);
+  } else {
+    t = xi + (kh * a[i]) * xi + (sq * b[i]) * z[i];
+  }
+  if (iso) {
+    t = t + ph * v[i];
+  }
+  *acc += a[i] * (t * t);
+  x[i] = t;
+}
+
+/* The step of sde_impl.h; returns (1/2) sum a_i x_i^2 of the new state. */
+ALWAYS_INLINE double em_body(size_t dim, const double *restrict a, const double *restrict b,
+                             const dpd__sde_em_coef *coef, const double *restrict z,
+                             const double *restrict v, double *restrict x, int mult, int iso) {
+  const double sh = sqrt(coef->h);
+  const double kh = coef->k * coef->h, sq = coef->q * sh, ph = coef->p * sh;
+  const double m = coef->m, q = coef->q;
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  size_t i = 0;
+  for (; i + 8 <= dim; i += 8) {
+    for (size_t j = 0; j < 8; j++) {
+      em_one(a, b, z, v, x, i + j, kh, sq, sh, m, q, ph, mult, iso, &acc[j]);
+    }
+  }
+  for (size_t j = 0; i + j < dim; j++) {
+    em_one(a, b, z, v, x, i + j, kh, sq, sh, m, q, ph, mult, iso, &acc[j]);
+  }
+  return 0.5 * sum8(acc);
+}
+
+double dpd__sde_em_step(size_t dim, const double *a, const double *b, const dpd__sde_em_coef *coef,
+                        const double *z, const double *v, double *x) {
+  const int mult = coef->m != 0.0;
+  const int iso = coef->p != 0.0 && v != NULL;
+  if (mult && iso) {
+    return em_body(dim, a, b, coef, z, v, x, 1, 1);
+  }
+  if (mult) {
+    return em_body(dim, a, b, coef, z, v, x, 1, 0);
+  }
+  if (iso) {
+    return em_body(dim, a, b, coef, z, v, x, 0, 1);
+  }
+  return em_body(dim, a, b, coef, z, v, x, 0, 0);
+}
+
+/* ---- The H-DP-SGD integrator --------------------------------------------------------------- */
+
+/* Everything a replicate needs, shared read-only by all threads. */
+typedef struct {
+  size_t d, n, nsteps, grid;
+  const double *lambda;      /* [d] */
+  const double *sqrt_lambda; /* [d] */
+  const double *theta_star;  /* [d] */
+  const dpd_schedule *schedule;
+  const size_t *kgrid; /* [grid] recorded step indices, non-decreasing, kgrid[grid-1] = nsteps */
+  dpd_noise_spec noise;
+  double c;              /* clipping scale (INFINITY: none) */
+  double inv_rho2;       /* 1/rho^2; 0 when rho = INFINITY */
+  double priv_scale;     /* (2 sqrt(d) / n) c; 0 without privacy */
+  double release_sd;     /* 2 C sigma_{n-1}; 0 without privacy */
+  const double *jump_t;  /* [njumps] drops of a step schedule (dpd_schedule_jumps) */
+  const double *jump_sd; /* [njumps] their impulse of calibrated noise, per coordinate */
+  size_t njumps;
+  double dt;   /* step of the non-uniform grid */
+  int uniform; /* 1: t_k = k / nsteps */
+  uint64_t seed;
+} sde_plan;
+
+/* What one replicate reports besides its rows. */
+typedef struct {
+  double before_release; /* risk at t = 1 without the last-step noise */
+  double fail_t;         /* time at which a non-finite value appeared */
+  size_t fail_step;
+  int status; /* DPD_OK, DPD_ENONFINITE, or the clipping factors' failure (err) */
+  dpd_err err;
+} replicate_info;
+
+/* Step time t_k, k = 0..nsteps. */
+ALWAYS_INLINE double step_time(const sde_plan *plan, size_t k) {
+  if (plan->uniform) {
+    return (double)k / (double)plan->nsteps;
+  }
+  return k < plan->nsteps ? (double)k * plan->dt : 1.0;
+}
+
+/* (1/2) sum lambda_i e_i^2, eight fixed-order partial sums. */
+ALWAYS_INLINE double risk_of(const double *restrict lambda, const double *restrict e, size_t d) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  size_t i = 0;
+  for (; i + 8 <= d; i += 8) {
+    for (size_t j = 0; j < 8; j++) {
+      acc[j] += lambda[i + j] * (e[i + j] * e[i + j]);
+    }
+  }
+  for (size_t j = 0; i + j < d; j++) {
+    acc[j] += lambda[i + j] * (e[i + j] * e[i + j]);
+  }
+  return 0.5 * sum8(acc);
+}
+
+/* e += s xi; returns the new risk. */
+ALWAYS_INLINE double release_pass(const double *restrict lambda, const double *restrict xi,
+                                  double *restrict e, size_t d, double s) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  size_t i = 0;
+  for (; i + 8 <= d; i += 8) {
+    for (size_t j = 0; j < 8; j++) {
+      double t = e[i + j] + s * xi[i + j];
+      acc[j] += lambda[i + j] * (t * t);
+      e[i + j] = t;
+    }
+  }
+  for (size_t j = 0; i + j < d; j++) {
+    double t = e[i + j] + s * xi[i + j];
+    acc[j] += lambda[i + j] * (t * t);
+    e[i + j] = t;
+  }
+  return 0.5 * sum8(acc);
+}
+
+/* Runs replicate `rep`: writes risk_row[grid] and clip_row[grid] (integral of 1 - mu over each
+ * grid interval). `e` [d] and `buf` [2d + 2] are the caller's workspace. */
+ALWAYS_INLINE void run_replicate_body(const sde_plan *plan, size_t rep, double *restrict e,
+                                      double *restrict buf, double *risk_row, double *clip_row,
+                                      replicate_info *info) {
+  const size_t d = plan->d, nsteps = plan->nsteps, grid = plan->grid;
+  const double *lambda = plan->lambda, *sl = plan->sqrt_lambda;
+  const double half_zeta2 = 0.5 * plan->noise.zeta * plan->noise.zeta;
+  const double inv_n = 1.0 / (double)plan->n;
+  const int private_run = plan->priv_scale > 0.0;
+  const double *z = buf, *v = buf + d;
+  dpd_rng rng;
+  size_t next = 0; /* next grid index to record */
+  size_t next_jump = 0;
+  double clip = 0.0; /* integral of 1 - mu since the last recorded grid point */
+  double R;
+
+  dpd_rng_init(&rng, plan->seed, (uint64_t)rep);
+  info->status = DPD_OK;
+  info->fail_step = 0;
+  info->fail_t = 0.0;
+  info->before_release = NAN;
+  for (size_t i = 0; i < d; i++) {
+    e[i] = -plan->theta_star[i];
+  }
+  R = risk_of(lambda, e, d);
+  for (; next < grid && plan->kgrid[next] == 0; next++) {
+    risk_row[next] = R;
+    clip_row[next] = 0.0;
+  }
+  double t = 0.0;
+  for (size_t k = 0; k < nsteps; k++) {
+    const double t_next = step_time(plan, k + 1);
+    const double h = t_next - t;
+    const double eta = dpd_schedule_eval(plan->schedule, t);
+    double mu, nu;
+    int st =
+        dpd_clip_noise_factors_eval(&plan->noise, plan->c, R, &mu, &nu, NULL, NULL, &info->err);
+    if (st < 0) {
+      info->status = st;
+      info->fail_step = k;
+      info->fail_t = t;
+      return;
+    }
+    const double P = R + half_zeta2;
+    double sig2 = 0.0;
+    if (private_run) {
+      sig2 = fmax(0.0, -dpd_schedule_dsq_eval(plan->schedule, t)) * plan->inv_rho2;
+    }
+    const dpd__sde_em_coef coef = {.h = h,
+                                   .k = -eta * mu,
+                                   .q = eta * sqrt(2.0 * nu * P * inv_n),
+                                   .m = 0.0,
+                                   .p = plan->priv_scale * sqrt(sig2)};
+    const int noisy = coef.p > 0.0;
+    const size_t count = noisy ? 2 * d : d + (d & 1u);
+
+    dpd_rng_gaussian_fill(&rng, buf, count);
+    if (noisy) {
+      R = em_body(d, lambda, sl, &coef, z, v, e, 0, 1);
+    } else {
+      R = em_body(d, lambda, sl, &coef, z, NULL, e, 0, 0);
+    }
+    clip += (1.0 - mu) * h;
+    t = t_next;
+    /* A drop of a step schedule inside (t_k, t_{k+1}]: its calibrated noise is an impulse
+     * (rho^2 sigma^2 = eta_k^2 - eta_{k+1}^2 on the step before the drop), added like the
+     * release noise. */
+    while (next_jump < plan->njumps && plan->jump_t[next_jump] <= t && isfinite(R)) {
+      dpd_rng_gaussian_fill(&rng, buf, d + (d & 1u));
+      R = release_pass(lambda, buf, e, d, plan->jump_sd[next_jump]);
+      next_jump++;
+    }
+    if (!isfinite(R)) {
+      info->status = DPD_ENONFINITE;
+      info->fail_step = k;
+      info->fail_t = t;
+      return;
+    }
+    if (k + 1 == nsteps) {
+      break; /* the rows of t = 1 are written after the release below */
+    }
+    if (next < grid && plan->kgrid[next] == k + 1) {
+      risk_row[next] = R;
+      clip_row[next] = clip;
+      clip = 0.0;
+      /* Grid points that map to the same step: an empty interval. */
+      for (next++; next < grid && plan->kgrid[next] == k + 1; next++) {
+        risk_row[next] = R;
+        clip_row[next] = 0.0;
+      }
+    }
+  }
+  info->before_release = R;
+  if (plan->release_sd > 0.0) {
+    dpd_rng_gaussian_fill(&rng, buf, d + (d & 1u));
+    R = release_pass(lambda, buf, e, d, plan->release_sd);
+    if (!isfinite(R)) {
+      info->status = DPD_ENONFINITE;
+      info->fail_step = nsteps;
+      info->fail_t = 1.0;
+      return;
+    }
+  }
+  if (next < grid) {
+    risk_row[next] = R;
+    clip_row[next] = clip;
+    for (next++; next < grid; next++) {
+      risk_row[next] = R;
+      clip_row[next] = 0.0;
+    }
+  }
+}
+
+typedef void (*replicate_fn)(const sde_plan *, size_t, double *, double *, double *, double *,
+                             replicate_info *);
+
+static void run_replicate_generic(const sde_plan *plan, size_t rep, double *e, double *buf,
+                                  double *risk_row, double *clip_row, replicate_info *info) {
+  run_replicate_body(plan, rep, e, buf, risk_row, clip_row, info);
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("avx2"))) static void run_replicate_avx2(const sde_plan *plan, size_t rep,
+                                                               double *e, double *buf,
+                                                               double *risk_row, double *clip_row,
+                                                               replicate_info *info) {
+  run_replicate_body(plan, rep, e, buf, risk_row, clip_row, info);
+}
+
+__attribute__((target("avx512f,prefer-vector-width=512"))) static void
+run_replicate_avx512(const sde_plan *plan, size_t rep, double *e, double *buf, double *risk_row,
+                     double *clip_row, replicate_info *info) {
+  run_replicate_body(plan, rep, e, buf, risk_row, clip_row, info);
+}
+#endif
+
+static replicate_fn select_kernel(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  switch (dpd_rng_isa_get()) {
+  case DPD_RNG_ISA_AVX512:
+    return run_replicate_avx512;
+  case DPD_RNG_ISA_AVX2:
+    return run_replicate_avx2;
+  default:
+    break;
+  }
+#endif
+  return run_replicate_generic;
+}
+
+/* ---- Driver ---------------------------------------------------------------------------------- */
+
+/* Number of steps and grid kind for cfg->dt (validated). */
+static void time_steps(const dpd_linreg_sde_config *cfg, size_t *nsteps, int *uniform, double *dt) {
+  if (cfg->dt == 0.0) {
+    *nsteps = cfg->n;
+    *uniform = 1;
+    *dt = 1.0 / (double)cfg->n;
+    return;
+  }
+  double m = nearbyint(1.0 / cfg->dt);
+  if (m >= 1.0 && fabs(m * cfg->dt - 1.0) <= SDE_DT_INTEGER_SLACK) {
+    *nsteps = (size_t)m;
+    *uniform = 1;
+    *dt = cfg->dt;
+    return;
+  }
+  double N = ceil(1.0 / cfg->dt);
+  while (N > 1.0 && (N - 1.0) * cfg->dt >= 1.0) {
+    N -= 1.0; /* rounding of 1/dt: the last step must have positive length */
+  }
+  while (N * cfg->dt < 1.0) {
+    N += 1.0;
+  }
+  *nsteps = (size_t)N;
+  *uniform = 0;
+  *dt = cfg->dt;
+}
+
+static int validate(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
+                    const dpd_linreg_sde_config *cfg, dpd_linreg_sim_result **out, dpd_err *err) {
+  if (problem == NULL || schedule == NULL || cfg == NULL || out == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': NULL (allowed: a created object)",
+                    problem == NULL    ? "problem"
+                    : schedule == NULL ? "schedule"
+                    : cfg == NULL      ? "config"
+                                       : "out");
+  }
+  if (problem->d < 1 || problem->lambda == NULL || problem->sqrt_lambda == NULL ||
+      problem->theta_star == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'problem': d = %zu or missing arrays (allowed: a created "
+                    "problem)",
+                    problem->d);
+  }
+  if (cfg->n < 1) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'n': %zu (allowed: integer >= 1)", cfg->n);
+  }
+  if (cfg->seeds < 1) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'seeds': %zu (allowed: integer >= 1)",
+                    cfg->seeds);
+  }
+  if (cfg->grid < 2) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'grid': %zu (allowed: integer >= 2)",
+                    cfg->grid);
+  }
+  if (!(cfg->zeta >= 0.0) || !isfinite(cfg->zeta)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'zeta': %g (allowed: finite, >= 0)",
+                    cfg->zeta);
+  }
+  if (!(cfg->c > 0.0)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'c': %g (allowed: > 0 or inf)", cfg->c);
+  }
+  if (!(cfg->rho > 0.0)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'rho': %g (allowed: > 0 or inf)", cfg->rho);
+  }
+  if (isinf(cfg->c) && !isinf(cfg->rho)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'c': inf with rho = %g (allowed: finite when rho is "
+                    "finite; the privacy noise scales with c^2)",
+                    cfg->rho);
+  }
+  if (!(cfg->dt >= 0.0 && cfg->dt <= 1.0) || (cfg->dt > 0.0 && 1.0 / cfg->dt > SDE_MAX_STEPS)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'dt': %g (allowed: 0 < dt <= 1, at most 2^53 steps; "
+                    "0 selects 1/n)",
+                    cfg->dt);
+  }
+  if (!isinf(cfg->rho) && !dpd_schedule_is_nonincreasing(schedule)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'schedule': %s increases somewhere on [0, 1] with rho = %g "
+                    "(allowed: non-increasing when rho is finite)",
+                    dpd_schedule_name(schedule), cfg->rho);
+  }
+  const size_t max_doubles = SIZE_MAX / sizeof problem->lambda[0];
+  if (cfg->seeds > max_doubles / cfg->grid || problem->d > (max_doubles - 4 * CACHE_DOUBLES) / 4 ||
+      cfg->n > max_doubles) {
+    return DPD_FAIL(err, DPD_EINVAL, "sde: sizes too large (d = %zu, seeds = %zu, grid = %zu)",
+                    problem->d, cfg->seeds, cfg->grid);
+  }
+  /* The label-noise law and its parameters, checked once where the run starts. */
+  const dpd_noise_spec noise = {.law = cfg->noise, .zeta = cfg->zeta, .nu = cfg->noise_nu};
+  double mu, nu;
+  int status = dpd_clip_noise_factors_eval(&noise, cfg->c, dpd_linreg_initial_risk(problem), &mu,
+                                           &nu, NULL, NULL, err);
+  if (status < 0) {
+    return status;
+  }
+  return DPD_OK;
+}
+
+static dpd_linreg_sim_result *result_create(size_t grid, size_t seeds) {
+  dpd_linreg_sim_result *res = calloc(1, sizeof *res);
+  if (res == NULL) {
+    return NULL;
+  }
+  res->grid = grid;
+  res->seeds = seeds;
+  res->t = malloc(grid * sizeof *res->t);
+  res->risk_mean = malloc(grid * sizeof *res->risk_mean);
+  res->risk_se = malloc(grid * sizeof *res->risk_se);
+  res->clip_fraction = malloc(grid * sizeof *res->clip_fraction);
+  res->risk_replicates = malloc(seeds * grid * sizeof *res->risk_replicates);
+  if (res->t == NULL || res->risk_mean == NULL || res->risk_se == NULL ||
+      res->clip_fraction == NULL || res->risk_replicates == NULL) {
+    dpd_linreg_sim_result_free(res);
+    return NULL;
+  }
+  return res;
+}
+
+/* Mean and standard error (sample sd / sqrt(count); 0 for one value) of x[0], x[stride], ...,
+ * shifted by the first value so that identical replicates give an SE of exactly 0 (as sim.c). */
+static void mean_se(const double *x, size_t count, size_t stride, double *mean, double *se) {
+  double shift = x[0], sum = 0.0;
+  for (size_t r = 0; r < count; r++) {
+    sum += x[r * stride] - shift;
+  }
+  double m = shift + sum / (double)count;
+  double ss = 0.0;
+  for (size_t r = 0; r < count; r++) {
+    double dev = x[r * stride] - m;
+    ss += dev * dev;
+  }
+  *mean = m;
+  *se = count > 1 ? sqrt(ss / (double)(count - 1) / (double)count) : 0.0;
+}
+
+/* Step index k_j of grid point j: the step time nearest to t_j, ties to the later step. */
+static size_t nearest_step(const sde_plan *plan, double tj) {
+  if (plan->uniform) {
+    return (size_t)floor(tj * (double)plan->nsteps + 0.5);
+  }
+  double k = floor(tj / plan->dt + 0.5);
+  size_t kk = k >= (double)plan->nsteps ? plan->nsteps : (size_t)k;
+  if (kk + 1 == plan->nsteps &&
+      fabs(step_time(plan, kk + 1) - tj) <= fabs(tj - step_time(plan, kk))) {
+    kk++;
+  }
+  return kk;
+}
+
+int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
+                       const dpd_linreg_sde_config *cfg, dpd_linreg_sim_result **out,
+                       dpd_err *err) {
+  if (out != NULL) {
+    *out = NULL;
+  }
+  int status = validate(problem, schedule, cfg, out, err);
+  if (status < 0) {
+    return status;
+  }
+  const size_t d = problem->d, n = cfg->n, seeds = cfg->seeds, grid = cfg->grid;
+  int nthreads = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
+  if ((size_t)nthreads > seeds) {
+    nthreads = (int)seeds;
+  }
+  size_t nsteps;
+  int uniform;
+  double dt;
+  time_steps(cfg, &nsteps, &uniform, &dt);
+  /* Per thread: e [d] and the Gaussian buffer [2d + 2], each starting on a cache line. */
+  const size_t e_len = (d + CACHE_DOUBLES - 1) / CACHE_DOUBLES * CACHE_DOUBLES;
+  const size_t buf_len = (2 * d + 2 + CACHE_DOUBLES - 1) / CACHE_DOUBLES * CACHE_DOUBLES;
+  const size_t stride = e_len + buf_len;
+
+  dpd_linreg_sim_result *res = result_create(grid, seeds);
+  double *eta = malloc(n * sizeof *eta);
+  double *sigma = malloc(n * sizeof *sigma);
+  size_t *kgrid = malloc(grid * sizeof *kgrid);
+  size_t njumps = isinf(cfg->rho) ? 0 : dpd_schedule_jumps(schedule, NULL, NULL, 0);
+  double *jump_t = malloc((njumps + 1) * sizeof *jump_t);
+  double *jump_sd = malloc((njumps + 1) * sizeof *jump_sd);
+  double *clip_rows = malloc(seeds * grid * sizeof *clip_rows);
+  replicate_info *info = malloc(seeds * sizeof *info);
+  /* aligned_alloc needs a size that is a multiple of the alignment: stride is. */
+  double *work =
+      aligned_alloc(CACHE_DOUBLES * sizeof *work, (size_t)nthreads * stride * sizeof *work);
+  if (res == NULL || eta == NULL || sigma == NULL || kgrid == NULL || clip_rows == NULL ||
+      info == NULL || work == NULL || jump_t == NULL || jump_sd == NULL) {
+    status = DPD_FAIL(err, DPD_ENOMEM, "sde: out of memory (d = %zu, n = %zu, seeds = %zu)", d, n,
+                      seeds);
+    goto cleanup;
+  }
+
+  /* The release noise: the simulator's last sigma_{n-1} = eta_{n-1} / rho. */
+  const int private_run = !isinf(cfg->rho);
+  dpd_schedule_steps(schedule, n, cfg->rho, eta, sigma);
+  const double C = isfinite(cfg->c) ? cfg->c * sqrt((double)d) : INFINITY;
+  sde_plan plan = {.d = d,
+                   .n = n,
+                   .nsteps = nsteps,
+                   .grid = grid,
+                   .lambda = problem->lambda,
+                   .sqrt_lambda = problem->sqrt_lambda,
+                   .theta_star = problem->theta_star,
+                   .schedule = schedule,
+                   .kgrid = kgrid,
+                   .noise = {.law = cfg->noise, .zeta = cfg->zeta, .nu = cfg->noise_nu},
+                   .c = cfg->c,
+                   .inv_rho2 = private_run ? 1.0 / (cfg->rho * cfg->rho) : 0.0,
+                   .priv_scale = private_run ? 2.0 * sqrt((double)d) / (double)n * cfg->c : 0.0,
+                   .release_sd = private_run ? 2.0 * C * sigma[n - 1] : 0.0,
+                   .jump_t = jump_t,
+                   .jump_sd = jump_sd,
+                   .njumps = njumps,
+                   .dt = dt,
+                   .uniform = uniform,
+                   .seed = cfg->seed};
+  /* Impulse of a drop: 2 C sigma with sigma^2 = (eta~(t-)^2 - eta~(t+)^2) / (n^2 rho^2). */
+  dpd_schedule_jumps(schedule, jump_t, jump_sd, njumps);
+  for (size_t j = 0; j < njumps; j++) {
+    jump_sd[j] = plan.priv_scale * sqrt(fmax(0.0, jump_sd[j]) * plan.inv_rho2);
+  }
+  for (size_t j = 0; j < grid; j++) {
+    res->t[j] = (double)j / (double)(grid - 1);
+    kgrid[j] = nearest_step(&plan, res->t[j]);
+  }
+  kgrid[grid - 1] = nsteps;
+
+  const replicate_fn kernel = select_kernel();
+  const int progress = cfg->progress;
+  size_t done = 0;
+
+#pragma omp parallel num_threads(nthreads)
+  {
+    double *e = work + (size_t)omp_get_thread_num() * stride;
+    double *buf = e + e_len;
+#pragma omp for schedule(dynamic, 1)
+    for (size_t rep = 0; rep < seeds; rep++) {
+      kernel(&plan, rep, e, buf, res->risk_replicates + rep * grid, clip_rows + rep * grid,
+             info + rep);
+      if (progress) {
+#pragma omp critical(dpd_sde_progress)
+        {
+          done++;
+          fprintf(stderr, "\rdpdyn sde: %zu/%zu replicates", done, seeds);
+          if (done == seeds) {
+            fputc('\n', stderr);
+          }
+        }
+      }
+    }
+  }
+
+  for (size_t rep = 0; rep < seeds; rep++) {
+    if (info[rep].status == DPD_ENONFINITE) {
+      double sup = dpd_schedule_sup(schedule);
+      status = DPD_FAIL(err, DPD_ENONFINITE,
+                        "sde: replicate %zu (stream (%llu, %zu)) became non-finite at t = %.6g "
+                        "(step %zu of %zu): non-finite risk (sup eta~ = %g; plain SGD is stable "
+                        "only for eta~ < 2/gamma = %g)",
+                        rep, (unsigned long long)cfg->seed, rep, info[rep].fail_t,
+                        info[rep].fail_step + 1, nsteps, sup, 2.0 * (double)n / (double)d);
+      goto cleanup;
+    }
+    if (info[rep].status < 0) {
+      status = DPD_FAIL(err, info[rep].status,
+                        "sde: replicate %zu, t = %.6g: clipping factors failed: %s", rep,
+                        info[rep].fail_t, info[rep].err.reason);
+      goto cleanup;
+    }
+  }
+
+  /* Serial reduction in replicate order: identical for any thread count. */
+  double clip_total = 0.0;
+  for (size_t j = 0; j < grid; j++) {
+    mean_se(res->risk_replicates + j, seeds, grid, &res->risk_mean[j], &res->risk_se[j]);
+    double clip = 0.0;
+    for (size_t rep = 0; rep < seeds; rep++) {
+      clip += clip_rows[rep * grid + j];
+    }
+    clip_total += clip;
+    double length = j > 0 ? step_time(&plan, kgrid[j]) - step_time(&plan, kgrid[j - 1]) : 0.0;
+    res->clip_fraction[j] = length > 0.0 ? clip / (length * (double)seeds) : 0.0;
+  }
+  res->clip_fraction_total = clip_total / (double)seeds;
+  res->final_risk = res->risk_mean[grid - 1];
+  res->final_risk_se = res->risk_se[grid - 1];
+  {
+    double *before = clip_rows; /* reuse: the clipping integrals are reduced already */
+    for (size_t rep = 0; rep < seeds; rep++) {
+      before[rep] = info[rep].before_release;
+    }
+    mean_se(before, seeds, 1, &res->before_release, &res->before_release_se);
+  }
+  *out = res;
+  res = NULL;
+  status = DPD_OK;
+
+cleanup:
+  dpd_linreg_sim_result_free(res);
+  free(eta);
+  free(sigma);
+  free(jump_t);
+  free(jump_sd);
+  free(kgrid);
+  free(clip_rows);
+  free(info);
+  free(work);
+  return status;
+}
