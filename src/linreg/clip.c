@@ -35,12 +35,14 @@
  * is the deterministic r = -z.
  *  - Rademacher: the average of the two values z = +-zeta, exact (they are equal by symmetry).
  *  - Laplace (scale b = zeta/sqrt 2) and Student-t (z = a t_nu, a = zeta sqrt((nu-2)/nu)):
- *    GSL adaptive Gauss-Kronrod quadrature (QAG, 21 points; R. Piessens et al., QUADPACK,
- *    Springer 1983) over |z| >= 0 in a variable in which the law's weight is bounded and
- *    smooth: v = e^{-|z|/b} (uniform weight) for Laplace, theta = atan(|z| / (a sqrt nu))
- *    (weight proportional to cos^{nu-1} theta) for Student-t. The pieces end at c - 12 s, c
- *    and c + 12 s, where the Gaussian kernels change; beyond c + 12 s the kernels are exact
- *    constants to 1e-33 and the law's tail mass is used in closed form.
+ *    for |z| < c - 12 s and |z| > c + 12 s the conditional quantities are 1 and z^2 + s^2,
+ *    resp. 0 and c^2, to 1e-33 relative, and those regions are integrated in closed form
+ *    (the law's tail mass and its truncated second moment, tail_second_moment). On
+ *    [c - 12 s, c] and [c, c + 12 s] (or [0, c] when c < 12 s) GSL adaptive Gauss-Kronrod
+ *    quadrature (QAG, 61 points; R. Piessens et al., QUADPACK, Springer 1983) integrates in
+ *    u = (|z| - c)/s when s is at most the law's scale, and otherwise in the angle
+ *    theta = atan(|z|/l) (l = b, or a sqrt(nu)), in which the law's weight is bounded and
+ *    smooth whatever its tails (integrand). At R = 0 everything is closed form.
  *  - zeta = 0: every law is z = 0 and the Gaussian closed form with P = R applies. */
 #include <float.h>
 #include <math.h>
@@ -150,7 +152,9 @@ typedef struct {
   double student_a;    /* Student-t scale zeta sqrt((nu - 2) / nu) */
   double student_w;    /* zeta sqrt(nu - 2) = a sqrt(nu): z = w tan(theta) */
   double student_norm; /* 2 / B(1/2, nu/2) */
+  double law_scale;    /* b (Laplace) or a (Student-t): the width of the law's features */
   kernel_kind kind;
+  int in_u; /* the integration variable: 1 u = (z - c)/s, 0 the law's angle (integrand) */
 } noise_ctx;
 
 /* A GSL workspace on the stack: the same fields gsl_integration_workspace_alloc fills, with
@@ -193,12 +197,19 @@ static const double gl12_w[6] = {0.24914704581340277, 0.23349253653835481, 0.203
  * by at most exp(2 c m / s^2) <= e^4 across it while phi(m/s) has not underflowed (m/s < 40). */
 static const double narrow_window = 0.05;
 
-/* P(|X| <= c) and E[X^2 1{|X| <= c}] for X ~ N(m, s^2) with c <= narrow_window s. */
-static void narrow_window_moments(double m, double c, double s, double *p_in, double *in2) {
+/* The functions below take X ~ N(m, s^2), m >= 0, s > 0, together with a = (c - m)/s, which
+ * the caller computes without cancellation where it matters (in the variable u = (z - c)/s it
+ * is -u exactly; from z = c + s u it would carry the rounding of c + s u, eps c / s). */
+
+/* P(|X| <= c) and E[X^2 1{|X| <= c}] for c <= narrow_window s. The nodes x = c x_i give
+ * (x - m)/s = a - c (1 - x_i)/s and (-x - m)/s = -(x + m)/s, both without cancellation. */
+static void narrow_window_moments(double m, double a, double c, double s, double *p_in,
+                                  double *in2) {
   double p = 0.0, q = 0.0;
   for (size_t i = 0; i < 6; i++) {
     double x = c * gl12_x[i];
-    double f = gl12_w[i] * (std_normal_pdf((x - m) / s) + std_normal_pdf((-x - m) / s));
+    double f =
+        gl12_w[i] * (std_normal_pdf(a - c * (1.0 - gl12_x[i]) / s) + std_normal_pdf(-(x + m) / s));
     p += f;
     q += x * x * f;
   }
@@ -206,13 +217,13 @@ static void narrow_window_moments(double m, double c, double s, double *p_in, do
   *in2 = q * c / s;
 }
 
-/* P(|X| <= c) for X ~ N(m, s^2), m >= 0, s > 0: P(-b <= U <= a) for U ~ N(0, 1) with
- * a = (c - m)/s, b = (c + m)/s; for a >= 0 a sum of two erf of non-negative arguments. */
-static double prob_inside(double m, double c, double s) {
-  double a = (c - m) / s, b = (c + m) / s;
+/* P(|X| <= c) = P(-b <= U <= a) for U ~ N(0, 1), b = (c + m)/s; for a >= 0 a sum of two erf
+ * of non-negative arguments. */
+static double prob_inside(double m, double a, double c, double s) {
+  double b = (c + m) / s;
   if (c <= narrow_window * s) {
     double p_in, in2;
-    narrow_window_moments(m, c, s, &p_in, &in2);
+    narrow_window_moments(m, a, c, s, &p_in, &in2);
     return p_in;
   }
   if (a >= 0.0) {
@@ -221,31 +232,31 @@ static double prob_inside(double m, double c, double s) {
   return 0.5 * (erfc(-a * inv_sqrt2) - erfc(b * inv_sqrt2));
 }
 
-/* E[min(X^2, c^2)] for X ~ N(m, s^2), m >= 0, s > 0, from the truncated-Gaussian moments
- * (a = (c - m)/s, b = (c + m)/s):
+/* E[min(X^2, c^2)] from the truncated-Gaussian moments (b = (c + m)/s):
  *   mostly clipped:   c^2 P(|X| > c) + (m^2 + s^2) P_in + s [(m - c) phi(b) - (m + c) phi(a)],
  *   mostly inside:    m^2 + s^2 - T(a, c + m) - T(b, c - m),
  *                     T(x, y) = (m^2 + s^2 - c^2) Phi(-x) + s y phi(x),
  * where T are E[(X^2 - c^2) 1{X > c}] and E[(X^2 - c^2) 1{X < -c}]. Each form is used where
- * its terms are small next to the result (the mean m can be far beyond c in the tails of z). */
-static double clipped_second_moment(double m, double c, double s) {
-  double a = (c - m) / s, b = (c + m) / s;
+ * its terms are small next to the result (the mean m can be far beyond c in the tails of z);
+ * m - c = -s a and m^2 + s^2 - c^2 = s (s - a (c + m)) carry no cancellation. */
+static double clipped_second_moment(double m, double a, double c, double s) {
+  double b = (c + m) / s;
   double pin;
   if (c <= narrow_window * s) {
     double in2;
-    narrow_window_moments(m, c, s, &pin, &in2);
+    narrow_window_moments(m, a, c, s, &pin, &in2);
     return c * c * (1.0 - pin) + in2; /* pin <= 0.04: no cancellation */
   }
-  pin = prob_inside(m, c, s);
+  pin = prob_inside(m, a, c, s);
   double pa = std_normal_pdf(a), pb = std_normal_pdf(b);
   if (pin <= 0.5) {
     double pout = 0.5 * (erfc(a * inv_sqrt2) + erfc(b * inv_sqrt2));
-    return c * c * pout + (m * m + s * s) * pin + s * ((m - c) * pb - (m + c) * pa);
+    return c * c * pout + (m * m + s * s) * pin - s * (s * a * pb + (m + c) * pa);
   }
-  double excess = m * m + s * s - c * c;
+  double excess = s * (s - a * (c + m));
   double qa = 0.5 * erfc(a * inv_sqrt2), qb = 0.5 * erfc(b * inv_sqrt2);
   double t_up = (qa > 0.0 ? excess * qa : 0.0) + s * (c + m) * pa;
-  double t_low = (qb > 0.0 ? excess * qb : 0.0) + s * (c - m) * pb;
+  double t_low = (qb > 0.0 ? excess * qb : 0.0) + s * s * a * pb;
   return m * m + s * s - t_up - t_low;
 }
 
@@ -257,10 +268,10 @@ static double log_density_slope(const noise_ctx *ctx, double z) {
   return -(ctx->nu + 1.0) * z / (ctx->student_w * ctx->student_w + z * z);
 }
 
-/* The conditional quantity of ctx->kind at a label noise z >= 0: the residual given z is
- * N(-z, s^2), and |r| has the same law as |X| with X ~ N(z, s^2). s = 0 only for the two
- * value kernels (r = -z exactly). */
-static double kernel_eval(const noise_ctx *ctx, double z) {
+/* The conditional quantity of ctx->kind at a label noise z >= 0 with a = (c - z)/s: the
+ * residual given z is N(-z, s^2), and |r| has the law of |X| with X ~ N(z, s^2). s = 0 only
+ * for the two value kernels (r = -z exactly). */
+static double kernel_eval(const noise_ctx *ctx, double z, double a) {
   const double c = ctx->c, s = ctx->s;
   if (s == 0.0) {
     if (ctx->kind == KERNEL_INSIDE) {
@@ -270,35 +281,65 @@ static double kernel_eval(const noise_ctx *ctx, double z) {
   }
   switch (ctx->kind) {
   case KERNEL_INSIDE:
-    return prob_inside(z, c, s);
+    return prob_inside(z, a, c, s);
   case KERNEL_CLIPPED_SQ:
-    return clipped_second_moment(z, c, s);
+    return clipped_second_moment(z, a, c, s);
   case KERNEL_DENSITY:
-    return (std_normal_pdf((c - z) / s) + std_normal_pdf((c + z) / s)) / s;
+    return (std_normal_pdf(a) + std_normal_pdf((c + z) / s)) / s;
   case KERNEL_DENSITY_SLOPE:
     /* phi_s(c - z) - phi_s(c + z) = phi_s(c - z) (1 - exp(-2 c z / s^2)): no cancellation. */
-    return log_density_slope(ctx, z) * std_normal_pdf((c - z) / s) / s *
-           -expm1(-2.0 * c * z / (s * s));
+    return log_density_slope(ctx, z) * std_normal_pdf(a) / s * -expm1(-2.0 * c * z / (s * s));
   }
   return NAN;
 }
 
-/* Integrand in the variable of each law, in which the law has a bounded, smooth weight:
- *   Laplace:   z = -b log v, v in (0, 1]:        E h(|z|) = int_0^1 h(z(v)) dv;
- *   Student-t: z = w tan(theta), theta in [0, pi/2):
- *              E h(|z|) = (2 / B(1/2, nu/2)) int_0^{pi/2} h(z(theta)) cos^{nu-1}(theta) dtheta. */
+/* Density p(x) of the law at x >= 0. Student-t: p(x) = (1 + (x/w)^2)^{-(nu+1)/2} / (w B),
+ * B = B(1/2, nu/2), w = a sqrt(nu). */
+static double law_density(const noise_ctx *ctx, double x) {
+  if (ctx->law == DPD_NOISE_LAPLACE) {
+    return exp(-x / ctx->laplace_b) / (2.0 * ctx->laplace_b);
+  }
+  double y = x / ctx->student_w;
+  /* (1 + y^2)^{-(nu+1)/2} through log1p: exact to rounding also for large nu. */
+  return 0.5 * ctx->student_norm / ctx->student_w * exp(-0.5 * (ctx->nu + 1.0) * log1p(y * y));
+}
+
+/* a = (c - z)/s of kernel_eval (unused, and 0, when s = 0). */
+static double kernel_offset(const noise_ctx *ctx, double z) {
+  return ctx->s > 0.0 ? (ctx->c - z) / ctx->s : 0.0;
+}
+
+/* The integrand of E h(|z|) = 2 int_0^inf h(z) p(z) dz in one of two variables:
+ *  - the law's angle theta = atan(z / l), in which the law has a bounded, smooth weight on
+ *    [0, pi/2) whatever its tails (l = b for Laplace, l = w = a sqrt(nu) for Student-t):
+ *      Laplace:   E h = int_0^{pi/2} h(b tan theta) e^{-tan theta} (1 + tan^2 theta) dtheta,
+ *      Student-t: E h = (2 / B(1/2, nu/2)) int_0^{pi/2} h(w tan theta) cos^{nu-1} theta dtheta;
+ *  - u = (z - c)/s, for the pieces next to c when s <= the law's scale: there the kernels have
+ *    width 1 and the density is smooth on a scale >= 1, while in theta a kernel narrower than
+ *    about 1e-8 z would drown in the rounding of z(theta). E h = 2 s int h(c + s u) p(c + s u). */
 static double integrand(double t, void *params) {
   const noise_ctx *ctx = params;
-  double u = tan(t);
+  if (ctx->in_u) {
+    double z = ctx->c + ctx->s * t;
+    return 2.0 * ctx->s * law_density(ctx, z) * kernel_eval(ctx, z, -t);
+  }
+  double u = tan(t), z;
   if (ctx->law == DPD_NOISE_LAPLACE) {
     double e = exp(-u); /* 0 long before u * u overflows */
-    return e > 0.0 ? e * (1.0 + u * u) * kernel_eval(ctx, ctx->laplace_b * u) : 0.0;
+    z = ctx->laplace_b * u;
+    return e > 0.0 ? e * (1.0 + u * u) * kernel_eval(ctx, z, kernel_offset(ctx, z)) : 0.0;
   }
-  return ctx->student_norm * pow(cos(t), ctx->nu - 1.0) * kernel_eval(ctx, ctx->student_w * u);
+  /* cos^{nu-1} theta = (1 + u^2)^{-(nu-1)/2}, through log1p: exact to rounding for large nu. */
+  z = ctx->student_w * u;
+  return ctx->student_norm * exp(-0.5 * (ctx->nu - 1.0) * log1p(u * u)) *
+         kernel_eval(ctx, z, kernel_offset(ctx, z));
 }
 
 /* The integration variable of a label-noise value z >= 0 (see integrand). */
 static double variable_of(const noise_ctx *ctx, double z) {
+  if (ctx->in_u) {
+    return (z - ctx->c) / ctx->s;
+  }
   return atan(z / (ctx->law == DPD_NOISE_LAPLACE ? ctx->laplace_b : ctx->student_w));
 }
 
@@ -310,12 +351,25 @@ static double tail_mass(const noise_ctx *ctx, double x) {
   return 2.0 * gsl_cdf_tdist_Q(x / ctx->student_a, ctx->nu);
 }
 
-/* Density p(x) of the law at x >= 0. */
-static double law_density(const noise_ctx *ctx, double x) {
+/* E[z^2 1{|z| > x}] of the law, in closed form.
+ *  - Laplace: 2 int_x^inf z^2 e^{-z/b} / (2b) dz = e^{-x/b} (x^2 + 2 b x + 2 b^2).
+ *  - Student-t, z = a T, T ~ t_nu: from t^2 f_nu(t) = nu (1 + t^2/nu) f_nu(t) - nu f_nu(t)
+ *    and (1 + t^2/nu) f_nu(t) = (nu - 1)/(nu - 2) sqrt((nu - 2)/nu) f_{nu-2}(t sqrt((nu-2)/nu))
+ *    (ratio of the normalising constants),
+ *      E[T^2 1{|T| > y}] = nu (nu - 1)/(nu - 2) P(|T_{nu-2}| > y sqrt((nu - 2)/nu))
+ *                          - nu P(|T_nu| > y),
+ *    so with a^2 = zeta^2 (nu - 2)/nu and y = x/a:
+ *      E[z^2 1{|z| > x}] = zeta^2 [(nu - 1) P(|T_{nu-2}| > x/zeta) - (nu - 2) P(|T_nu| > x/a)],
+ *    which tends to zeta^2 at x = 0 and keeps its accuracy as nu -> 2 (no 1/(nu - 2)). The
+ *    first term dominates for large x (tail x^{2-nu} against x^{-nu}): no cancellation. */
+static double tail_second_moment(const noise_ctx *ctx, double x, double zeta) {
   if (ctx->law == DPD_NOISE_LAPLACE) {
-    return exp(-x / ctx->laplace_b) / (2.0 * ctx->laplace_b);
+    double b = ctx->laplace_b;
+    return exp(-x / b) * (x * x + 2.0 * b * x + 2.0 * b * b);
   }
-  return gsl_ran_tdist_pdf(x / ctx->student_a, ctx->nu) / ctx->student_a;
+  return zeta * zeta *
+         ((ctx->nu - 1.0) * 2.0 * gsl_cdf_tdist_Q(x / zeta, ctx->nu - 2.0) -
+          (ctx->nu - 2.0) * 2.0 * gsl_cdf_tdist_Q(x / ctx->student_a, ctx->nu));
 }
 
 static const char *kernel_name(kernel_kind kind) {
@@ -332,37 +386,67 @@ static const char *kernel_name(kernel_kind kind) {
   return "?";
 }
 
-/* E over the law of the kernel of `kind` restricted to |z| <= zpts[npts - 1], as the sum of the
- * pieces between consecutive points zpts[0] = 0 < zpts[1] < ... (GSL QAG, 61-point
- * Gauss-Kronrod, on each piece; Piessens et al., QUADPACK, Springer 1983). The points put every
- * narrow feature of the integrand (the Gaussian kernels of width s around z = c) at the end of a
- * piece, where the adaptive bisection finds it. */
+/* E over the law of the kernel of `kind` restricted to |z| in [zpts[0], zpts[npts - 1]], as
+ * the sum of the pieces between consecutive points (at most NOISE_MAX_PIECES), each by GSL's
+ * adaptive QAG with the 61-point Gauss-Kronrod rule (R. Piessens et al., QUADPACK, Springer
+ * 1983). The points put every narrow feature of the integrand (the Gaussian kernels of width s
+ * around z = c) at the end of a piece, where the adaptive bisection finds it. The tolerance is
+ * global: a first 61-point Kronrod pass over every piece estimates int |f|, and each piece
+ * must reach noise_quad_epsrel times its own value or times that total (split over the
+ * pieces), so that a piece carrying almost nothing is not refined to full relative accuracy
+ * (and cannot stall on rounding). A piece whose first pass already meets its tolerance (QAG's
+ * own first-step test) keeps that value; the others go to QAG. */
+#define NOISE_MAX_PIECES 4
 static int integrate_law(noise_ctx *ctx, kernel_kind kind, const double *zpts, size_t npts,
                          double scale, double R, double *out, dpd_err *err) {
   quad_workspace q;
   gsl_function f;
-  double total = 0.0;
+  double lo[NOISE_MAX_PIECES], hi[NOISE_MAX_PIECES], first[NOISE_MAX_PIECES];
+  double first_err[NOISE_MAX_PIECES], first_asc[NOISE_MAX_PIECES];
+  double total = 0.0, total_abs = 0.0, epsabs;
+  int in_u[NOISE_MAX_PIECES];
+  size_t npieces = 0;
   ctx->kind = kind;
   f.function = integrand;
   f.params = ctx;
-  for (size_t i = 0; i + 1 < npts; i++) {
-    double t0 = variable_of(ctx, zpts[i]), t1 = variable_of(ctx, zpts[i + 1]);
-    double lo = fmin(t0, t1), hi = fmax(t0, t1), result = 0.0, abserr = 0.0;
-    int status;
-    if (!(hi > lo)) {
+  for (size_t i = 0; i + 1 < npts && npieces < NOISE_MAX_PIECES; i++) {
+    double t0, t1, resabs;
+    ctx->in_u = ctx->s > 0.0 && ctx->s <= ctx->law_scale;
+    t0 = variable_of(ctx, zpts[i]);
+    t1 = variable_of(ctx, zpts[i + 1]);
+    if (!(fmax(t0, t1) > fmin(t0, t1))) {
       continue;
     }
-    quad_workspace_init(&q);
-    status = gsl_integration_qag(&f, lo, hi, noise_quad_epsabs * scale / (double)(npts - 1),
-                                 noise_quad_epsrel, NOISE_QUAD_LIMIT, GSL_INTEG_GAUSS61, &q.w,
-                                 &result, &abserr);
+    lo[npieces] = fmin(t0, t1);
+    hi[npieces] = fmax(t0, t1);
+    in_u[npieces] = ctx->in_u;
+    gsl_integration_qk61(&f, lo[npieces], hi[npieces], &first[npieces], &first_err[npieces],
+                         &resabs, &first_asc[npieces]);
+    total_abs += resabs;
+    npieces++;
+  }
+  if (npieces == 0) {
+    *out = 0.0;
+    return DPD_OK;
+  }
+  epsabs = fmax(noise_quad_epsabs * scale, noise_quad_epsrel * total_abs) / (double)npieces;
+  for (size_t i = 0; i < npieces; i++) {
+    double result = first[i], abserr = first_err[i];
+    int status = GSL_SUCCESS;
+    double tolerance = fmax(epsabs, noise_quad_epsrel * fabs(result));
+    if (!((abserr <= tolerance && abserr != first_asc[i]) || abserr == 0.0)) {
+      ctx->in_u = in_u[i];
+      quad_workspace_init(&q);
+      status = gsl_integration_qag(&f, lo[i], hi[i], epsabs, noise_quad_epsrel, NOISE_QUAD_LIMIT,
+                                   GSL_INTEG_GAUSS61, &q.w, &result, &abserr);
+    }
     if (status != GSL_SUCCESS || !isfinite(result)) {
       return DPD_FAIL(err, DPD_EMAXITER,
-                      "clipping factors (%s noise, c = %g, R = %g): quadrature of %s on |z| in "
-                      "[%g, %g] failed: %s (result %g, estimated error %g)",
-                      dpd_noise_law_name(ctx->law), ctx->c, R, kernel_name(kind), zpts[i],
-                      zpts[i + 1], status != GSL_SUCCESS ? gsl_strerror(status) : "not finite",
-                      result, abserr);
+                      "clipping factors (%s noise, c = %g, R = %g): quadrature of %s over [%g, %g] "
+                      "(in %s) failed: %s (result %g, estimated error %g)",
+                      dpd_noise_law_name(ctx->law), ctx->c, R, kernel_name(kind), lo[i], hi[i],
+                      in_u[i] ? "u = (z - c)/s" : "the angle atan(|z|/l)",
+                      status != GSL_SUCCESS ? gsl_strerror(status) : "not finite", result, abserr);
     }
     total += result;
   }
@@ -410,8 +494,8 @@ static void rademacher_factors(double c, double s, double zeta, double out[4]) {
     return;
   }
   double a = (c - zeta) / s, b = (c + zeta) / s;
-  out[0] = prob_inside(zeta, c, s);
-  out[1] = clipped_second_moment(zeta, c, s);
+  out[0] = prob_inside(zeta, a, c, s);
+  out[1] = clipped_second_moment(zeta, a, c, s);
   /* p_r(c) and p_r'(c) of the two-component Gaussian mixture (phi_s'(x) = -x phi_s(x)/s^2). */
   out[2] = 0.5 * (std_normal_pdf(a) + std_normal_pdf(b)) / s;
   out[3] = -0.5 * (a * std_normal_pdf(a) + b * std_normal_pdf(b)) / (s * s);
@@ -422,9 +506,9 @@ static void rademacher_factors(double c, double s, double zeta, double out[4]) {
 static int continuous_factors(const dpd_noise_spec *noise, double c, double R, int derivs,
                               double out[4], dpd_err *err) {
   noise_ctx ctx;
-  double zpts[4];
+  double zpts[3];
   size_t npts = 0;
-  double zmax, second = 2.0 * R + noise->zeta * noise->zeta;
+  double second = 2.0 * R + noise->zeta * noise->zeta;
   int status;
 
   memset(&ctx, 0, sizeof ctx);
@@ -433,32 +517,46 @@ static int continuous_factors(const dpd_noise_spec *noise, double c, double R, i
   ctx.s = sqrt(2.0 * R);
   ctx.nu = noise->nu;
   ctx.laplace_b = noise->zeta * inv_sqrt2;
+  ctx.law_scale = ctx.laplace_b;
   if (noise->law == DPD_NOISE_STUDENT) {
     ctx.student_a = noise->zeta * sqrt((noise->nu - 2.0) / noise->nu);
     ctx.student_w = noise->zeta * sqrt(noise->nu - 2.0);
     ctx.student_norm = 2.0 * exp(-gsl_sf_lnbeta(0.5, 0.5 * noise->nu));
+    ctx.law_scale = ctx.student_a;
   }
-  /* Pieces: [0, c - K s], [c - K s, c], [c, c + K s] (those of positive length); beyond
-   * z_max = c + K s every kernel is 0 except E[min(r^2, c^2) | z] = c^2 (to 1e-33). */
-  zpts[npts++] = 0.0;
-  if (c - noise_kernel_width * ctx.s > 0.0) {
-    zpts[npts++] = c - noise_kernel_width * ctx.s;
+  /* Regions of |z| (K = noise_kernel_width):
+   *  - body |z| <= L = c - K s: P(|r| <= c | z) = 1 and E[min(r^2, c^2) | z] = z^2 + s^2 up to
+   *    Phi(-K) = 1.8e-33 relative, and the density kernels are below phi(K)/s = 5e-32/s; its
+   *    contributions are P(|z| <= L) and s^2 P(|z| <= L) + zeta^2 - E[z^2 1{|z| > L}] in
+   *    closed form (no quadrature of the heavy z^2 tail of Student-t);
+   *  - [max(L, 0), c] and [c, c + K s]: quadrature (the kernels change there);
+   *  - beyond c + K s: P(|r| <= c | z) = 0 and E[min(r^2, c^2) | z] = c^2 (same accuracy),
+   *    contributing c^2 P(|z| > c + K s).
+   * With s = 0 (R = 0) only the closed forms remain, split at L = c. */
+  const double L = c - noise_kernel_width * ctx.s, zmax = c + noise_kernel_width * ctx.s;
+  double body_mass = 0.0, body_second = 0.0;
+  if (L > 0.0) {
+    body_mass = 1.0 - tail_mass(&ctx, L);
+    body_second = ctx.s * ctx.s * body_mass +
+                  (noise->zeta * noise->zeta - tail_second_moment(&ctx, L, noise->zeta));
   }
-  zpts[npts++] = c;
-  zmax = c + noise_kernel_width * ctx.s;
-  if (zmax > c) {
+  zpts[npts++] = L > 0.0 ? L : 0.0;
+  if (ctx.s > 0.0) {
+    zpts[npts++] = c;
     zpts[npts++] = zmax;
   }
-
-  if ((status = integrate_law(&ctx, KERNEL_INSIDE, zpts, npts, 1.0, R, &out[0], err)) < 0) {
-    return status;
+  out[0] = out[1] = out[2] = out[3] = 0.0;
+  if (npts > 1) {
+    if ((status = integrate_law(&ctx, KERNEL_INSIDE, zpts, npts, 1.0, R, &out[0], err)) < 0) {
+      return status;
+    }
+    if ((status = integrate_law(&ctx, KERNEL_CLIPPED_SQ, zpts, npts, fmin(c * c, second), R,
+                                &out[1], err)) < 0) {
+      return status;
+    }
   }
-  if ((status = integrate_law(&ctx, KERNEL_CLIPPED_SQ, zpts, npts, fmin(c * c, second), R, &out[1],
-                              err)) < 0) {
-    return status;
-  }
-  out[1] += c * c * tail_mass(&ctx, zmax);
-  out[2] = out[3] = 0.0;
+  out[0] += body_mass;
+  out[1] += body_second + c * c * tail_mass(&ctx, zmax);
   if (!derivs) {
     return DPD_OK;
   }
@@ -491,8 +589,9 @@ int dpd_clip_noise_factors_eval(const dpd_noise_spec *noise, double c, double R,
   if (status < 0) {
     return status;
   }
-  if (noise->law == DPD_NOISE_GAUSSIAN || noise->zeta == 0.0) {
-    /* Closed form; with zeta = 0 every law is the point mass z = 0 and r ~ N(0, 2R). */
+  if (noise->law == DPD_NOISE_GAUSSIAN || noise->zeta * noise->zeta == 0.0) {
+    /* Closed form; with zeta = 0 every law is the point mass z = 0 and r ~ N(0, 2R) (also
+     * when zeta^2 underflows). */
     dpd_clip_factors_eval(c, R + 0.5 * noise->zeta * noise->zeta, mu, nu, dmu_dR, dnu_dR);
     return DPD_OK;
   }
@@ -513,10 +612,18 @@ int dpd_clip_noise_factors_eval(const dpd_noise_spec *noise, double c, double R,
     /* mu = P(|r| <= c), nu = E[min(r^2, c^2)] / E r^2, and by the heat equation in R (the
      * law of r is that of -z smoothed by N(0, 2R), d/dR = d^2/dr^2 on its density):
      *   d mu/dR = 2 p_r'(c),   d E[min(r^2, c^2)]/dR = 2 mu - 4 c p_r(c). */
-    m = f[0];
-    v = f[1] / second;
+    /* Rounding can put a factor an ulp outside [0, 1]. */
+    m = fmin(fmax(f[0], 0.0), 1.0);
+    v = fmin(fmax(f[1] / second, 0.0), 1.0);
     dm = 2.0 * f[3];
     dv = (2.0 * m - 4.0 * c * f[2] - 2.0 * v) / second;
+    if (!isfinite(m) || !isfinite(v) || isnan(dm) || isnan(dv)) {
+      return DPD_FAIL(err, DPD_ENONFINITE,
+                      "clipping factors (%s noise, c = %g, R = %g, zeta = %g): not finite (mu = "
+                      "%g, nu = %g, dmu/dR = %g, dnu/dR = %g); the parameters are beyond the "
+                      "range of double precision",
+                      dpd_noise_law_name(noise->law), c, R, noise->zeta, m, v, dm, dv);
+    }
   }
   if (mu != NULL) {
     *mu = m;
