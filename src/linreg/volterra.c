@@ -607,8 +607,8 @@ static void mesh_segment(const mesh_spec *mesh, int seg, size_t *steps, size_t *
   }
 }
 
-/* Solves on one graded mesh; r_uni[k] = R(k h), k = 0..n. Returns DPD_OK, or
- * DPD_ENONFINITE with *t_bad set. */
+/* Solves on one graded mesh; r_uni[k] = R(k h), k = 0..n. Returns DPD_OK, or DPD_ENONFINITE
+ * with *t_bad set when R is not finite or a segment's equation is singular (W_0 >= 1). */
 static int mesh_solve(dpd_volterra_plan *plan, const dpd_linreg_problem *problem,
                       const vt_model *md, const mesh_spec *mesh, double *r_uni, double *t_bad) {
   size_t m = problem->ngroups, unit = (size_t)1 << mesh->levels, u = 0;
@@ -656,6 +656,12 @@ static int mesh_solve(dpd_volterra_plan *plan, const dpd_linreg_problem *problem
     plan->tab(plan->blk, &pa);
     /* The Toeplitz system of the segment (toeplitz.c solves it in place). */
     w[0] = plan->a[0];
+    if (!(w[0] < 1.0)) {
+      /* W_0 <= sum_j kappa_j / a_j = gamma eta~ nu / (2 mu): only far beyond the stability
+       * limit (eta~ ~ 2/gamma for mu = nu = 1), where the risk diverges. */
+      *t_bad = (double)u * h0;
+      return DPD_ENONFINITE;
+    }
     for (size_t l = 1; l < steps; l++) {
       w[l] = plan->a[l] + plan->b[l - 1];
     }
@@ -807,9 +813,9 @@ int dpd_volterra_execute(dpd_volterra_plan *plan, const dpd_linreg_problem *prob
   }
   if (status < 0) {
     return DPD_FAIL(err, DPD_ENONFINITE,
-                    "Volterra: the risk is not finite at t = %.17g (eta~ = %g, gamma = %g: a "
-                    "divergent run)",
-                    t_bad, md.eta, md.gamma);
+                    "Volterra: the risk diverges at t = %.17g (eta~ = %g, gamma = %g, mu = %g, "
+                    "nu = %g; stability needs about eta~ < 2 mu / (gamma nu))",
+                    t_bad, md.eta, md.gamma, md.mu, md.nu);
   }
 
   res = result_alloc(grid);
