@@ -521,7 +521,7 @@ int dpd_volterra_plan_create(const dpd_volterra_config *cfg, const dpd_linreg_pr
                              dpd_volterra_plan **out, dpd_err *err) {
   dpd_volterra_plan *plan;
   size_t nf, nc, m;
-  int status, simd;
+  int status;
   if (out == NULL) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'out': NULL (allowed: a pointer)");
   }
@@ -562,22 +562,27 @@ int dpd_volterra_plan_create(const dpd_volterra_config *cfg, const dpd_linreg_pr
     dpd_volterra_plan_free(plan);
     return status;
   }
-  simd = simd_level();
+  dpd__volterra_plan_simd_set(plan, simd_level());
+  *out = plan;
+  return DPD_OK;
+}
+
+int dpd__volterra_plan_simd_set(dpd_volterra_plan *plan, int level) {
+  if (level < 0 || level > simd_level()) {
+    return -1;
+  }
   plan->tab = pass_tab_generic;
   plan->prop = pass_prop_generic;
 #if defined(__x86_64__) || defined(__i386__)
-  if (simd == 2) {
+  if (level == 2) {
     plan->tab = pass_tab_avx512;
     plan->prop = pass_prop_avx512;
-  } else if (simd == 1) {
+  } else if (level == 1) {
     plan->tab = pass_tab_avx2;
     plan->prop = pass_prop_avx2;
   }
-#else
-  (void)simd;
 #endif
-  *out = plan;
-  return DPD_OK;
+  return 0;
 }
 
 /* ---- One solve on a graded mesh ---------------------------------------------------------------
