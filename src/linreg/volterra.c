@@ -15,8 +15,8 @@
  * S_j(T), the same equation holds for R(T + .) with s_j = lambda_j S_j(T) / d.
  *
  * Discretisation: trapezoidal product integration (P. Linz, Analytical and Numerical Methods
- * for Volterra Equations, SIAM 1985, sections 7.1 and 7.5; H. Brunner, Collocation Methods for
- * Volterra Integral and Related Functional Equations, Cambridge 2004, section 2.2): R is
+ * for Volterra Equations, SIAM 1985, product integration methods; H. Brunner, Collocation
+ * Methods for Volterra Integral and Related Functional Equations, Cambridge 2004): R is
  * replaced by its piecewise linear interpolant on a uniform mesh of step h and every
  * exponential of K is integrated exactly against it. On one step, with x = a h, q = e^{-x},
  *   int_{t_k}^{t_{k+1}} e^{-a (t_n - s)} R(s) ds = q^{n-k-1} h (phi_a(x) R_{k+1} + phi_b(x) R_k),
@@ -32,8 +32,8 @@
  *
  * Graded start: the fast modes (a_j h up to 10^3 for power-law spectra) relax within the first
  * step, where R is far from linear, and the trapezoidal error of that step spreads to all t as
- * O(h) instead of O(h^2). As for weakly singular kernels (Brunner, section 2.2.4: graded
- * meshes), the first n_g main steps [0, n_g h] are replaced by uniform segments whose steps
+ * O(h) instead of O(h^2). As for weakly singular kernels (graded meshes, Brunner
+ * 2004), the first n_g main steps [0, n_g h] are replaced by uniform segments whose steps
  * double: 2 n_g steps of h / 2^L, then n_g steps of h / 2^(L-1), ..., h / 2, with L the least
  * integer for which a_max h / 2^L <= start_x. At the start of every segment the modes fast on
  * its step have decayed by e^{-n_g a h_seg}; every segment is a restarted Volterra equation
