@@ -20,7 +20,8 @@
  * blocked FFT recursion in O(N log^2 N) operations. Tabulating the weights and F costs O(m N)
  * for m groups, against the O(m) per step of the ODE solver (dpdyn/ode.h); it is an
  * independent cross-check of that solver and a fast path for long runs with very many distinct
- * eigenvalues (7-14x faster than the ODE for 10^4..10^6 groups, docs/volterra.md).
+ * eigenvalues (4x, 7x and 14-16x faster than the ODE for 10^4, 10^5 and 10^6 groups,
+ * docs/volterra.md).
  *
  * Plan/execute (FFTW's split): dpd_volterra_plan_create plans every FFT and allocates every
  * array once, for a step count and a number of groups (O(N) doubles and three per group);
