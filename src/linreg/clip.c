@@ -16,7 +16,9 @@
  * Non-Gaussian label noise (dpd_clip_noise_factors_eval). The residual is r = s Z - z with
  * s = sqrt(2R), Z ~ N(0, 1) independent of the label noise z (symmetric law, variance zeta^2).
  * Given z, r ~ N(-z, s^2), and |r| has the law of |X| with X ~ N(|z|, s^2). With
- * a = (c - |z|)/s and b = (c + |z|)/s the truncated-Gaussian moments give closed forms:
+ * a = (c - |z|)/s and b = (c + |z|)/s the moments of the truncated Gaussian (N. L. Johnson,
+ * S. Kotz, N. Balakrishnan, Continuous Univariate Distributions, vol. 1, 2nd ed., Wiley 1994,
+ * chapter 13) give closed forms:
  *   P(|r| <= c | z)        = Phi(a) - Phi(-b),
  *   E[min(r^2, c^2) | z]   = c^2 [Phi(-a) + Phi(-b)] + (z^2 + s^2) [Phi(a) - Phi(-b)]
  *                            + s [(|z| - c) phi(b) - (|z| + c) phi(a)]
@@ -52,7 +54,6 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>
-#include <gsl/gsl_randist.h>
 #include <gsl/gsl_sf_gamma.h>
 
 #include "core/error_impl.h"
