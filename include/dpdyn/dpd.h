@@ -12,5 +12,6 @@
 #include "dpdyn/ode.h"
 #include "dpdyn/sde.h"
 #include "dpdyn/tune.h"
+#include "dpdyn/volterra.h"
 
 #endif

@@ -55,6 +55,13 @@ typedef struct {
   dpd_ode_linsol linsol; /* BDF: default DPD_ODE_LINSOL_SM */
   int krylov_maxl;       /* BDF + SPGMR: Krylov dimension >= 1, default 5 (2 suffice: the
                             preconditioned Newton matrix is identity plus rank one) */
+  /* Overrides for cross-checks (dpdyn/volterra.h); NAN (the default) keeps the model of
+   * MATH.md 1.7 unchanged. */
+  double sigma2_const; /* constant privacy-noise profile sigma~^2 >= 0 in place of the calibrated
+                          -d/dt[eta~^2]/rho^2; > 0 needs finite c (the noise term is
+                          2 c^2 gamma^2 sigma~^2). The release jump still follows rho. */
+  double mu_frozen;    /* clipping factor mu_c in (0, 1] held constant instead of mu_c(P) */
+  double nu_frozen;    /* clipping factor nu_c in [0, 1] held constant instead of nu_c(P) */
 } dpd_ode_config;
 
 /* All risks are excess risks. The three curves risk, lower and upper are

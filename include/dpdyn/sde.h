@@ -29,7 +29,8 @@ typedef struct {
   size_t seeds;        /* replicates >= 1; replicate r uses stream (seed, r) */
   uint64_t seed;
   size_t grid;         /* recorded times t_j = j/(grid-1), grid >= 2 */
-  double dt;           /* Euler-Maruyama step in (0, 1]; 0 = default 1/n */
+  double dt;           /* Euler-Maruyama step in (0, 1]; 0 = default 1/n. When 1/dt is not an
+                          integer, t_k = k dt and the last step is shortened to end at t = 1 */
   int threads;         /* OpenMP threads (<= 0: all); results do not depend on it */
   int progress;        /* 1: progress on stderr */
 } dpd_linreg_sde_config;
@@ -41,7 +42,16 @@ DPD_API dpd_linreg_sde_config dpd_linreg_sde_config_default(void);
  * the released value (before_release without the final noise), and
  * clip_fraction holding the mean of 1 - mu_c(P) over each grid interval (the
  * expected fraction of clipped samples). Bit-identical for any thread count.
- * *out is returned-owned (dpd_linreg_sim_result_free). */
+ * Grid point j records the step time nearest to t_j (for a uniform step
+ * 1/N: step round(j N / (grid - 1)), the simulator's rule). The release
+ * noise at t = 1 is the simulator's last-step noise (sigma_{n-1} of
+ * dpd_schedule_steps). *out is returned-owned (dpd_linreg_sim_result_free)
+ * and NULL on failure. Returns DPD_EINVAL for a bad config (the reason names
+ * the key, the value and the allowed range, e.g. "invalid value for 'dt': 2
+ * (allowed: 0 < dt <= 1, ...)"), DPD_ENOMEM, DPD_ENONFINITE naming the
+ * replicate and t when the state becomes non-finite, or the clipping factors'
+ * failure. The only output is the optional progress line on stderr.
+ * Thread-safe: uses OpenMP internally, shares nothing between calls. */
 DPD_API int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
                                const dpd_linreg_sde_config *cfg, dpd_linreg_sim_result **out,
                                dpd_err *err);

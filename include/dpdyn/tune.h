@@ -59,7 +59,7 @@ extern "C" {
 /* Tunable parameters (bit flags, combined with |). */
 typedef enum {
   DPD_TUNE_C = 1,    /* clipping scale c */
-  DPD_TUNE_ETA0 = 2, /* eta0 of const, sqrt, hyperbolic */
+  DPD_TUNE_ETA0 = 2, /* eta0 of const, sqrt, hyperbolic, step, cosine */
   DPD_TUNE_A = 4,    /* hyperbolic decay rate a (tuned in [shape_min, shape_max], so a > 0) */
   DPD_TUNE_C1 = 8,   /* optimal: c1 */
   DPD_TUNE_C2 = 16,  /* optimal: c2 */
@@ -68,13 +68,14 @@ typedef enum {
 
 typedef struct {
   int params;                  /* OR of dpd_tune_param. 0 (sentinel: tuning nothing is meaningless)
-                                  = the family's default: C|ETA0 for const, sqrt, hyperbolic;
+                                  = the family's default: C|ETA0 for const, sqrt, hyperbolic,
+                                  step, cosine (their other parameters stay as given);
                                   C|C1|C2|C3 for optimal (default 0) */
   double c_min, c_max;         /* box of c, 0 < c_min < c_max < inf (defaults 1e-2, 1e2) */
   double safety;               /* sup eta~ <= safety 2/gamma, 0 < safety < 1 (default 0.99) */
-  double eta_min_fraction;     /* eta~(0) >= eta_min_fraction L, 0 < . < 1 (default 1e-4) */
-  double shape_min, shape_max; /* box of a, c2, c3, m, 0 < min < max < inf (1e-3, 1e3) */
-  size_t prescan;              /* pre-scan points per tuned variable, >= 3 (default 7) */
+  double eta_min_fraction;     /* eta~(0) >= eta_min_fraction L, 0 < . < 1 (default 1e-6) */
+  double shape_min, shape_max; /* box of a, c2, c3, m, 0 < min < max < inf (1e-3, 1e6) */
+  size_t prescan;              /* pre-scan points per tuned variable, >= 3 (default 9) */
   size_t starts;               /* local searches, >= 1 (default 3) */
   double simplex_step;         /* initial Nelder-Mead step in u, > 0 (default 0.5) */
   double xtol;                 /* Nelder-Mead: simplex size in u; Brent: bracket width in s; > 0

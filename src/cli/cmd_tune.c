@@ -50,8 +50,12 @@ typedef struct {
 } family_info;
 
 static int family_of(const char *name, family_info *f, dpd_err *err) {
-  if (strcmp(name, "const") == 0 || strcmp(name, "sqrt") == 0) {
-    f->kind = strcmp(name, "const") == 0 ? DPD_SCHEDULE_CONST : DPD_SCHEDULE_SQRT;
+  if (strcmp(name, "const") == 0 || strcmp(name, "sqrt") == 0 || strcmp(name, "step") == 0 ||
+      strcmp(name, "cosine") == 0) {
+    f->kind = strcmp(name, "const") == 0  ? DPD_SCHEDULE_CONST
+              : strcmp(name, "sqrt") == 0 ? DPD_SCHEDULE_SQRT
+              : strcmp(name, "step") == 0 ? DPD_SCHEDULE_STEP
+                                          : DPD_SCHEDULE_COSINE;
     f->allowed = "c, eta0";
     f->params = DPD_TUNE_C | DPD_TUNE_ETA0;
   } else if (strcmp(name, "hyperbolic") == 0) {
@@ -65,7 +69,7 @@ static int family_of(const char *name, family_info *f, dpd_err *err) {
   } else {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'schedule': '%s' (allowed with tune: const, sqrt, "
-                    "hyperbolic, optimal)",
+                    "hyperbolic, optimal, step, cosine)",
                     name);
   }
   return DPD_OK;

@@ -92,6 +92,9 @@ dpd_ode_config dpd_ode_config_default(void) {
   cfg.bounds = 0;
   cfg.krylov_maxl = ode_krylov_maxl_default;
   cfg.linsol = DPD_ODE_LINSOL_SM;
+  cfg.sigma2_const = NAN;
+  cfg.mu_frozen = NAN;
+  cfg.nu_frozen = NAN;
   return cfg;
 }
 
@@ -110,6 +113,10 @@ typedef struct {
   int gaussian_noise;   /* noise.law == DPD_NOISE_GAUSSIAN: closed-form factors of P */
   double c;             /* clipping scale, INFINITY = none */
   double noise_scale;   /* 2 c^2 gamma^2 / rho^2; 0 when rho = INFINITY */
+
+  /* Overrides (dpd_ode_config): NAN = the model of MATH.md 1.7. */
+  double noise_const;          /* 2 c^2 gamma^2 sigma2_const */
+  double mu_frozen, nu_frozen; /* in place of mu_c(P), nu_c(P) */
 } ode_model;
 
 /* Scalar coefficients at one (t, S), computed once per evaluation. */
@@ -139,6 +146,42 @@ static void model_init(ode_model *model, const dpd_linreg_problem *problem,
   model->noise_scale =
       isinf(cfg->rho) ? 0.0
                       : 2.0 * cfg->c * cfg->c * cfg->gamma * cfg->gamma / (cfg->rho * cfg->rho);
+  model->noise_const = NAN;
+  if (!isnan(cfg->sigma2_const)) {
+    model->noise_const = cfg->sigma2_const > 0.0
+                             ? 2.0 * cfg->c * cfg->c * cfg->gamma * cfg->gamma * cfg->sigma2_const
+                             : 0.0;
+  }
+  model->mu_frozen = cfg->mu_frozen;
+  model->nu_frozen = cfg->nu_frozen;
+}
+
+/* Frozen clipping factors (dpd_ode_config.mu_frozen, nu_frozen) replace mu_c(P), nu_c(P);
+ * their P-derivatives are then 0. */
+static void factors_freeze(const ode_model *model, double *mu, double *nu, double *dmu,
+                           double *dnu) {
+  if (!isnan(model->mu_frozen)) {
+    *mu = model->mu_frozen;
+    *dmu = 0.0;
+  }
+  if (!isnan(model->nu_frozen)) {
+    *nu = model->nu_frozen;
+    *dnu = 0.0;
+  }
+}
+
+/* 1 when both clipping factors are frozen (nothing to evaluate). */
+static int factors_frozen(const ode_model *model) {
+  return !isnan(model->mu_frozen) && !isnan(model->nu_frozen);
+}
+
+/* The privacy-noise term C = 2 c^2 gamma^2 sigma~^2(t). */
+static double noise_term(const ode_model *model, double t) {
+  if (!isnan(model->noise_const)) {
+    return model->noise_const;
+  }
+  return model->noise_scale > 0.0 ? -model->noise_scale * dpd_schedule_dsq_eval(model->schedule, t)
+                                  : 0.0;
 }
 
 /* Four partial sums: breaks the add-latency chain of a single accumulator
@@ -183,28 +226,25 @@ static int coef_factors_law(const ode_model *model, double R, int derivs, ode_co
  * negative status (Gaussian noise: always 0, callers test P as before). */
 static int coef_at(const ode_model *model, double t, double R, int derivs, ode_coef *co,
                    dpd_err *err) {
-  double eta, dsq;
+  double eta;
   co->R = R;
   co->P = R + model->half_zeta2;
   eta = dpd_schedule_eval(model->schedule, t);
   co->eta = eta;
   if (model->gaussian_noise) {
     dpd_clip_factors_eval(model->c, co->P, &co->mu, &co->nu, &co->dmu, &co->dnu);
-  } else {
+  } else if (!factors_frozen(model)) {
     int status = coef_factors_law(model, R, derivs, co, err);
     if (status != 0) {
       return status;
     }
   }
+  factors_freeze(model, &co->mu, &co->nu, &co->dmu, &co->dnu);
   co->A = -2.0 * eta * co->mu;
   co->B = model->gamma * eta * eta * co->nu * co->P;
   co->dA = -2.0 * eta * co->dmu;
   co->dB = model->gamma * eta * eta * (co->dnu * co->P + co->nu);
-  co->C = 0.0;
-  if (model->noise_scale > 0.0) {
-    dsq = dpd_schedule_dsq_eval(model->schedule, t);
-    co->C = -model->noise_scale * dsq;
-  }
+  co->C = noise_term(model, t);
   return 0;
 }
 
@@ -363,10 +403,7 @@ static int model_bounds_rhs(const ode_model *model, double lambda_min, double la
   const double descent[2] = {lambda_min, lambda_max};
   const double noise[2] = {lambda_max, 1.0};
   double eta = dpd_schedule_eval(model->schedule, t);
-  double C = 0.0;
-  if (model->noise_scale > 0.0) {
-    C = -model->noise_scale * dpd_schedule_dsq_eval(model->schedule, t);
-  }
+  double C = noise_term(model, t);
   for (size_t k = 0; k < 2; k++) {
     double P = y[k] + model->half_zeta2, mu, nu, dmu, dnu;
     if (!isfinite(P)) {
@@ -374,7 +411,7 @@ static int model_bounds_rhs(const ode_model *model, double lambda_min, double la
     }
     if (model->gaussian_noise) {
       dpd_clip_factors_eval(model->c, P, &mu, &nu, &dmu, &dnu);
-    } else {
+    } else if (!factors_frozen(model)) {
       ode_coef co;
       int status = coef_factors_law(model, y[k], jac != NULL, &co, err);
       if (status != 0) {
@@ -385,6 +422,7 @@ static int model_bounds_rhs(const ode_model *model, double lambda_min, double la
       dmu = co.dmu;
       dnu = co.dnu;
     }
+    factors_freeze(model, &mu, &nu, &dmu, &dnu);
     dydt[k] =
         -2.0 * descent[k] * eta * mu * y[k] + noise[k] * model->gamma * eta * eta * nu * P + C;
     if (jac != NULL) {
@@ -467,6 +505,21 @@ static int validate(const dpd_linreg_problem *problem, const dpd_schedule *sched
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'bounds': %d (allowed: 0 or 1)",
                     cfg->bounds);
   }
+  if (!isnan(cfg->sigma2_const) && (!(cfg->sigma2_const >= 0.0) || !isfinite(cfg->sigma2_const) ||
+                                    (cfg->sigma2_const > 0.0 && isinf(cfg->c)))) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'sigma2_const': %g with c = %g (allowed: NAN, or finite "
+                    ">= 0, and 0 unless c is finite: the privacy noise scales with c^2)",
+                    cfg->sigma2_const, cfg->c);
+  }
+  if (!isnan(cfg->mu_frozen) && !(cfg->mu_frozen > 0.0 && cfg->mu_frozen <= 1.0)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'mu_frozen': %g (allowed: NAN or (0, 1])",
+                    cfg->mu_frozen);
+  }
+  if (!isnan(cfg->nu_frozen) && !(cfg->nu_frozen >= 0.0 && cfg->nu_frozen <= 1.0)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'nu_frozen': %g (allowed: NAN or [0, 1])",
+                    cfg->nu_frozen);
+  }
   if (!isinf(cfg->rho) && !dpd_schedule_is_nonincreasing(schedule)) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'schedule': %s increases somewhere on [0, 1] with rho = %g "
@@ -474,6 +527,11 @@ static int validate(const dpd_linreg_problem *problem, const dpd_schedule *sched
                     dpd_schedule_name(schedule), cfg->rho);
   }
   return DPD_OK;
+}
+
+int dpd__ode_validate(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
+                      const dpd_ode_config *cfg, dpd_err *err) {
+  return validate(problem, schedule, cfg, err);
 }
 
 /* ---- Public pure evaluations --------------------------------------------------------------- */

@@ -5,8 +5,17 @@
 
 #include <sundials/sundials_nvector.h>
 
+#include "dpdyn/ode.h"
+
 /* Replaces the hot operations of a serial N_Vector (and of its future clones)
  * by optimised kernels with the same semantics (ode_nvector.c). */
 __attribute__((visibility("hidden"))) void dpd__ode_nvector_speedup(N_Vector v);
+
+/* The validation of dpd_ode_solve (the reason names the key, the value and the allowed range),
+ * shared with the Volterra solver, which takes the same model configuration. */
+__attribute__((visibility("hidden"))) int dpd__ode_validate(const dpd_linreg_problem *problem,
+                                                            const dpd_schedule *schedule,
+                                                            const dpd_ode_config *cfg,
+                                                            dpd_err *err);
 
 #endif /* DPD_ODE_IMPL_H */

@@ -32,8 +32,8 @@
  * land on t = 1 exactly. If 1/dt is an integer m up to rounding (|m dt - 1| <= 2 DBL_EPSILON),
  * the grid is t_k = k/m instead, so that dt = 1/m is exactly uniform.
  * Recording: grid point j (t_j = j/(grid-1)) records the state at the step time t_{k_j}
- * nearest to t_j (ties to the later step; for the uniform grid k_j = round(t_j N), the
- * simulator's rule), and k_{grid-1} = N. Rows with k_j = N hold the released value (after the
+ * nearest to t_j (ties to the later step; for the uniform grid k_j = round(j N / (grid - 1)),
+ * the simulator's rule), and k_{grid-1} = N. Rows with k_j = N hold the released value (after the
  * last-step noise). clip_fraction[j] is the time average of 1 - mu_c(P) over
  * [t_{k_{j-1}}, t_{k_j}) (left-point values weighted by the step lengths; the plain mean over
  * the steps for a uniform grid), 0 for j = 0 and for empty intervals.
@@ -189,8 +189,8 @@ typedef struct {
   double before_release; /* risk at t = 1 without the last-step noise */
   double fail_t;         /* time at which a non-finite value appeared */
   size_t fail_step;
-  int status; /* DPD_OK, DPD_ENONFINITE, or the clipping factors' failure (err) */
-  dpd_err err;
+  double fail_R; /* risk at which the clipping factors failed (re-evaluated for the reason) */
+  int status;    /* DPD_OK, DPD_ENONFINITE, or the clipping factors' failure */
 } replicate_info;
 
 /* Step time t_k, k = 0..nsteps. */
@@ -272,12 +272,12 @@ ALWAYS_INLINE void run_replicate_body(const sde_plan *plan, size_t rep, double *
     const double h = t_next - t;
     const double eta = dpd_schedule_eval(plan->schedule, t);
     double mu, nu;
-    int st =
-        dpd_clip_noise_factors_eval(&plan->noise, plan->c, R, &mu, &nu, NULL, NULL, &info->err);
+    int st = dpd_clip_noise_factors_eval(&plan->noise, plan->c, R, &mu, &nu, NULL, NULL, NULL);
     if (st < 0) {
       info->status = st;
       info->fail_step = k;
       info->fail_t = t;
+      info->fail_R = R;
       return;
     }
     const double P = R + half_zeta2;
@@ -525,11 +525,13 @@ static void mean_se(const double *x, size_t count, size_t stride, double *mean, 
   *se = count > 1 ? sqrt(ss / (double)(count - 1) / (double)count) : 0.0;
 }
 
-/* Step index k_j of grid point j: the step time nearest to t_j, ties to the later step. */
-static size_t nearest_step(const sde_plan *plan, double tj) {
+/* Step index k_j of grid point j of `grid`: the step time nearest to t_j = j/(grid-1), ties to
+ * the later step. The uniform grid uses the simulator's exact rule round(j N / (grid - 1)). */
+static size_t nearest_step(const sde_plan *plan, size_t j, size_t grid) {
   if (plan->uniform) {
-    return (size_t)floor(tj * (double)plan->nsteps + 0.5);
+    return (size_t)floor((double)j * (double)plan->nsteps / (double)(grid - 1) + 0.5);
   }
+  const double tj = (double)j / (double)(grid - 1);
   double k = floor(tj / plan->dt + 0.5);
   size_t kk = k >= (double)plan->nsteps ? plan->nsteps : (size_t)k;
   if (kk + 1 == plan->nsteps &&
@@ -613,7 +615,7 @@ int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
   }
   for (size_t j = 0; j < grid; j++) {
     res->t[j] = (double)j / (double)(grid - 1);
-    kgrid[j] = nearest_step(&plan, res->t[j]);
+    kgrid[j] = nearest_step(&plan, j, grid);
   }
   kgrid[grid - 1] = nsteps;
 
@@ -654,9 +656,16 @@ int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
       goto cleanup;
     }
     if (info[rep].status < 0) {
+      /* The clipping factors are pure: evaluated again at the same R, they fail again and
+       * give their reason. */
+      dpd_err why;
+      double mu, nu;
+      dpd_err_reset(&why);
+      (void)dpd_clip_noise_factors_eval(&plan.noise, plan.c, info[rep].fail_R, &mu, &nu, NULL, NULL,
+                                        &why);
       status = DPD_FAIL(err, info[rep].status,
-                        "sde: replicate %zu, t = %.6g: clipping factors failed: %s", rep,
-                        info[rep].fail_t, info[rep].err.reason);
+                        "sde: replicate %zu, t = %.6g, R = %g: clipping factors failed: %s", rep,
+                        info[rep].fail_t, info[rep].fail_R, why.reason);
       goto cleanup;
     }
   }

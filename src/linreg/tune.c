@@ -35,10 +35,10 @@
 static const double tune_c_min_default = 1e-2;
 static const double tune_c_max_default = 1e2;
 static const double tune_safety_default = 0.99;
-static const double tune_eta_min_fraction_default = 1e-4;
+static const double tune_eta_min_fraction_default = 1e-6;
 static const double tune_shape_min_default = 1e-3;
-static const double tune_shape_max_default = 1e3;
-static const size_t tune_prescan_default = 7;
+static const double tune_shape_max_default = 1e6;
+static const size_t tune_prescan_default = 9;
 static const size_t tune_starts_default = 3;
 static const double tune_simplex_step_default = 0.5;
 static const double tune_xtol_default = 1e-8;
@@ -84,6 +84,8 @@ int dpd_tune_params_get(dpd_schedule_kind kind) {
   case DPD_SCHEDULE_CONST:
   case DPD_SCHEDULE_SQRT:
   case DPD_SCHEDULE_HYPERBOLIC:
+  case DPD_SCHEDULE_STEP:
+  case DPD_SCHEDULE_COSINE:
     return DPD_TUNE_C | DPD_TUNE_ETA0;
   case DPD_SCHEDULE_OPTIMAL:
     return DPD_TUNE_C | DPD_TUNE_C1 | DPD_TUNE_C2 | DPD_TUNE_C3;
@@ -97,6 +99,8 @@ static int family_params(dpd_schedule_kind kind) {
   switch (kind) {
   case DPD_SCHEDULE_CONST:
   case DPD_SCHEDULE_SQRT:
+  case DPD_SCHEDULE_STEP:
+  case DPD_SCHEDULE_COSINE:
     return DPD_TUNE_C | DPD_TUNE_ETA0;
   case DPD_SCHEDULE_HYPERBOLIC:
     return DPD_TUNE_C | DPD_TUNE_ETA0 | DPD_TUNE_A;
@@ -117,6 +121,10 @@ static const char *family_name(dpd_schedule_kind kind) {
     return "hyperbolic";
   case DPD_SCHEDULE_OPTIMAL:
     return "optimal";
+  case DPD_SCHEDULE_STEP:
+    return "step";
+  case DPD_SCHEDULE_COSINE:
+    return "cosine";
   default:
     return "file";
   }
@@ -140,7 +148,10 @@ static double sup_ratio(const dpd_schedule_config *sc) {
   if (sc->kind == DPD_SCHEDULE_HYPERBOLIC && sc->a < 0.0) {
     return 1.0 / (1.0 + sc->a); /* increasing: the sup is eta~(1) */
   }
-  return 1.0;
+  if (sc->kind == DPD_SCHEDULE_STEP && sc->factor > 1.0) {
+    return pow(sc->factor, (double)sc->drops); /* increasing: the last plateau */
+  }
+  return 1.0; /* cosine: the sup max(eta0, eta_min) depends on eta0; the limit is checked */
 }
 
 dpd_schedule_config dpd_tune_schedule_eta0_set(const dpd_schedule_config *schedule, double eta0) {
@@ -281,7 +292,7 @@ static int check_problem(const dpd_schedule_config *sc, double c, const dpd_tune
   if (family_params(sc->kind) == 0) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'schedule': '%s' (allowed for tuning: const, sqrt, "
-                    "hyperbolic, optimal)",
+                    "hyperbolic, optimal, step, cosine)",
                     family_name(sc->kind));
   }
   if (!(c > 0.0)) {
@@ -322,7 +333,7 @@ int dpd_tune_eta0_max_get(const dpd_schedule_config *schedule, const dpd_tune_co
   if (family_params(schedule->kind) == 0) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'schedule': '%s' (allowed for tuning: const, sqrt, "
-                    "hyperbolic, optimal)",
+                    "hyperbolic, optimal, step, cosine)",
                     family_name(schedule->kind));
   }
   *eta0_max = cfg->safety * (2.0 / cfg->ode.gamma) / sup_ratio(schedule);
@@ -584,7 +595,7 @@ static int setup_search(search *sr, const dpd_linreg_problem *problem,
   if (allowed == 0) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'schedule': '%s' (allowed for tuning: const, sqrt, "
-                    "hyperbolic, optimal)",
+                    "hyperbolic, optimal, step, cosine)",
                     family_name(family->kind));
   }
   if ((p & ~allowed) != 0) {

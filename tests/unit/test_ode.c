@@ -155,6 +155,51 @@ static void iso_const_schedule_matches_exponential_solution(void **state) {
   dpd_linreg_problem_free(p);
 }
 
+/* Frozen clipping factors and a constant noise profile (the Volterra cross-check fields): the
+ * isotropic system is dR/dt = -2 eta mu R + gamma eta^2 nu (R + zeta^2/2) + 2 c^2 gamma^2 s2,
+ * again an exponential; the Jacobian-vector product is exact with mu', nu' = 0. */
+static void frozen_factors_and_constant_noise_match_exponential_solution(void **state) {
+  dpd_linreg_problem *p = make_iso(6, 17);
+  dpd_schedule *s = make_schedule(DPD_SCHEDULE_CONST, 0.91, 1.0);
+  dpd_ode_config cfg = dpd_ode_config_default();
+  const double eta = 0.91, mu = 0.683, nu = 0.547, s2 = 0.0371;
+  double S[1], v[1] = {0.417}, Jv[1], dSdt[1];
+  (void)state;
+  cfg.gamma = 0.43;
+  cfg.zeta = 0.62;
+  cfg.c = 1.37; /* finite: the noise scales with c^2; mu, nu frozen override mu_c(P), nu_c(P) */
+  cfg.sigma2_const = s2;
+  cfg.mu_frozen = mu;
+  cfg.nu_frozen = nu;
+  cfg.grid = 17;
+  for (size_t k = 0; k < sizeof solver_cases / sizeof solver_cases[0]; k++) {
+    dpd_ode_result *res;
+    double R0 = dpd_linreg_initial_risk(p);
+    double a = 2.0 * eta * mu - cfg.gamma * eta * eta * nu;
+    double b = cfg.gamma * eta * eta * nu * cfg.zeta * cfg.zeta / 2.0 +
+               2.0 * cfg.c * cfg.c * cfg.gamma * cfg.gamma * s2;
+    apply_case(&cfg, &solver_cases[k]);
+    res = solve_ok(p, s, &cfg);
+    for (size_t j = 0; j < cfg.grid; j++) {
+      assert_rel(res->risk[j], b / a + (R0 - b / a) * exp(-a * res->t[j]), solver_cases[k].tol);
+    }
+    assert_true(res->release_jump == 0.0); /* rho = inf: no release noise */
+    dpd_ode_result_free(res);
+  }
+  /* One group (lambda = 1, m = d): J = A + (1/d) m gamma eta^2 nu. */
+  S[0] = 2.71;
+  assert_int_equal(dpd_ode_jtimes_eval(p, s, &cfg, 0.3, S, v, Jv), 0);
+  assert_rel(Jv[0], (-2.0 * eta * mu + cfg.gamma * eta * eta * nu) * v[0], 1e-14);
+  assert_int_equal(dpd_ode_rhs_eval(p, s, &cfg, 0.3, S, dSdt), 0);
+  assert_rel(dSdt[0],
+             -2.0 * eta * mu * S[0] +
+                 6.0 * (cfg.gamma * eta * eta * nu * (S[0] / 6.0 + cfg.zeta * cfg.zeta / 2.0) +
+                        2.0 * cfg.c * cfg.c * cfg.gamma * cfg.gamma * s2),
+             1e-14);
+  dpd_schedule_free(s);
+  dpd_linreg_problem_free(p);
+}
+
 typedef struct {
   double eta0, gamma, zeta, t;
 } sqrt_params;
@@ -586,6 +631,14 @@ static void invalid_config_is_rejected_with_key_value_and_range(void **state) {
   cfg = base, cfg.method = (dpd_ode_method)7, expect_einval(p, s, &cfg, "method");
   cfg = base, cfg.linsol = (dpd_ode_linsol)7, expect_einval(p, s, &cfg, "linsol");
   cfg = base, cfg.bounds = 2, expect_einval(p, s, &cfg, "bounds");
+  cfg = base, cfg.sigma2_const = -0.1, expect_einval(p, s, &cfg, "sigma2_const");
+  cfg = base, cfg.sigma2_const = INFINITY, expect_einval(p, s, &cfg, "sigma2_const");
+  cfg = base, cfg.c = INFINITY, cfg.rho = INFINITY, cfg.sigma2_const = 0.2,
+  expect_einval(p, s, &cfg, "sigma2_const");
+  cfg = base, cfg.mu_frozen = 0.0, expect_einval(p, s, &cfg, "mu_frozen");
+  cfg = base, cfg.mu_frozen = 1.5, expect_einval(p, s, &cfg, "mu_frozen");
+  cfg = base, cfg.nu_frozen = -0.1, expect_einval(p, s, &cfg, "nu_frozen");
+  cfg = base, cfg.nu_frozen = INFINITY, expect_einval(p, s, &cfg, "nu_frozen");
   cfg = base, expect_einval(p, up, &cfg, "schedule"); /* increasing and private */
   cfg = base, expect_einval(NULL, s, &cfg, "problem");
   cfg = base, expect_einval(p, NULL, &cfg, "schedule");
@@ -651,6 +704,7 @@ static void divergent_risk_is_reported_as_nonfinite(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(iso_const_schedule_matches_exponential_solution),
+      cmocka_unit_test(frozen_factors_and_constant_noise_match_exponential_solution),
       cmocka_unit_test(iso_sqrt_schedule_matches_integrating_factor),
       cmocka_unit_test(grouped_system_matches_ungrouped_rk8pd_hyperbolic),
       cmocka_unit_test(grouped_system_matches_ungrouped_rk8pd_sqrt),

@@ -195,9 +195,11 @@ static void check_not_beaten(const dpd_linreg_problem *p, dpd_schedule_kind kind
   }
   print_message("%s gamma %.3g rho %.3g: optimum R_out %.10g at c %.4g eta~(0) %.4g (sup %.4g "
                 "of limit %.4g); best grid value %.10g (%.3g%% above); %zu evaluations\n",
-                kind == DPD_SCHEDULE_CONST  ? "const"
-                : kind == DPD_SCHEDULE_SQRT ? "sqrt"
-                                            : "optimal",
+                kind == DPD_SCHEDULE_CONST    ? "const"
+                : kind == DPD_SCHEDULE_SQRT   ? "sqrt"
+                : kind == DPD_SCHEDULE_STEP   ? "step"
+                : kind == DPD_SCHEDULE_COSINE ? "cosine"
+                                              : "optimal",
                 gamma, rho, res.risk, res.c, res.eta0, res.eta_sup, res.eta_limit, best,
                 100.0 * (best / res.risk - 1.0), res.evals);
   assert_int_equal(beat, 0);
@@ -214,6 +216,8 @@ static void optimum_is_never_beaten_by_the_surface(void **state) {
   check_not_beaten(iso, DPD_SCHEDULE_OPTIMAL, 0.083, 1.3);
   check_not_beaten(levels, DPD_SCHEDULE_SQRT, 0.21, 0.7);
   check_not_beaten(levels, DPD_SCHEDULE_OPTIMAL, 0.021, 2.3);
+  check_not_beaten(iso, DPD_SCHEDULE_STEP, 0.057, 0.9);
+  check_not_beaten(levels, DPD_SCHEDULE_COSINE, 0.057, 0.9);
   dpd_linreg_problem_free(iso);
   dpd_linreg_problem_free(levels);
 }
