@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: MIT
  *
  * Method: E. Hairer, Ch. Lubich and M. Schlichte, "Fast numerical solution of nonlinear
- * Volterra convolution equations", SIAM J. Sci. Stat. Comput. 6 (1985) 532-541, section 3:
+ * Volterra convolution equations", SIAM J. Sci. Stat. Comput. 6 (1985) 532-541:
  * the unknowns of a causal convolution equation are computed in blocks; once the first half of
  * a block of length L = 2^k is known, its whole contribution to the second half,
  *   c[v] = sum_{u < L/2} x[lo + u] w[v - u],   L/2 <= v < L,
@@ -14,9 +14,10 @@
  * block length is computed once per kernel (scaled by 1/L, FFTW's transforms being
  * unnormalised). Blocks of length <= leaf are done by direct substitution, in a fixed order.
  *
- * Error: each block product has an absolute error of order eps log2(L) |x| |w| (Frigo and
- * Johnson, section on accuracy); the FFT checks of tests/unit/test_volterra.c compare with
- * the direct O(n^2) sums. */
+ * Error: each block product has a norm-wise error of order eps log2(L) |x| |w| (the standard
+ * bound for the FFT; N. J. Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
+ * SIAM 2002, chapter 24); the FFT checks of tests/unit/test_volterra.c compare with the direct
+ * O(n^2) sums. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>

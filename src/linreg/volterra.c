@@ -15,8 +15,8 @@
  * S_j(T), the same equation holds for R(T + .) with s_j = lambda_j S_j(T) / d.
  *
  * Discretisation: trapezoidal product integration (P. Linz, Analytical and Numerical Methods
- * for Volterra Equations, SIAM 1985, sections 7.1 and 7.5; H. Brunner, Collocation Methods for
- * Volterra Integral and Related Functional Equations, Cambridge 2004, section 2.2): R is
+ * for Volterra Equations, SIAM 1985, product integration methods; H. Brunner, Collocation
+ * Methods for Volterra Integral and Related Functional Equations, Cambridge 2004): R is
  * replaced by its piecewise linear interpolant on a uniform mesh of step h and every
  * exponential of K is integrated exactly against it. On one step, with x = a h, q = e^{-x},
  *   int_{t_k}^{t_{k+1}} e^{-a (t_n - s)} R(s) ds = q^{n-k-1} h (phi_a(x) R_{k+1} + phi_b(x) R_k),
@@ -32,8 +32,8 @@
  *
  * Graded start: the fast modes (a_j h up to 10^3 for power-law spectra) relax within the first
  * step, where R is far from linear, and the trapezoidal error of that step spreads to all t as
- * O(h) instead of O(h^2). As for weakly singular kernels (Brunner, section 2.2.4: graded
- * meshes), the first n_g main steps [0, n_g h] are replaced by uniform segments whose steps
+ * O(h) instead of O(h^2). As for weakly singular kernels (graded meshes, Brunner
+ * 2004), the first n_g main steps [0, n_g h] are replaced by uniform segments whose steps
  * double: 2 n_g steps of h / 2^L, then n_g steps of h / 2^(L-1), ..., h / 2, with L the least
  * integer for which a_max h / 2^L <= start_x. At the start of every segment the modes fast on
  * its step have decayed by e^{-n_g a h_seg}; every segment is a restarted Volterra equation
@@ -75,9 +75,9 @@ static const size_t volterra_steps_max = (size_t)1 << 26;
 /* Largest number of graded segments L (mesh positions are counted in units of h / 2^L). */
 static const int volterra_levels_max = 30;
 
-/* Groups per tabulation block (a multiple of LANES; 8 arrays of BLOCK doubles = 16 KiB). */
+/* Groups per tabulation block (a multiple of the 8 vector lanes; 8 arrays of BLOCK doubles =
+ * 16 KiB, in L1). */
 #define BLOCK 256
-#define LANES 8
 /* Powers q^n below this are flushed to zero (see the file comment). */
 #define POWER_FLOOR 1e-280
 /* Below this x, phi_a and phi_b are summed from their Taylor series (SERIES_TERMS terms:
@@ -118,7 +118,8 @@ static const double series_b[SERIES_TERMS] = {
     4.49833160695283296e-14, 2.65526518465965852e-15, 1.47971434439237934e-16};
 
 /* phi_a, phi_b from e1 = 1 - e^{-x} = -expm1(-x) and q = e^{-x}: the series (Horner) below
- * SERIES_X, else the closed forms, written as ((...)/x)/x so that x^2 never overflows. */
+ * SERIES_X, else the closed forms, written as ((...)/x)/x so that x^2 never overflows. The
+ * block kernels (block_fill) evaluate the same expressions in the same order. */
 static void phi_eval(double x, double e1, double q, double *phi_a, double *phi_b) {
   if (x < SERIES_X) {
     double a = series_a[SERIES_TERMS - 1], b = series_b[SERIES_TERMS - 1];
@@ -129,8 +130,9 @@ static void phi_eval(double x, double e1, double q, double *phi_a, double *phi_b
     *phi_a = a;
     *phi_b = b;
   } else {
-    *phi_a = (1.0 - e1 / x) / x;
-    *phi_b = (e1 / x - q) / x;
+    double inv = 1.0 / x;
+    *phi_a = (1.0 - e1 * inv) * inv;
+    *phi_b = (e1 * inv - q) * inv;
   }
 }
 
@@ -519,7 +521,7 @@ int dpd_volterra_plan_create(const dpd_volterra_config *cfg, const dpd_linreg_pr
                              dpd_volterra_plan **out, dpd_err *err) {
   dpd_volterra_plan *plan;
   size_t nf, nc, m;
-  int status, simd;
+  int status;
   if (out == NULL) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'out': NULL (allowed: a pointer)");
   }
@@ -560,22 +562,27 @@ int dpd_volterra_plan_create(const dpd_volterra_config *cfg, const dpd_linreg_pr
     dpd_volterra_plan_free(plan);
     return status;
   }
-  simd = simd_level();
+  dpd__volterra_plan_simd_set(plan, simd_level());
+  *out = plan;
+  return DPD_OK;
+}
+
+int dpd__volterra_plan_simd_set(dpd_volterra_plan *plan, int level) {
+  if (level < 0 || level > simd_level()) {
+    return -1;
+  }
   plan->tab = pass_tab_generic;
   plan->prop = pass_prop_generic;
 #if defined(__x86_64__) || defined(__i386__)
-  if (simd == 2) {
+  if (level == 2) {
     plan->tab = pass_tab_avx512;
     plan->prop = pass_prop_avx512;
-  } else if (simd == 1) {
+  } else if (level == 1) {
     plan->tab = pass_tab_avx2;
     plan->prop = pass_prop_avx2;
   }
-#else
-  (void)simd;
 #endif
-  *out = plan;
-  return DPD_OK;
+  return 0;
 }
 
 /* ---- One solve on a graded mesh ---------------------------------------------------------------
@@ -605,8 +612,8 @@ static void mesh_segment(const mesh_spec *mesh, int seg, size_t *steps, size_t *
   }
 }
 
-/* Solves on one graded mesh; r_uni[k] = R(k h), k = 0..n. Returns DPD_OK, or
- * DPD_ENONFINITE with *t_bad set. */
+/* Solves on one graded mesh; r_uni[k] = R(k h), k = 0..n. Returns DPD_OK, or DPD_ENONFINITE
+ * with *t_bad set when R is not finite or a segment's equation is singular (W_0 >= 1). */
 static int mesh_solve(dpd_volterra_plan *plan, const dpd_linreg_problem *problem,
                       const vt_model *md, const mesh_spec *mesh, double *r_uni, double *t_bad) {
   size_t m = problem->ngroups, unit = (size_t)1 << mesh->levels, u = 0;
@@ -654,6 +661,12 @@ static int mesh_solve(dpd_volterra_plan *plan, const dpd_linreg_problem *problem
     plan->tab(plan->blk, &pa);
     /* The Toeplitz system of the segment (toeplitz.c solves it in place). */
     w[0] = plan->a[0];
+    if (!(w[0] < 1.0)) {
+      /* W_0 <= sum_j kappa_j / a_j = gamma eta~ nu / (2 mu): only far beyond the stability
+       * limit (eta~ ~ 2/gamma for mu = nu = 1), where the risk diverges. */
+      *t_bad = (double)u * h0;
+      return DPD_ENONFINITE;
+    }
     for (size_t l = 1; l < steps; l++) {
       w[l] = plan->a[l] + plan->b[l - 1];
     }
@@ -805,9 +818,9 @@ int dpd_volterra_execute(dpd_volterra_plan *plan, const dpd_linreg_problem *prob
   }
   if (status < 0) {
     return DPD_FAIL(err, DPD_ENONFINITE,
-                    "Volterra: the risk is not finite at t = %.17g (eta~ = %g, gamma = %g: a "
-                    "divergent run)",
-                    t_bad, md.eta, md.gamma);
+                    "Volterra: the risk diverges at t = %.17g (eta~ = %g, gamma = %g, mu = %g, "
+                    "nu = %g; stability needs about eta~ < 2 mu / (gamma nu))",
+                    t_bad, md.eta, md.gamma, md.mu, md.nu);
   }
 
   res = result_alloc(grid);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "dpdyn/status.h"
+#include "dpdyn/volterra.h"
 
 /* ---- Lower-triangular Toeplitz engine (toeplitz.c) -------------------------------------------
  * For a kernel w_0..w_{n-1}, T is the n x n lower-triangular Toeplitz matrix T_{k,i} = w_{k-i}
@@ -43,5 +44,12 @@ __attribute__((visibility("hidden"))) void dpd__ltt_solve(dpd__ltt *ltt, double 
  * computed without cancellation (series below x = 1/2). */
 __attribute__((visibility("hidden"))) double dpd__volterra_phi_a(double x);
 __attribute__((visibility("hidden"))) double dpd__volterra_phi_b(double x);
+
+/* ---- Kernel selection (volterra.c) ------------------------------------------------------------
+ * The tabulation kernels exist for baseline x86-64 (level 0), AVX2 (1) and AVX-512 (2); a plan
+ * uses the best the CPU has. This selects another one, for tests that check that all give
+ * bit-identical results. Returns 0, or -1 when the CPU lacks the level. */
+__attribute__((visibility("hidden"))) int dpd__volterra_plan_simd_set(dpd_volterra_plan *plan,
+                                                                      int level);
 
 #endif /* DPD_VOLTERRA_IMPL_H */
