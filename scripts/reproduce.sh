@@ -41,8 +41,8 @@ cp "$work/student/compare.png" "$figs/compare_student3.png"
 
 # Tuning: the (c, eta~(0)) risk surface with the optimum, confirmed by simulation.
 step "tune (heat map + confirmation)"
-"$dpdyn" tune "$src/models/linreg/constant_noise.ini" --heatmap=41 --out="$work/tune" >/dev/null
-cp "$work/tune/tune.png" "$figs/tune_constant_noise.png"
+"$dpdyn" tune --d=500 --gamma=0.05 --rho=1 --schedule=optimal --out="$work/tune" >/dev/null
+cp "$work/tune/tune.png" "$figs/tune_optimal.png"
 
 # SDE: the simulation-to-ODE gap against n.
 step "SDE gap table"
