@@ -19,7 +19,6 @@ L(g) = log(1.0 / g)
 s_opt(g) = g + g**2 / rho**2
 s_const(g) = g * L(g) + g**2 * L(g)**2 / rho**2
 s_sqrt(g) = g * L(g)**(2.0/3) + g**2 * L(g)**(4.0/3) / rho**2
-fam(name, col) = (strcol(2) eq name) ? column(col) : NaN
 set multiplot layout 1,2 title sprintf("Tuned released excess risk of the deterministic equivalent: isotropic spectrum, ζ = %g, ρ = %g (c and the schedule optimised at every γ)", zeta, rho) font ",12" margins 0.06, 0.98, 0.11, 0.86 spacing 0.08
 set logscale xy
 set xrange [7e-7:0.4]
@@ -34,21 +33,24 @@ set label 1 "requested range →" at 0.0033, graph 0.04 left font ",9" tc rgb "#
 set label 2 "← extension" at 0.0027, graph 0.04 right font ",9" tc rgb "#666666"
 set title "R_{out} against γ" font ",11"
 set samples 400
-plot data u 1:(fam("const", 3)) w lp pt 7 ps 0.9 lw 1.5 lc rgb "#d95f02" t "output perturbation (const)", \
-     data u 1:(fam("sqrt", 3)) w lp pt 5 ps 0.9 lw 1.5 lc rgb "#7570b3" t "constant noise (sqrt)", \
-     data u 1:(fam("optimal", 3)) w lp pt 9 ps 1.1 lw 1.5 lc rgb "#1b9e77" t "optimal (decaying)", \
+plot data index 0 u 1:3 w lp pt 7 ps 0.9 lw 1.5 lc rgb "#d95f02" t "output perturbation (const)", \
+     data index 1 u 1:3 w lp pt 5 ps 0.9 lw 1.5 lc rgb "#7570b3" t "constant noise (sqrt)", \
+     data index 2 u 1:3 w lp pt 9 ps 1.1 lw 1.5 lc rgb "#1b9e77" t "optimal (decaying)", \
      k_opt * s_opt(x) w l dt 2 lw 1.5 lc rgb "black" t sprintf("%.3g (γ + γ^2/ρ^2), fitted at small γ", k_opt), \
      k_a * x + k_b * x**2 / rho**2 w l dt 4 lw 1.2 lc rgb "#1b9e77" t sprintf("%.3g γ + %.3g γ^2/ρ^2 (two constants)", k_a, k_b), \
      zeta**2 / 2 * x w l dt 3 lw 1.5 lc rgb "#666666" t "ζ^2γ/2 (non-private minimax)"
 set title "R_{out} / (γ + γ^2/ρ^2): the log factors of seed 004's rates" font ",11"
+unset label 1
+unset label 2
 unset logscale y
 set format y "%g"
 set ylabel "R_{out} / (γ + γ^2/ρ^2)"
-set yrange [0:*]
-set key top right opaque box font ",10"
-plot data u 1:(fam("const", 3) / s_opt($1)) w lp pt 7 ps 0.9 lw 1.5 lc rgb "#d95f02" t "output perturbation (const)", \
-     data u 1:(fam("sqrt", 3) / s_opt($1)) w lp pt 5 ps 0.9 lw 1.5 lc rgb "#7570b3" t "constant noise (sqrt)", \
-     data u 1:(fam("optimal", 3) / s_opt($1)) w lp pt 9 ps 1.1 lw 1.5 lc rgb "#1b9e77" t "optimal (decaying)", \
+stats data index 0 u 1:($3 / s_opt($1)) nooutput
+set yrange [0:1.6 * STATS_max_y]
+set key top left opaque box font ",10"
+plot data index 0 u 1:($3 / s_opt($1)) w lp pt 7 ps 0.9 lw 1.5 lc rgb "#d95f02" t "output perturbation (const)", \
+     data index 1 u 1:($3 / s_opt($1)) w lp pt 5 ps 0.9 lw 1.5 lc rgb "#7570b3" t "constant noise (sqrt)", \
+     data index 2 u 1:($3 / s_opt($1)) w lp pt 9 ps 1.1 lw 1.5 lc rgb "#1b9e77" t "optimal (decaying)", \
      k_const * s_const(x) / s_opt(x) w l dt 2 lw 1.2 lc rgb "#d95f02" t sprintf("%.3g (γL + γ^2L^2/ρ^2), L = log(1/γ)", k_const), \
      k_sqrt * s_sqrt(x) / s_opt(x) w l dt 2 lw 1.2 lc rgb "#7570b3" t sprintf("%.3g (γL^{2/3} + γ^2L^{4/3}/ρ^2)", k_sqrt), \
      k_opt w l dt 2 lw 1.2 lc rgb "#1b9e77" t sprintf("%.3g (γ + γ^2/ρ^2)", k_opt), \

@@ -45,14 +45,14 @@ tune() {
   echo "$out/summary.json"
 }
 
+# Tables: one block per family (const, sqrt, optimal: gnuplot index 0, 1, 2), two blank lines
+# between blocks.
 for rho in "${rhos[@]}"; do
   table=$figs/rates_rho$rho.tsv
-  echo "# rates: tuned R_out of the ODE (dpdyn tune), iso spectrum, zeta = $zeta, rho = $rho" >"$table"
-  echo "# columns: gamma family R_out before_release release_jump c eta_at_0 c1 offset_scale at_bound evaluations" >>"$table"
   for g in $gammas; do
     for f in "${families[@]}"; do
       s=$(tune "$work/r-$rho-$g-$f" --gamma="$g" --rho="$rho" --schedule=$f)
-      $python - "$s" "$g" "$f" >>"$table" <<'PY'
+      $python - "$s" "$g" "$f" >>"$work/block-$rho-$f" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1])); o = s["optimum"]
 print(sys.argv[2], sys.argv[3], "%.10g %.10g %.10g %.6g %.6g %s %s %s %d" % (
@@ -63,15 +63,27 @@ PY
     done
     echo "rates: rho = $rho gamma = $g done" >&2
   done
+  {
+    echo "# rates: tuned R_out of the ODE (dpdyn tune), iso spectrum, zeta = $zeta, rho = $rho"
+    echo "# blocks: const, sqrt, optimal (gnuplot index 0, 1, 2)"
+    echo "# columns: gamma family R_out before_release release_jump c eta_at_0 c1 offset_scale at_bound evaluations"
+    cat "$work/block-$rho-const"
+    printf '\n\n'
+    cat "$work/block-$rho-sqrt"
+    printf '\n\n'
+    cat "$work/block-$rho-optimal"
+  } >"$table"
 done
 
 # Clipping sweep at gamma = c_gamma, rho = first rho: profile (re-tuned schedule) and fixed.
 rho=${rhos[0]}
 ctable=$figs/rates_c.tsv
 echo "# R_out against c at gamma = $c_gamma, rho = $rho, zeta = $zeta (iso); retuned: the schedule re-optimised at each c; fixed: the schedule of the joint optimum" >"$ctable"
+echo "# blocks: const, sqrt, optimal (gnuplot index 0, 1, 2)" >>"$ctable"
 echo "# columns: c family R_out_retuned R_out_fixed eta_at_0_retuned" >>"$ctable"
 cs=$($python -c 'print(" ".join("%.6g" % (10 ** (-2 + k / 6)) for k in range(25)))')
 for f in "${families[@]}"; do
+  [ $f = const ] || printf '\n\n' >>"$ctable"
   joint=$(tune "$work/joint-$f" --gamma=$c_gamma --rho="$rho" --schedule=$f)
   if [ $f = optimal ]; then
     read -r c1 c2 c3 < <($python -c "import json; o = json.load(open('$joint'))['optimum']; print(repr(o['c1']), repr(o['c2']), repr(o['c3']))")

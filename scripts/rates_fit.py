@@ -157,6 +157,34 @@ def main():
           "with R_out < R(0)/4 (γ ≤ %.3g); largest relative deviation %.1f%%, median %.1f%%." % (
               A, B, len(sel), g2.max(), 100 * rel2.max(), 100 * np.median(rel2)))
         opt = rows["optimal"]
+        tail = [r for r in opt if small_lo <= r["gamma"] <= small_hi]
+        head = [r for r in opt if 0.0029 <= r["gamma"] <= 0.031]
+        w("\n**Tuned constants of the optimal family** (η̃ = c1/(t + γm), m = max(c2, c3/ρ)): "
+          "for γ ∈ [0.003, 0.03], c1 ∈ [%.3g, %.3g] and m ∈ [%.3g, %.3g]; over the smallest five "
+          "γ, c1 ∈ [%.3g, %.3g], m ∈ [%.3g, %.3g] (ρm ∈ [%.3g, %.3g]); tuned c ∈ [%.3g, %.3g] "
+          "there." % (
+              min(r["c1"] for r in head), max(r["c1"] for r in head),
+              min(r["m"] for r in head), max(r["m"] for r in head),
+              min(r["c1"] for r in tail), max(r["c1"] for r in tail),
+              min(r["m"] for r in tail), max(r["m"] for r in tail),
+              rho * min(r["m"] for r in tail), rho * max(r["m"] for r in tail),
+              min(r["c"] for r in tail), max(r["c"] for r in tail)))
+        # R/gamma of output perturbation: where its log(1/gamma) growth sets in.
+        cq = [(r["gamma"], r["R"] / r["gamma"]) for r in rows["const"]]
+        gmin, qmin = min(cq, key=lambda x: x[1])
+        cs_all = [r["c"] for fam in FAMILIES for r in rows[fam]]
+        w("\n**Where the log factors appear.** R_out/γ of output perturbation is not monotone: "
+          "it falls to its minimum %.3f at γ = %.3g and grows as γ decreases further (%.3f at "
+          "γ = %.2g), the log(1/γ) of its rate; above that γ the release jump and the "
+          "saturation R_out → R(0) dominate. R_out/γ of constant noise: %.3f at γ = %.2g, "
+          "%.3f at γ = %.3g. Tuned clipping scales c ∈ [%.3g, %.3g] over all γ and families "
+          "(c/ζ ∈ [%.2f, %.2f]), growing slowly as γ → 0 at fixed ρ: the privacy term γ²/ρ² "
+          "becomes negligible next to γ, so less clipping pays." % (
+              qmin, gmin, cq[-1][1], cq[-1][0],
+              rows["sqrt"][-1]["R"] / rows["sqrt"][-1]["gamma"], rows["sqrt"][-1]["gamma"],
+              min(r["R"] / r["gamma"] for r in rows["sqrt"]),
+              min(rows["sqrt"], key=lambda r: r["R"] / r["gamma"])["gamma"],
+              min(cs_all), max(cs_all), min(cs_all) / zeta, max(cs_all) / zeta))
         w("\nFor comparison, the non-private minimax excess risk of linear regression from n "
           "samples is ζ²d/(2n) = ζ²γ/2 = %.4g·γ; the tuned optimal family reaches "
           "R_out/γ = %.4g at the smallest γ." % (zeta**2 / 2, opt[-1]["R"] / opt[-1]["gamma"]))
@@ -174,8 +202,8 @@ def main():
       "joint optimum kept as c varies. 25 values of c, log-spaced on [0.01, 100].\n")
     w("| family | c* (re-tuned minimum on the grid) | c*/ζ | R_out(c*) | R_out(c=100) re-tuned | "
       "R_out(c=100) fixed | slope d log R/d log c, fixed, c ∈ [10, 100] | slope, re-tuned, "
-      "c ∈ [3, 30] |")
-    w("|---|---|---|---|---|---|---|---|")
+      "c ∈ [1.4, 4.7] | re-tuned R_out(c = 0.046) / R_out(c*) |")
+    w("|---|---|---|---|---|---|---|---|---|")
     kc2 = None
     for fam in FAMILIES:
         r = sorted(rows[fam])
@@ -185,12 +213,21 @@ def main():
         i = int(np.argmin(rt))
         sel = c >= 9.99
         sf = np.polyfit(np.log(c[sel]), np.log(fx[sel]), 1)[0]
-        sel2 = (c >= 2.9) & (c <= 31)
+        sel2 = (c >= 1.4) & (c <= 4.7)
         sr = np.polyfit(np.log(c[sel2]), np.log(rt[sel2]), 1)[0]
         if fam == "sqrt":
             kc2 = fx[-1] / c[-1] ** 2
-        w("| %s | %.3g | %.2f | %.4g | %.4g | %.4g | %.3f | %.3f |" % (
-            LABEL[fam], c[i], c[i] / zeta, rt[i], rt[-1], fx[-1], sf, sr))
+        j = int(np.argmin(np.abs(np.log(c / 0.0464))))
+        w("| %s | %.3g | %.2f | %.4g | %.4g | %.4g | %.3f | %.3f | %.3f |" % (
+            LABEL[fam], c[i], c[i] / zeta, rt[i], rt[-1], fx[-1], sf, sr, rt[j] / rt[i]))
+    w("\nReading: with the schedule fixed, R_out grows exactly as c² once clipping is "
+      "inactive (slope 2.00: R_out = R(1⁻) + 2c²γ²η̃(1)²/ρ² and the training noise ∝ c² as "
+      "well). Re-tuning the schedule at each c absorbs part of that cost (the rate is lowered, "
+      "trading bias for noise), so the profile grows more slowly than c² (c² up to a logarithmic "
+      "factor) and saturates at R(0) = 0.5 (no learning) for large c. For small c the profile is "
+      "flat: the dynamics depend on η̃·c when c ≪ √P, so a larger rate compensates aggressive "
+      "clipping until the stability limit 2/γ stops it (the rise at c = 0.01). The minimum sits "
+      "at c of the order of ζ.")
     with open("%s/rates_c.fit" % figdir, "w") as f:
         f.write("%.10g\n" % kc2)
     with open(report, "w") as f:

@@ -40,7 +40,7 @@ DPD_API void dpd_clip_factors_eval(double c, double P, double *mu, double *nu,
  * is the exact average of the two Gaussian closed forms at z = +-zeta. Laplace
  * and Student-t integrate the closed forms in z over the law by GSL adaptive
  * quadrature (QAG) with a stack workspace; each factor is accurate to about
- * 1e-11 relative, and one call costs about 10-20 us (about twice that with
+ * 1e-11 relative, and one call costs about 15-20 us (about 25 us with
  * derivatives, which are computed only when dmu_dR or dnu_dR is non-NULL).
  * Edge cases: c = INFINITY (or c^2 overflowing) gives 1, 1, 0, 0; R = 0 gives
  * the values for r = -z exactly (for continuous laws the limit R -> 0+; for

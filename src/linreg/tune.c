@@ -539,9 +539,15 @@ static int brent_search(search *sr, double lo, double flo, double mid, double fm
       return DPD_OK;
     }
     if (left) {
-      lo = edge, flo = fedge, hi = far, fhi = ffar;
+      lo = edge;
+      flo = fedge;
+      hi = far;
+      fhi = ffar;
     } else {
-      lo = far, flo = ffar, hi = edge, fhi = fedge;
+      lo = far;
+      flo = ffar;
+      hi = edge;
+      fhi = fedge;
     }
   }
   m = gsl_min_fminimizer_alloc(gsl_min_fminimizer_brent);
@@ -812,6 +818,7 @@ int dpd_tune_run(const dpd_linreg_problem *problem, const dpd_schedule_config *f
 
   /* 2. Starts, 3. local searches. */
   nstarts = pick_starts(fscan, total, cfg->prescan, sr.nvars, cfg->starts, cfg->fail_value, starts);
+  memset(&best, 0, sizeof best);
   best.f = INFINITY;
   for (size_t q = 0; q < nstarts; q++) {
     local_result lr;

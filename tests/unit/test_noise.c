@@ -604,8 +604,9 @@ static dpd_schedule *const_schedule(void) {
   return s;
 }
 
-static dpd_linreg_sim_result *simulate(const dpd_linreg_problem *p, const dpd_schedule *s,
-                                       dpd_noise_law law, double zeta, double nu) {
+static dpd_linreg_sim_result *simulate_threads(const dpd_linreg_problem *p, const dpd_schedule *s,
+                                               dpd_noise_law law, double zeta, double nu,
+                                               int threads) {
   dpd_linreg_sim_config cfg = dpd_linreg_sim_config_default();
   dpd_linreg_sim_result *res = NULL;
   dpd_err err;
@@ -617,12 +618,17 @@ static dpd_linreg_sim_result *simulate(const dpd_linreg_problem *p, const dpd_sc
   cfg.zeta = zeta;
   cfg.noise = law;
   cfg.noise_nu = nu;
-  cfg.threads = 2;
+  cfg.threads = threads;
   if (dpd_linreg_sim_run(p, s, &cfg, &res, &err) != DPD_OK) {
     print_error("simulate (%s): %s\n", dpd_noise_law_name(law), err.reason);
     fail();
   }
   return res;
+}
+
+static dpd_linreg_sim_result *simulate(const dpd_linreg_problem *p, const dpd_schedule *s,
+                                       dpd_noise_law law, double zeta, double nu) {
+  return simulate_threads(p, s, law, zeta, nu, 2);
 }
 
 static void simulator_runs_every_law_and_validates_nu(void **state) {
@@ -635,6 +641,12 @@ static void simulator_runs_every_law_and_validates_nu(void **state) {
   for (size_t l = 0; l < NLAWS; l++) {
     res = simulate(p, s, laws[l].law, 0.5, laws[l].nu);
     assert_true(isfinite(res->final_risk) && res->final_risk > 0.0);
+    /* The same numbers with one thread (per-replicate streams, also for Student-t's
+     * variable number of chi-square blocks). */
+    g = simulate_threads(p, s, laws[l].law, 0.5, laws[l].nu, 1);
+    assert_memory_equal(g->risk_replicates, res->risk_replicates,
+                        g->seeds * g->grid * sizeof *g->risk_replicates);
+    dpd_linreg_sim_result_free(g);
     dpd_linreg_sim_result_free(res);
   }
   /* The Gaussian law ignores noise_nu (even an invalid one), bit for bit. */
