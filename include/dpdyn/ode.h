@@ -73,7 +73,11 @@ typedef struct {
   double *t;             /* [grid] t_j = j/(grid-1) */
   double *risk;          /* [grid] R(t); risk[grid-1] = R(1-) (before release) */
   double *lower;         /* [grid] lower bound before release (NULL if bounds == 0) */
-  double *upper;         /* [grid] upper bound before release (NULL if bounds == 0) */
+  double *upper;         /* [grid] upper bound before release (NULL if bounds == 0); the
+                            upper bound may overflow on steep spectra without clipping (it
+                            grows like exp(lambda_max gamma int eta~^2)): from the first
+                            output time where its solver fails, upper = INFINITY and
+                            lower = NAN, and the solve of R goes on unaffected */
   double before_release; /* R(1-) */
   double release_jump;   /* 2 c^2 gamma^2 eta~(1)^2 / rho^2 (0 if rho = inf) */
   double final_risk;     /* R_out = R(1-) + jump */

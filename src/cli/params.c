@@ -50,7 +50,7 @@ static const cli_key key_table[] = {
     {"threads", KEY_INT, "0", "worker threads (0 = all cores); results do not depend on it"},
     {"grid", KEY_INT, "101", "recorded time points on [0, 1], >= 2"},
     {"out", KEY_STRING, "./dpdyn-out", "output directory"},
-    {"method", KEY_STRING, "bdf", "ODE method: bdf | adams"},
+    {"method", KEY_STRING, "bdf", "ODE method: bdf | adams | volterra (FFT, constant schedules without clipping)"},
     {"rtol", KEY_REAL, "1e-8", "ODE relative tolerance"},
     {"atol", KEY_REAL, "1e-12", "ODE absolute tolerance on the risk"},
     {"plot", KEY_INT, NULL, "1 = render a PNG with gnuplot (default 1 for compare, 0 otherwise)"},

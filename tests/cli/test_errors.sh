@@ -64,6 +64,8 @@ expect_error dt_big "'dt': 1.5 \(allowed: 0 < dt <= 1\)" sde "${base[@]}" --dt=1
 expect_error step_factor "'factor': -0.5 \(allowed: 0 < factor\)" ode "${base[@]}" --schedule=step --factor=-0.5
 expect_error step_increasing "'schedule': 'step' increases" ode "${base[@]}" --schedule=step --factor=2 --eta0=0.5 --c=1 --rho=1
 expect_error cosine_eta_min "'eta_min': -1 \(allowed: 0 <= eta_min\)" ode "${base[@]}" --schedule=cosine --eta_min=-1
+expect_error volterra_schedule "'schedule': sqrt .* is not constant" ode "${base[@]}" --schedule=sqrt --method=volterra
+expect_error bad_method "'method': 'rk4' \(allowed: bdf, adams, volterra\)" ode "${base[@]}" --method=rk4
 printf 'model = linreg\nd = 50\nthis line is not ini\n' >"$work/bad.ini"
 expect_error malformed_ini "malformed INI file .* at line 3" ode "$work/bad.ini" --n=100
 printf 'model = linreg\nd = 50\nn = 100\nwidth = 3\n' >"$work/unknown.ini"
