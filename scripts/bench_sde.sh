@@ -73,15 +73,20 @@ else
   echo "# NumPy not found (set PYTHON=...); skipping the NumPy baseline"
 fi
 
+# The limit for the threads in use: all threads, or one with THREADS=1.
+key=gaussians_per_second_all_threads
+if [ "$threads" = 1 ]; then
+  key=gaussians_per_second_single_thread
+fi
 limit=""
 for _ in 1 2 3; do # the highest of three measurements of the limit
   "$build/dpd_bench_gauss" 1 >"$tmp/gauss.out"
-  l=$(value gaussians_per_second_all_threads "$tmp/gauss.out")
+  l=$(value $key "$tmp/gauss.out")
   if [ -z "$limit" ] || awk -v a="$l" -v b="$limit" 'BEGIN { exit !(a > b) }'; then
     limit=$l
   fi
 done
-echo "gaussians_per_second_all_threads=$limit"
+echo "$key=$limit"
 
 awk -v d=$d -v n=$n -v s=$seeds -v ts="$t_sde" -v tm="$t_sim" -v tn="$t_np" -v lim="$limit" '
 BEGIN {
