@@ -46,7 +46,7 @@ cp "$work/tune/tune.png" "$figs/tune_optimal.png"
 
 # SDE: the simulation-to-ODE gap against n.
 step "SDE gap table"
-BUILD=$build "$src/scripts/sde_gap_table.sh" >"$figs/sde_gap_table.txt"
+BUILD=$build "$src/scripts/sde_gap_table.sh" 1024 101 0 500 2000 8000 >"$figs/sde_gap_table.txt"
 
 # Rates of the three schedule families and the clipping sweep (writes docs/rates.md too).
 step "rates"
