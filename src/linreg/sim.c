@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "core/error_impl.h"
+#include "linreg/result_impl.h"
 #include "dpdyn/linreg.h"
 #include "dpdyn/rng.h"
 #include "linreg/noise_impl.h"
@@ -384,43 +385,6 @@ static int validate(const dpd_linreg_problem *problem, const dpd_schedule *sched
   return DPD_OK;
 }
 
-static dpd_linreg_sim_result *result_create(size_t grid, size_t seeds) {
-  dpd_linreg_sim_result *res = calloc(1, sizeof *res);
-  if (res == NULL) {
-    return NULL;
-  }
-  res->grid = grid;
-  res->seeds = seeds;
-  res->t = malloc(grid * sizeof *res->t);
-  res->risk_mean = malloc(grid * sizeof *res->risk_mean);
-  res->risk_se = malloc(grid * sizeof *res->risk_se);
-  res->clip_fraction = malloc(grid * sizeof *res->clip_fraction);
-  res->risk_replicates = malloc(seeds * grid * sizeof *res->risk_replicates);
-  if (res->t == NULL || res->risk_mean == NULL || res->risk_se == NULL ||
-      res->clip_fraction == NULL || res->risk_replicates == NULL) {
-    dpd_linreg_sim_result_free(res);
-    return NULL;
-  }
-  return res;
-}
-
-/* Mean and standard error (sample sd / sqrt(count); 0 for one value) of x[0], x[stride], ... */
-static void mean_se(const double *x, size_t count, size_t stride, double *mean, double *se) {
-  /* Shifted by the first value: identical replicates (e.g. at t = 0) give their
-   * value exactly and a standard error of exactly 0, not rounding noise. */
-  double shift = x[0], sum = 0.0;
-  for (size_t r = 0; r < count; r++) {
-    sum += x[r * stride] - shift;
-  }
-  double m = shift + sum / (double)count;
-  double ss = 0.0;
-  for (size_t r = 0; r < count; r++) {
-    double dev = x[r * stride] - m;
-    ss += dev * dev;
-  }
-  *mean = m;
-  *se = count > 1 ? sqrt(ss / (double)(count - 1) / (double)count) : 0.0;
-}
 
 int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
                        const dpd_linreg_sim_config *cfg, dpd_linreg_sim_result **out,
@@ -442,7 +406,7 @@ int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
   const size_t buf_len = (2 * d + 2 + CACHE_DOUBLES - 1) / CACHE_DOUBLES * CACHE_DOUBLES;
   const size_t stride = e_len + buf_len;
 
-  dpd_linreg_sim_result *res = result_create(grid, seeds);
+  dpd_linreg_sim_result *res = dpd__sim_result_create(grid, seeds);
   double *eta = malloc(n * sizeof *eta);
   double *sigma = malloc(n * sizeof *sigma);
   size_t *kgrid = malloc(grid * sizeof *kgrid);
@@ -520,7 +484,7 @@ int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
   /* Serial reduction in replicate order: identical for any thread count. */
   double clipped_total = 0.0;
   for (size_t j = 0; j < grid; j++) {
-    mean_se(res->risk_replicates + j, seeds, grid, &res->risk_mean[j], &res->risk_se[j]);
+    dpd__mean_se(res->risk_replicates + j, seeds, grid, &res->risk_mean[j], &res->risk_se[j]);
     double clipped = 0.0;
     for (size_t rep = 0; rep < seeds; rep++) {
       clipped += clip_rows[rep * grid + j];
@@ -537,7 +501,7 @@ int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
     for (size_t rep = 0; rep < seeds; rep++) {
       before[rep] = info[rep].before_release;
     }
-    mean_se(before, seeds, 1, &res->before_release, &res->before_release_se);
+    dpd__mean_se(before, seeds, 1, &res->before_release, &res->before_release_se);
   }
   *out = res;
   res = NULL;
