@@ -489,7 +489,6 @@ static int validate(const dpd_linreg_problem *problem, const dpd_schedule *sched
   return DPD_OK;
 }
 
-
 /* Step index k_j of grid point j of `grid`: the step time nearest to t_j = j/(grid-1), ties to
  * the later step. The uniform grid uses the simulator's exact rule round(j N / (grid - 1)). */
 static size_t nearest_step(const sde_plan *plan, size_t j, size_t grid) {
