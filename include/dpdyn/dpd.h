@@ -13,5 +13,6 @@
 #include "dpdyn/sde.h"
 #include "dpdyn/tune.h"
 #include "dpdyn/volterra.h"
+#include "dpdyn/rf_privacy.h"
 
 #endif
