@@ -14,5 +14,6 @@
 #include "dpdyn/tune.h"
 #include "dpdyn/volterra.h"
 #include "dpdyn/rf_privacy.h"
+#include "dpdyn/ou.h"
 
 #endif
