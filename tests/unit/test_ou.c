@@ -302,9 +302,6 @@ static void run_covariance(size_t p) {
   par.time = DPD_OU_CONTINUOUS;
   assert_int_equal(dpd_ou_risk_eval(ou, &par, pr.phi_test, pr.m, pr.y_test, grid, nt, risk_c, &err),
                    DPD_OK);
-  gsl_matrix_set_identity(g);
-  gsl_matrix_sub(g, d.a);
-  gsl_matrix_scale(g, 1.0);
   for (size_t a = 0; a < p; a++) {
     for (size_t b = 0; b < p; b++) {
       gsl_matrix_set(g, a, b, (a == b ? 1.0 : 0.0) - eta * gsl_matrix_get(d.a, a, b));
@@ -388,7 +385,7 @@ static void covariance_trace_matches_dense_recursion_and_integral(void **state) 
 /* Brute-force first grid index where some |phi_i^T theta_k - y_i| >= C / (2 ||phi_i||), on
  * the GD iterates. */
 static size_t brute_exit(const problem *pr, double eta, double clip, const size_t *grid,
-                         size_t nt) {
+                         size_t nt, double *path_max) {
   size_t n = pr->n;
   size_t p = pr->p;
   double *theta = calloc(p, sizeof *theta);
@@ -406,6 +403,9 @@ static size_t brute_exit(const problem *pr, double eta, double clip, const size_
     if (k == grid[gi]) {
       for (size_t i = 0; i < n; i++) {
         double nrm = norm2(pr->phi + i * p, p);
+        if (path_max != NULL && 2.0 * fabs(resid[i]) * nrm > *path_max) {
+          *path_max = 2.0 * fabs(resid[i]) * nrm;
+        }
         if (fabs(resid[i]) >= clip / (2.0 * nrm)) {
           found = gi;
           break;
@@ -427,8 +427,8 @@ static size_t brute_exit(const problem *pr, double eta, double clip, const size_
 }
 
 static void exit_step_matches_brute_force_scan(void **state) {
-  problem pr = problem_make(30, 50, 3, test_seed + 11);
-  dpd_ou *ou = ou_or_fail(&pr);
+  problem pr = problem_make(30, 20, 3, test_seed + 11);
+  dpd_ou *ou;
   size_t grid[80];
   size_t idx = 0;
   double eta = 0.0377;
@@ -436,6 +436,78 @@ static void exit_step_matches_brute_force_scan(void **state) {
   dpd_err err;
   (void)state;
   dpd_err_reset(&err);
+  /* Labels built so that the path leaves the no-clip set strictly after t = 0. In the row space
+   * the residual is r(t) = -e^{-K t} y, K = (2/n) Phi Phi^T. With p < n, z = P_S e_i (P_S the
+   * projector on the null space of K, which never decays) and y = z - z_i e_i, y_i = 0, the fast part of y
+   * is -z_i P_F e_i and decays first, so r_i(t) rises towards about -(1 - z_i) z_i while the
+   * other initial labels z_k are smaller. The sample i with the largest rise (weighted by
+   * ||phi_i||, relative to max_k 2 |y_k| ||phi_k||) is chosen. */
+  {
+    size_t n = pr.n;
+    size_t half = n - pr.p; /* p < n: the n - p zero modes of K never decay */
+    double *g = malloc(n * n * sizeof *g);
+    double *lam = malloc(n * sizeof *lam);
+    double *yy = malloc(n * sizeof *yy);
+    double best = 0.0;
+    size_t bi = 0;
+    assert_non_null(g);
+    assert_non_null(lam);
+    assert_non_null(yy);
+    for (size_t a = 0; a < n; a++) {
+      for (size_t b = 0; b < n; b++) {
+        double acc = 0.0;
+        for (size_t q = 0; q < pr.p; q++) {
+          acc += pr.phi[a * pr.p + q] * pr.phi[b * pr.p + q];
+        }
+        g[a * n + b] = acc;
+      }
+    }
+    assert_int_equal(LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'U', (lapack_int)n, g, (lapack_int)n,
+                                   lam),
+                     0);
+    for (size_t pass = 0; pass < 2; pass++) {
+      for (size_t i = 0; i < n; i++) {
+        double init = 0.0;
+        double peak = 0.0;
+        size_t ii = (pass == 0) ? i : bi;
+        for (size_t k = 0; k < n; k++) {
+          double zk = 0.0;
+          for (size_t j = 0; j < half; j++) {
+            zk += g[k * n + j] * g[ii * n + j];
+          }
+          yy[k] = (k == ii) ? 0.0 : zk;
+          init = fmax(init, 2.0 * fabs(yy[k]) * norm2(pr.phi + k * pr.p, pr.p));
+        }
+        if (pass == 1) {
+          memcpy(pr.y, yy, n * sizeof *yy);
+          break;
+        }
+        for (size_t it = 0; it < 80; it++) {
+          double t = eta * 3.0 * (double)it;
+          for (size_t k = 0; k < n; k++) {
+            double rk = 0.0;
+            for (size_t j = 0; j < n; j++) {
+              double uy = 0.0;
+              for (size_t l = 0; l < n; l++) {
+                uy += g[l * n + j] * yy[l];
+              }
+              rk += g[k * n + j] * exp(-2.0 * lam[j] / (double)n * t) * uy;
+            }
+            peak = fmax(peak, 2.0 * fabs(rk) * norm2(pr.phi + k * pr.p, pr.p));
+          }
+        }
+        if (peak / init > best) {
+          best = peak / init;
+          bi = i;
+        }
+      }
+    }
+    print_message("label construction: sample %zu, rise ratio %.4f\n", bi, best);
+    free(g);
+    free(lam);
+    free(yy);
+  }
+  ou = ou_or_fail(&pr);
   for (size_t i = 0; i < 80; i++) {
     grid[i] = 3 * i;
   }
@@ -450,11 +522,26 @@ static void exit_step_matches_brute_force_scan(void **state) {
     static const double factors[] = {0.5, 1.0001, 1.05, 1.3, 2.0, 50.0};
     for (size_t f = 0; f < sizeof factors / sizeof factors[0]; f++) {
       dpd_ou_params par = {eta, factors[f] * c0, 1.0, DPD_OU_DISCRETE};
-      size_t want = brute_exit(&pr, eta, par.clip, grid, 80);
+      size_t want = brute_exit(&pr, eta, par.clip, grid, 80, NULL);
       assert_int_equal(dpd_ou_exit_step(ou, &par, grid, 80, &idx, &err), DPD_OK);
       print_message("C = %.4f c0: exit index %zu (brute %zu)\n", factors[f], idx, want);
       assert_int_equal(idx, want);
     }
+  }
+  {
+    /* A C between c0 and the largest value along the path: the exit is strictly inside. */
+    double cmax = 0.0;
+    dpd_ou_params par = {eta, 0.0, 1.0, DPD_OU_DISCRETE};
+    size_t want;
+    (void)brute_exit(&pr, eta, 1e300, grid, 80, &cmax);
+    print_message("c0 = %.6g, path max of 2 |r_i| ||phi_i|| = %.6g\n", c0, cmax);
+    assert_true(cmax > c0 * (1.0 + 1e-6));
+    par.clip = 0.5 * (c0 + cmax);
+    want = brute_exit(&pr, eta, par.clip, grid, 80, NULL);
+    assert_int_equal(dpd_ou_exit_step(ou, &par, grid, 80, &idx, &err), DPD_OK);
+    print_message("C = (c0 + cmax)/2: exit index %zu (brute %zu)\n", idx, want);
+    assert_true(want > 0 && want < 80);
+    assert_int_equal(idx, want);
   }
   {
     dpd_ou_params par = {eta, 0.5 * c0, 1.0, DPD_OU_CONTINUOUS};
