@@ -555,6 +555,38 @@ static void exit_step_matches_brute_force_scan(void **state) {
   problem_free(&pr);
 }
 
+/* Discrete moments tend to the continuous ones as eta -> 0 at fixed t = eta k, with an O(eta)
+ * gap (notes A.5): halving eta roughly halves the gap. */
+static void discrete_tends_to_continuous_at_first_order_in_eta(void **state) {
+  problem pr = problem_make(30, 50, 13, test_seed + 23);
+  dpd_ou *ou = ou_or_fail(&pr);
+  double t = 0.731;
+  double gap_prev = 0.0;
+  dpd_err err;
+  (void)state;
+  dpd_err_reset(&err);
+  for (size_t level = 0; level < 4; level++) {
+    size_t k = (size_t)100 << level;
+    dpd_ou_params par = {t / (double)k, 1.3, 0.9, DPD_OU_DISCRETE};
+    dpd_ou_risk rd;
+    dpd_ou_risk rc;
+    double gap;
+    assert_int_equal(dpd_ou_risk_eval(ou, &par, pr.phi_test, pr.m, pr.y_test, &k, 1, &rd, &err),
+                     DPD_OK);
+    par.time = DPD_OU_CONTINUOUS;
+    assert_int_equal(dpd_ou_risk_eval(ou, &par, pr.phi_test, pr.m, pr.y_test, &k, 1, &rc, &err),
+                     DPD_OK);
+    gap = fabs(rd.risk - rc.risk);
+    print_message("eta = %.3g: |risk_discrete - risk_continuous| = %.3e\n", par.eta, gap);
+    if (level > 0) {
+      assert_true(gap < 0.6 * gap_prev && gap > 0.4 * gap_prev);
+    }
+    gap_prev = gap;
+  }
+  dpd_ou_free(ou);
+  problem_free(&pr);
+}
+
 static void rejects_invalid_arguments(void **state) {
   problem pr = problem_make(6, 9, 2, test_seed + 17);
   dpd_ou *ou = NULL;
@@ -623,6 +655,7 @@ int main(void) {
       cmocka_unit_test(mean_path_matches_gd_iteration_and_matrix_exponential),
       cmocka_unit_test(covariance_trace_matches_dense_recursion_and_integral),
       cmocka_unit_test(exit_step_matches_brute_force_scan),
+      cmocka_unit_test(discrete_tends_to_continuous_at_first_order_in_eta),
       cmocka_unit_test(rejects_invalid_arguments),
   };
   gsl_set_error_handler_off();

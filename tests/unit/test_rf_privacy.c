@@ -228,6 +228,23 @@ static void moments_ratio_table(void **state) {
   }
 }
 
+/* Both calibrations scale as sqrt(eta T): the ratio depends on (eps, delta) only. */
+static void calibrations_scale_as_sqrt_eta_t(void **state) {
+  dpd_err err;
+  dpd_rf_privacy_report r1;
+  dpd_rf_privacy_report r2;
+  (void)state;
+  dpd_err_reset(&err);
+  assert_int_equal(dpd_rf_privacy_report_eval(0.0123, 457, 1.37, 2e-6, &r1, &err), DPD_OK);
+  assert_int_equal(dpd_rf_privacy_report_eval(0.0123 * 3.0, 457 * 12, 1.37, 2e-6, &r2, &err),
+                   DPD_OK);
+  assert_rel(r2.sigma_moments, 6.0 * r1.sigma_moments, 1e-14);
+  assert_rel(r2.sigma_exact, 6.0 * r1.sigma_exact, 1e-12);
+  assert_rel(r2.ratio, r1.ratio, 1e-12);
+  assert_rel(r2.eps_moments_exact, r1.eps_moments_exact, 1e-11);
+  assert_rel(r1.mu_moments, 1.37 / sqrt(8.0 * log(1.0 / 2e-6)), 1e-14);
+}
+
 static void rejects_invalid_arguments_naming_them(void **state) {
   dpd_err err;
   double out = 0.0;
@@ -280,6 +297,7 @@ int main(void) {
       cmocka_unit_test(sigma_exact_is_minimal_and_valid),
       cmocka_unit_test(moments_sigma_is_valid_but_loose_over_a_grid),
       cmocka_unit_test(moments_ratio_table),
+      cmocka_unit_test(calibrations_scale_as_sqrt_eta_t),
       cmocka_unit_test(rejects_invalid_arguments_naming_them),
   };
   gsl_set_error_handler_off();
