@@ -101,6 +101,20 @@ static void delta_mills_branch_is_accurate_in_the_deep_tail(void **state) {
   }
 }
 
+/* The two evaluation branches meet at a = -eps/mu + mu/2 = -1 without a jump. */
+static void delta_is_continuous_across_the_branch_switch(void **state) {
+  static const double mus[] = {0.137, 1.0, 2.385, 6.1};
+  (void)state;
+  for (size_t i = 0; i < sizeof mus / sizeof mus[0]; i++) {
+    double mu = mus[i];
+    double eps = mu * (0.5 * mu + 1.0); /* a = -1 */
+    double below = delta_or_fail(eps * (1.0 + 1e-12), mu);
+    double above = delta_or_fail(eps * (1.0 - 1e-12), mu);
+    assert_rel(below, above, 1e-10);
+    assert_rel(below, delta_reference(eps, mu), 1e-10);
+  }
+}
+
 static void delta_is_monotone_in_eps_and_mu(void **state) {
   (void)state;
   for (double mu = 0.05; mu < 8.0; mu *= 1.37) {
@@ -291,6 +305,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(delta_matches_gsl_cdf_at_known_values),
       cmocka_unit_test(delta_mills_branch_is_accurate_in_the_deep_tail),
+      cmocka_unit_test(delta_is_continuous_across_the_branch_switch),
       cmocka_unit_test(delta_is_monotone_in_eps_and_mu),
       cmocka_unit_test(eps_and_mu_inverses_round_trip_without_overshoot),
       cmocka_unit_test(eps_is_zero_when_delta_at_zero_already_suffices),
