@@ -6,6 +6,7 @@
  * composite Simpson quadrature against the Gaussian density on [-12, 12] (the kink of ReLU
  * is at a grid node). Rows are independent given V, so the row averages
  * a_i = (1/p) sum_j phi_ij give the standard error of their mean. Seeds are fixed. */
+#include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -244,6 +245,29 @@ static void same_seed_gives_identical_bits(void **state) {
   dpd_rf_problem_free(e);
 }
 
+/* X V^T is one OpenBLAS dgemm: its bits must not depend on OpenBLAS's thread count (checked
+ * for 1 and 2 threads; openblas_set_num_threads is process-global, fine in a test program). */
+static void problem_bits_do_not_depend_on_blas_threads(void **state) {
+  (void)state;
+  dpd_rf_config cfg = dpd_rf_config_default();
+  cfg.d = 131;
+  cfg.n = 257;
+  cfg.n_test = 65;
+  cfg.p = 515;
+  cfg.seed = SEED + 9;
+  int saved = openblas_get_num_threads();
+  openblas_set_num_threads(1);
+  dpd_rf_problem *a = make(&cfg);
+  openblas_set_num_threads(2);
+  dpd_rf_problem *b = make(&cfg);
+  openblas_set_num_threads(saved);
+  assert_true(same(a->phi, b->phi, a->n * a->p));
+  assert_true(same(a->phi_test, b->phi_test, a->n_test * a->p));
+  assert_true(same(a->row_norm, b->row_norm, a->n));
+  dpd_rf_problem_free(a);
+  dpd_rf_problem_free(b);
+}
+
 static void expect_einval(const dpd_rf_config *cfg, const char *key) {
   dpd_rf_problem *pr = (dpd_rf_problem *)1;
   dpd_err err;
@@ -315,6 +339,7 @@ int main(void) {
       cmocka_unit_test(labels_have_unit_signal_variance),
       cmocka_unit_test(row_norms_and_v_scaling_are_correct),
       cmocka_unit_test(same_seed_gives_identical_bits),
+      cmocka_unit_test(problem_bits_do_not_depend_on_blas_threads),
       cmocka_unit_test(bad_configs_and_names_are_rejected),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,7 @@
 #include "dpd_test.h"
 #include "dpdyn/rf.h"
 #include "dpdyn/rf_sim.h"
+#include "dpdyn/rng.h"
 
 #define SEED UINT64_C(2385)
 
@@ -173,19 +174,19 @@ static void results_are_bit_identical_for_any_thread_count(void **state) {
   dpd_rf_sim_result *b = run_ok(pr, &cfg);
   dpd_rf_sim_result *c = run_ok(pr, &cfg);
   const size_t sg = cfg.seeds * cfg.grid;
-  assert_memory_equal(a->train_replicates, b->train_replicates, sg * sizeof(double));
-  assert_memory_equal(a->test_replicates, b->test_replicates, sg * sizeof(double));
-  assert_memory_equal(a->clip_fraction, b->clip_fraction, cfg.T * sizeof(double));
-  assert_memory_equal(a->theta_last, b->theta_last, pr->p * sizeof(double));
-  assert_memory_equal(a->test_mean, b->test_mean, cfg.grid * sizeof(double));
-  assert_memory_equal(b->test_replicates, c->test_replicates, sg * sizeof(double));
+  assert_memory_equal(a->train_replicates, b->train_replicates, sg * sizeof *a->train_replicates);
+  assert_memory_equal(a->test_replicates, b->test_replicates, sg * sizeof *a->train_replicates);
+  assert_memory_equal(a->clip_fraction, b->clip_fraction, cfg.T * sizeof *a->clip_fraction);
+  assert_memory_equal(a->theta_last, b->theta_last, pr->p * sizeof *a->theta_last);
+  assert_memory_equal(a->test_mean, b->test_mean, cfg.grid * sizeof *a->test_mean);
+  assert_memory_equal(b->test_replicates, c->test_replicates, sg * sizeof *a->train_replicates);
   /* Noise makes replicates differ, clipping is active somewhere. */
   assert_true(a->test_se[cfg.grid - 1] > 0.0);
   assert_true(a->clip_fraction_total > 0.0);
   /* Another seed gives other noise. */
   cfg.seed = SEED + 7;
   dpd_rf_sim_result *e = run_ok(pr, &cfg);
-  assert_true(memcmp(a->theta_last, e->theta_last, pr->p * sizeof(double)) != 0);
+  assert_true(memcmp(a->theta_last, e->theta_last, pr->p * sizeof *a->theta_last) != 0);
   dpd_rf_sim_result_free(a);
   dpd_rf_sim_result_free(b);
   dpd_rf_sim_result_free(c);
@@ -213,6 +214,37 @@ static void clip_fraction_and_initial_risk(void **state) {
   }
   assert_rel(res->train_mean[0], y2 / (double)pr->n, 1e-14);
   dpd_rf_sim_result_free(res);
+  dpd_rf_problem_free(pr);
+}
+
+/* One step: theta_1 = -eta g_0 - sqrt(eta) (2 C / n) sigma xi_0 with xi_0 the first p Gaussians
+ * of stream (seed, r) (rf_sim.h), here for replicate 0; the clip is large enough to be inactive. */
+static void noise_has_documented_scale_and_stream(void **state) {
+  (void)state;
+  dpd_rf_problem *pr = make(7, 15, 4, 101, SEED + 6);
+  const size_t n = pr->n, p = pr->p;
+  dpd_rf_sim_config cfg = dpd_rf_sim_config_default();
+  cfg.T = 1;
+  cfg.eta = 0.037;
+  cfg.clip = 1e6;
+  cfg.sigma = 2.385;
+  cfg.seeds = 1;
+  cfg.seed = SEED + 11;
+  dpd_rf_sim_result *noisy = run_ok(pr, &cfg);
+  cfg.sigma = 0.0;
+  dpd_rf_sim_result *plain = run_ok(pr, &cfg);
+  double xi[101];
+  dpd_rng rng;
+  dpd_rng_init(&rng, SEED + 11, 0);
+  dpd_rng_gaussian_fill(&rng, xi, p);
+  const double C = 1e6 * sqrt((double)p);
+  const double ns = sqrt(0.037) * (2.0 * C / (double)n) * 2.385;
+  for (size_t k = 0; k < p; k++) {
+    double got = (plain->theta_last[k] - noisy->theta_last[k]) / ns;
+    assert_abs(got, xi[k], 1e-9);
+  }
+  dpd_rf_sim_result_free(noisy);
+  dpd_rf_sim_result_free(plain);
   dpd_rf_problem_free(pr);
 }
 
@@ -343,6 +375,7 @@ int main(void) {
       cmocka_unit_test(unclipped_noiseless_iterate_equals_dense_gd),
       cmocka_unit_test(results_are_bit_identical_for_any_thread_count),
       cmocka_unit_test(clip_fraction_and_initial_risk),
+      cmocka_unit_test(noise_has_documented_scale_and_stream),
       cmocka_unit_test(theta_star_equals_dense_min_norm_solution),
       cmocka_unit_test(bad_configs_are_rejected_and_divergence_reported),
   };
