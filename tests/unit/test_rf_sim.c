@@ -315,6 +315,27 @@ static void theta_star_equals_dense_min_norm_solution(void **state) {
   dpd_rf_problem_free(pr);
 }
 
+/* Plain GD from theta_0 = 0 stays in the row space of Phi and converges to Phi^+ y (p > n). */
+static void gradient_descent_converges_to_theta_star(void **state) {
+  (void)state;
+  dpd_rf_problem *pr = make(9, 20, 30, 80, SEED + 8);
+  double ts[80], train = -1.0, test = -1.0;
+  assert_int_equal(dpd_rf_theta_star_get(pr, -1.0, ts, &train, &test, NULL), DPD_OK);
+  dpd_rf_sim_config cfg = dpd_rf_sim_config_default();
+  cfg.T = 30000;
+  cfg.eta = 0.1;
+  cfg.seeds = 1;
+  cfg.grid = 2;
+  dpd_rf_sim_result *res = run_ok(pr, &cfg);
+  assert_abs(res->train_mean[1], 0.0, 1e-12);
+  assert_rel(res->test_mean[1], test, 1e-8);
+  for (size_t k = 0; k < pr->p; k++) {
+    assert_abs(res->theta_last[k], ts[k], 1e-6 * (1.0 + fabs(ts[k])));
+  }
+  dpd_rf_sim_result_free(res);
+  dpd_rf_problem_free(pr);
+}
+
 static void expect_einval(const dpd_rf_problem *pr, const dpd_rf_sim_config *cfg,
                           const char *key) {
   dpd_rf_sim_result *res = (dpd_rf_sim_result *)1;
@@ -377,6 +398,7 @@ int main(void) {
       cmocka_unit_test(clip_fraction_and_initial_risk),
       cmocka_unit_test(noise_has_documented_scale_and_stream),
       cmocka_unit_test(theta_star_equals_dense_min_norm_solution),
+      cmocka_unit_test(gradient_descent_converges_to_theta_star),
       cmocka_unit_test(bad_configs_are_rejected_and_divergence_reported),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
