@@ -90,8 +90,8 @@ int main(int argc, char **argv) {
   }
   for (int r = 0; r < reps; r++) {
     best1 = fmin(best1, sim_seconds(pr, T, 1, 1, &risk1) / (double)T);
-    bestN = fmin(bestN,
-                 sim_seconds(pr, T, (size_t)threads, threads, &riskN) / ((double)T * threads));
+    bestN =
+        fmin(bestN, sim_seconds(pr, T, (size_t)threads, threads, &riskN) / ((double)T * threads));
     double t0 = omp_get_wtime();
     for (size_t t = 0; t < T; t++) {
       cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)n, (int)p, 1.0, pr->phi, (int)p, theta, 1, 0.0,
@@ -99,8 +99,7 @@ int main(int argc, char **argv) {
       for (size_t i = 0; i < n; i++) {
         v[i] = 2.0 * (v[i] - pr->y[i]) / (double)n;
       }
-      cblas_dgemv(CblasRowMajor, CblasTrans, (int)n, (int)p, 1.0, pr->phi, (int)p, v, 1, 0.0, g,
-                  1);
+      cblas_dgemv(CblasRowMajor, CblasTrans, (int)n, (int)p, 1.0, pr->phi, (int)p, v, 1, 0.0, g, 1);
     }
     best_gemv = fmin(best_gemv, (omp_get_wtime() - t0) / (double)T);
   }

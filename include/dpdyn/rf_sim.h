@@ -43,16 +43,16 @@ typedef struct {
 
 typedef struct {
   size_t grid, seeds, T, p;
-  size_t *step;             /* [grid] recorded steps k_j (k_0 = 0, k_{grid-1} = T) */
-  double *train_mean;       /* [grid] mean over replicates of (1/n) ||Phi theta - y||^2 */
-  double *train_se;         /* [grid] standard error of the mean */
-  double *test_mean;        /* [grid] mean of (1/n_test) ||Phi_test theta - y_test||^2 */
-  double *test_se;          /* [grid] */
-  double *train_replicates; /* [seeds * grid] row-major by replicate */
-  double *test_replicates;  /* [seeds * grid] */
-  double *clip_fraction;    /* [T] fraction of clipped samples at step t, mean over replicates */
+  size_t *step;               /* [grid] recorded steps k_j (k_0 = 0, k_{grid-1} = T) */
+  double *train_mean;         /* [grid] mean over replicates of (1/n) ||Phi theta - y||^2 */
+  double *train_se;           /* [grid] standard error of the mean */
+  double *test_mean;          /* [grid] mean of (1/n_test) ||Phi_test theta - y_test||^2 */
+  double *test_se;            /* [grid] */
+  double *train_replicates;   /* [seeds * grid] row-major by replicate */
+  double *test_replicates;    /* [seeds * grid] */
+  double *clip_fraction;      /* [T] fraction of clipped samples at step t, mean over replicates */
   double clip_fraction_total; /* over all steps and replicates */
-  double *theta_last;       /* [p] final iterate theta_T of replicate 0 */
+  double *theta_last;         /* [p] final iterate theta_T of replicate 0 */
 } dpd_rf_sim_result;
 
 /* Defaults: T = 1000, eta = 0.1, clip = INFINITY, sigma = 0, seeds = 8, seed = 1, grid = 101,

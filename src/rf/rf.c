@@ -63,12 +63,12 @@ void dpd_rf_problem_free(dpd_rf_problem *problem) {
 
 double dpd_rf_activation_eval(dpd_rf_activation act, double z) {
   switch (act) {
-    case DPD_RF_ACT_TANH:
-      return tanh(z);
-    case DPD_RF_ACT_RELU_CENTERED:
-      return (z > 0.0 ? z : 0.0) - INV_SQRT_2PI;
-    case DPD_RF_ACT_HERMITE13:
-      return z + (z * z * z - 3.0 * z) / 6.0;
+  case DPD_RF_ACT_TANH:
+    return tanh(z);
+  case DPD_RF_ACT_RELU_CENTERED:
+    return (z > 0.0 ? z : 0.0) - INV_SQRT_2PI;
+  case DPD_RF_ACT_HERMITE13:
+    return z + (z * z * z - 3.0 * z) / 6.0;
   }
   return NAN;
 }
@@ -118,8 +118,8 @@ static const char *name_of(const name_entry *table, size_t count, int value) {
 
 int dpd_rf_activation_get(const char *name, dpd_rf_activation *out, dpd_err *err) {
   int v = 0;
-  int st = lookup(activation_names, COUNT(activation_names), "activation", ACT_ALLOWED, name, &v,
-                  err);
+  int st =
+      lookup(activation_names, COUNT(activation_names), "activation", ACT_ALLOWED, name, &v, err);
   if (st == DPD_OK) {
     *out = (dpd_rf_activation)v;
   }
@@ -176,8 +176,8 @@ static int validate(const dpd_rf_config *cfg, dpd_err *err) {
                     (int)cfg->activation, ACT_ALLOWED);
   }
   if (strcmp(dpd_rf_input_name(cfg->input), "unknown") == 0) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'input': %d (allowed: %s)",
-                    (int)cfg->input, INPUT_ALLOWED);
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'input': %d (allowed: %s)", (int)cfg->input,
+                    INPUT_ALLOWED);
   }
   if (strcmp(dpd_rf_target_name(cfg->target), "unknown") == 0) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'target': %d (allowed: %s)",
@@ -220,20 +220,20 @@ static void fill_stream(uint64_t seed, int offset, double *out, size_t m) {
 
 static double target_eval(dpd_rf_target target, double s) {
   switch (target) {
-    case DPD_RF_TARGET_LINEAR:
-      return s;
-    case DPD_RF_TARGET_SIGN:
-      return (double)((s > 0.0) - (s < 0.0));
-    case DPD_RF_TARGET_HERMITE2:
-      return (s * s - 1.0) / sqrt(2.0);
+  case DPD_RF_TARGET_LINEAR:
+    return s;
+  case DPD_RF_TARGET_SIGN:
+    return (double)((s > 0.0) - (s < 0.0));
+  case DPD_RF_TARGET_HERMITE2:
+    return (s * s - 1.0) / sqrt(2.0);
   }
   return NAN;
 }
 
 /* Draws `rows` inputs into X (work, rows x d) and builds labels and features:
  * y = f*(x) + zeta z, Phi = phi(X V^T). */
-static void build_set(const dpd_rf_problem *pr, size_t rows, int stream_x, int stream_z,
-                      double *X, double *y, double *phi) {
+static void build_set(const dpd_rf_problem *pr, size_t rows, int stream_x, int stream_z, double *X,
+                      double *y, double *phi) {
   const dpd_rf_config *cfg = &pr->cfg;
   const size_t d = pr->d, p = pr->p;
   fill_stream(cfg->seed, stream_x, X, rows * d);

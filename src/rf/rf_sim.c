@@ -176,8 +176,8 @@ typedef struct {
 
 /* One replicate: writes its train/test rows [grid], clip counts [T], and theta_T into theta.
  * Returns the failing step + 1 on a non-finite risk, 0 otherwise. */
-static size_t replicate(const plan *pl, size_t rep, double *theta, double *g, double *xi,
-                        double *r, double *train, double *test, double *clips) {
+static size_t replicate(const plan *pl, size_t rep, double *theta, double *g, double *xi, double *r,
+                        double *train, double *test, double *clips) {
   const dpd_rf_problem *pr = pl->problem;
   const size_t n = pr->n, p = pr->p;
   dpd_rng rng;
@@ -277,9 +277,8 @@ int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
                    .grid = grid,
                    .eta = cfg->eta,
                    .C = C,
-                   .noise_scale = cfg->sigma > 0.0
-                                      ? sqrt(cfg->eta) * (2.0 * C / (double)n) * cfg->sigma
-                                      : 0.0,
+                   .noise_scale =
+                       cfg->sigma > 0.0 ? sqrt(cfg->eta) * (2.0 * C / (double)n) * cfg->sigma : 0.0,
                    .seed = cfg->seed};
 
 #pragma omp parallel num_threads(nthreads)
@@ -355,9 +354,9 @@ int dpd_rf_theta_star_get(const dpd_rf_problem *problem, double rcond, double *t
   lapack_int info = LAPACKE_dgelsd(LAPACK_ROW_MAJOR, (lapack_int)n, (lapack_int)p, 1, A,
                                    (lapack_int)p, b, 1, s, rcond, &rank);
   if (info != 0) {
-    status = DPD_FAIL(err, info > 0 ? DPD_ESOLVER : DPD_EINVAL,
-                      "rf theta*: LAPACKE_dgelsd failed (info = %d; n = %zu, p = %zu)", (int)info,
-                      n, p);
+    status =
+        DPD_FAIL(err, info > 0 ? DPD_ESOLVER : DPD_EINVAL,
+                 "rf theta*: LAPACKE_dgelsd failed (info = %d; n = %zu, p = %zu)", (int)info, n, p);
     goto cleanup;
   }
   memcpy(theta_star, b, p * sizeof *theta_star);

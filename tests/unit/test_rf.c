@@ -130,12 +130,9 @@ static void activations_have_their_formulas(void **state) {
   (void)state;
   const double z = 0.7385;
   assert_abs(dpd_rf_activation_eval(DPD_RF_ACT_TANH, z), tanh(z), 0.0);
-  assert_abs(dpd_rf_activation_eval(DPD_RF_ACT_RELU_CENTERED, z), z - 1.0 / sqrt(2.0 * PI),
-             1e-15);
-  assert_abs(dpd_rf_activation_eval(DPD_RF_ACT_RELU_CENTERED, -z), -1.0 / sqrt(2.0 * PI),
-             1e-15);
-  assert_abs(dpd_rf_activation_eval(DPD_RF_ACT_HERMITE13, z), z + (z * z * z - 3 * z) / 6.0,
-             1e-15);
+  assert_abs(dpd_rf_activation_eval(DPD_RF_ACT_RELU_CENTERED, z), z - 1.0 / sqrt(2.0 * PI), 1e-15);
+  assert_abs(dpd_rf_activation_eval(DPD_RF_ACT_RELU_CENTERED, -z), -1.0 / sqrt(2.0 * PI), 1e-15);
+  assert_abs(dpd_rf_activation_eval(DPD_RF_ACT_HERMITE13, z), z + (z * z * z - 3 * z) / 6.0, 1e-15);
   /* Hermite coefficients mu_0 = 0 and, for the odd ones, mu_2 = 0: E phi(g) = 0. */
   assert_abs(gauss_moment(DPD_RF_ACT_RELU_CENTERED, 1.0, 1), 0.0, 1e-9);
   assert_abs(gauss_moment(DPD_RF_ACT_HERMITE13, 1.0, 2), 1.0 + 6.0 / 36.0, 1e-9);

@@ -336,8 +336,7 @@ static void gradient_descent_converges_to_theta_star(void **state) {
   dpd_rf_problem_free(pr);
 }
 
-static void expect_einval(const dpd_rf_problem *pr, const dpd_rf_sim_config *cfg,
-                          const char *key) {
+static void expect_einval(const dpd_rf_problem *pr, const dpd_rf_sim_config *cfg, const char *key) {
   dpd_rf_sim_result *res = (dpd_rf_sim_result *)1;
   dpd_err err;
   dpd_err_reset(&err);
