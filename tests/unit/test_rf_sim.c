@@ -336,6 +336,86 @@ static void gradient_descent_converges_to_theta_star(void **state) {
   dpd_rf_problem_free(pr);
 }
 
+/* Unclipped DP-GD is GD plus a linear noise recursion N_{t+1} = B N_t - s xi_t, B = I - eta A,
+ * A = (2/n) Phi^T Phi, s = sqrt(eta) (2C/n) sigma, so for any feature matrix F with m rows
+ *   E (1/m) ||F theta_T - y_F||^2 = (1/m) ||F theta^GD_T - y_F||^2 + (s^2/m) sum_{t<T} ||F
+ * B^t||_F^2. Simulated means over 4000 replicates must agree within 4 SE (train and test). */
+static double noise_term(const dpd_rf_problem *pr, const double *F, size_t m, size_t T, double eta,
+                         double s) {
+  const size_t n = pr->n, p = pr->p;
+  double *B = malloc(p * p * sizeof *B), *M = malloc(m * p * sizeof *M);
+  double *next = malloc(m * p * sizeof *next);
+  assert_non_null(B);
+  assert_non_null(M);
+  assert_non_null(next);
+  for (size_t a = 0; a < p; a++) {
+    for (size_t b = 0; b < p; b++) {
+      double v = 0.0;
+      for (size_t i = 0; i < n; i++) {
+        v += pr->phi[i * p + a] * pr->phi[i * p + b];
+      }
+      B[a * p + b] = (a == b ? 1.0 : 0.0) - eta * 2.0 * v / (double)n;
+    }
+  }
+  memcpy(M, F, m * p * sizeof *M);
+  double acc = 0.0;
+  for (size_t t = 0; t < T; t++) {
+    for (size_t k = 0; k < m * p; k++) {
+      acc += M[k] * M[k];
+    }
+    for (size_t i = 0; i < m; i++) {
+      for (size_t b = 0; b < p; b++) {
+        double v = 0.0;
+        for (size_t a = 0; a < p; a++) {
+          v += M[i * p + a] * B[a * p + b];
+        }
+        next[i * p + b] = v;
+      }
+    }
+    memcpy(M, next, m * p * sizeof *M);
+  }
+  free(B);
+  free(M);
+  free(next);
+  return s * s * acc / (double)m;
+}
+
+static void unclipped_noisy_mean_risk_matches_exact_formula(void **state) {
+  (void)state;
+  dpd_rf_problem *pr = make(6, 12, 10, 30, SEED + 10);
+  dpd_rf_sim_config cfg = dpd_rf_sim_config_default();
+  cfg.T = 50;
+  cfg.eta = 0.07;
+  cfg.clip = 1e3;
+  cfg.sigma = 2e-4;
+  cfg.seeds = 4000;
+  cfg.grid = 2;
+  cfg.seed = SEED + 12;
+  dpd_rf_sim_result *noisy = run_ok(pr, &cfg);
+  assert_abs(noisy->clip_fraction_total, 0.0, 0.0);
+  dpd_rf_sim_config plain_cfg = cfg;
+  plain_cfg.sigma = 0.0;
+  plain_cfg.seeds = 1;
+  dpd_rf_sim_result *plain = run_ok(pr, &plain_cfg);
+  const double C = cfg.clip * sqrt((double)pr->p);
+  const double s = sqrt(cfg.eta) * (2.0 * C / (double)pr->n) * cfg.sigma;
+  double want_train = plain->train_mean[1] + noise_term(pr, pr->phi, pr->n, cfg.T, cfg.eta, s);
+  double want_test =
+      plain->test_mean[1] + noise_term(pr, pr->phi_test, pr->n_test, cfg.T, cfg.eta, s);
+  /* The noise must matter for the check to mean something. */
+  assert_true(want_test > 1.5 * plain->test_mean[1]);
+  if (!(fabs(noisy->train_mean[1] - want_train) <= 4.0 * noisy->train_se[1]) ||
+      !(fabs(noisy->test_mean[1] - want_test) <= 4.0 * noisy->test_se[1])) {
+    print_error("seed %llu: train %.6g want %.6g (se %.3g); test %.6g want %.6g (se %.3g)\n",
+                (unsigned long long)cfg.seed, noisy->train_mean[1], want_train, noisy->train_se[1],
+                noisy->test_mean[1], want_test, noisy->test_se[1]);
+    fail();
+  }
+  dpd_rf_sim_result_free(noisy);
+  dpd_rf_sim_result_free(plain);
+  dpd_rf_problem_free(pr);
+}
+
 static void expect_einval(const dpd_rf_problem *pr, const dpd_rf_sim_config *cfg, const char *key) {
   dpd_rf_sim_result *res = (dpd_rf_sim_result *)1;
   dpd_err err;
@@ -398,6 +478,7 @@ int main(void) {
       cmocka_unit_test(noise_has_documented_scale_and_stream),
       cmocka_unit_test(theta_star_equals_dense_min_norm_solution),
       cmocka_unit_test(gradient_descent_converges_to_theta_star),
+      cmocka_unit_test(unclipped_noisy_mean_risk_matches_exact_formula),
       cmocka_unit_test(bad_configs_are_rejected_and_divergence_reported),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
