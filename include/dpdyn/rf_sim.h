@@ -52,6 +52,8 @@ typedef struct {
   double *test_replicates;    /* [seeds * grid] */
   double *clip_fraction;      /* [T] fraction of clipped samples at step t, mean over replicates */
   double clip_fraction_total; /* over all steps and replicates */
+  size_t *first_clip;         /* [seeds] first step t at which some sample is clipped (the
+                                 iterate left the no-clip set); T if never */
   double *theta_last;         /* [p] final iterate theta_T of replicate 0 */
 } dpd_rf_sim_result;
 

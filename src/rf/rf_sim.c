@@ -65,6 +65,7 @@ void dpd_rf_sim_result_free(dpd_rf_sim_result *res) {
   free(res->test_replicates);
   free(res->clip_fraction);
   free(res->theta_last);
+  free(res->first_clip);
   free(res);
 }
 
@@ -256,11 +257,12 @@ int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
     res->test_replicates = malloc(seeds * grid * sizeof *res->test_replicates);
     res->clip_fraction = malloc(T * sizeof *res->clip_fraction);
     res->theta_last = malloc(p * sizeof *res->theta_last);
+    res->first_clip = malloc(seeds * sizeof *res->first_clip);
   }
   if (res == NULL || clip_rows == NULL || fail == NULL || work == NULL || res->step == NULL ||
       res->train_mean == NULL || res->train_se == NULL || res->test_mean == NULL ||
       res->test_se == NULL || res->train_replicates == NULL || res->test_replicates == NULL ||
-      res->clip_fraction == NULL || res->theta_last == NULL) {
+      res->clip_fraction == NULL || res->theta_last == NULL || res->first_clip == NULL) {
     status = DPD_FAIL(err, DPD_ENOMEM, "rf_sim: out of memory (p = %zu, T = %zu, seeds = %zu)", p,
                       T, seeds);
     goto cleanup;
@@ -318,6 +320,15 @@ int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
     }
     total += c;
     res->clip_fraction[t] = c / ((double)n * (double)seeds);
+  }
+  for (size_t rep = 0; rep < seeds; rep++) {
+    res->first_clip[rep] = T;
+    for (size_t t = 0; t < T; t++) {
+      if (clip_rows[rep * T + t] > 0.0) {
+        res->first_clip[rep] = t;
+        break;
+      }
+    }
   }
   res->clip_fraction_total = total / ((double)n * (double)seeds * (double)T);
   *out = res;

@@ -178,6 +178,7 @@ static void results_are_bit_identical_for_any_thread_count(void **state) {
   assert_memory_equal(a->test_replicates, b->test_replicates, sg * sizeof *a->train_replicates);
   assert_memory_equal(a->clip_fraction, b->clip_fraction, cfg.T * sizeof *a->clip_fraction);
   assert_memory_equal(a->theta_last, b->theta_last, pr->p * sizeof *a->theta_last);
+  assert_memory_equal(a->first_clip, b->first_clip, cfg.seeds * sizeof *a->first_clip);
   assert_memory_equal(a->test_mean, b->test_mean, cfg.grid * sizeof *a->test_mean);
   assert_memory_equal(b->test_replicates, c->test_replicates, sg * sizeof *a->train_replicates);
   /* Noise makes replicates differ, clipping is active somewhere. */
@@ -207,6 +208,9 @@ static void clip_fraction_and_initial_risk(void **state) {
   dpd_rf_sim_result *res = run_ok(pr, &cfg);
   for (size_t t = 0; t < cfg.T; t++) {
     assert_abs(res->clip_fraction[t], 1.0, 0.0);
+  }
+  for (size_t rep = 0; rep < cfg.seeds; rep++) {
+    assert_int_equal(res->first_clip[rep], 0);
   }
   double y2 = 0.0;
   for (size_t i = 0; i < pr->n; i++) {
@@ -393,6 +397,7 @@ static void unclipped_noisy_mean_risk_matches_exact_formula(void **state) {
   cfg.seed = SEED + 12;
   dpd_rf_sim_result *noisy = run_ok(pr, &cfg);
   assert_abs(noisy->clip_fraction_total, 0.0, 0.0);
+  assert_int_equal(noisy->first_clip[cfg.seeds - 1], cfg.T);
   dpd_rf_sim_config plain_cfg = cfg;
   plain_cfg.sigma = 0.0;
   plain_cfg.seeds = 1;
