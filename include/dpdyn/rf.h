@@ -1,0 +1,108 @@
+/* Random-features regression problem: data, target, features (MATH.md 2).
+ * SPDX-License-Identifier: MIT
+ *
+ * References: Bombari & Mondelli, "Privacy for free in the overparameterized regime",
+ * PNAS 122 (2025) e2423072122 (arXiv:2410.14787), setting of §2-3; Rahimi & Recht,
+ * "Random features for large-scale kernel machines", NIPS 2007; notes-rf-nc-sp.md A.1.
+ *
+ * Model: x_i ~ N(0, I_d) (or uniform on the sphere of radius sqrt(d)), y_i = f*(x_i) + zeta g_i,
+ * features phi(V x) in R^p with V_jk ~ N(0, 1/d), so each pre-activation has variance |v_j|^2 ~ 1.
+ * The feature matrices Phi = phi(X V^T) (n x p) and Phi_test (n_test x p) are row-major; X V^T
+ * is one OpenBLAS dgemm.
+ *
+ * Random numbers (stream rule of rng.h), with S = cfg.seed and M = DPD_RNG_STREAM_PROBLEM
+ * (2^64 - 1); each item is one dpd_rng_gaussian_fill from the start of its stream:
+ *   V       [p x d, row-major]  stream (S, M)       values scaled by 1/sqrt(d)
+ *   u       [d]                 stream (S, M - 1)   normalised to |u| = 1
+ *   X       [n x d]             stream (S, M - 2)   sphere: each row rescaled to norm sqrt(d)
+ *   z       [n]                 stream (S, M - 3)   label noise zeta z_i
+ *   X_test  [n_test x d]        stream (S, M - 4)
+ *   z_test  [n_test]            stream (S, M - 5)
+ * The simulator (rf_sim.h) uses streams (seed, r) with small r, so the two never collide. The
+ * problem depends only on the config (bit-reproducible), except that X V^T comes from OpenBLAS
+ * dgemm, whose summation order is fixed for one library build and CPU kernel. */
+#ifndef DPD_RF_H
+#define DPD_RF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dpdyn/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  DPD_RF_INPUT_GAUSSIAN = 0, /* x ~ N(0, I_d) */
+  DPD_RF_INPUT_SPHERE        /* x uniform on the sphere of radius sqrt(d) */
+} dpd_rf_input;
+
+typedef enum {
+  DPD_RF_TARGET_LINEAR = 0, /* f*(x) = u^T x, |u| = 1 */
+  DPD_RF_TARGET_SIGN,       /* f*(x) = sign(u^T x) (sign(0) = 0) */
+  DPD_RF_TARGET_HERMITE2    /* f*(x) = He_2(u^T x) / sqrt(2) = ((u^T x)^2 - 1) / sqrt(2) */
+} dpd_rf_target;
+
+typedef enum {
+  DPD_RF_ACT_TANH = 0,      /* tanh(z) (odd: mu_0 = mu_2 = 0) */
+  DPD_RF_ACT_RELU_CENTERED, /* max(0, z) - 1/sqrt(2 pi) (mean 0 under N(0, 1); mu_2 != 0) */
+  DPD_RF_ACT_HERMITE13      /* He_1 + He_3 / 6 = z + (z^3 - 3 z) / 6 */
+} dpd_rf_activation;
+
+typedef struct {
+  size_t d;      /* input dimension, >= 1 */
+  size_t n;      /* training samples, >= 1 */
+  size_t n_test; /* test samples, >= 1 */
+  size_t p;      /* features, >= 1 */
+  dpd_rf_input input;
+  dpd_rf_target target;
+  double zeta; /* label-noise standard deviation (Gaussian), finite >= 0 */
+  dpd_rf_activation activation;
+  uint64_t seed; /* master seed of the streams listed above */
+} dpd_rf_config;
+
+/* A built problem (transparent; all arrays owned by it). */
+typedef struct {
+  dpd_rf_config cfg; /* copy of the config it was built from */
+  size_t d, n, n_test, p;
+  double *V;        /* [p * d] row-major, V_jk ~ N(0, 1/d) */
+  double *u;        /* [d] target direction, |u| = 1 */
+  double *phi;      /* [n * p] row-major train features Phi */
+  double *phi_test; /* [n_test * p] row-major test features */
+  double *y;        /* [n] train labels */
+  double *y_test;   /* [n_test] test labels */
+  double *row_norm; /* [n] ||phi_i|| (Euclidean norm of row i of Phi) */
+} dpd_rf_problem;
+
+/* Defaults: d = 100, n = 400, n_test = 1000, p = 2000, gaussian input, linear target,
+ * zeta = 0.1, tanh, seed = 1. */
+DPD_API dpd_rf_config dpd_rf_config_default(void);
+
+/* Builds the problem. *out is returned-owned (dpd_rf_problem_free); NULL on failure.
+ * Returns DPD_EINVAL naming the key, value and allowed range (d, n, n_test or p < 1, zeta
+ * negative or not finite, an unknown input/target/activation enumerator, n p too large),
+ * DPD_ENOMEM. Thread-safe (may use OpenBLAS threads inside dgemm). */
+DPD_API int dpd_rf_problem_create(const dpd_rf_config *cfg, dpd_rf_problem **out, dpd_err *err);
+
+/* Releases a problem; NULL is allowed. */
+DPD_API void dpd_rf_problem_free(dpd_rf_problem *problem);
+
+/* phi(z) for the activation `act` (pure; NaN for an unknown enumerator). */
+DPD_API double dpd_rf_activation_eval(dpd_rf_activation act, double z);
+
+/* Name lookups for the CLI: "tanh", "relu_centered", "hermite13"; "gaussian", "sphere";
+ * "linear", "sign", "hermite2". The *_get functions return DPD_EINVAL naming the key
+ * ("activation", "input", "target"), the value and the allowed names; *out is unchanged then.
+ * The *_name functions return "unknown" for an unknown enumerator. */
+DPD_API int dpd_rf_activation_get(const char *name, dpd_rf_activation *out, dpd_err *err);
+DPD_API int dpd_rf_input_get(const char *name, dpd_rf_input *out, dpd_err *err);
+DPD_API int dpd_rf_target_get(const char *name, dpd_rf_target *out, dpd_err *err);
+DPD_API const char *dpd_rf_activation_name(dpd_rf_activation act);
+DPD_API const char *dpd_rf_input_name(dpd_rf_input input);
+DPD_API const char *dpd_rf_target_name(dpd_rf_target target);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DPD_RF_H */

@@ -1,0 +1,97 @@
+/* Full-batch DP-GD with per-sample clipping on random features (MATH.md 2).
+ * SPDX-License-Identifier: MIT
+ *
+ * References: Bombari & Mondelli, PNAS 122 (2025) e2423072122 (arXiv:2410.14787), DP-GD of §3;
+ * Abadi et al., "Deep learning with differential privacy", CCS 2016 (per-sample clipping);
+ * notes-rf-nc-sp.md A.2.
+ *
+ *   theta_0 = 0,   r = Phi theta_t - y,   C = clip sqrt(p),
+ *   w_i = min(1, C / (2 |r_i| ||phi_i||)),   g = (1/n) Phi^T (2 w .* r),
+ *   theta_{t+1} = theta_t - eta g + sqrt(eta) (2 C / n) sigma xi_t,   xi_t ~ N(0, I_p).
+ *
+ * Random numbers: replicate r uses stream (cfg.seed, r) (rng.h); step t (t = 0..T-1) makes one
+ * dpd_rng_gaussian_fill of p values, xi_t, when sigma > 0 (none otherwise). The data (the
+ * dpd_rf_problem) are the same for every replicate.
+ *
+ * Reproducibility: results are bit-identical for any number of threads. Replicates run in
+ * parallel (OpenMP); every product with Phi is computed by this library's own loops in a fixed
+ * order (not by OpenBLAS, whose summation order may depend on its thread count); reductions over
+ * replicates are serial in replicate order. */
+#ifndef DPD_RF_SIM_H
+#define DPD_RF_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dpdyn/rf.h"
+#include "dpdyn/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  size_t T;      /* iterations, >= 1 */
+  double eta;    /* step size, finite > 0 */
+  double clip;   /* C = clip sqrt(p), finite > 0; INFINITY: no clipping */
+  double sigma;  /* noise multiplier, finite >= 0 (0: no noise); > 0 needs finite clip */
+  size_t seeds;  /* replicates, >= 1 */
+  uint64_t seed; /* replicate r uses stream (seed, r) */
+  size_t grid;   /* recorded steps k_j = round(j T / (grid - 1)), j = 0..grid-1, grid >= 2 */
+  int threads;   /* OpenMP threads (<= 0: all); results do not depend on it */
+} dpd_rf_sim_config;
+
+typedef struct {
+  size_t grid, seeds, T, p;
+  size_t *step;               /* [grid] recorded steps k_j (k_0 = 0, k_{grid-1} = T) */
+  double *train_mean;         /* [grid] mean over replicates of (1/n) ||Phi theta - y||^2 */
+  double *train_se;           /* [grid] standard error of the mean */
+  double *test_mean;          /* [grid] mean of (1/n_test) ||Phi_test theta - y_test||^2 */
+  double *test_se;            /* [grid] */
+  double *train_replicates;   /* [seeds * grid] row-major by replicate */
+  double *test_replicates;    /* [seeds * grid] */
+  double *clip_fraction;      /* [T] fraction of clipped samples at step t, mean over replicates */
+  double clip_fraction_total; /* over all steps and replicates */
+  size_t *first_clip;         /* [seeds] first step t at which some sample is clipped (the
+                                 iterate left the no-clip set); T if never */
+  double *theta_last;         /* [p] final iterate theta_T of replicate 0 */
+} dpd_rf_sim_result;
+
+/* Defaults: T = 1000, eta = 0.1, clip = INFINITY, sigma = 0, seeds = 8, seed = 1, grid = 101,
+ * threads = 0. */
+DPD_API dpd_rf_sim_config dpd_rf_sim_config_default(void);
+
+/* Runs cfg->seeds replicates of DP-GD on `problem` (borrowed). *out is returned-owned
+ * (dpd_rf_sim_result_free). Returns DPD_EINVAL naming the key, value and allowed range (T,
+ * seeds or grid too small, eta or clip not > 0, sigma < 0, sigma > 0 with clip = INFINITY),
+ * DPD_ENOMEM, and DPD_ENONFINITE naming replicate and step when an iterate diverges. Memory:
+ * per thread 3 p + n doubles; nothing n x p is allocated. Thread-safe. */
+DPD_API int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
+                           dpd_rf_sim_result **out, dpd_err *err);
+
+/* Releases a result; NULL is allowed. */
+DPD_API void dpd_rf_sim_result_free(dpd_rf_sim_result *res);
+
+/* The clipped mean gradient at theta (pure): r_i = phi_i^T theta - y_i written to r[0..n),
+ * g[0..p) = (1/n) sum_i 2 w_i r_i phi_i with w_i = min(1, C / (2 |r_i| ||phi_i||)) (C =
+ * INFINITY: w = 1). Returns the number of clipped samples (w_i < 1). One pass over Phi in a
+ * fixed order (the same kernel the simulator uses). */
+DPD_API size_t dpd_rf_clipped_gradient_eval(const dpd_rf_problem *problem, const double *theta,
+                                            double C, double *g, double *r);
+
+/* (1/n) ||Phi theta - y||^2 (test = 0) or (1/n_test) ||Phi_test theta - y_test||^2 (test = 1),
+ * in a fixed summation order (pure). */
+DPD_API double dpd_rf_risk_eval(const dpd_rf_problem *problem, const double *theta, int test);
+
+/* theta* = Phi^+ y (minimum-norm least squares) by LAPACKE_dgelsd (SVD, divide and conquer);
+ * singular values s <= rcond s_max are treated as zero (rcond < 0: machine precision).
+ * theta_star[0..p) is written (caller memory); train_risk and test_risk (either may be NULL)
+ * receive its risks. Cost O(min(n,p)^2 max(n,p)), memory n p doubles (a copy of Phi).
+ * Returns DPD_ENOMEM, or DPD_ESOLVER when the SVD does not converge. */
+DPD_API int dpd_rf_theta_star_get(const dpd_rf_problem *problem, double rcond, double *theta_star,
+                                  double *train_risk, double *test_risk, dpd_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DPD_RF_SIM_H */

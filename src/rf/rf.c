@@ -1,0 +1,321 @@
+/* Random-features regression problem: data, labels, feature matrices (MATH.md 2).
+ * SPDX-License-Identifier: MIT
+ *
+ * References: Bombari & Mondelli, PNAS 122 (2025) e2423072122 (arXiv:2410.14787), §2-3;
+ * Rahimi & Recht, NIPS 2007; notes-rf-nc-sp.md A.1 (V_jk ~ N(0, 1/d), as the released code's
+ * `V = randn(p, d) / sqrt(d)`). Hermite polynomials: He_2(z) = z^2 - 1, He_3(z) = z^3 - 3z
+ * (probabilists'), so E He_k(g)^2 = k! for g ~ N(0, 1).
+ *
+ * The stream of every random item is listed in include/dpdyn/rf.h. Each item is drawn with one
+ * Gaussian fill from the start of its own stream, so changing n does not change V or u, and
+ * changing n_test does not change the training set. */
+#include <cblas.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error_impl.h"
+#include "dpdyn/rf.h"
+#include "dpdyn/rng.h"
+
+#define RF_D_DEFAULT 100
+#define RF_N_DEFAULT 400
+#define RF_N_TEST_DEFAULT 1000
+#define RF_P_DEFAULT 2000
+#define RF_ZETA_DEFAULT 0.1
+#define RF_SEED_DEFAULT 1
+
+/* Offsets below DPD_RNG_STREAM_PROBLEM of the problem's streams (rf.h). */
+enum { STREAM_V = 0, STREAM_U, STREAM_X, STREAM_Z, STREAM_X_TEST, STREAM_Z_TEST };
+
+dpd_rf_config dpd_rf_config_default(void) {
+  dpd_rf_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.d = RF_D_DEFAULT;
+  cfg.n = RF_N_DEFAULT;
+  cfg.n_test = RF_N_TEST_DEFAULT;
+  cfg.p = RF_P_DEFAULT;
+  cfg.input = DPD_RF_INPUT_GAUSSIAN;
+  cfg.target = DPD_RF_TARGET_LINEAR;
+  cfg.zeta = RF_ZETA_DEFAULT;
+  cfg.activation = DPD_RF_ACT_TANH;
+  cfg.seed = RF_SEED_DEFAULT;
+  return cfg;
+}
+
+void dpd_rf_problem_free(dpd_rf_problem *problem) {
+  if (problem == NULL) {
+    return;
+  }
+  free(problem->V);
+  free(problem->u);
+  free(problem->phi);
+  free(problem->phi_test);
+  free(problem->y);
+  free(problem->y_test);
+  free(problem->row_norm);
+  free(problem);
+}
+
+/* 1/sqrt(2 pi): the mean of max(0, g), g ~ N(0, 1). */
+#define INV_SQRT_2PI 0.39894228040143267794
+
+double dpd_rf_activation_eval(dpd_rf_activation act, double z) {
+  switch (act) {
+  case DPD_RF_ACT_TANH:
+    return tanh(z);
+  case DPD_RF_ACT_RELU_CENTERED:
+    return (z > 0.0 ? z : 0.0) - INV_SQRT_2PI;
+  case DPD_RF_ACT_HERMITE13:
+    return z + (z * z * z - 3.0 * z) / 6.0;
+  }
+  return NAN;
+}
+
+typedef struct {
+  const char *name;
+  int value;
+} name_entry;
+
+static const name_entry activation_names[] = {{"tanh", DPD_RF_ACT_TANH},
+                                              {"relu_centered", DPD_RF_ACT_RELU_CENTERED},
+                                              {"hermite13", DPD_RF_ACT_HERMITE13}};
+static const name_entry input_names[] = {{"gaussian", DPD_RF_INPUT_GAUSSIAN},
+                                         {"sphere", DPD_RF_INPUT_SPHERE}};
+static const name_entry target_names[] = {{"linear", DPD_RF_TARGET_LINEAR},
+                                          {"sign", DPD_RF_TARGET_SIGN},
+                                          {"hermite2", DPD_RF_TARGET_HERMITE2}};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static int lookup(const name_entry *table, size_t count, const char *key, const char *allowed,
+                  const char *name, int *out, dpd_err *err) {
+  if (name != NULL) {
+    for (size_t k = 0; k < count; k++) {
+      if (strcmp(name, table[k].name) == 0) {
+        *out = table[k].value;
+        return DPD_OK;
+      }
+    }
+  }
+  return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': '%s' (allowed: %s)", key,
+                  name != NULL ? name : "(null)", allowed);
+}
+
+static const char *name_of(const name_entry *table, size_t count, int value) {
+  for (size_t k = 0; k < count; k++) {
+    if (table[k].value == value) {
+      return table[k].name;
+    }
+  }
+  return "unknown";
+}
+
+#define ACT_ALLOWED "tanh, relu_centered, hermite13"
+#define INPUT_ALLOWED "gaussian, sphere"
+#define TARGET_ALLOWED "linear, sign, hermite2"
+
+int dpd_rf_activation_get(const char *name, dpd_rf_activation *out, dpd_err *err) {
+  int v = 0;
+  int st =
+      lookup(activation_names, COUNT(activation_names), "activation", ACT_ALLOWED, name, &v, err);
+  if (st == DPD_OK) {
+    *out = (dpd_rf_activation)v;
+  }
+  return st;
+}
+
+int dpd_rf_input_get(const char *name, dpd_rf_input *out, dpd_err *err) {
+  int v = 0;
+  int st = lookup(input_names, COUNT(input_names), "input", INPUT_ALLOWED, name, &v, err);
+  if (st == DPD_OK) {
+    *out = (dpd_rf_input)v;
+  }
+  return st;
+}
+
+int dpd_rf_target_get(const char *name, dpd_rf_target *out, dpd_err *err) {
+  int v = 0;
+  int st = lookup(target_names, COUNT(target_names), "target", TARGET_ALLOWED, name, &v, err);
+  if (st == DPD_OK) {
+    *out = (dpd_rf_target)v;
+  }
+  return st;
+}
+
+const char *dpd_rf_activation_name(dpd_rf_activation act) {
+  return name_of(activation_names, COUNT(activation_names), (int)act);
+}
+
+const char *dpd_rf_input_name(dpd_rf_input input) {
+  return name_of(input_names, COUNT(input_names), (int)input);
+}
+
+const char *dpd_rf_target_name(dpd_rf_target target) {
+  return name_of(target_names, COUNT(target_names), (int)target);
+}
+
+static int validate(const dpd_rf_config *cfg, dpd_err *err) {
+  const struct {
+    const char *key;
+    size_t value;
+  } sizes[] = {{"d", cfg->d}, {"n", cfg->n}, {"n_test", cfg->n_test}, {"p", cfg->p}};
+  for (size_t k = 0; k < COUNT(sizes); k++) {
+    if (sizes[k].value < 1) {
+      return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': %zu (allowed: integer >= 1)",
+                      sizes[k].key, sizes[k].value);
+    }
+  }
+  if (!(cfg->zeta >= 0.0) || !isfinite(cfg->zeta)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'zeta': %g (allowed: finite, >= 0)",
+                    cfg->zeta);
+  }
+  if (strcmp(dpd_rf_activation_name(cfg->activation), "unknown") == 0) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'activation': %d (allowed: %s)",
+                    (int)cfg->activation, ACT_ALLOWED);
+  }
+  if (strcmp(dpd_rf_input_name(cfg->input), "unknown") == 0) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'input': %d (allowed: %s)", (int)cfg->input,
+                    INPUT_ALLOWED);
+  }
+  if (strcmp(dpd_rf_target_name(cfg->target), "unknown") == 0) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'target': %d (allowed: %s)",
+                    (int)cfg->target, TARGET_ALLOWED);
+  }
+  /* All products must fit in size_t bytes and in the BLAS int (blasint is 32-bit here). */
+  const size_t max_dim = (size_t)INT32_MAX;
+  const size_t max_doubles = SIZE_MAX / sizeof(double);
+  size_t rows = cfg->n > cfg->n_test ? cfg->n : cfg->n_test;
+  if (cfg->d > max_dim || cfg->p > max_dim || rows > max_dim || cfg->p > max_doubles / rows ||
+      cfg->d > max_doubles / rows || cfg->d > max_doubles / cfg->p) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'p': sizes too large (d = %zu, n = %zu, n_test = %zu, "
+                    "p = %zu; allowed: each <= %zu and products within memory)",
+                    cfg->d, cfg->n, cfg->n_test, cfg->p, max_dim);
+  }
+  return DPD_OK;
+}
+
+/* Sum of x[0..m) in a fixed order (eight partial sums). */
+static double sum_sq(const double *x, size_t m) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  size_t i = 0;
+  for (; i + 8 <= m; i += 8) {
+    for (size_t j = 0; j < 8; j++) {
+      acc[j] += x[i + j] * x[i + j];
+    }
+  }
+  for (size_t j = 0; i + j < m; j++) {
+    acc[j] += x[i + j] * x[i + j];
+  }
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
+static void fill_stream(uint64_t seed, int offset, double *out, size_t m) {
+  dpd_rng rng;
+  dpd_rng_init(&rng, seed, DPD_RNG_STREAM_PROBLEM - (uint64_t)offset);
+  dpd_rng_gaussian_fill(&rng, out, m);
+}
+
+static double target_eval(dpd_rf_target target, double s) {
+  switch (target) {
+  case DPD_RF_TARGET_LINEAR:
+    return s;
+  case DPD_RF_TARGET_SIGN:
+    return (double)((s > 0.0) - (s < 0.0));
+  case DPD_RF_TARGET_HERMITE2:
+    return (s * s - 1.0) / sqrt(2.0);
+  }
+  return NAN;
+}
+
+/* Draws `rows` inputs into X (work, rows x d) and builds labels and features:
+ * y = f*(x) + zeta z, Phi = phi(X V^T). */
+static void build_set(const dpd_rf_problem *pr, size_t rows, int stream_x, int stream_z, double *X,
+                      double *y, double *phi) {
+  const dpd_rf_config *cfg = &pr->cfg;
+  const size_t d = pr->d, p = pr->p;
+  fill_stream(cfg->seed, stream_x, X, rows * d);
+  if (cfg->input == DPD_RF_INPUT_SPHERE) {
+    for (size_t i = 0; i < rows; i++) {
+      double norm = sqrt(sum_sq(X + i * d, d));
+      double scale = norm > 0.0 ? sqrt((double)d) / norm : 0.0;
+      for (size_t k = 0; k < d; k++) {
+        X[i * d + k] *= scale;
+      }
+    }
+  }
+  fill_stream(cfg->seed, stream_z, y, rows);
+  for (size_t i = 0; i < rows; i++) {
+    double s = 0.0;
+    for (size_t k = 0; k < d; k++) {
+      s += pr->u[k] * X[i * d + k];
+    }
+    y[i] = target_eval(cfg->target, s) + cfg->zeta * y[i];
+  }
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)p, (int)d, 1.0, X, (int)d,
+              pr->V, (int)d, 0.0, phi, (int)p);
+  const size_t total = rows * p;
+  for (size_t k = 0; k < total; k++) {
+    phi[k] = dpd_rf_activation_eval(cfg->activation, phi[k]);
+  }
+}
+
+int dpd_rf_problem_create(const dpd_rf_config *cfg, dpd_rf_problem **out, dpd_err *err) {
+  if (out != NULL) {
+    *out = NULL;
+  }
+  if (cfg == NULL || out == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "rf: NULL config or output pointer");
+  }
+  int status = validate(cfg, err);
+  if (status < 0) {
+    return status;
+  }
+  const size_t d = cfg->d, n = cfg->n, nt = cfg->n_test, p = cfg->p;
+  const size_t rows = n > nt ? n : nt;
+  double *X = NULL;
+  dpd_rf_problem *pr = calloc(1, sizeof *pr);
+  if (pr != NULL) {
+    pr->cfg = *cfg;
+    pr->d = d;
+    pr->n = n;
+    pr->n_test = nt;
+    pr->p = p;
+    pr->V = malloc(p * d * sizeof *pr->V);
+    pr->u = malloc(d * sizeof *pr->u);
+    pr->phi = malloc(n * p * sizeof *pr->phi);
+    pr->phi_test = malloc(nt * p * sizeof *pr->phi_test);
+    pr->y = malloc(n * sizeof *pr->y);
+    pr->y_test = malloc(nt * sizeof *pr->y_test);
+    pr->row_norm = malloc(n * sizeof *pr->row_norm);
+    X = malloc(rows * d * sizeof *X);
+  }
+  if (pr == NULL || pr->V == NULL || pr->u == NULL || pr->phi == NULL || pr->phi_test == NULL ||
+      pr->y == NULL || pr->y_test == NULL || pr->row_norm == NULL || X == NULL) {
+    dpd_rf_problem_free(pr);
+    free(X);
+    return DPD_FAIL(err, DPD_ENOMEM, "rf: out of memory (n = %zu, n_test = %zu, p = %zu, d = %zu)",
+                    n, nt, p, d);
+  }
+
+  fill_stream(cfg->seed, STREAM_V, pr->V, p * d);
+  const double inv_sqrt_d = 1.0 / sqrt((double)d);
+  for (size_t k = 0; k < p * d; k++) {
+    pr->V[k] *= inv_sqrt_d;
+  }
+  fill_stream(cfg->seed, STREAM_U, pr->u, d);
+  double unorm = sqrt(sum_sq(pr->u, d));
+  for (size_t k = 0; k < d; k++) {
+    pr->u[k] /= unorm;
+  }
+  build_set(pr, n, STREAM_X, STREAM_Z, X, pr->y, pr->phi);
+  build_set(pr, nt, STREAM_X_TEST, STREAM_Z_TEST, X, pr->y_test, pr->phi_test);
+  for (size_t i = 0; i < n; i++) {
+    pr->row_norm[i] = sqrt(sum_sq(pr->phi + i * p, p));
+  }
+  free(X);
+  *out = pr;
+  return DPD_OK;
+}

@@ -1,0 +1,386 @@
+/* Full-batch DP-GD with per-sample clipping on random features, and the min-norm solution
+ * (MATH.md 2).
+ * SPDX-License-Identifier: MIT
+ *
+ * References: Bombari & Mondelli, PNAS 122 (2025) e2423072122 (arXiv:2410.14787), DP-GD of §3;
+ * Abadi et al., CCS 2016 (per-sample clipping); notes-rf-nc-sp.md A.2. Min-norm least squares:
+ * LAPACK xGELSD (Anderson et al., LAPACK Users' Guide, 3rd ed., SIAM 1999, §2.4.2).
+ *
+ * Per step (rf_sim.h): r = Phi theta - y, w_i = min(1, C / (2 |r_i| ||phi_i||)),
+ * g = (1/n) Phi^T (2 w .* r). Because g needs only r_i for row i, one pass over the rows does
+ * both products: r_i = phi_i . theta, then g += (2 w_i r_i / n) phi_i while the row is still in
+ * cache. Phi (n x p, row-major) is thus read once per step instead of twice (two dgemv), which
+ * matters because the step is memory-bound for n p >> cache; no n x p per-sample gradient is
+ * ever formed. scripts/bench_rf.sh compares this pass with two OpenBLAS dgemv.
+ *
+ * Why not OpenBLAS dgemv: its result may depend on its own thread count (it splits the
+ * reduction of Phi^T v across threads), and openblas_set_num_threads is process-global, so it
+ * cannot be pinned per call. Here replicates run in parallel (OpenMP, dynamic schedule); each
+ * replicate runs on one thread with the fixed-order loops below (eight partial sums for dot
+ * products, row order for the accumulation of g); reductions over replicates are serial in
+ * replicate order. Results are therefore bit-identical for any thread count. */
+#include <lapacke.h>
+#include <math.h>
+#include <omp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error_impl.h"
+#include "dpdyn/rf.h"
+#include "dpdyn/rf_sim.h"
+#include "dpdyn/rng.h"
+#include "linreg/result_impl.h"
+
+#define RF_SIM_T_DEFAULT 1000
+#define RF_SIM_ETA_DEFAULT 0.1
+#define RF_SIM_SEEDS_DEFAULT 8
+#define RF_SIM_SEED_DEFAULT 1
+#define RF_SIM_GRID_DEFAULT 101
+
+dpd_rf_sim_config dpd_rf_sim_config_default(void) {
+  dpd_rf_sim_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.T = RF_SIM_T_DEFAULT;
+  cfg.eta = RF_SIM_ETA_DEFAULT;
+  cfg.clip = INFINITY;
+  cfg.sigma = 0.0;
+  cfg.seeds = RF_SIM_SEEDS_DEFAULT;
+  cfg.seed = RF_SIM_SEED_DEFAULT;
+  cfg.grid = RF_SIM_GRID_DEFAULT;
+  cfg.threads = 0;
+  return cfg;
+}
+
+void dpd_rf_sim_result_free(dpd_rf_sim_result *res) {
+  if (res == NULL) {
+    return;
+  }
+  free(res->step);
+  free(res->train_mean);
+  free(res->train_se);
+  free(res->test_mean);
+  free(res->test_se);
+  free(res->train_replicates);
+  free(res->test_replicates);
+  free(res->clip_fraction);
+  free(res->theta_last);
+  free(res->first_clip);
+  free(res);
+}
+
+/* x . y with eight partial sums combined in a fixed order. */
+static inline double dot8(const double *restrict x, const double *restrict y, size_t m) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  size_t i = 0;
+  for (; i + 8 <= m; i += 8) {
+    for (size_t j = 0; j < 8; j++) {
+      acc[j] += x[i + j] * y[i + j];
+    }
+  }
+  for (size_t j = 0; i + j < m; j++) {
+    acc[j] += x[i + j] * y[i + j];
+  }
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
+size_t dpd_rf_clipped_gradient_eval(const dpd_rf_problem *problem, const double *theta, double C,
+                                    double *g, double *r) {
+  const size_t n = problem->n, p = problem->p;
+  const double inv_n = 1.0 / (double)n;
+  size_t clipped = 0;
+  for (size_t k = 0; k < p; k++) {
+    g[k] = 0.0;
+  }
+  for (size_t i = 0; i < n; i++) {
+    const double *restrict row = problem->phi + i * p;
+    double ri = dot8(row, theta, p) - problem->y[i];
+    r[i] = ri;
+    double norm = 2.0 * fabs(ri) * problem->row_norm[i]; /* ||grad_i|| */
+    double w = 1.0;
+    if (norm > C) {
+      w = C / norm;
+      clipped++;
+    }
+    const double c = 2.0 * w * ri * inv_n;
+    double *restrict gg = g;
+    for (size_t k = 0; k < p; k++) {
+      gg[k] += c * row[k];
+    }
+  }
+  return clipped;
+}
+
+double dpd_rf_risk_eval(const dpd_rf_problem *problem, const double *theta, int test) {
+  const size_t rows = test ? problem->n_test : problem->n, p = problem->p;
+  const double *phi = test ? problem->phi_test : problem->phi;
+  const double *y = test ? problem->y_test : problem->y;
+  double sum = 0.0;
+  for (size_t i = 0; i < rows; i++) {
+    double ri = dot8(phi + i * p, theta, p) - y[i];
+    sum += ri * ri;
+  }
+  return sum / (double)rows;
+}
+
+static int validate(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
+                    dpd_rf_sim_result **out, dpd_err *err) {
+  if (problem == NULL || cfg == NULL || out == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "rf_sim: NULL problem, config or output pointer");
+  }
+  if (cfg->T < 1) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'T': %zu (allowed: integer >= 1)", cfg->T);
+  }
+  if (cfg->seeds < 1) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'seeds': %zu (allowed: integer >= 1)",
+                    cfg->seeds);
+  }
+  if (cfg->grid < 2) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'grid': %zu (allowed: integer >= 2)",
+                    cfg->grid);
+  }
+  if (!(cfg->eta > 0.0) || !isfinite(cfg->eta)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'eta': %g (allowed: finite, > 0)",
+                    cfg->eta);
+  }
+  if (!(cfg->clip > 0.0)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'clip': %g (allowed: > 0, or inf)",
+                    cfg->clip);
+  }
+  if (!(cfg->sigma >= 0.0) || !isfinite(cfg->sigma)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'sigma': %g (allowed: finite, >= 0)",
+                    cfg->sigma);
+  }
+  if (cfg->sigma > 0.0 && !isfinite(cfg->clip)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'sigma': %g with clip = inf (allowed: 0 without clipping; "
+                    "noise needs a finite clip)",
+                    cfg->sigma);
+  }
+  const size_t max_doubles = SIZE_MAX / sizeof(double) / 4;
+  if (cfg->seeds > max_doubles / cfg->grid || cfg->seeds > max_doubles / cfg->T ||
+      problem->p > max_doubles) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'seeds': sizes too large (seeds = %zu, T = %zu, grid = %zu)",
+                    cfg->seeds, cfg->T, cfg->grid);
+  }
+  return DPD_OK;
+}
+
+typedef struct {
+  const dpd_rf_problem *problem;
+  const size_t *kgrid; /* [grid] */
+  size_t T, grid;
+  double eta, C, noise_scale; /* noise_scale = sqrt(eta) (2 C / n) sigma, 0: none */
+  uint64_t seed;
+} plan;
+
+/* One replicate: writes its train/test rows [grid], clip counts [T], and theta_T into theta.
+ * Returns the failing step + 1 on a non-finite risk, 0 otherwise. */
+static size_t replicate(const plan *pl, size_t rep, double *theta, double *g, double *xi, double *r,
+                        double *train, double *test, double *clips) {
+  const dpd_rf_problem *pr = pl->problem;
+  const size_t n = pr->n, p = pr->p;
+  dpd_rng rng;
+  dpd_rng_init(&rng, pl->seed, (uint64_t)rep);
+  memset(theta, 0, p * sizeof *theta);
+  size_t j = 0;
+  for (size_t t = 0; t < pl->T; t++) {
+    clips[t] = (double)dpd_rf_clipped_gradient_eval(pr, theta, pl->C, g, r);
+    double train_risk = dot8(r, r, n) / (double)n;
+    if (!isfinite(train_risk)) {
+      return t + 1;
+    }
+    while (j < pl->grid && pl->kgrid[j] == t) {
+      train[j] = train_risk;
+      test[j] = dpd_rf_risk_eval(pr, theta, 1);
+      j++;
+    }
+    const double eta = pl->eta;
+    if (pl->noise_scale > 0.0) {
+      const double ns = pl->noise_scale;
+      dpd_rng_gaussian_fill(&rng, xi, p);
+      for (size_t k = 0; k < p; k++) {
+        theta[k] -= eta * g[k] + ns * xi[k];
+      }
+    } else {
+      for (size_t k = 0; k < p; k++) {
+        theta[k] -= eta * g[k];
+      }
+    }
+  }
+  if (j < pl->grid) {
+    double train_risk = dpd_rf_risk_eval(pr, theta, 0);
+    double test_risk = dpd_rf_risk_eval(pr, theta, 1);
+    if (!isfinite(train_risk) || !isfinite(test_risk)) {
+      return pl->T + 1;
+    }
+    for (; j < pl->grid; j++) {
+      train[j] = train_risk;
+      test[j] = test_risk;
+    }
+  }
+  return 0;
+}
+
+int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
+                   dpd_rf_sim_result **out, dpd_err *err) {
+  if (out != NULL) {
+    *out = NULL;
+  }
+  int status = validate(problem, cfg, out, err);
+  if (status < 0) {
+    return status;
+  }
+  const size_t n = problem->n, p = problem->p, T = cfg->T, seeds = cfg->seeds, grid = cfg->grid;
+  int nthreads = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
+  if ((size_t)nthreads > seeds) {
+    nthreads = (int)seeds;
+  }
+  const size_t stride = 3 * p + n;
+
+  dpd_rf_sim_result *res = calloc(1, sizeof *res);
+  double *clip_rows = malloc(seeds * T * sizeof *clip_rows);
+  size_t *fail = malloc(seeds * sizeof *fail);
+  double *work = malloc((size_t)nthreads * stride * sizeof *work);
+  if (res != NULL) {
+    res->grid = grid;
+    res->seeds = seeds;
+    res->T = T;
+    res->p = p;
+    res->step = malloc(grid * sizeof *res->step);
+    res->train_mean = malloc(grid * sizeof *res->train_mean);
+    res->train_se = malloc(grid * sizeof *res->train_se);
+    res->test_mean = malloc(grid * sizeof *res->test_mean);
+    res->test_se = malloc(grid * sizeof *res->test_se);
+    res->train_replicates = malloc(seeds * grid * sizeof *res->train_replicates);
+    res->test_replicates = malloc(seeds * grid * sizeof *res->test_replicates);
+    res->clip_fraction = malloc(T * sizeof *res->clip_fraction);
+    res->theta_last = malloc(p * sizeof *res->theta_last);
+    res->first_clip = malloc(seeds * sizeof *res->first_clip);
+  }
+  if (res == NULL || clip_rows == NULL || fail == NULL || work == NULL || res->step == NULL ||
+      res->train_mean == NULL || res->train_se == NULL || res->test_mean == NULL ||
+      res->test_se == NULL || res->train_replicates == NULL || res->test_replicates == NULL ||
+      res->clip_fraction == NULL || res->theta_last == NULL || res->first_clip == NULL) {
+    status = DPD_FAIL(err, DPD_ENOMEM, "rf_sim: out of memory (p = %zu, T = %zu, seeds = %zu)", p,
+                      T, seeds);
+    goto cleanup;
+  }
+  for (size_t j = 0; j < grid; j++) {
+    res->step[j] = (size_t)floor((double)j * (double)T / (double)(grid - 1) + 0.5);
+  }
+  res->step[grid - 1] = T;
+
+  const double C = isfinite(cfg->clip) ? cfg->clip * sqrt((double)p) : INFINITY;
+  const plan pl = {.problem = problem,
+                   .kgrid = res->step,
+                   .T = T,
+                   .grid = grid,
+                   .eta = cfg->eta,
+                   .C = C,
+                   .noise_scale =
+                       cfg->sigma > 0.0 ? sqrt(cfg->eta) * (2.0 * C / (double)n) * cfg->sigma : 0.0,
+                   .seed = cfg->seed};
+
+#pragma omp parallel num_threads(nthreads)
+  {
+    double *theta = work + (size_t)omp_get_thread_num() * stride;
+    double *g = theta + p, *xi = g + p, *r = xi + p;
+#pragma omp for schedule(dynamic, 1)
+    for (size_t rep = 0; rep < seeds; rep++) {
+      fail[rep] = replicate(&pl, rep, theta, g, xi, r, res->train_replicates + rep * grid,
+                            res->test_replicates + rep * grid, clip_rows + rep * T);
+      if (rep == 0) {
+        memcpy(res->theta_last, theta, p * sizeof *theta);
+      }
+    }
+  }
+
+  for (size_t rep = 0; rep < seeds; rep++) {
+    if (fail[rep] > 0) {
+      status = DPD_FAIL(err, DPD_ENONFINITE,
+                        "rf_sim: replicate %zu (stream (%llu, %zu)) diverged at step %zu of %zu: "
+                        "non-finite risk (eta = %g; plain GD is stable only for eta < 1 / "
+                        "lambda_max((2/n) Phi^T Phi))",
+                        rep, (unsigned long long)cfg->seed, rep, fail[rep] - 1, T, cfg->eta);
+      goto cleanup;
+    }
+  }
+  /* Serial reductions in replicate order: identical for any thread count. */
+  for (size_t j = 0; j < grid; j++) {
+    dpd__mean_se(res->train_replicates + j, seeds, grid, &res->train_mean[j], &res->train_se[j]);
+    dpd__mean_se(res->test_replicates + j, seeds, grid, &res->test_mean[j], &res->test_se[j]);
+  }
+  double total = 0.0;
+  for (size_t t = 0; t < T; t++) {
+    double c = 0.0;
+    for (size_t rep = 0; rep < seeds; rep++) {
+      c += clip_rows[rep * T + t];
+    }
+    total += c;
+    res->clip_fraction[t] = c / ((double)n * (double)seeds);
+  }
+  for (size_t rep = 0; rep < seeds; rep++) {
+    res->first_clip[rep] = T;
+    for (size_t t = 0; t < T; t++) {
+      if (clip_rows[rep * T + t] > 0.0) {
+        res->first_clip[rep] = t;
+        break;
+      }
+    }
+  }
+  res->clip_fraction_total = total / ((double)n * (double)seeds * (double)T);
+  *out = res;
+  res = NULL;
+  status = DPD_OK;
+
+cleanup:
+  dpd_rf_sim_result_free(res);
+  free(clip_rows);
+  free(fail);
+  free(work);
+  return status;
+}
+
+int dpd_rf_theta_star_get(const dpd_rf_problem *problem, double rcond, double *theta_star,
+                          double *train_risk, double *test_risk, dpd_err *err) {
+  if (problem == NULL || theta_star == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "rf theta*: NULL problem or output");
+  }
+  const size_t n = problem->n, p = problem->p;
+  const size_t m = n > p ? n : p, k = n < p ? n : p;
+  double *A = malloc(n * p * sizeof *A);
+  double *b = malloc(m * sizeof *b);
+  double *s = malloc(k * sizeof *s);
+  int status = DPD_OK;
+  if (A == NULL || b == NULL || s == NULL) {
+    status = DPD_FAIL(err, DPD_ENOMEM, "rf theta*: out of memory (n = %zu, p = %zu)", n, p);
+    goto cleanup;
+  }
+  memcpy(A, problem->phi, n * p * sizeof *A);
+  memset(b, 0, m * sizeof *b);
+  memcpy(b, problem->y, n * sizeof *b);
+  lapack_int rank = 0;
+  lapack_int info = LAPACKE_dgelsd(LAPACK_ROW_MAJOR, (lapack_int)n, (lapack_int)p, 1, A,
+                                   (lapack_int)p, b, 1, s, rcond, &rank);
+  if (info != 0) {
+    status =
+        DPD_FAIL(err, info > 0 ? DPD_ESOLVER : DPD_EINVAL,
+                 "rf theta*: LAPACKE_dgelsd failed (info = %d; n = %zu, p = %zu)", (int)info, n, p);
+    goto cleanup;
+  }
+  memcpy(theta_star, b, p * sizeof *theta_star);
+  if (train_risk != NULL) {
+    *train_risk = dpd_rf_risk_eval(problem, theta_star, 0);
+  }
+  if (test_risk != NULL) {
+    *test_risk = dpd_rf_risk_eval(problem, theta_star, 1);
+  }
+
+cleanup:
+  free(A);
+  free(b);
+  free(s);
+  return status;
+}
