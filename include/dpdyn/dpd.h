@@ -11,6 +11,8 @@
 #include "dpdyn/linreg.h"
 #include "dpdyn/ode.h"
 #include "dpdyn/sde.h"
+#include "dpdyn/rf.h"
+#include "dpdyn/rf_sim.h"
 #include "dpdyn/tune.h"
 #include "dpdyn/volterra.h"
 #include "dpdyn/rf_privacy.h"

@@ -22,7 +22,7 @@ extern "C" {
   X(DPD_CONTINUE, 1, "not finished yet")                                      \
   X(DPD_EINVAL, -1, "invalid argument")                                        \
   X(DPD_ENOMEM, -2, "out of memory")                                           \
-  X(DPD_ESOLVER, -3, "ODE solver failure")                                     \
+  X(DPD_ESOLVER, -3, "solver failure (ODE integrator or linear algebra)")       \
   X(DPD_ENONFINITE, -4, "non-finite value (numerical instability)")           \
   X(DPD_EIO, -5, "input/output failure")                                       \
   X(DPD_EMAXITER, -6, "iteration limit reached without convergence")
