@@ -136,6 +136,8 @@ int cli_write_table(cli_out *o, const cli_params *p, const char *name, const cha
 /* ---- commands ---- */
 int cli_cmd_linreg(const char *command, cli_params *p, double start_seconds, dpd_err *err);
 int cli_cmd_plot(int argc, char **argv, dpd_err *err);
+/* dpdyn account --model=rf (privacy calibration of full-batch DP-GD). */
+int cli_cmd_rf_account(cli_params *p, double start, dpd_err *err);
 int cli_cmd_tune(cli_params *p, double start_seconds, dpd_err *err);
 
 double cli_now(void);

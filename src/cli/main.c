@@ -96,8 +96,13 @@ int main(int argc, char **argv) {
     cli_params_free(&params);
     return CLI_EXIT_OK;
   }
-  code = strcmp(command, "tune") == 0 ? cli_cmd_tune(&params, start, &err)
-                                      : cli_cmd_linreg(command, &params, start, &err);
+  if (strcmp(command, "tune") == 0) {
+    code = cli_cmd_tune(&params, start, &err);
+  } else if (strcmp(command, "account") == 0 && strcmp(cli_get_text(&params, "model"), "rf") == 0) {
+    code = cli_cmd_rf_account(&params, start, &err);
+  } else {
+    code = cli_cmd_linreg(command, &params, start, &err);
+  }
   if (code != CLI_EXIT_OK) {
     fprintf(stderr, "dpdyn %s: %s\n", command, err.reason);
   }

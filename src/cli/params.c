@@ -16,7 +16,10 @@
 #include "core/error_impl.h"
 
 static const cli_key key_table[] = {
-    {"model", KEY_STRING, "linreg", "model: linreg"},
+    {"model", KEY_STRING, "linreg", "model: linreg (all commands) | rf (account)"},
+    {"eta", KEY_REAL, NULL, "rf: DP-GD step size > 0"},
+    {"steps", KEY_INT, NULL, "rf: DP-GD iterations T >= 1"},
+    {"sigma", KEY_REAL, NULL, "rf: noise multiplier given directly instead of epsilon"},
     {"d", KEY_INT, NULL, "dimension d >= 1"},
     {"n", KEY_INT, NULL, "samples = steps n >= 1 (or give gamma)"},
     {"gamma", KEY_REAL, NULL, "d/n > 0 (replaces n)"},

@@ -66,6 +66,11 @@ expect_error step_increasing "'schedule': 'step' increases" ode "${base[@]}" --s
 expect_error cosine_eta_min "'eta_min': -1 \(allowed: 0 <= eta_min\)" ode "${base[@]}" --schedule=cosine --eta_min=-1
 expect_error volterra_schedule "'schedule': sqrt .* is not constant" ode "${base[@]}" --schedule=sqrt --method=volterra
 expect_error bad_method "'method': 'rk4' \(allowed: bdf, adams, volterra\)" ode "${base[@]}" --method=rk4
+expect_error rf_eta "'eta': -1 \(allowed: 0 < eta\)" account --model=rf --eta=-1 --steps=10 --epsilon=1 --delta=1e-3
+expect_error rf_steps "'steps': '0' \(allowed: integer 1 <=" account --model=rf --eta=0.1 --steps=0 --epsilon=1 --delta=1e-3
+expect_error rf_delta "'delta': 1.5 \(allowed: 0 < delta < 1\)" account --model=rf --eta=0.1 --steps=10 --epsilon=1 --delta=1.5
+expect_error rf_eps "'epsilon': -2 \(allowed: 0 < epsilon" account --model=rf --eta=0.1 --steps=10 --epsilon=-2 --delta=1e-3
+expect_error rf_both "give exactly one of epsilon .* or sigma" account --model=rf --eta=0.1 --steps=10 --epsilon=1 --sigma=3 --delta=1e-3
 printf 'model = linreg\nd = 50\nthis line is not ini\n' >"$work/bad.ini"
 expect_error malformed_ini "malformed INI file .* at line 3" ode "$work/bad.ini" --n=100
 printf 'model = linreg\nd = 50\nn = 100\nwidth = 3\n' >"$work/unknown.ini"

@@ -122,6 +122,21 @@ else
   bad "account --sequence: $(grep rho_eff "$work/seq.out")"
 fi
 
+# 3c. model=rf accounting: the exact sigma delivers the target epsilon (never more), and the
+# seed's moments sigma is larger and delivers less.
+"$dpdyn" account --model=rf --eta=0.5 --steps=200 --epsilon=2 --delta=5e-4 --out="$work/rf1" \
+  >"$work/rf1.out" || bad "account --model=rf failed"
+sig=$(awk '$1 == "sigma_exact" { print $2 }' "$work/rf1.out")
+"$dpdyn" account --model=rf --eta=0.5 --steps=200 --sigma="$sig" --delta=5e-4 --out="$work/rf2" \
+  >"$work/rf2.out" || bad "account --model=rf --sigma failed"
+if awk '$1 == "epsilon_exact" { exit !($2 <= 2 && $2 > 2 - 1e-6) }' "$work/rf2.out" &&
+  awk '$1 == "sigma_ratio_moments_over_exact" { r = $2 } $1 == "epsilon_of_sigma_moments" { e = $2 }
+       END { exit !(r > 1 && e < 2) }' "$work/rf1.out"; then
+  ok "account --model=rf: sigma_exact delivers epsilon = 2, moments sigma is looser"
+else
+  bad "account --model=rf: $(cat "$work/rf1.out" "$work/rf2.out" | tr '\n' ' ')"
+fi
+
 # 4. compare: summary contract and figure.
 "$dpdyn" compare --d=100 --n=400 --seeds=8 --c=0.5 --rho=1 --delta=1e-5 --grid=11 \
   --out="$work/cmp" >/dev/null || bad "compare failed"
