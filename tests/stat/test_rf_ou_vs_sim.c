@@ -57,7 +57,8 @@ static double risk_violation(const dpd_rf_sim_result *sim, const dpd_ou_risk *ou
   double worst = 0.0;
   for (size_t j = 0; j < sim->grid; j++) {
     double tol = fmax(3.0 * sim->test_se[j], 1e-12 * ou[j].risk); /* k = 0: SE = 0 */
-    if (allow) tol = fmax(tol, allow[j]);
+    if (allow)
+      tol = fmax(tol, allow[j]);
     worst = fmax(worst, fabs(ou[j].risk - sim->test_mean[j]) / tol);
   }
   return worst;
@@ -101,7 +102,8 @@ static void rf_ou_risk_matches_simulation(void **state) {
   sc.threads = 0;
   assert_int_equal(dpd_rf_sim_run(pr, &sc, &sim, &err), DPD_OK);
   assert_true(sim->clip_fraction_total == 0.0);
-  for (size_t r = 0; r < RISK_SEEDS; r++) assert_int_equal(sim->first_clip[r], RISK_T);
+  for (size_t r = 0; r < RISK_SEEDS; r++)
+    assert_int_equal(sim->first_clip[r], RISK_T);
 
   {
     dpd_ou_params par = {sc.eta, sc.clip * sqrt((double)pr->p), sc.sigma, DPD_OU_DISCRETE};
@@ -157,8 +159,8 @@ static void rf_ou_risk_matches_simulation(void **state) {
                 disc[RISK_GRID - 1].noise, v_power, 3.0 * v_power, v_power_eta);
   assert_true(sim->test_mean[RISK_GRID - 1] < 0.6 * sim->test_mean[0]);
   if (!(v_power > 1.0) || !(v_power_eta > 1.0)) {
-    print_error("the criterion does not detect sigma * 1.2 (%.2f) or eta * 1.1 (%.2f)\n",
-                v_power, v_power_eta);
+    print_error("the criterion does not detect sigma * 1.2 (%.2f) or eta * 1.1 (%.2f)\n", v_power,
+                v_power_eta);
     fail();
   }
   free(s);
@@ -214,12 +216,14 @@ static void rf_ou_covariance_matches_monte_carlo(void **state) {
   for (size_t a = 0; a < p; a++)
     for (size_t b = 0; b < p; b++) {
       double acc = 0.0;
-      for (size_t i = 0; i < n; i++) acc += pr->phi[i * p + a] * pr->phi[i * p + b];
+      for (size_t i = 0; i < n; i++)
+        acc += pr->phi[i * p + a] * pr->phi[i * p + b];
       gsl_matrix_set(G, a, b, acc);
     }
   gsl_eigen_symmv(G, eval, Vec, ws);
   gsl_eigen_symmv_sort(eval, Vec, GSL_EIGEN_SORT_VAL_DESC);
-  for (size_t a = 0; a < p; a++) lam[a] = gsl_vector_get(eval, a);
+  for (size_t a = 0; a < p; a++)
+    lam[a] = gsl_vector_get(eval, a);
   assert_rel(lam[0], s[0] * s[0], 1e-10);
   assert_rel(lam[n - 1], s[n - 1] * s[n - 1], 1e-8);
   {
@@ -232,8 +236,10 @@ static void rf_ou_covariance_matches_monte_carlo(void **state) {
     }
     dpd_rng_init(&rng, 99, 0);
     dpd_rng_gaussian_fill(&rng, w + 3 * p, p);
-    for (size_t a = 0; a < p; a++) nrm += w[3 * p + a] * w[3 * p + a];
-    for (size_t a = 0; a < p; a++) w[3 * p + a] /= sqrt(nrm);
+    for (size_t a = 0; a < p; a++)
+      nrm += w[3 * p + a] * w[3 * p + a];
+    for (size_t a = 0; a < p; a++)
+      w[3 * p + a] /= sqrt(nrm);
   }
 
   sc.T = COV_T;
@@ -252,7 +258,8 @@ static void rf_ou_covariance_matches_monte_carlo(void **state) {
     assert_int_equal(sim->first_clip[0], COV_T);
     for (size_t k = 0; k < COV_DIRS; k++) {
       double acc = 0.0;
-      for (size_t a = 0; a < p; a++) acc += w[k * p + a] * sim->theta_last[a];
+      for (size_t a = 0; a < p; a++)
+        acc += w[k * p + a] * sim->theta_last[a];
       proj[k * COV_R + r] = acc;
     }
     dpd_rf_sim_result_free(sim);
@@ -279,7 +286,8 @@ static void rf_ou_covariance_matches_monte_carlo(void **state) {
       /* Closed form from the eigenpairs of Phi^T Phi. */
       for (size_t j = 0; j < p; j++) {
         double c = 0.0;
-        for (size_t a = 0; a < p; a++) c += gsl_matrix_get(Vec, a, j) * wk[a];
+        for (size_t a = 0; a < p; a++)
+          c += gsl_matrix_get(Vec, a, j) * wk[a];
         if (j < n) {
           double g = 1.0 - sc.eta * 2.0 * lam[j] / (double)n;
           closed += (1.0 - pow(g, 2.0 * COV_T)) / (1.0 - g * g) * c * c;
@@ -289,8 +297,10 @@ static void rf_ou_covariance_matches_monte_carlo(void **state) {
       }
       closed *= sc.eta * Sigma_n * Sigma_n;
       assert_rel(rk.noise, closed, 1e-6);
-      for (size_t a = 0; a < p; a++) mu += wk[a] * theta_bar[a];
-      for (size_t r = 0; r < COV_R; r++) mean += proj[k * COV_R + r];
+      for (size_t a = 0; a < p; a++)
+        mu += wk[a] * theta_bar[a];
+      for (size_t r = 0; r < COV_R; r++)
+        mean += proj[k * COV_R + r];
       mean /= COV_R;
       for (size_t r = 0; r < COV_R; r++) {
         double e = proj[k * COV_R + r] - mean;
