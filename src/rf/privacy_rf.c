@@ -134,11 +134,56 @@ int dpd_rf_privacy_delta_gdp(double eps, double mu, double *delta, dpd_err *err)
   return DPD_OK;
 }
 
+/* Boundary of a monotone predicate on (0, inf): "low" holds below it and not above. Starting
+ * from [0, 1], doubles hi until low(hi) fails, then bisects to a relative width
+ * DPD_RFPRIV_BISECT_RTOL. On return low(*lo) holds (or *lo = 0) and low(*hi) does not, so the
+ * caller picks the side that never overshoots. `what` names the caller in failures. */
+typedef struct {
+  double eps, mu, delta;
+  int mu_is_variable; /* 1: x is mu (low: delta(eps; x) <= delta); 0: x is eps (low: delta(x; mu) > delta) */
+} gdp_search;
+
+static int gdp_low(const gdp_search *s, double x) {
+  return s->mu_is_variable ? delta_raw(s->eps, x) <= s->delta : delta_raw(x, s->mu) > s->delta;
+}
+
+static int expand_bisect(const gdp_search *s, const char *what, double *lo_out, double *hi_out,
+                         dpd_err *err) {
+  double lo = 0.0, hi = 1.0;
+  int iter;
+  for (iter = 0; gdp_low(s, hi); iter++) {
+    if (iter >= DPD_RFPRIV_MAX_EXPAND) {
+      return DPD_FAIL(err, DPD_EMAXITER, "%s: no bracket found (eps = %g, mu = %g, delta = %g)",
+                      what, s->eps, s->mu, s->delta);
+    }
+    lo = hi;
+    hi *= 2.0;
+  }
+  for (iter = 0; hi - lo > DPD_RFPRIV_BISECT_RTOL * hi; iter++) {
+    double mid = lo + 0.5 * (hi - lo);
+    if (mid <= lo || mid >= hi) {
+      break;
+    }
+    if (iter >= DPD_RFPRIV_BISECT_MAX_ITER) {
+      return DPD_FAIL(err, DPD_EMAXITER,
+                      "%s: bisection did not converge (eps = %g, mu = %g, delta = %g)", what,
+                      s->eps, s->mu, s->delta);
+    }
+    if (gdp_low(s, mid)) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  *lo_out = lo;
+  *hi_out = hi;
+  return DPD_OK;
+}
+
 int dpd_rf_privacy_eps_gdp(double delta, double mu, double *eps, dpd_err *err) {
   double lo = 0.0;
   double hi = 1.0;
   int status;
-  int iter;
 
   if (eps == NULL) {
     return DPD_FAIL(err, DPD_EINVAL, "eps output pointer is NULL");
@@ -160,27 +205,11 @@ int dpd_rf_privacy_eps_gdp(double delta, double mu, double *eps, dpd_err *err) {
     return DPD_OK;
   }
   /* Invariant: delta(lo) > delta >= delta(hi); delta decreases to 0 as eps -> inf. */
-  for (iter = 0; delta_raw(hi, mu) > delta; iter++) {
-    if (iter >= DPD_RFPRIV_MAX_EXPAND) {
-      return DPD_FAIL(err, DPD_EMAXITER, "eps_gdp: no eps reaches delta = %g at mu = %g", delta,
-                      mu);
-    }
-    lo = hi;
-    hi *= 2.0;
-  }
-  for (iter = 0; hi - lo > DPD_RFPRIV_BISECT_RTOL * hi; iter++) {
-    double mid = lo + 0.5 * (hi - lo);
-    if (mid <= lo || mid >= hi) {
-      break;
-    }
-    if (iter >= DPD_RFPRIV_BISECT_MAX_ITER) {
-      return DPD_FAIL(err, DPD_EMAXITER, "eps_gdp: bisection did not converge (delta = %g, mu = %g)",
-                      delta, mu);
-    }
-    if (delta_raw(mid, mu) > delta) {
-      lo = mid;
-    } else {
-      hi = mid;
+  {
+    gdp_search search = {NAN, mu, delta, 0};
+    status = expand_bisect(&search, "eps_gdp", &lo, &hi, err);
+    if (status < 0) {
+      return status;
     }
   }
   *eps = hi;
@@ -191,7 +220,6 @@ int dpd_rf_privacy_mu_gdp(double eps, double delta, double *mu, dpd_err *err) {
   double lo = 0.0;
   double hi = 1.0;
   int status;
-  int iter;
 
   if (mu == NULL) {
     return DPD_FAIL(err, DPD_EINVAL, "mu output pointer is NULL");
@@ -209,27 +237,11 @@ int dpd_rf_privacy_mu_gdp(double eps, double delta, double *mu, dpd_err *err) {
     return DPD_OK;
   }
   /* Invariant: delta(eps; lo) <= delta < delta(eps; hi) (delta(eps; 0+) = 0, increasing in mu). */
-  for (iter = 0; delta_raw(eps, hi) <= delta; iter++) {
-    if (iter >= DPD_RFPRIV_MAX_EXPAND) {
-      return DPD_FAIL(err, DPD_EMAXITER, "mu_gdp: no mu exceeds delta = %g at eps = %g", delta,
-                      eps);
-    }
-    lo = hi;
-    hi *= 2.0;
-  }
-  for (iter = 0; hi - lo > DPD_RFPRIV_BISECT_RTOL * hi; iter++) {
-    double mid = lo + 0.5 * (hi - lo);
-    if (mid <= lo || mid >= hi) {
-      break;
-    }
-    if (iter >= DPD_RFPRIV_BISECT_MAX_ITER) {
-      return DPD_FAIL(err, DPD_EMAXITER, "mu_gdp: bisection did not converge (eps = %g, delta = %g)",
-                      eps, delta);
-    }
-    if (delta_raw(eps, mid) <= delta) {
-      lo = mid;
-    } else {
-      hi = mid;
+  {
+    gdp_search search = {eps, NAN, delta, 1};
+    status = expand_bisect(&search, "mu_gdp", &lo, &hi, err);
+    if (status < 0) {
+      return status;
     }
   }
   if (!(lo > 0.0)) {
