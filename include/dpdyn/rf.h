@@ -7,8 +7,8 @@
  *
  * Model: x_i ~ N(0, I_d) (or uniform on the sphere of radius sqrt(d)), y_i = f*(x_i) + zeta g_i,
  * features phi(V x) in R^p with V_jk ~ N(0, 1/d), so each pre-activation has variance |v_j|^2 ~ 1.
- * The feature matrices Phi = phi(X V^T) (n x p) and Phi_test (n_test x p) are row-major; X V^T
- * is one OpenBLAS dgemm.
+ * The feature matrices Phi = phi(X V^T) (n x p) and Phi_test (n_test x p) are row-major; every
+ * entry of X V^T is one dot product with a fixed summation order (OpenMP over tiles).
  *
  * Random numbers (stream rule of rng.h), with S = cfg.seed and M = DPD_RNG_STREAM_PROBLEM
  * (2^64 - 1); each item is one dpd_rng_gaussian_fill from the start of its stream:
@@ -19,8 +19,8 @@
  *   X_test  [n_test x d]        stream (S, M - 4)
  *   z_test  [n_test]            stream (S, M - 5)
  * The simulator (rf_sim.h) uses streams (seed, r) with small r, so the two never collide. The
- * problem depends only on the config (bit-reproducible), except that X V^T comes from OpenBLAS
- * dgemm, whose summation order is fixed for one library build and CPU kernel. */
+ * problem depends only on the config: it is bit-identical for any thread count, and the first
+ * rows of Phi do not change when n grows. */
 #ifndef DPD_RF_H
 #define DPD_RF_H
 
@@ -82,7 +82,7 @@ DPD_API dpd_rf_config dpd_rf_config_default(void);
 /* Builds the problem. *out is returned-owned (dpd_rf_problem_free); NULL on failure.
  * Returns DPD_EINVAL naming the key, value and allowed range (d, n, n_test or p < 1, zeta
  * negative or not finite, an unknown input/target/activation enumerator, n p too large),
- * DPD_ENOMEM. Thread-safe (may use OpenBLAS threads inside dgemm). */
+ * DPD_ENOMEM. Thread-safe (uses OpenMP threads inside). */
 DPD_API int dpd_rf_problem_create(const dpd_rf_config *cfg, dpd_rf_problem **out, dpd_err *err);
 
 /* Releases a problem; NULL is allowed. */

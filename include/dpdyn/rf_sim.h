@@ -39,6 +39,7 @@ typedef struct {
   uint64_t seed; /* replicate r uses stream (seed, r) */
   size_t grid;   /* recorded steps k_j = round(j T / (grid - 1)), j = 0..grid-1, grid >= 2 */
   int threads;   /* OpenMP threads (<= 0: all); results do not depend on it */
+  int progress;  /* 1: a progress line on stderr (steps done over all replicates) */
 } dpd_rf_sim_config;
 
 typedef struct {
@@ -58,7 +59,7 @@ typedef struct {
 } dpd_rf_sim_result;
 
 /* Defaults: T = 1000, eta = 0.1, clip = INFINITY, sigma = 0, seeds = 8, seed = 1, grid = 101,
- * threads = 0. */
+ * threads = 0, progress = 0. */
 DPD_API dpd_rf_sim_config dpd_rf_sim_config_default(void);
 
 /* Runs cfg->seeds replicates of DP-GD on `problem` (borrowed). *out is returned-owned

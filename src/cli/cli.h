@@ -58,6 +58,14 @@ int cli_is_given(const cli_params *p, const char *key);
 /* Records the value a key actually took (e.g. rho computed from epsilon, n
  * from gamma) so that summaries and headers show the parameters in effect. */
 int cli_set_effective(cli_params *p, const char *key, double value);
+/* The same for a text value (e.g. a model's own default of a string key). */
+int cli_set_text(cli_params *p, const char *key, const char *text);
+
+/* Keeps only the keys in `allowed` (NULL-terminated): a given key outside the list is an
+ * input error ("key 'c' does not apply to <what>"); defaults of the others are dropped so
+ * that headers and summaries list only the keys in effect. */
+int cli_params_restrict(cli_params *p, const char *const *allowed, const char *what,
+                        dpd_err *err);
 
 /* Typed getters with validation. The range is lo..hi (inclusive flags);
  * `allow_inf` also accepts "inf". Errors name the key, value and range. */
@@ -132,12 +140,16 @@ int cli_linreg_exit_code(int status);
 /* Writes a gnuplot-ready table: the standard header, then `rows` rows of `ncols`. */
 int cli_write_table(cli_out *o, const cli_params *p, const char *name, const char *columns,
                     size_t rows, size_t ncols, const double *const *cols, dpd_err *err);
+/* The same with the figure named in the header given explicitly. */
+int cli_write_figure_table(cli_out *o, const cli_params *p, const char *name, const char *figure,
+                           const char *columns, size_t rows, size_t ncols,
+                           const double *const *cols, dpd_err *err);
 
 /* ---- commands ---- */
 int cli_cmd_linreg(const char *command, cli_params *p, double start_seconds, dpd_err *err);
 int cli_cmd_plot(int argc, char **argv, dpd_err *err);
-/* dpdyn account --model=rf (privacy calibration of full-batch DP-GD). */
-int cli_cmd_rf_account(cli_params *p, double start, dpd_err *err);
+/* model=rf: dpdyn simulate | ou | compare | account (random-features full-batch DP-GD). */
+int cli_cmd_rf(const char *command, cli_params *p, double start, dpd_err *err);
 int cli_cmd_tune(cli_params *p, double start_seconds, dpd_err *err);
 
 double cli_now(void);

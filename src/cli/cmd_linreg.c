@@ -342,8 +342,24 @@ static int setup(cli_params *p, const char *command, linreg_run *r, dpd_err *err
   const char *noise = cli_get_text(p, "noise");
   const char *method = cli_get_text(p, "method");
   size_t threads;
+  static const char *const rf_only[] = {"p",    "n_test", "activation", "target", "input",
+                                         "eta",  "steps",  "clip",       "sigma",  "calibration",
+                                         NULL};
   if (strcmp(model, "linreg") != 0) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'model': '%s' (allowed: linreg)", model);
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'model': '%s' (allowed for %s: linreg%s)", model, command,
+                    strcmp(command, "ode") == 0 || strcmp(command, "sde") == 0 ||
+                            strcmp(command, "tune") == 0
+                        ? "; model=rf has simulate, ou, compare and account"
+                        : ", rf");
+  }
+  for (size_t k = 0; rf_only[k] != NULL; k++) {
+    if (cli_is_given(p, rf_only[k])) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "key '%s' does not apply to model=linreg (it is a model=rf key; set "
+                      "--model=rf, or see 'dpdyn %s --help')",
+                      rf_only[k], command);
+    }
   }
   if ((status = parse_noise(noise, &r->noise, err)) < 0) {
     return status;
@@ -774,6 +790,12 @@ int cli_linreg_exit_code(int status) {
 int cli_write_table(cli_out *o, const cli_params *p, const char *name, const char *columns,
                     size_t rows, size_t ncols, const double *const *cols, dpd_err *err) {
   return write_table(o, p, name, p->command, columns, rows, ncols, cols, err);
+}
+
+int cli_write_figure_table(cli_out *o, const cli_params *p, const char *name, const char *figure,
+                           const char *columns, size_t rows, size_t ncols,
+                           const double *const *cols, dpd_err *err) {
+  return write_table(o, p, name, figure, columns, rows, ncols, cols, err);
 }
 
 /* method = volterra: the convolution-Volterra form of the ODE solved with FFTs

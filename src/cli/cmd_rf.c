@@ -1,86 +1,601 @@
-/* dpdyn account for model=rf: privacy calibration of full-batch DP-GD (MATH.md 2).
+/* dpdyn simulate | ou | compare | account for model=rf: random-features regression trained by
+ * full-batch DP-GD with per-sample clipping (MATH.md 2).
  * SPDX-License-Identifier: MIT
  *
- * T steps of size eta with noise sqrt(eta)(2C/n) sigma compose to mu-GDP with
- * mu = sqrt(eta T)/sigma. Given (epsilon, delta) it reports both calibrations
- * (the seed's moments bound and the exact GDP one), their ratio and the
- * epsilon that the moments sigma actually delivers; given sigma, the epsilon
- * it delivers at delta. */
+ * simulate  DP-GD replicates (rf_sim.h): train and test risk with standard errors on the grid,
+ *           the clipped fraction at every step, and the test risk of theta* = Phi^+ y.
+ * ou        the Ornstein-Uhlenbeck theory of unclipped DP-GD (ou.h): expected test risk (bias +
+ *           noise), exact discrete-step and continuous-time, and the first step at which the
+ *           mean path leaves the no-clip set.
+ * compare   both on the same problem, the gap in standard errors, one figure with the clipped
+ *           fraction on a second axis.
+ * account   the privacy calibration alone (no problem is built).
+ *
+ * Privacy: T steps of size eta with noise sqrt(eta)(2C/n) sigma compose to mu-GDP with
+ * mu = sqrt(eta T)/sigma. Given epsilon (and delta, default 1/n) sigma comes from the exact
+ * calibration or the seed's moments bound (key calibration); both are always reported with the
+ * epsilon the moments sigma actually delivers. Given sigma instead, the epsilon it delivers is
+ * reported. Defaults follow the seed's random-features experiment (Bombari & Mondelli, PNAS 122
+ * (2025) e2423072122, released code): d = 100, n = 2000, n_test = 1000, p = 4000, sign target,
+ * no label noise, tanh, eta = 1/p, T = 5 d (tau = eta T = 5 d/p). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <cblas.h>
 
 #include "cli/cli.h"
 #include "core/error_impl.h"
+#include "dpdyn/ou.h"
+#include "dpdyn/rf.h"
 #include "dpdyn/rf_privacy.h"
+#include "dpdyn/rf_sim.h"
+
+typedef struct {
+  dpd_rf_config pc;      /* problem */
+  dpd_rf_sim_config sc;  /* DP-GD (eta, T, clip, sigma, seeds, seed, grid, threads) */
+  double delta;          /* privacy delta (default 1/n) */
+  double epsilon;        /* target epsilon (INFINITY: non-private) */
+  int have_epsilon;      /* epsilon given: sigma calibrated from it */
+  int moments;           /* calibration = moments */
+  double sigma_exact;    /* exact calibration for epsilon (0 when non-private) */
+  double sigma_moments;  /* seed's bound for epsilon (NAN outside its range) */
+  double eps_moments;    /* epsilon that sigma_moments delivers (NAN when n/a) */
+  double epsilon_exact;  /* epsilon that the sigma in use delivers (exact accounting) */
+  int plot;
+} rf_run;
+
+static const char *const rf_keys[] = {
+    "model", "d",     "n",     "n_test",  "p",     "activation",  "target", "input",
+    "zeta",  "eta",   "steps", "clip",    "sigma", "epsilon",     "delta",  "calibration",
+    "seeds", "seed",  "threads", "grid",  "out",   "plot",        NULL};
 
 static int exit_code(int status) {
-  return status == DPD_EIO ? CLI_EXIT_IO : status == DPD_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_NUMERIC;
+  return status == DPD_EIO      ? CLI_EXIT_IO
+         : status == DPD_EINVAL ? CLI_EXIT_USAGE
+                                : CLI_EXIT_NUMERIC;
 }
 
-int cli_cmd_rf_account(cli_params *p, double start, dpd_err *err) {
-  double eta, delta, eps = 0.0, sigma = 0.0;
-  size_t steps;
-  int status, have_eps = cli_is_given(p, "epsilon"), have_sigma = cli_is_given(p, "sigma");
-  cJSON *root, *params;
-  cli_out o;
-  if ((status = cli_get_real(p, "eta", 0.0, 0, INFINITY, 0, 0, &eta, err)) < 0 ||
-      (status = cli_get_size(p, "steps", 1, (size_t)1 << 40, &steps, err)) < 0 ||
-      (status = cli_get_real(p, "delta", 0.0, 0, 1.0, 0, 0, &delta, err)) < 0) {
-    return exit_code(status);
+/* Sets a key that was not given to the model's own default (recorded as in effect). */
+static int default_text(cli_params *p, const char *key, const char *text, dpd_err *err) {
+  if (!cli_is_given(p, key) && cli_set_text(p, key, text) < 0) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
   }
-  if (have_eps == have_sigma) {
-    DPD_FAIL(err, DPD_EINVAL,
-             "invalid value for 'epsilon': give exactly one of epsilon (calibrate sigma) or sigma "
-             "(report its epsilon) for model=rf");
-    return CLI_EXIT_USAGE;
+  return DPD_OK;
+}
+
+static int default_number(cli_params *p, const char *key, double value, dpd_err *err) {
+  if (!cli_is_given(p, key) && cli_set_effective(p, key, value) < 0) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
   }
-  root = cJSON_CreateObject();
-  cJSON_AddStringToObject(root, "command", "account");
+  return DPD_OK;
+}
+
+/* Validates every key of model=rf and fills the run. Nothing is built or written. */
+static int setup(cli_params *p, const char *command, rf_run *r, dpd_err *err) {
+  char what[64];
+  size_t threads, grid;
+  unsigned long long seed;
+  double clip, sigma = 0.0;
+  int status, have_sigma;
+  memset(r, 0, sizeof *r);
+  if (strcmp(cli_get_text(p, "model"), "rf") != 0) {
+    if (cli_is_given(p, "model")) {
+      return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'model': '%s' (allowed for %s: rf)",
+                      cli_get_text(p, "model"), command);
+    }
+    if (cli_set_text(p, "model", "rf") < 0) { /* dpdyn ou implies model=rf */
+      return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    }
+  }
+  snprintf(what, sizeof what, "model=rf %s", command);
+  if ((status = cli_params_restrict(p, rf_keys, what, err)) < 0 ||
+      (status = default_text(p, "d", "100", err)) < 0 ||
+      (status = default_text(p, "n", "2000", err)) < 0 ||
+      (status = default_text(p, "n_test", "1000", err)) < 0 ||
+      (status = default_text(p, "p", "4000", err)) < 0 ||
+      (status = default_text(p, "activation", "tanh", err)) < 0 ||
+      (status = default_text(p, "target", "sign", err)) < 0 ||
+      (status = default_text(p, "input", "gaussian", err)) < 0 ||
+      (status = default_text(p, "zeta", "0", err)) < 0 ||
+      (status = default_text(p, "clip", "inf", err)) < 0 ||
+      (status = default_text(p, "calibration", "exact", err)) < 0) {
+    return status;
+  }
+  r->pc = dpd_rf_config_default();
+  r->sc = dpd_rf_sim_config_default();
+  if ((status = cli_get_size(p, "d", 1, (size_t)1 << 24, &r->pc.d, err)) < 0 ||
+      (status = cli_get_size(p, "n", 1, (size_t)1 << 24, &r->pc.n, err)) < 0 ||
+      (status = cli_get_size(p, "n_test", 1, (size_t)1 << 24, &r->pc.n_test, err)) < 0 ||
+      (status = cli_get_size(p, "p", 1, (size_t)1 << 31, &r->pc.p, err)) < 0 ||
+      (status = dpd_rf_activation_get(cli_get_text(p, "activation"), &r->pc.activation, err)) <
+          0 ||
+      (status = dpd_rf_target_get(cli_get_text(p, "target"), &r->pc.target, err)) < 0 ||
+      (status = dpd_rf_input_get(cli_get_text(p, "input"), &r->pc.input, err)) < 0 ||
+      (status = cli_get_real(p, "zeta", 0.0, 1, INFINITY, 0, 0, &r->pc.zeta, err)) < 0) {
+    return status;
+  }
+  if ((status = default_number(p, "eta", 1.0 / (double)r->pc.p, err)) < 0 ||
+      (status = default_number(p, "steps", 5.0 * (double)r->pc.d, err)) < 0 ||
+      (status = default_number(p, "delta", 1.0 / (double)r->pc.n, err)) < 0 ||
+      (status = cli_get_real(p, "eta", 0.0, 0, INFINITY, 0, 0, &r->sc.eta, err)) < 0 ||
+      (status = cli_get_size(p, "steps", 1, (size_t)1 << 40, &r->sc.T, err)) < 0 ||
+      (status = cli_get_real(p, "clip", 0.0, 0, INFINITY, 0, 1, &clip, err)) < 0 ||
+      (status = cli_get_real(p, "delta", 0.0, 0, 1.0, 0, 0, &r->delta, err)) < 0 ||
+      (status = cli_get_size(p, "seeds", 1, (size_t)1 << 24, &r->sc.seeds, err)) < 0 ||
+      (status = cli_get_u64(p, "seed", &seed, err)) < 0 ||
+      (status = cli_get_size(p, "threads", 0, 4096, &threads, err)) < 0 ||
+      (status = cli_get_size(p, "grid", 2, (size_t)1 << 24, &grid, err)) < 0) {
+    return status;
+  }
+  {
+    const char *cal = cli_get_text(p, "calibration");
+    if (strcmp(cal, "exact") != 0 && strcmp(cal, "moments") != 0) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for 'calibration': '%s' (allowed: exact, moments)", cal);
+    }
+    r->moments = strcmp(cal, "moments") == 0;
+  }
+  r->pc.seed = (uint64_t)seed;
+  r->sc.clip = clip;
+  r->sc.seed = (uint64_t)seed;
+  r->sc.threads = (int)threads;
+  if (grid > r->sc.T + 1) {
+    grid = r->sc.T + 1; /* one point per step at most */
+    cli_set_effective(p, "grid", (double)grid);
+  }
+  r->sc.grid = grid;
+
+  r->have_epsilon = cli_is_given(p, "epsilon");
+  have_sigma = cli_is_given(p, "sigma");
+  if (r->have_epsilon && have_sigma) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'sigma': given together with epsilon (allowed: one of "
+                    "epsilon (sigma is calibrated) or sigma (its epsilon is reported))");
+  }
+  r->sigma_moments = NAN;
+  r->eps_moments = NAN;
+  if (r->have_epsilon) {
+    double eps_max = 8.0 * log(1.0 / r->delta);
+    if ((status = cli_get_real(p, "epsilon", 0.0, 0, INFINITY, 0, 0, &r->epsilon, err)) < 0 ||
+        (status = dpd_rf_privacy_sigma_exact(r->sc.eta, r->sc.T, r->epsilon, r->delta,
+                                             &r->sigma_exact, err)) < 0) {
+      return status;
+    }
+    if (r->epsilon < eps_max) {
+      dpd_rf_privacy_report rep;
+      if ((status = dpd_rf_privacy_report_eval(r->sc.eta, r->sc.T, r->epsilon, r->delta, &rep,
+                                               err)) < 0) {
+        return status;
+      }
+      r->sigma_moments = rep.sigma_moments;
+      r->eps_moments = rep.eps_moments_exact;
+    } else if (r->moments) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for 'epsilon': %g with calibration = moments (allowed: 0 < "
+                      "epsilon < 8 log(1/delta) = %g, where the seed's bound holds)",
+                      r->epsilon, eps_max);
+    }
+    sigma = r->moments ? r->sigma_moments : r->sigma_exact;
+  } else if (have_sigma) {
+    if ((status = cli_get_real(p, "sigma", 0.0, 1, INFINITY, 0, 0, &sigma, err)) < 0) {
+      return status;
+    }
+  }
+  if (sigma > 0.0 && !isfinite(clip) && strcmp(command, "account") != 0) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'clip': inf with %s (allowed: finite clip > 0 when the "
+                    "run is private: the noise scale is 2 C sigma / n)",
+                    r->have_epsilon ? "epsilon given" : "sigma > 0");
+  }
+  r->sc.sigma = sigma;
+  if (sigma > 0.0) {
+    if ((status = dpd_rf_privacy_eps_delivered(r->sc.eta, r->sc.T, sigma, r->delta,
+                                               &r->epsilon_exact, err)) < 0) {
+      return status;
+    }
+    if (!r->have_epsilon) {
+      /* sigma given: both calibrations of the epsilon it delivers, for comparison. */
+      r->epsilon = r->epsilon_exact;
+      r->sigma_exact = sigma;
+      if (r->epsilon < 8.0 * log(1.0 / r->delta)) {
+        dpd_rf_privacy_report rep;
+        if (dpd_rf_privacy_report_eval(r->sc.eta, r->sc.T, r->epsilon, r->delta, &rep, NULL) ==
+            DPD_OK) {
+          r->sigma_moments = rep.sigma_moments;
+          r->eps_moments = rep.eps_moments_exact;
+        }
+      }
+    }
+  } else {
+    r->epsilon = INFINITY;
+    r->epsilon_exact = INFINITY;
+  }
+  if (cli_is_given(p, "plot")) {
+    size_t v;
+    if ((status = cli_get_size(p, "plot", 0, 1, &v, err)) < 0) {
+      return status;
+    }
+    r->plot = (int)v;
+  } else {
+    r->plot = strcmp(command, "compare") == 0;
+  }
+  r->sc.progress = isatty(STDERR_FILENO);
+  return DPD_OK;
+}
+
+static void add_privacy_json(cJSON *root, const rf_run *r) {
+  double mu = r->sc.sigma > 0.0 ? sqrt(r->sc.eta * (double)r->sc.T) / r->sc.sigma : INFINITY;
+  cli_json_number(root, "sigma", r->sc.sigma);
+  cli_json_number(root, "sigma_exact", r->sigma_exact);
+  cli_json_number(root, "sigma_moments", r->sigma_moments);
+  cli_json_number(root, "sigma_ratio_moments_over_exact",
+                  r->sigma_exact > 0.0 ? r->sigma_moments / r->sigma_exact : NAN);
+  cli_json_number(root, "epsilon", r->epsilon);
+  cli_json_number(root, "epsilon_exact", r->epsilon_exact);
+  cli_json_number(root, "epsilon_of_sigma_moments", r->eps_moments);
+  cli_json_number(root, "delta", r->delta);
+  cli_json_number(root, "mu_gdp", mu);
+  cJSON_AddStringToObject(root, "calibration",
+                          !r->have_epsilon ? "none" : r->moments ? "moments" : "exact");
+}
+
+static cJSON *summary_new(const cli_params *p, const char *command, const rf_run *r) {
+  cJSON *root = cJSON_CreateObject(), *params = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "command", command);
   cJSON_AddStringToObject(root, "model", "rf");
   cJSON_AddStringToObject(root, "version", dpd_version());
-  cli_json_number(root, "eta", eta);
-  cJSON_AddNumberToObject(root, "steps", (double)steps);
-  cli_json_number(root, "delta", delta);
-  if (have_eps) {
-    dpd_rf_privacy_report rep;
-    if ((status = cli_get_real(p, "epsilon", 0.0, 0, INFINITY, 0, 0, &eps, err)) < 0 ||
-        (status = dpd_rf_privacy_report_eval(eta, steps, eps, delta, &rep, err)) < 0) {
-      cJSON_Delete(root);
-      return exit_code(status);
-    }
-    cli_json_number(root, "epsilon", eps);
-    cli_json_number(root, "sigma_exact", rep.sigma_exact);
-    cli_json_number(root, "sigma_moments", rep.sigma_moments);
-    cli_json_number(root, "sigma_ratio_moments_over_exact", rep.ratio);
-    cli_json_number(root, "epsilon_of_sigma_moments", rep.eps_moments_exact);
-    cli_json_number(root, "mu_exact", sqrt(eta * (double)steps) / rep.sigma_exact);
-  } else {
-    if ((status = cli_get_real(p, "sigma", 0.0, 0, INFINITY, 0, 0, &sigma, err)) < 0 ||
-        (status = dpd_rf_privacy_eps_delivered(eta, steps, sigma, delta, &eps, err)) < 0) {
-      cJSON_Delete(root);
-      return exit_code(status);
-    }
-    cli_json_number(root, "sigma", sigma);
-    cli_json_number(root, "mu", sqrt(eta * (double)steps) / sigma);
-    cli_json_number(root, "epsilon_exact", eps);
-  }
-  params = cJSON_CreateObject();
+  cJSON_AddNumberToObject(root, "seed", (double)r->sc.seed);
+  cli_json_number(root, "eta", r->sc.eta);
+  cJSON_AddNumberToObject(root, "steps", (double)r->sc.T);
+  cli_json_number(root, "tau", r->sc.eta * (double)r->sc.T);
+  cli_json_number(root, "clip_norm", isfinite(r->sc.clip) ? r->sc.clip * sqrt((double)r->pc.p)
+                                                          : INFINITY);
+  add_privacy_json(root, r);
   cli_params_to_json(p, params);
   cJSON_AddItemToObject(root, "params", params);
+  return root;
+}
+
+static void print_summary(const cJSON *root, const char *command, const rf_run *r) {
+  const cJSON *item;
+  printf("# dpdyn %s %s (model rf, d = %zu, n = %zu, p = %zu, %s, seed %llu)\n", dpd_version(),
+         command, r->pc.d, r->pc.n, r->pc.p, dpd_rf_activation_name(r->pc.activation),
+         (unsigned long long)r->sc.seed);
+  cJSON_ArrayForEach(item, root) {
+    if (cJSON_IsNumber(item) && strcmp(item->string, "seed") != 0) {
+      printf("%-32s %.10g\n", item->string, item->valuedouble);
+    } else if (cJSON_IsString(item) && strcmp(item->string, "version") != 0) {
+      printf("%-32s %s\n", item->string, item->valuestring);
+    }
+  }
+}
+
+/* dpdyn account --model=rf: the calibration alone. */
+static int run_account(cli_params *p, const rf_run *r, double start, dpd_err *err) {
+  cJSON *root = summary_new(p, "account", r);
+  cli_out o;
+  int status;
+  cli_json_number(root, "mu_exact", r->sigma_exact > 0.0
+                                        ? sqrt(r->sc.eta * (double)r->sc.T) / r->sigma_exact
+                                        : INFINITY);
   cli_json_number(root, "wall_seconds", cli_now() - start);
   if ((status = cli_out_init(&o, cli_get_text(p, "out"), err)) == DPD_OK) {
     status = cli_out_json(&o, "summary.json", root, err);
     cli_out_free(&o);
   }
   if (status == DPD_OK) {
-    const cJSON *item;
-    printf("# dpdyn %s account (model rf, eta = %g, steps = %zu)\n", dpd_version(), eta, steps);
-    cJSON_ArrayForEach(item, root) {
-      if (cJSON_IsNumber(item)) {
-        printf("%-32s %.10g\n", item->string, item->valuedouble);
-      }
-    }
+    print_summary(root, "account", r);
   }
   cJSON_Delete(root);
   return status < 0 ? exit_code(status) : CLI_EXIT_OK;
+}
+
+/* Sup over the grid of |a - b| and of |a - b| / se (se = 0 with a gap: infinity). */
+static void sup_gaps(const double *a, const double *b, const double *se, size_t g, double *sup,
+                     double *sup_se) {
+  *sup = 0.0;
+  *sup_se = 0.0;
+  for (size_t j = 0; j < g; j++) {
+    double gap = fabs(a[j] - b[j]);
+    /* Without noise both sides are deterministic: a gap at rounding level counts as none. */
+    double z = se[j] > 0.0 ? gap / se[j]
+               : gap > 1e-9 * fmax(fabs(a[j]), fabs(b[j])) ? INFINITY
+                                                          : 0.0;
+    *sup = fmax(*sup, gap);
+    *sup_se = fmax(*sup_se, z);
+  }
+}
+
+static int cmp_size(const void *a, const void *b) {
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  return (x > y) - (x < y);
+}
+
+int cli_cmd_rf(const char *command, cli_params *p, double start, dpd_err *err) {
+  rf_run r;
+  dpd_rf_problem *problem = NULL;
+  dpd_rf_sim_result *sim = NULL;
+  dpd_ou *ou = NULL;
+  dpd_ou_risk *risk_d = NULL, *risk_c = NULL;
+  double *theta_star = NULL, *cols_buf = NULL, *steps_all = NULL;
+  size_t *kgrid = NULL, *ksteps = NULL;
+  cJSON *root = NULL;
+  cli_out o = {0};
+  int status, code = CLI_EXIT_OK;
+  const int do_sim = strcmp(command, "simulate") == 0 || strcmp(command, "compare") == 0;
+  const int do_ou = strcmp(command, "ou") == 0 || strcmp(command, "compare") == 0;
+  const char *figure;
+  double ts_train = NAN, ts_test = NAN;
+
+  if ((status = setup(p, command, &r, err)) < 0) {
+    return exit_code(status);
+  }
+  /* theta* (dgelsd) and the OU eigenproblem (dsyevd) run in LAPACK, whose rounding depends on
+   * OpenBLAS's thread count; one thread keeps every output bit-identical for any `threads`
+   * (dpdyn's own kernels use OpenMP). On two cores this costs nothing measurable. */
+  openblas_set_num_threads(1);
+  if (strcmp(command, "account") == 0) {
+    return run_account(p, &r, start, err);
+  }
+  if (!do_sim && !do_ou) {
+    DPD_FAIL(err, DPD_EINVAL,
+             "invalid value for 'model': 'rf' (allowed for %s: linreg; model=rf has simulate, "
+             "ou, compare and account)",
+             command);
+    return CLI_EXIT_USAGE;
+  }
+  figure = do_sim && do_ou ? "rf_compare" : do_sim ? "rf_simulate" : "rf_ou";
+  if ((status = cli_out_init(&o, cli_get_text(p, "out"), err)) < 0 ||
+      (status = dpd_rf_problem_create(&r.pc, &problem, err)) < 0) {
+    goto done;
+  }
+  const size_t g = r.sc.grid, T = r.sc.T, n = r.pc.n, pp = r.pc.p;
+  kgrid = malloc(g * sizeof *kgrid);
+  theta_star = malloc(pp * sizeof *theta_star);
+  if (kgrid == NULL || theta_star == NULL) {
+    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory (p = %zu)", pp);
+    goto done;
+  }
+  for (size_t j = 0; j < g; j++) {
+    kgrid[j] = (size_t)floor((double)j * (double)T / (double)(g - 1) + 0.5);
+  }
+  kgrid[g - 1] = T;
+  if ((status = dpd_rf_theta_star_get(problem, -1.0, theta_star, &ts_train, &ts_test, err)) < 0) {
+    goto done;
+  }
+  free(theta_star);
+  theta_star = NULL;
+
+  root = summary_new(p, command, &r);
+  cli_json_number(root, "theta_star_train_risk", ts_train);
+  cli_json_number(root, "theta_star_test_risk", ts_test);
+
+  if (do_sim) {
+    size_t *fc;
+    if ((status = dpd_rf_sim_run(problem, &r.sc, &sim, err)) < 0) {
+      goto done;
+    }
+    cJSON_AddNumberToObject(root, "seeds", (double)r.sc.seeds);
+    cli_json_number(root, "final_test_risk", sim->test_mean[g - 1]);
+    cli_json_number(root, "final_test_risk_se", sim->test_se[g - 1]);
+    cli_json_number(root, "final_train_risk", sim->train_mean[g - 1]);
+    cli_json_number(root, "final_train_risk_se", sim->train_se[g - 1]);
+    cli_json_number(root, "clipped_fraction_final", sim->clip_fraction[T - 1]);
+    cli_json_number(root, "clipped_fraction_mean", sim->clip_fraction_total);
+    fc = malloc(r.sc.seeds * sizeof *fc);
+    if (fc == NULL) {
+      status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+      goto done;
+    }
+    memcpy(fc, sim->first_clip, r.sc.seeds * sizeof *fc);
+    qsort(fc, r.sc.seeds, sizeof *fc, cmp_size);
+    /* T means "never clipped": reported as -1. */
+    cli_json_number(root, "first_clip_step_min", fc[0] < T ? (double)fc[0] : -1.0);
+    cli_json_number(root, "first_clip_step_median",
+                    fc[r.sc.seeds / 2] < T ? (double)fc[r.sc.seeds / 2] : -1.0);
+    free(fc);
+  }
+  if (do_ou) {
+    dpd_ou_params par = {.eta = r.sc.eta,
+                         .clip = isfinite(r.sc.clip) ? r.sc.clip * sqrt((double)pp) : 1.0,
+                         .sigma = r.sc.sigma,
+                         .time = DPD_OU_DISCRETE};
+    size_t exit_idx, rank;
+    double *s = malloc(n * sizeof *s);
+    risk_d = malloc(g * sizeof *risk_d);
+    risk_c = malloc(g * sizeof *risk_c);
+    if (s == NULL || risk_d == NULL || risk_c == NULL) {
+      free(s);
+      status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+      goto done;
+    }
+    if ((status = dpd_ou_create(NULL, problem->phi, n, pp, problem->y, &ou, err)) < 0) {
+      free(s);
+      goto done;
+    }
+    rank = dpd_ou_rank_get(ou);
+    dpd_ou_singular_values_get(ou, s);
+    {
+      double a_max = 2.0 * s[0] * s[0] / (double)n;
+      double a_min = rank > 0 ? 2.0 * s[rank - 1] * s[rank - 1] / (double)n : 0.0;
+      cJSON_AddNumberToObject(root, "ou_rank", (double)rank);
+      cli_json_number(root, "ou_a_max", a_max);
+      cli_json_number(root, "ou_a_min", a_min);
+      cli_json_number(root, "ou_eta_a_max", r.sc.eta * a_max);
+      free(s);
+      if (!(r.sc.eta * a_max < 2.0)) {
+        status = DPD_FAIL(err, DPD_ENONFINITE,
+                          "ou: eta = %g is above the stability limit 2 / a_max = %g of gradient "
+                          "descent on this problem (a_max = 2 s_max^2 / n = %g): DP-GD diverges",
+                          r.sc.eta, 2.0 / a_max, a_max);
+        goto done;
+      }
+    }
+    if ((status = dpd_ou_risk_eval(ou, &par, problem->phi_test, problem->n_test,
+                                   problem->y_test, kgrid, g, risk_d, err)) < 0) {
+      goto done;
+    }
+    par.time = DPD_OU_CONTINUOUS;
+    if ((status = dpd_ou_risk_eval(ou, &par, problem->phi_test, problem->n_test,
+                                   problem->y_test, kgrid, g, risk_c, err)) < 0) {
+      goto done;
+    }
+    /* First exit of the mean path from the no-clip set, scanned at every step. */
+    if (isfinite(r.sc.clip)) {
+      ksteps = malloc((T + 1) * sizeof *ksteps);
+      if (ksteps == NULL) {
+        status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+        goto done;
+      }
+      for (size_t k = 0; k <= T; k++) {
+        ksteps[k] = k;
+      }
+      par.time = DPD_OU_DISCRETE;
+      par.clip = r.sc.clip * sqrt((double)pp);
+      if ((status = dpd_ou_exit_step(ou, &par, ksteps, T + 1, &exit_idx, err)) < 0) {
+        goto done;
+      }
+    } else {
+      exit_idx = T + 1;
+    }
+    cli_json_number(root, "ou_exit_step", exit_idx <= T ? (double)exit_idx : -1.0);
+    cli_json_number(root, "ou_exit_tau",
+                    exit_idx <= T ? r.sc.eta * (double)exit_idx : INFINITY);
+    {
+      const char *pre = do_sim ? "ou_" : "";
+      char key[64];
+      snprintf(key, sizeof key, "%sfinal_test_risk", pre);
+      cli_json_number(root, key, risk_d[g - 1].risk);
+      if (!do_sim) {
+        cli_json_number(root, "final_test_risk_se", 0.0);
+      }
+      snprintf(key, sizeof key, "%sfinal_bias", pre);
+      cli_json_number(root, key, risk_d[g - 1].bias);
+      snprintf(key, sizeof key, "%sfinal_noise", pre);
+      cli_json_number(root, key, risk_d[g - 1].noise);
+      snprintf(key, sizeof key, "%sfinal_test_risk_continuous", pre);
+      cli_json_number(root, key, risk_c[g - 1].risk);
+    }
+  }
+
+  /* Tables: trajectory.tsv on the grid, clipping.tsv at every step (simulations). */
+  {
+    const double *cols[16];
+    char names[512] = "t step";
+    size_t ncols = 0, per = do_ou ? 4 : 0;
+    double *t, *kk, *clipg, *tsc, *oud;
+    cols_buf = malloc((4 + per) * g * sizeof *cols_buf);
+    if (cols_buf == NULL) {
+      status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+      goto done;
+    }
+    t = cols_buf;
+    kk = t + g;
+    clipg = kk + g;
+    tsc = clipg + g;
+    oud = tsc + g;
+    for (size_t j = 0; j < g; j++) {
+      t[j] = (double)kgrid[j] / (double)T;
+      kk[j] = (double)kgrid[j];
+      clipg[j] = sim != NULL ? sim->clip_fraction[kgrid[j] < T ? kgrid[j] : T - 1] : NAN;
+      tsc[j] = ts_test;
+      if (do_ou) {
+        oud[j] = risk_d[j].risk;
+        oud[g + j] = risk_d[j].bias;
+        oud[2 * g + j] = risk_d[j].noise;
+        oud[3 * g + j] = risk_c[j].risk;
+      }
+    }
+    cols[ncols++] = t;
+    cols[ncols++] = kk;
+#define ADD_COL(arr, name)                                                                      \
+  do {                                                                                          \
+    cols[ncols++] = (arr);                                                                      \
+    strcat(names, " " name);                                                                    \
+  } while (0)
+    if (sim != NULL) {
+      ADD_COL(sim->train_mean, "train_risk");
+      ADD_COL(sim->train_se, "train_risk_se");
+      ADD_COL(sim->test_mean, "test_risk");
+      ADD_COL(sim->test_se, "test_risk_se");
+      ADD_COL(clipg, "clipped_fraction");
+    }
+    if (do_ou) {
+      if (sim != NULL) {
+        ADD_COL(oud, "ou_test_risk");
+        ADD_COL(oud + g, "ou_bias");
+        ADD_COL(oud + 2 * g, "ou_noise");
+        ADD_COL(oud + 3 * g, "ou_test_risk_continuous");
+      } else {
+        ADD_COL(oud, "test_risk");
+        ADD_COL(oud + g, "bias");
+        ADD_COL(oud + 2 * g, "noise");
+        ADD_COL(oud + 3 * g, "test_risk_continuous");
+      }
+    }
+    ADD_COL(tsc, "theta_star_test_risk");
+#undef ADD_COL
+    if (sim != NULL && do_ou) {
+      double sup, sup_se, final_gap = fabs(risk_d[g - 1].risk - sim->test_mean[g - 1]);
+      sup_gaps(oud, sim->test_mean, sim->test_se, g, &sup, &sup_se);
+      cli_json_number(root, "sup_gap", sup);
+      cli_json_number(root, "sup_gap_in_se", sup_se);
+      cli_json_number(root, "final_gap", final_gap);
+      {
+        double fz;
+        sup_gaps(oud + g - 1, sim->test_mean + g - 1, sim->test_se + g - 1, 1, &final_gap, &fz);
+        cli_json_number(root, "final_gap_in_se", fz);
+      }
+    }
+    if ((status = cli_write_figure_table(&o, p, "trajectory.tsv", figure, names, g, ncols, cols,
+                                         err)) < 0) {
+      goto done;
+    }
+    if (sim != NULL) {
+      steps_all = malloc(2 * T * sizeof *steps_all);
+      if (steps_all == NULL) {
+        status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+        goto done;
+      }
+      for (size_t k = 0; k < T; k++) {
+        steps_all[k] = (double)k / (double)T;
+        steps_all[T + k] = (double)k;
+      }
+      const double *ccols[3] = {steps_all, steps_all + T, sim->clip_fraction};
+      if ((status = cli_write_figure_table(&o, p, "clipping.tsv", figure,
+                                           "t step clipped_fraction", T, 3, ccols, err)) < 0) {
+        goto done;
+      }
+    }
+  }
+  cli_json_number(root, "wall_seconds", cli_now() - start);
+  if ((status = cli_out_json(&o, "summary.json", root, err)) < 0) {
+    goto done;
+  }
+  print_summary(root, command, &r);
+  if (r.plot) {
+    code = cli_plot_render(o.dir, figure, err);
+  }
+  if (code == CLI_EXIT_OK) {
+    printf("# wrote %s/\n", o.dir);
+  }
+done:
+  if (status < 0) {
+    code = exit_code(status);
+  }
+  free(kgrid);
+  free(ksteps);
+  free(theta_star);
+  free(cols_buf);
+  free(steps_all);
+  free(risk_d);
+  free(risk_c);
+  cJSON_Delete(root);
+  dpd_ou_free(ou);
+  dpd_rf_sim_result_free(sim);
+  dpd_rf_problem_free(problem);
+  cli_out_free(&o);
+  return code;
 }

@@ -13,10 +13,13 @@ typedef struct {
 } command_info;
 
 static const command_info commands[] = {
-    {"simulate", "Monte-Carlo simulation of one-pass DP-SGD over `seeds` replicates"},
+    {"simulate", "Monte-Carlo simulation of the algorithm over `seeds` replicates (linreg: "
+                 "one-pass DP-SGD; rf: full-batch DP-GD)"},
     {"sde", "homogenized SDE (H-DP-SGD) by Euler-Maruyama over `seeds` replicates"},
     {"ode", "deterministic equivalent: coupled risk ODEs, bounds, last-iterate jump"},
-    {"compare", "simulate + ode (+ sde with --sde=1) on the same parameters: gaps, figure"},
+    {"ou", "model=rf: Ornstein-Uhlenbeck theory of DP-GD (test risk, exit from no-clip set)"},
+    {"compare", "simulation against theory (linreg: ode, + sde with --sde=1; rf: ou): gaps, "
+                "figure"},
     {"account", "privacy of the schedule: rho_eff, (epsilon, delta), calibration"},
     {"tune", "optimise c and the schedule on the ODE; heat map; confirm by simulation"},
     {"plot", "render an output directory with gnuplot (dpdyn plot DIR [--format=svg])"},
@@ -79,10 +82,11 @@ int main(int argc, char **argv) {
   }
   if (strcmp(command, "simulate") != 0 && strcmp(command, "ode") != 0 &&
       strcmp(command, "sde") != 0 && strcmp(command, "tune") != 0 &&
-      strcmp(command, "compare") != 0 && strcmp(command, "account") != 0) {
+      strcmp(command, "compare") != 0 && strcmp(command, "account") != 0 &&
+      strcmp(command, "ou") != 0) {
     fprintf(stderr,
-            "dpdyn: unknown command '%s' (allowed: simulate, sde, ode, compare, account, tune, "
-            "plot)\n",
+            "dpdyn: unknown command '%s' (allowed: simulate, sde, ode, ou, compare, account, "
+            "tune, plot)\n",
             command);
     return CLI_EXIT_USAGE;
   }
@@ -96,10 +100,10 @@ int main(int argc, char **argv) {
     cli_params_free(&params);
     return CLI_EXIT_OK;
   }
-  if (strcmp(command, "tune") == 0) {
+  if (strcmp(command, "ou") == 0 || strcmp(cli_get_text(&params, "model"), "rf") == 0) {
+    code = cli_cmd_rf(command, &params, start, &err);
+  } else if (strcmp(command, "tune") == 0) {
     code = cli_cmd_tune(&params, start, &err);
-  } else if (strcmp(command, "account") == 0 && strcmp(cli_get_text(&params, "model"), "rf") == 0) {
-    code = cli_cmd_rf_account(&params, start, &err);
   } else {
     code = cli_cmd_linreg(command, &params, start, &err);
   }

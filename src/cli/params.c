@@ -16,14 +16,24 @@
 #include "core/error_impl.h"
 
 static const cli_key key_table[] = {
-    {"model", KEY_STRING, "linreg", "model: linreg (all commands) | rf (account)"},
-    {"eta", KEY_REAL, NULL, "rf: DP-GD step size > 0"},
-    {"steps", KEY_INT, NULL, "rf: DP-GD iterations T >= 1"},
+    {"model", KEY_STRING, "linreg",
+     "linreg (one-pass DP-SGD) | rf (random features, full-batch DP-GD: simulate, ou, compare, "
+     "account)"},
+    {"p", KEY_INT, NULL, "rf: number of random features p >= 1 [4000]"},
+    {"n_test", KEY_INT, NULL, "rf: test samples >= 1 [1000]"},
+    {"activation", KEY_STRING, NULL, "rf: tanh | relu_centered | hermite13 [tanh]"},
+    {"target", KEY_STRING, NULL, "rf: linear | sign | hermite2 [sign]"},
+    {"input", KEY_STRING, NULL, "rf: gaussian | sphere (radius sqrt(d)) [gaussian]"},
+    {"eta", KEY_REAL, NULL, "rf: DP-GD step size > 0 [1/p]"},
+    {"steps", KEY_INT, NULL, "rf: DP-GD iterations T >= 1 [5 d, i.e. tau = eta T = 5 d/p]"},
+    {"clip", KEY_REAL, NULL, "rf: C_clip / sqrt(p) > 0; inf = no clipping [inf]"},
     {"sigma", KEY_REAL, NULL, "rf: noise multiplier given directly instead of epsilon"},
-    {"d", KEY_INT, NULL, "dimension d >= 1"},
-    {"n", KEY_INT, NULL, "samples = steps n >= 1 (or give gamma)"},
+    {"calibration", KEY_STRING, NULL,
+     "rf: sigma from epsilon by exact (mu-GDP composition) | moments (seed's bound) [exact]"},
+    {"d", KEY_INT, NULL, "dimension d >= 1 [rf: 100]"},
+    {"n", KEY_INT, NULL, "samples = steps n >= 1 (or give gamma) [rf: 2000]"},
     {"gamma", KEY_REAL, NULL, "d/n > 0 (replaces n)"},
-    {"zeta", KEY_REAL, "0.5", "label-noise standard deviation >= 0"},
+    {"zeta", KEY_REAL, "0.5", "label-noise standard deviation >= 0 (rf default: 0)"},
     {"noise", KEY_STRING, "gaussian",
      "label-noise law (variance zeta^2): gaussian | laplace | rademacher | student:NU (NU > 2)"},
     {"spectrum", KEY_STRING, "iso",
@@ -33,7 +43,7 @@ static const cli_key key_table[] = {
     {"c", KEY_REAL, "inf", "clipping scale, C = c sqrt(d); inf = no clipping"},
     {"rho", KEY_REAL, "inf", "privacy rho (rho^2/2-zCDP); inf = non-private"},
     {"epsilon", KEY_REAL, NULL, "target epsilon (with delta) instead of rho"},
-    {"delta", KEY_REAL, NULL, "delta in (0, 1) for (epsilon, delta) conversions"},
+    {"delta", KEY_REAL, NULL, "delta in (0, 1) for (epsilon, delta) conversions [rf: 1/n]"},
     {"schedule", KEY_STRING, "const",
      "const | sqrt | hyperbolic | optimal | step | cosine | file:PATH (columns t eta)"},
     {"eta0", KEY_REAL, "1", "eta~(0) for const, sqrt, hyperbolic"},
@@ -228,13 +238,58 @@ int cli_params_parse(cli_params *p, const char *command, int argc, char **argv, 
   return DPD_OK;
 }
 
+int cli_set_text(cli_params *p, const char *key, const char *text) {
+  cli_value *v = find_value(p, key);
+  char *copy;
+  if (v == NULL) {
+    return DPD_EINVAL;
+  }
+  if ((copy = dup_string(text)) == NULL) {
+    return DPD_ENOMEM;
+  }
+  free(v->value);
+  v->value = copy;
+  return DPD_OK;
+}
+
+int cli_params_restrict(cli_params *p, const char *const *allowed, const char *what,
+                        dpd_err *err) {
+  for (size_t i = 0; i < p->nvalues; i++) {
+    cli_value *v = &p->values[i];
+    size_t k = 0;
+    while (allowed[k] != NULL && strcmp(allowed[k], v->key) != 0) {
+      k++;
+    }
+    if (allowed[k] != NULL) {
+      continue;
+    }
+    if (v->given) {
+      char list[1024];
+      size_t len = 0;
+      list[0] = '\0';
+      for (k = 0; allowed[k] != NULL && len < sizeof list; k++) {
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k ? ", " : "", allowed[k]);
+      }
+      return DPD_FAIL(err, DPD_EINVAL, "key '%s' does not apply to %s (allowed keys: %s)",
+                      v->key, what, list);
+    }
+    free(v->value);
+    v->value = NULL;
+  }
+  return DPD_OK;
+}
+
 int cli_set_effective(cli_params *p, const char *key, double value) {
   cli_value *v = find_value(p, key);
   char text[64], *copy;
   if (v == NULL) {
     return DPD_EINVAL;
   }
-  snprintf(text, sizeof text, "%.17g", value);
+  /* The shortest of %.15g / %.17g that reads back as the same double. */
+  snprintf(text, sizeof text, "%.15g", value);
+  if (strtod(text, NULL) != value) {
+    snprintf(text, sizeof text, "%.17g", value);
+  }
   copy = dup_string(text);
   if (copy == NULL) {
     return DPD_ENOMEM;

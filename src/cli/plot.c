@@ -22,20 +22,24 @@ extern char **environ;
 typedef struct {
   const char *name;
   const char *text;
+  const char *second; /* the second data file the script reads (ARG2) */
 } plot_script;
 
-static const plot_script scripts[] = {{"compare", dpd_plot_compare},
-                                      {"compare3", dpd_plot_compare3},
-                                      {"simulate", dpd_plot_simulate},
-                                      {"sde", dpd_plot_simulate},
-                                      {"ode", dpd_plot_ode},
-                                      {"tune", dpd_plot_tune},
-                                      {NULL, NULL}};
+static const plot_script scripts[] = {{"compare", dpd_plot_compare, "release.tsv"},
+                                      {"compare3", dpd_plot_compare3, "release.tsv"},
+                                      {"simulate", dpd_plot_simulate, "release.tsv"},
+                                      {"sde", dpd_plot_simulate, "release.tsv"},
+                                      {"ode", dpd_plot_ode, "release.tsv"},
+                                      {"tune", dpd_plot_tune, "release.tsv"},
+                                      {"rf_simulate", dpd_plot_rf_simulate, "clipping.tsv"},
+                                      {"rf_ou", dpd_plot_rf_ou, "trajectory.tsv"},
+                                      {"rf_compare", dpd_plot_rf_compare, "clipping.tsv"},
+                                      {NULL, NULL, NULL}};
 
-static const char *script_text(const char *name) {
+static const plot_script *script_find(const char *name) {
   for (const plot_script *s = scripts; s->name != NULL; s++) {
     if (strcmp(s->name, name) == 0) {
-      return s->text;
+      return s;
     }
   }
   return NULL;
@@ -52,7 +56,8 @@ static char *join(const char *dir, const char *file) {
 
 /* Title line from the '#' header of the data file: the key parameters. */
 static void read_title(const char *data, const char *script, char *title, size_t cap) {
-  static const char *const keys[] = {"d", "n", "gamma", "spectrum", "schedule", "c", "rho",
+  static const char *const keys[] = {"d",    "n",     "gamma",   "p",     "spectrum", "schedule",
+                                     "c",    "clip",  "rho",     "epsilon", "eta",     "steps",
                                      "zeta", "seeds", NULL};
   FILE *f = fopen(data, "r");
   char line[1024];
@@ -76,7 +81,8 @@ static void read_title(const char *data, const char *script, char *title, size_t
 }
 
 static int render(const char *dir, const char *script, const char *format, dpd_err *err) {
-  const char *text = script_text(script);
+  const plot_script *sc = script_find(script);
+  const char *text = sc != NULL ? sc->text : NULL;
   cli_out o;
   char *tmp = NULL, *gp = NULL, *data = NULL, *release = NULL, *img_tmp = NULL, *img = NULL;
   char gp_name[64], img_name[64], title[512];
@@ -85,7 +91,9 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
   pid_t pid;
   if (text == NULL) {
     DPD_FAIL(err, DPD_EINVAL,
-             "no figure '%s' (allowed: compare, compare3, simulate, sde, ode, tune)", script);
+             "no figure '%s' (allowed: compare, compare3, simulate, sde, ode, tune, rf_simulate, "
+             "rf_ou, rf_compare)",
+             script);
     return CLI_EXIT_USAGE;
   }
   if (cli_out_init(&o, dir, err) < 0) {
@@ -104,7 +112,7 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
   snprintf(img_name, sizeof img_name, "%s.%s", script, format);
   gp = join(dir, gp_name);
   data = join(dir, "trajectory.tsv");
-  release = join(dir, "release.tsv");
+  release = join(dir, sc->second);
   img = join(dir, img_name);
   snprintf(title, sizeof title, ".%s.tmp", img_name);
   img_tmp = join(dir, title);
@@ -114,7 +122,7 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
     goto done;
   }
   if (access(data, R_OK) != 0 || access(release, R_OK) != 0) {
-    DPD_FAIL(err, DPD_EINVAL, "'%s' has no trajectory.tsv and release.tsv to plot", dir);
+    DPD_FAIL(err, DPD_EINVAL, "'%s' has no trajectory.tsv and %s to plot", dir, sc->second);
     code = CLI_EXIT_USAGE;
     goto done;
   }

@@ -9,7 +9,6 @@
  * The stream of every random item is listed in include/dpdyn/rf.h. Each item is drawn with one
  * Gaussian fill from the start of its own stream, so changing n does not change V or u, and
  * changing n_test does not change the training set. */
-#include <cblas.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -230,6 +229,45 @@ static double target_eval(dpd_rf_target target, double s) {
   return NAN;
 }
 
+/* x^T v with a fixed summation order: eight interleaved partial sums, combined pairwise. */
+static inline double dot_fixed(const double *restrict x, const double *restrict v, size_t d) {
+  double acc[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  size_t k = 0;
+  for (; k + 8 <= d; k += 8) {
+    for (size_t l = 0; l < 8; l++) {
+      acc[l] += x[k + l] * v[k + l];
+    }
+  }
+  for (size_t l = 0; k + l < d; l++) {
+    acc[l] += x[k + l] * v[k + l];
+  }
+  return ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+}
+
+/* phi[i p + j] = act(x_i^T v_j) for rows x_i of X (rows x d) and rows v_j of V (p x d), in
+ * tiles that keep a block of X and of V in cache. Every entry is one dot_fixed, so the features
+ * are bit-identical for any thread count and any number of rows. (OpenBLAS dgemm is not: its
+ * blocking, and with it the summation order, depends on the shape and on its thread count.) */
+static void features_eval(dpd_rf_activation act, const double *X, size_t rows, const double *V,
+                          size_t p, size_t d, double *phi) {
+  enum { TILE_I = 128, TILE_J = 64 };
+  const size_t ti = (rows + TILE_I - 1) / TILE_I, tj = (p + TILE_J - 1) / TILE_J;
+  const long long tiles = (long long)(ti * tj);
+#pragma omp parallel for schedule(static)
+  for (long long t = 0; t < tiles; t++) {
+    const size_t i0 = (size_t)t / tj * TILE_I, j0 = (size_t)t % tj * TILE_J;
+    const size_t i1 = i0 + TILE_I < rows ? i0 + TILE_I : rows;
+    const size_t j1 = j0 + TILE_J < p ? j0 + TILE_J : p;
+    for (size_t i = i0; i < i1; i++) {
+      const double *x = X + i * d;
+      double *out = phi + i * p;
+      for (size_t j = j0; j < j1; j++) {
+        out[j] = dpd_rf_activation_eval(act, dot_fixed(x, V + j * d, d));
+      }
+    }
+  }
+}
+
 /* Draws `rows` inputs into X (work, rows x d) and builds labels and features:
  * y = f*(x) + zeta z, Phi = phi(X V^T). */
 static void build_set(const dpd_rf_problem *pr, size_t rows, int stream_x, int stream_z, double *X,
@@ -254,12 +292,7 @@ static void build_set(const dpd_rf_problem *pr, size_t rows, int stream_x, int s
     }
     y[i] = target_eval(cfg->target, s) + cfg->zeta * y[i];
   }
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)p, (int)d, 1.0, X, (int)d,
-              pr->V, (int)d, 0.0, phi, (int)p);
-  const size_t total = rows * p;
-  for (size_t k = 0; k < total; k++) {
-    phi[k] = dpd_rf_activation_eval(cfg->activation, phi[k]);
-  }
+  features_eval(cfg->activation, X, rows, pr->V, p, d, phi);
 }
 
 int dpd_rf_problem_create(const dpd_rf_config *cfg, dpd_rf_problem **out, dpd_err *err) {

@@ -22,6 +22,7 @@
 #include <lapacke.h>
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,7 @@ dpd_rf_sim_config dpd_rf_sim_config_default(void) {
   cfg.seed = RF_SIM_SEED_DEFAULT;
   cfg.grid = RF_SIM_GRID_DEFAULT;
   cfg.threads = 0;
+  cfg.progress = 0;
   return cfg;
 }
 
@@ -173,7 +175,28 @@ typedef struct {
   size_t T, grid;
   double eta, C, noise_scale; /* noise_scale = sqrt(eta) (2 C / n) sigma, 0: none */
   uint64_t seed;
+  int progress;        /* progress line on stderr */
+  size_t total_steps;  /* seeds * T */
+  size_t *steps_done;  /* shared counter (progress only) */
 } plan;
+
+/* Adds `k` finished steps to the shared count and redraws the progress line (at most every
+ * percent). Output only; the results never depend on it. */
+static void progress_add(const plan *pl, size_t k) {
+#pragma omp critical(dpd_rf_progress)
+  {
+    size_t before = *pl->steps_done, after = before + k;
+    *pl->steps_done = after;
+    if (after * 100 / pl->total_steps != before * 100 / pl->total_steps ||
+        after == pl->total_steps) {
+      fprintf(stderr, "\rdpdyn rf: %3zu%% of %zu DP-GD steps", after * 100 / pl->total_steps,
+              pl->total_steps);
+      if (after == pl->total_steps) {
+        fputc('\n', stderr);
+      }
+    }
+  }
+}
 
 /* One replicate: writes its train/test rows [grid], clip counts [T], and theta_T into theta.
  * Returns the failing step + 1 on a non-finite risk, 0 otherwise. */
@@ -195,6 +218,9 @@ static size_t replicate(const plan *pl, size_t rep, double *theta, double *g, do
       train[j] = train_risk;
       test[j] = dpd_rf_risk_eval(pr, theta, 1);
       j++;
+    }
+    if (pl->progress && ((t + 1) % 16 == 0 || t + 1 == pl->T)) {
+      progress_add(pl, (t + 1) % 16 == 0 ? 16 : (t + 1) % 16);
     }
     const double eta = pl->eta;
     if (pl->noise_scale > 0.0) {
@@ -273,6 +299,7 @@ int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
   res->step[grid - 1] = T;
 
   const double C = isfinite(cfg->clip) ? cfg->clip * sqrt((double)p) : INFINITY;
+  size_t steps_done = 0;
   const plan pl = {.problem = problem,
                    .kgrid = res->step,
                    .T = T,
@@ -281,7 +308,10 @@ int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
                    .C = C,
                    .noise_scale =
                        cfg->sigma > 0.0 ? sqrt(cfg->eta) * (2.0 * C / (double)n) * cfg->sigma : 0.0,
-                   .seed = cfg->seed};
+                   .seed = cfg->seed,
+                   .progress = cfg->progress,
+                   .total_steps = seeds * T,
+                   .steps_done = &steps_done};
 
 #pragma omp parallel num_threads(nthreads)
   {
@@ -301,7 +331,7 @@ int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
     if (fail[rep] > 0) {
       status = DPD_FAIL(err, DPD_ENONFINITE,
                         "rf_sim: replicate %zu (stream (%llu, %zu)) diverged at step %zu of %zu: "
-                        "non-finite risk (eta = %g; plain GD is stable only for eta < 1 / "
+                        "non-finite risk (eta = %g; plain GD is stable only for eta < 2 / "
                         "lambda_max((2/n) Phi^T Phi))",
                         rep, (unsigned long long)cfg->seed, rep, fail[rep] - 1, T, cfg->eta);
       goto cleanup;

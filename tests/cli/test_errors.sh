@@ -70,7 +70,28 @@ expect_error rf_eta "'eta': -1 \(allowed: 0 < eta\)" account --model=rf --eta=-1
 expect_error rf_steps "'steps': '0' \(allowed: integer 1 <=" account --model=rf --eta=0.1 --steps=0 --epsilon=1 --delta=1e-3
 expect_error rf_delta "'delta': 1.5 \(allowed: 0 < delta < 1\)" account --model=rf --eta=0.1 --steps=10 --epsilon=1 --delta=1.5
 expect_error rf_eps "'epsilon': -2 \(allowed: 0 < epsilon" account --model=rf --eta=0.1 --steps=10 --epsilon=-2 --delta=1e-3
-expect_error rf_both "give exactly one of epsilon .* or sigma" account --model=rf --eta=0.1 --steps=10 --epsilon=1 --sigma=3 --delta=1e-3
+expect_error rf_both "'sigma': given together with epsilon \(allowed: one of epsilon" account --model=rf --eta=0.1 --steps=10 --epsilon=1 --sigma=3 --delta=1e-3
+# model=rf simulate / ou / compare (small sizes: validation happens before anything is built)
+rf=(--model=rf --d=10 --n=20 --p=30 --n_test=10 --steps=5 --seeds=2)
+expect_error rf_p_zero "'p': '0' \(allowed: integer 1 <= p" simulate "${rf[@]}" --p=0
+expect_error rf_p_text "'p': 'many' \(allowed: integer 1 <= p" compare "${rf[@]}" --p=many
+expect_error rf_eta_zero "'eta': 0 \(allowed: 0 < eta\)" simulate "${rf[@]}" --eta=0
+expect_error rf_eta_negative "'eta': -0.5 \(allowed: 0 < eta\)" ou "${rf[@]}" --eta=-0.5
+expect_error rf_eps_zero "'epsilon': 0 \(allowed: 0 < epsilon" simulate "${rf[@]}" --clip=1 --epsilon=0
+expect_error rf_delta_zero "'delta': 0 \(allowed: 0 < delta < 1\)" compare "${rf[@]}" --clip=1 --epsilon=1 --delta=0
+expect_error rf_delta_one "'delta': 1 \(allowed: 0 < delta < 1\)" simulate "${rf[@]}" --clip=1 --epsilon=1 --delta=1
+expect_error rf_activation "'activation': 'sigmoid' \(allowed: tanh, relu_centered, hermite13\)" simulate "${rf[@]}" --activation=sigmoid
+expect_error rf_target "'target': 'cubic' \(allowed: linear, sign, hermite2\)" ou "${rf[@]}" --target=cubic
+expect_error rf_input "'input': 'cube' \(allowed: gaussian, sphere\)" compare "${rf[@]}" --input=cube
+expect_error rf_clip_zero "'clip': 0 \(allowed: 0 < clip, or inf\)" simulate "${rf[@]}" --clip=0
+expect_error rf_private_noclip "'clip': inf with epsilon given \(allowed: finite clip" simulate "${rf[@]}" --epsilon=2
+expect_error rf_sigma_noclip "'clip': inf with sigma > 0 \(allowed: finite clip" compare "${rf[@]}" --sigma=2
+expect_error rf_calibration "'calibration': 'rdp' \(allowed: exact, moments\)" simulate "${rf[@]}" --clip=1 --epsilon=1 --calibration=rdp
+expect_error rf_moments_range "'epsilon': 50 with calibration = moments \(allowed: 0 < epsilon < 8 log\(1/delta\)" simulate "${rf[@]}" --clip=1 --epsilon=50 --delta=1e-2 --calibration=moments
+expect_error rf_linreg_key "key 'c' does not apply to model=rf simulate" simulate "${rf[@]}" --c=0.5
+expect_error linreg_rf_key "key 'clip' does not apply to model=linreg" simulate "${base[@]}" --clip=0.5
+expect_error rf_ode "'model': 'rf' \(allowed for ode: linreg; model=rf has simulate, ou, compare" ode "${rf[@]}"
+expect_error ou_linreg "'model': 'linreg' \(allowed for ou: rf\)" ou --model=linreg --d=10 --n=20
 printf 'model = linreg\nd = 50\nthis line is not ini\n' >"$work/bad.ini"
 expect_error malformed_ini "malformed INI file .* at line 3" ode "$work/bad.ini" --n=100
 printf 'model = linreg\nd = 50\nn = 100\nwidth = 3\n' >"$work/unknown.ini"

@@ -122,6 +122,27 @@ else
   bad "account --sequence: $(grep rho_eff "$work/seq.out")"
 fi
 
+# 3b'. model=rf compare: every output bit-identical for threads=1 and threads=2 (including the
+# LAPACK parts, theta* and the OU theory), and pinned against the committed answer.
+for th in 1 2; do
+  "$dpdyn" compare --model=rf --d=20 --n=60 --p=150 --n_test=40 --steps=40 --clip=0.5 \
+    --epsilon=4 --seeds=6 --grid=9 --seed=3 --plot=0 --threads=$th --out="$work/rfc$th" \
+    >/dev/null || bad "compare --model=rf threads=$th failed"
+done
+if cmp -s <(rows "$work/rfc1/trajectory.tsv") <(rows "$work/rfc2/trajectory.tsv") &&
+  cmp -s <(rows "$work/rfc1/clipping.tsv") <(rows "$work/rfc2/clipping.tsv") &&
+  cmp -s <(grep -v '"wall_seconds"\|"threads"\|"out"' "$work/rfc1/summary.json") \
+    <(grep -v '"wall_seconds"\|"threads"\|"out"' "$work/rfc2/summary.json"); then
+  ok "compare --model=rf bit-identical for threads=1 and threads=2"
+else
+  bad "compare --model=rf differs between threads=1 and threads=2"
+fi
+check_against rf_compare.tsv "$work/rfc1/trajectory.tsv" 1e-9
+for key in final_test_risk theta_star_test_risk sigma_exact sigma_moments \
+  epsilon_of_sigma_moments clipped_fraction_final ou_final_test_risk sup_gap_in_se; do
+  grep -q "\"$key\":" "$work/rfc1/summary.json" || bad "rf summary.json lacks $key"
+done
+
 # 3c. model=rf accounting: the exact sigma delivers the target epsilon (never more), and the
 # seed's moments sigma is larger and delivers less.
 "$dpdyn" account --model=rf --eta=0.5 --steps=200 --epsilon=2 --delta=5e-4 --out="$work/rf1" \

@@ -7,6 +7,7 @@
  * is at a grid node). Rows are independent given V, so the row averages
  * a_i = (1/p) sum_j phi_ij give the standard error of their mean. Seeds are fixed. */
 #include <cblas.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -242,9 +243,10 @@ static void same_seed_gives_identical_bits(void **state) {
   dpd_rf_problem_free(e);
 }
 
-/* X V^T is one OpenBLAS dgemm: its bits must not depend on OpenBLAS's thread count (checked
- * for 1 and 2 threads; openblas_set_num_threads is process-global, fine in a test program). */
-static void problem_bits_do_not_depend_on_blas_threads(void **state) {
+/* The features are built with OpenMP over tiles: their bits must not depend on the thread
+ * count (checked for 1 and 3 threads; omp_set_num_threads is process-global, fine in a test
+ * program). */
+static void problem_bits_do_not_depend_on_threads(void **state) {
   (void)state;
   dpd_rf_config cfg = dpd_rf_config_default();
   cfg.d = 131;
@@ -252,12 +254,12 @@ static void problem_bits_do_not_depend_on_blas_threads(void **state) {
   cfg.n_test = 65;
   cfg.p = 515;
   cfg.seed = SEED + 9;
-  int saved = openblas_get_num_threads();
-  openblas_set_num_threads(1);
+  int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
   dpd_rf_problem *a = make(&cfg);
-  openblas_set_num_threads(2);
+  omp_set_num_threads(3);
   dpd_rf_problem *b = make(&cfg);
-  openblas_set_num_threads(saved);
+  omp_set_num_threads(saved);
   assert_true(same(a->phi, b->phi, a->n * a->p));
   assert_true(same(a->phi_test, b->phi_test, a->n_test * a->p));
   assert_true(same(a->row_norm, b->row_norm, a->n));
@@ -336,7 +338,7 @@ int main(void) {
       cmocka_unit_test(labels_have_unit_signal_variance),
       cmocka_unit_test(row_norms_and_v_scaling_are_correct),
       cmocka_unit_test(same_seed_gives_identical_bits),
-      cmocka_unit_test(problem_bits_do_not_depend_on_blas_threads),
+      cmocka_unit_test(problem_bits_do_not_depend_on_threads),
       cmocka_unit_test(bad_configs_and_names_are_rejected),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
