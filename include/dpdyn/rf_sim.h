@@ -13,10 +13,12 @@
  * dpd_rng_gaussian_fill of p values, xi_t, when sigma > 0 (none otherwise). The data (the
  * dpd_rf_problem) are the same for every replicate.
  *
- * Reproducibility: results are bit-identical for any number of threads. Replicates run in
- * parallel (OpenMP); every product with Phi is computed by this library's own loops in a fixed
- * order (not by OpenBLAS, whose summation order may depend on its thread count); reductions over
- * replicates are serial in replicate order. */
+ * Reproducibility: results are bit-identical for any number of threads. Every product with Phi
+ * is computed by this library's own loops in a fixed order (not by OpenBLAS, whose summation
+ * order may depend on its thread count): the rows are cut into 8 fixed blocks whose partial
+ * gradients are added in block order. Replicates run in parallel (OpenMP) when there are at
+ * least as many as threads; otherwise the blocks of one replicate run in parallel. Reductions
+ * over replicates are serial in replicate order. */
 #ifndef DPD_RF_SIM_H
 #define DPD_RF_SIM_H
 
@@ -66,7 +68,8 @@ DPD_API dpd_rf_sim_config dpd_rf_sim_config_default(void);
  * (dpd_rf_sim_result_free). Returns DPD_EINVAL naming the key, value and allowed range (T,
  * seeds or grid too small, eta or clip not > 0, sigma < 0, sigma > 0 with clip = INFINITY),
  * DPD_ENOMEM, and DPD_ENONFINITE naming replicate and step when an iterate diverges. Memory:
- * per thread 3 p + n doubles; nothing n x p is allocated. Thread-safe. */
+ * per thread 10 p + n doubles (iterate, gradient, noise, block partials); nothing n x p is
+ * allocated. Thread-safe. */
 DPD_API int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
                            dpd_rf_sim_result **out, dpd_err *err);
 
@@ -75,8 +78,9 @@ DPD_API void dpd_rf_sim_result_free(dpd_rf_sim_result *res);
 
 /* The clipped mean gradient at theta (pure): r_i = phi_i^T theta - y_i written to r[0..n),
  * g[0..p) = (1/n) sum_i 2 w_i r_i phi_i with w_i = min(1, C / (2 |r_i| ||phi_i||)) (C =
- * INFINITY: w = 1). Returns the number of clipped samples (w_i < 1). One pass over Phi in a
- * fixed order (the same kernel the simulator uses). */
+ * INFINITY: w = 1). Returns the number of clipped samples (w_i < 1), or SIZE_MAX when its
+ * scratch memory (7 p doubles) cannot be allocated. One pass over Phi with the simulator's fixed
+ * block order, so it reproduces the simulator's gradient bit for bit. */
 DPD_API size_t dpd_rf_clipped_gradient_eval(const dpd_rf_problem *problem, const double *theta,
                                             double C, double *g, double *r);
 

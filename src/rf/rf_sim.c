@@ -15,10 +15,12 @@
  *
  * Why not OpenBLAS dgemv: its result may depend on its own thread count (it splits the
  * reduction of Phi^T v across threads), and openblas_set_num_threads is process-global, so it
- * cannot be pinned per call. Here replicates run in parallel (OpenMP, dynamic schedule); each
- * replicate runs on one thread with the fixed-order loops below (eight partial sums for dot
- * products, row order for the accumulation of g); reductions over replicates are serial in
- * replicate order. Results are therefore bit-identical for any thread count. */
+ * cannot be pinned per call. Here the rows are cut into RF_CHUNKS fixed blocks, each with its
+ * own partial gradient, added in block order; dot products use eight partial sums in a fixed
+ * order. With at least as many replicates as threads, replicates run in parallel (OpenMP,
+ * dynamic schedule) and each runs its blocks in series; with fewer, the blocks of one replicate
+ * run on all threads. The arithmetic is the same in both cases, and reductions over replicates
+ * are serial in replicate order, so results are bit-identical for any thread count. */
 #include <lapacke.h>
 #include <math.h>
 #include <omp.h>
@@ -86,15 +88,23 @@ static inline double dot8(const double *restrict x, const double *restrict y, si
   return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
 }
 
-size_t dpd_rf_clipped_gradient_eval(const dpd_rf_problem *problem, const double *theta, double C,
-                                    double *g, double *r) {
-  const size_t n = problem->n, p = problem->p;
-  const double inv_n = 1.0 / (double)n;
+/* Rows are split into RF_CHUNKS fixed blocks [c n / K, (c + 1) n / K); block c accumulates its
+ * own partial gradient, and the partials are added in block order. The arithmetic is therefore
+ * the same whether the blocks run one after the other (replicates in parallel) or on several
+ * threads (one replicate, many threads): bit-identical for any thread count. */
+#define RF_CHUNKS 8
+
+static size_t chunks_of(size_t n) { return n < RF_CHUNKS ? n : RF_CHUNKS; }
+
+/* Rows [i0, i1): r_i = phi_i . theta - y_i into r, gp = sum_i (2 w_i r_i / n) phi_i (overwritten).
+ * Returns the number of clipped rows. */
+static size_t chunk_pass(const dpd_rf_problem *problem, const double *theta, double C, size_t i0,
+                         size_t i1, double *restrict gp, double *r) {
+  const size_t p = problem->p;
+  const double inv_n = 1.0 / (double)problem->n;
   size_t clipped = 0;
-  for (size_t k = 0; k < p; k++) {
-    g[k] = 0.0;
-  }
-  for (size_t i = 0; i < n; i++) {
+  memset(gp, 0, p * sizeof *gp);
+  for (size_t i = i0; i < i1; i++) {
     const double *restrict row = problem->phi + i * p;
     double ri = dot8(row, theta, p) - problem->y[i];
     r[i] = ri;
@@ -105,24 +115,73 @@ size_t dpd_rf_clipped_gradient_eval(const dpd_rf_problem *problem, const double 
       clipped++;
     }
     const double c = 2.0 * w * ri * inv_n;
-    double *restrict gg = g;
     for (size_t k = 0; k < p; k++) {
-      gg[k] += c * row[k];
+      gp[k] += c * row[k];
     }
   }
   return clipped;
 }
 
-double dpd_rf_risk_eval(const dpd_rf_problem *problem, const double *theta, int test) {
-  const size_t rows = test ? problem->n_test : problem->n, p = problem->p;
+/* g = clipped mean gradient with the block partials in parts[(K - 1) p] (work), blocks run on
+ * `threads` threads (1: serially). */
+static size_t gradient_pass(const dpd_rf_problem *problem, const double *theta, double C,
+                            double *g, double *parts, double *r, int threads) {
+  const size_t n = problem->n, p = problem->p, K = chunks_of(n);
+  size_t counts[RF_CHUNKS] = {0};
+#pragma omp parallel for num_threads(threads) schedule(static, 1) if (threads > 1)
+  for (size_t c = 0; c < K; c++) {
+    counts[c] = chunk_pass(problem, theta, C, c * n / K, (c + 1) * n / K,
+                           c == 0 ? g : parts + (c - 1) * p, r);
+  }
+  size_t clipped = counts[0];
+  for (size_t c = 1; c < K; c++) {
+    const double *restrict q = parts + (c - 1) * p;
+    for (size_t k = 0; k < p; k++) {
+      g[k] += q[k];
+    }
+    clipped += counts[c];
+  }
+  return clipped;
+}
+
+size_t dpd_rf_clipped_gradient_eval(const dpd_rf_problem *problem, const double *theta, double C,
+                                    double *g, double *r) {
+  const size_t K = chunks_of(problem->n);
+  double *parts = K > 1 ? malloc((K - 1) * problem->p * sizeof *parts) : NULL;
+  if (K > 1 && parts == NULL) {
+    return SIZE_MAX;
+  }
+  size_t clipped = gradient_pass(problem, theta, C, g, parts, r, 1);
+  free(parts);
+  return clipped;
+}
+
+/* (1/rows) sum_i (phi_i . theta - y_i)^2 with the same fixed row blocks (partial sums added in
+ * block order), blocks on `threads` threads. */
+static double risk_pass(const dpd_rf_problem *problem, const double *theta, int test,
+                        int threads) {
+  const size_t rows = test ? problem->n_test : problem->n, p = problem->p, K = chunks_of(rows);
   const double *phi = test ? problem->phi_test : problem->phi;
   const double *y = test ? problem->y_test : problem->y;
+  double part[RF_CHUNKS] = {0};
+#pragma omp parallel for num_threads(threads) schedule(static, 1) if (threads > 1)
+  for (size_t c = 0; c < K; c++) {
+    double sum = 0.0;
+    for (size_t i = c * rows / K; i < (c + 1) * rows / K; i++) {
+      double ri = dot8(phi + i * p, theta, p) - y[i];
+      sum += ri * ri;
+    }
+    part[c] = sum;
+  }
   double sum = 0.0;
-  for (size_t i = 0; i < rows; i++) {
-    double ri = dot8(phi + i * p, theta, p) - y[i];
-    sum += ri * ri;
+  for (size_t c = 0; c < K; c++) {
+    sum += part[c];
   }
   return sum / (double)rows;
+}
+
+double dpd_rf_risk_eval(const dpd_rf_problem *problem, const double *theta, int test) {
+  return risk_pass(problem, theta, test, 1);
 }
 
 static int validate(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
@@ -201,7 +260,7 @@ static void progress_add(const plan *pl, size_t k) {
 /* One replicate: writes its train/test rows [grid], clip counts [T], and theta_T into theta.
  * Returns the failing step + 1 on a non-finite risk, 0 otherwise. */
 static size_t replicate(const plan *pl, size_t rep, double *theta, double *g, double *xi, double *r,
-                        double *train, double *test, double *clips) {
+                        double *parts, int inner, double *train, double *test, double *clips) {
   const dpd_rf_problem *pr = pl->problem;
   const size_t n = pr->n, p = pr->p;
   dpd_rng rng;
@@ -209,14 +268,14 @@ static size_t replicate(const plan *pl, size_t rep, double *theta, double *g, do
   memset(theta, 0, p * sizeof *theta);
   size_t j = 0;
   for (size_t t = 0; t < pl->T; t++) {
-    clips[t] = (double)dpd_rf_clipped_gradient_eval(pr, theta, pl->C, g, r);
+    clips[t] = (double)gradient_pass(pr, theta, pl->C, g, parts, r, inner);
     double train_risk = dot8(r, r, n) / (double)n;
     if (!isfinite(train_risk)) {
       return t + 1;
     }
     while (j < pl->grid && pl->kgrid[j] == t) {
       train[j] = train_risk;
-      test[j] = dpd_rf_risk_eval(pr, theta, 1);
+      test[j] = risk_pass(pr, theta, 1, inner);
       j++;
     }
     if (pl->progress && ((t + 1) % 16 == 0 || t + 1 == pl->T)) {
@@ -236,8 +295,8 @@ static size_t replicate(const plan *pl, size_t rep, double *theta, double *g, do
     }
   }
   if (j < pl->grid) {
-    double train_risk = dpd_rf_risk_eval(pr, theta, 0);
-    double test_risk = dpd_rf_risk_eval(pr, theta, 1);
+    double train_risk = risk_pass(pr, theta, 0, inner);
+    double test_risk = risk_pass(pr, theta, 1, inner);
     if (!isfinite(train_risk) || !isfinite(test_risk)) {
       return pl->T + 1;
     }
@@ -260,10 +319,14 @@ int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
   }
   const size_t n = problem->n, p = problem->p, T = cfg->T, seeds = cfg->seeds, grid = cfg->grid;
   int nthreads = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
+  /* Enough replicates: one per thread, row blocks in series. Fewer replicates than threads: one
+   * replicate at a time, its row blocks on all threads. Same arithmetic either way. */
+  int inner = 1;
   if ((size_t)nthreads > seeds) {
-    nthreads = (int)seeds;
+    inner = nthreads;
+    nthreads = 1;
   }
-  const size_t stride = 3 * p + n;
+  const size_t stride = (2 + chunks_of(n)) * p + n;
 
   dpd_rf_sim_result *res = calloc(1, sizeof *res);
   double *clip_rows = malloc(seeds * T * sizeof *clip_rows);
@@ -316,10 +379,11 @@ int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
 #pragma omp parallel num_threads(nthreads)
   {
     double *theta = work + (size_t)omp_get_thread_num() * stride;
-    double *g = theta + p, *xi = g + p, *r = xi + p;
+    double *g = theta + p, *xi = g + p, *r = xi + p, *parts = r + n;
 #pragma omp for schedule(dynamic, 1)
     for (size_t rep = 0; rep < seeds; rep++) {
-      fail[rep] = replicate(&pl, rep, theta, g, xi, r, res->train_replicates + rep * grid,
+      fail[rep] = replicate(&pl, rep, theta, g, xi, r, parts, inner,
+                            res->train_replicates + rep * grid,
                             res->test_replicates + rep * grid, clip_rows + rep * T);
       if (rep == 0) {
         memcpy(res->theta_last, theta, p * sizeof *theta);

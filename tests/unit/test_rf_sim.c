@@ -181,6 +181,29 @@ static void results_are_bit_identical_for_any_thread_count(void **state) {
   assert_memory_equal(a->first_clip, b->first_clip, cfg.seeds * sizeof *a->first_clip);
   assert_memory_equal(a->test_mean, b->test_mean, cfg.grid * sizeof *a->test_mean);
   assert_memory_equal(b->test_replicates, c->test_replicates, sg * sizeof *a->train_replicates);
+  /* More threads than replicates: the row blocks of each replicate run in parallel instead
+   * (8 threads on 5 replicates, 3 on 1); the arithmetic, and so every bit, is the same. */
+  cfg.threads = 8;
+  dpd_rf_sim_result *d = run_ok(pr, &cfg);
+  assert_memory_equal(a->train_replicates, d->train_replicates, sg * sizeof *a->train_replicates);
+  assert_memory_equal(a->test_replicates, d->test_replicates, sg * sizeof *a->train_replicates);
+  assert_memory_equal(a->clip_fraction, d->clip_fraction, cfg.T * sizeof *a->clip_fraction);
+  assert_memory_equal(a->theta_last, d->theta_last, pr->p * sizeof *a->theta_last);
+  dpd_rf_sim_result_free(d);
+  cfg.seeds = 1;
+  cfg.threads = 1;
+  dpd_rf_sim_result *s1 = run_ok(pr, &cfg);
+  cfg.threads = 3;
+  dpd_rf_sim_result *s3 = run_ok(pr, &cfg);
+  assert_memory_equal(s1->theta_last, s3->theta_last, pr->p * sizeof *s1->theta_last);
+  assert_memory_equal(s1->test_replicates, s3->test_replicates, cfg.grid * sizeof(double));
+  /* Replicate 0 does not depend on how many replicates run beside it. */
+  assert_memory_equal(s1->theta_last, a->theta_last, pr->p * sizeof *s1->theta_last);
+  assert_memory_equal(s1->test_replicates, a->test_replicates, cfg.grid * sizeof(double));
+  dpd_rf_sim_result_free(s1);
+  dpd_rf_sim_result_free(s3);
+  cfg.seeds = 5;
+  cfg.threads = 2;
   /* Noise makes replicates differ, clipping is active somewhere. */
   assert_true(a->test_se[cfg.grid - 1] > 0.0);
   assert_true(a->clip_fraction_total > 0.0);
