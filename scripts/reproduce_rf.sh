@@ -10,10 +10,13 @@
 #       epsilon in {1, 2, 4}, 1 replicate per cell;
 #   rf_compare_unclipped.png, rf_compare_seed_scaling.png
 #       dpdyn compare on models/rf/ou_unclipped.ini and models/rf/seed_scaling.ini;
+#   rf_seed_scaling_p.txt: the seed's scaling at p = 1000 ... 64000, simulation against OU;
 #   rf_study.txt: the tables quoted in docs/rf.md.
-# About 40 minutes on 2 cores (the p = 1e5 problem alone holds 2.4 GB of features).
-# usage: scripts/reproduce_rf.sh [--plots-only]   (BUILD=dir for another build directory)
-#   --plots-only redraws the figures and tables from the TSV files already in docs/figures/.
+# About 50 minutes on 2 cores (the p = 1e5 problem alone holds 2.4 GB of features): p sweep 30,
+# heat map 14, comparisons 5.
+# usage: scripts/reproduce_rf.sh [STAGE ...]   (BUILD=dir for another build directory)
+#   stages: psweep heatmap compare plots (default: all four); `plots` alone redraws the figures
+#   and tables from the files already in docs/figures/.
 # SPDX-License-Identifier: MIT
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,16 +33,23 @@ step() { echo "== $*" >&2; }
 n=2000
 p_heat=4000
 
-if [ "${1:-}" != "--plots-only" ]; then
+stages=${*:-psweep heatmap compare plots}
+has() { [[ " $stages " == *" $1 "* ]]; }
+
+if has psweep; then
   # 12 log-spaced p from 10^1.5 to 10^5.014 (= 1.03e5), plus p = n (the interpolation threshold).
   ps=$(awk -v n=$n 'BEGIN { for (i = 0; i < 12; i++) { p = int(10^(1.5 + i * 3.514 / 11) + 0.5);
                             printf "%s%d", (i ? "," : ""), p; if (p < n && int(10^(1.5 + (i + 1) * 3.514 / 11) + 0.5) > n) printf ",%d", n } }')
   step "p sweep: p = $ps"
   "$build/dpd_study_rf" psweep "$work/psweep.tsv" "$ps" 1,2,4 2,5,10 0.5 2
   cp "$work/psweep.tsv" "$figs/rf_psweep.tsv"
+fi
+if has heatmap; then
   step "heat map at p = $p_heat"
   "$build/dpd_study_rf" heatmap "$work/heatmap.tsv" $p_heat 1,2,4 0.01 31.6227766 8 0.1 100 8 1
   cp "$work/heatmap.tsv" "$figs/rf_heatmap.tsv"
+fi
+if has compare; then
   for m in ou_unclipped seed_scaling; do
     step "compare models/rf/$m.ini"
     "$build/dpdyn" compare "$src/models/rf/$m.ini" --out="$work/$m" >"$work/$m.txt"
@@ -47,7 +57,21 @@ if [ "${1:-}" != "--plots-only" ]; then
     grep -E '^(final_test_risk|final_test_risk_se|ou_final_test_risk|theta_star_test_risk|sigma|sigma_moments|epsilon_of_sigma_moments|clipped_fraction_final|clipped_fraction_mean|first_clip_step_median|ou_exit_step|sup_gap|sup_gap_in_se|final_gap|final_gap_in_se) ' \
       "$work/$m.txt" >"$figs/rf_compare_$m.txt"
   done
+  # The seed's scaling at several p: clipped fraction and the gap to the (unclipped) OU curve.
+  : >"$figs/rf_seed_scaling_p.txt"
+  printf '%8s %10s %10s %10s %10s %10s %10s %12s %12s\n' p sim se ou gap gap_in_se \
+    clip_mean clip_final ou_exit_step >>"$figs/rf_seed_scaling_p.txt"
+  for p in 1000 4000 16000 64000; do
+    step "compare, seed scaling, p = $p"
+    "$build/dpdyn" compare "$src/models/rf/seed_scaling.ini" --p=$p --eta=$(awk -v p=$p 'BEGIN { print 1 / p }') \
+      --seeds=8 --plot=0 --out="$work/ss$p" >"$work/ss$p.txt"
+    awk -v p=$p '{ v[$1] = $2 } END { printf "%8d %10.5f %10.5f %10.5f %10.5f %10.1f %10.3f %12.3f %12d\n", p,
+      v["final_test_risk"], v["final_test_risk_se"], v["ou_final_test_risk"], v["final_gap"],
+      v["final_gap_in_se"], v["clipped_fraction_mean"], v["clipped_fraction_final"], v["ou_exit_step"] }' \
+      "$work/ss$p.txt" >>"$figs/rf_seed_scaling_p.txt"
+  done
 fi
+has plots || exit 0
 
 step "figures and tables"
 # Best stopping time per (p, epsilon): one block per epsilon for gnuplot's `index`.
@@ -95,6 +119,11 @@ PY
        END { for (e in r) { split(r[e], a, " ");
              printf "eps = %s: test risk %.4f at C_clip/sqrt(p) = %.3g, tau = %.3g (T = %d), clipped fraction at the end %.3f\n",
                e, a[6], a[2], a[3] * 100 / '$p_heat', a[4], a[9] } }' "$figs/rf_heatmap.tsv" | sort
+  if [ -f "$figs/rf_seed_scaling_p.txt" ]; then
+    echo
+    echo "Seed scaling (C_clip = 0.5 sqrt(p), eps = 4, eta = 1/p, T = 5d, 8 replicates): DP-GD vs OU"
+    cat "$figs/rf_seed_scaling_p.txt"
+  fi
   for m in ou_unclipped seed_scaling; do
     if [ -f "$figs/rf_compare_$m.txt" ]; then
       echo

@@ -34,6 +34,7 @@
 #include "dpdyn/rf_sim.h"
 #include "dpdyn/rng.h"
 #include "linreg/result_impl.h"
+#include "rf/rf_sim_impl.h"
 
 #define RF_SIM_T_DEFAULT 1000
 #define RF_SIM_ETA_DEFAULT 0.1
@@ -74,7 +75,7 @@ void dpd_rf_sim_result_free(dpd_rf_sim_result *res) {
 }
 
 /* x . y with eight partial sums combined in a fixed order. */
-static inline double dot8(const double *restrict x, const double *restrict y, size_t m) {
+static inline __attribute__((always_inline)) double dot8(const double *restrict x, const double *restrict y, size_t m) {
   double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   size_t i = 0;
   for (; i + 8 <= m; i += 8) {
@@ -97,9 +98,12 @@ static inline double dot8(const double *restrict x, const double *restrict y, si
 static size_t chunks_of(size_t n) { return n < RF_CHUNKS ? n : RF_CHUNKS; }
 
 /* Rows [i0, i1): r_i = phi_i . theta - y_i into r, gp = sum_i (2 w_i r_i / n) phi_i (overwritten).
- * Returns the number of clipped rows. */
-static size_t chunk_pass(const dpd_rf_problem *problem, const double *theta, double C, size_t i0,
-                         size_t i1, double *restrict gp, double *r) {
+ * Returns the number of clipped rows. Compiled once per instruction set (below); the loops are
+ * lane-wise with a fixed reduction order and the file is built without FMA contraction, so
+ * every version gives the same bits. */
+static inline __attribute__((always_inline)) size_t
+chunk_pass_body(const dpd_rf_problem *problem, const double *theta, double C, size_t i0, size_t i1,
+                double *restrict gp, double *r) {
   const size_t p = problem->p;
   const double inv_n = 1.0 / (double)problem->n;
   size_t clipped = 0;
@@ -122,16 +126,86 @@ static size_t chunk_pass(const dpd_rf_problem *problem, const double *theta, dou
   return clipped;
 }
 
+/* (1/rows) sum over rows [i0, i1) of (phi_i . theta - y_i)^2, unnormalised. */
+static inline __attribute__((always_inline)) double
+sq_resid_body(const double *phi, const double *y, size_t p, const double *theta, size_t i0,
+              size_t i1) {
+  double sum = 0.0;
+  for (size_t i = i0; i < i1; i++) {
+    double ri = dot8(phi + i * p, theta, p) - y[i];
+    sum += ri * ri;
+  }
+  return sum;
+}
+
+typedef size_t (*chunk_fn)(const dpd_rf_problem *, const double *, double, size_t, size_t,
+                           double *, double *);
+typedef double (*sq_fn)(const double *, const double *, size_t, const double *, size_t, size_t);
+
+static size_t chunk_pass_generic(const dpd_rf_problem *problem, const double *theta, double C,
+                                 size_t i0, size_t i1, double *gp, double *r) {
+  return chunk_pass_body(problem, theta, C, i0, i1, gp, r);
+}
+static double sq_resid_generic(const double *phi, const double *y, size_t p, const double *theta,
+                               size_t i0, size_t i1) {
+  return sq_resid_body(phi, y, p, theta, i0, i1);
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("avx2"))) static size_t
+chunk_pass_avx2(const dpd_rf_problem *problem, const double *theta, double C, size_t i0, size_t i1,
+                double *gp, double *r) {
+  return chunk_pass_body(problem, theta, C, i0, i1, gp, r);
+}
+__attribute__((target("avx2"))) static double sq_resid_avx2(const double *phi, const double *y,
+                                                            size_t p, const double *theta,
+                                                            size_t i0, size_t i1) {
+  return sq_resid_body(phi, y, p, theta, i0, i1);
+}
+__attribute__((target("avx512f,prefer-vector-width=512"))) static size_t
+chunk_pass_avx512(const dpd_rf_problem *problem, const double *theta, double C, size_t i0,
+                  size_t i1, double *gp, double *r) {
+  return chunk_pass_body(problem, theta, C, i0, i1, gp, r);
+}
+__attribute__((target("avx512f,prefer-vector-width=512"))) static double
+sq_resid_avx512(const double *phi, const double *y, size_t p, const double *theta, size_t i0,
+                size_t i1) {
+  return sq_resid_body(phi, y, p, theta, i0, i1);
+}
+#endif
+
+/* The kernels for `isa` (falls back to generic when this CPU cannot run it). */
+static void select_kernels(dpd_rng_isa isa, chunk_fn *chunk, sq_fn *sq) {
+  *chunk = chunk_pass_generic;
+  *sq = sq_resid_generic;
+#if defined(__x86_64__) || defined(__i386__)
+  dpd_rng_isa best = dpd_rng_isa_get();
+  if (isa == DPD_RNG_ISA_AVX512 && best == DPD_RNG_ISA_AVX512) {
+    *chunk = chunk_pass_avx512;
+    *sq = sq_resid_avx512;
+  } else if (isa != DPD_RNG_ISA_SCALAR && (best == DPD_RNG_ISA_AVX2 || best == DPD_RNG_ISA_AVX512)) {
+    *chunk = chunk_pass_avx2;
+    *sq = sq_resid_avx2;
+  }
+#else
+  (void)isa;
+#endif
+}
+
 /* g = clipped mean gradient with the block partials in parts[(K - 1) p] (work), blocks run on
- * `threads` threads (1: serially). */
-static size_t gradient_pass(const dpd_rf_problem *problem, const double *theta, double C,
-                            double *g, double *parts, double *r, int threads) {
+ * `threads` threads (1: serially), with the kernels of `isa`. */
+static size_t gradient_pass_isa(const dpd_rf_problem *problem, const double *theta, double C,
+                                double *g, double *parts, double *r, int threads,
+                                dpd_rng_isa isa) {
   const size_t n = problem->n, p = problem->p, K = chunks_of(n);
   size_t counts[RF_CHUNKS] = {0};
+  chunk_fn chunk;
+  sq_fn unused;
+  select_kernels(isa, &chunk, &unused);
 #pragma omp parallel for num_threads(threads) schedule(static, 1) if (threads > 1)
   for (size_t c = 0; c < K; c++) {
-    counts[c] = chunk_pass(problem, theta, C, c * n / K, (c + 1) * n / K,
-                           c == 0 ? g : parts + (c - 1) * p, r);
+    counts[c] = chunk(problem, theta, C, c * n / K, (c + 1) * n / K,
+                      c == 0 ? g : parts + (c - 1) * p, r);
   }
   size_t clipped = counts[0];
   for (size_t c = 1; c < K; c++) {
@@ -144,16 +218,26 @@ static size_t gradient_pass(const dpd_rf_problem *problem, const double *theta, 
   return clipped;
 }
 
-size_t dpd_rf_clipped_gradient_eval(const dpd_rf_problem *problem, const double *theta, double C,
-                                    double *g, double *r) {
+static size_t gradient_pass(const dpd_rf_problem *problem, const double *theta, double C,
+                            double *g, double *parts, double *r, int threads) {
+  return gradient_pass_isa(problem, theta, C, g, parts, r, threads, dpd_rng_isa_get());
+}
+
+size_t dpd__rf_clipped_gradient_isa(const dpd_rf_problem *problem, const double *theta, double C,
+                                    double *g, double *r, dpd_rng_isa isa) {
   const size_t K = chunks_of(problem->n);
   double *parts = K > 1 ? malloc((K - 1) * problem->p * sizeof *parts) : NULL;
   if (K > 1 && parts == NULL) {
     return SIZE_MAX;
   }
-  size_t clipped = gradient_pass(problem, theta, C, g, parts, r, 1);
+  size_t clipped = gradient_pass_isa(problem, theta, C, g, parts, r, 1, isa);
   free(parts);
   return clipped;
+}
+
+size_t dpd_rf_clipped_gradient_eval(const dpd_rf_problem *problem, const double *theta, double C,
+                                    double *g, double *r) {
+  return dpd__rf_clipped_gradient_isa(problem, theta, C, g, r, dpd_rng_isa_get());
 }
 
 /* (1/rows) sum_i (phi_i . theta - y_i)^2 with the same fixed row blocks (partial sums added in
@@ -164,14 +248,12 @@ static double risk_pass(const dpd_rf_problem *problem, const double *theta, int 
   const double *phi = test ? problem->phi_test : problem->phi;
   const double *y = test ? problem->y_test : problem->y;
   double part[RF_CHUNKS] = {0};
+  chunk_fn unused;
+  sq_fn sq;
+  select_kernels(dpd_rng_isa_get(), &unused, &sq);
 #pragma omp parallel for num_threads(threads) schedule(static, 1) if (threads > 1)
   for (size_t c = 0; c < K; c++) {
-    double sum = 0.0;
-    for (size_t i = c * rows / K; i < (c + 1) * rows / K; i++) {
-      double ri = dot8(phi + i * p, theta, p) - y[i];
-      sum += ri * ri;
-    }
-    part[c] = sum;
+    part[c] = sq(phi, y, p, theta, c * rows / K, (c + 1) * rows / K);
   }
   double sum = 0.0;
   for (size_t c = 0; c < K; c++) {

@@ -11,6 +11,7 @@
 #include "dpdyn/rf.h"
 #include "dpdyn/rf_sim.h"
 #include "dpdyn/rng.h"
+#include "rf/rf_sim_impl.h"
 
 #define SEED UINT64_C(2385)
 
@@ -94,6 +95,35 @@ static void clipped_gradient_equals_brute_force(void **state) {
   }
   assert_true(dpd_rf_clipped_gradient_eval(pr, theta, Cs[1], g, r) > 0);
   assert_int_equal(dpd_rf_clipped_gradient_eval(pr, theta, Cs[2], g, r), n);
+  dpd_rf_problem_free(pr);
+}
+
+/* The gradient kernel is compiled for several instruction sets: all give the same bits (odd
+ * sizes exercise the vector tails), with clipping active. */
+static void gradient_kernels_agree_bit_for_bit_across_isas(void **state) {
+  (void)state;
+  dpd_rf_problem *pr = make(13, 37, 5, 203, SEED + 21);
+  const size_t n = pr->n, p = pr->p;
+  double *theta = malloc(p * sizeof *theta), *g0 = malloc(p * sizeof *g0),
+         *g1 = malloc(p * sizeof *g1), *r0 = malloc(n * sizeof *r0), *r1 = malloc(n * sizeof *r1);
+  for (size_t k = 0; k < p; k++) {
+    theta[k] = 0.01 * sin(0.7 * (double)k);
+  }
+  const double C = 0.3;
+  size_t c0 = dpd__rf_clipped_gradient_isa(pr, theta, C, g0, r0, DPD_RNG_ISA_SCALAR);
+  assert_true(c0 > 0 && c0 < n);
+  const dpd_rng_isa isas[2] = {DPD_RNG_ISA_AVX2, DPD_RNG_ISA_AVX512};
+  for (size_t k = 0; k < 2; k++) {
+    size_t c1 = dpd__rf_clipped_gradient_isa(pr, theta, C, g1, r1, isas[k]);
+    assert_int_equal(c0, c1);
+    assert_memory_equal(g0, g1, p * sizeof *g0);
+    assert_memory_equal(r0, r1, n * sizeof *r0);
+  }
+  free(theta);
+  free(g0);
+  free(g1);
+  free(r0);
+  free(r1);
   dpd_rf_problem_free(pr);
 }
 
@@ -500,6 +530,7 @@ static void bad_configs_are_rejected_and_divergence_reported(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(clipped_gradient_equals_brute_force),
+      cmocka_unit_test(gradient_kernels_agree_bit_for_bit_across_isas),
       cmocka_unit_test(unclipped_noiseless_iterate_equals_dense_gd),
       cmocka_unit_test(results_are_bit_identical_for_any_thread_count),
       cmocka_unit_test(clip_fraction_and_initial_risk),
