@@ -8,9 +8,12 @@
  *   (b) simN:  seconds per replicate-step with seeds = threads replicates in parallel;
  *   (c) gemv2: seconds of two cblas_dgemv (NoTrans then Trans) with OpenBLAS's own threads;
  * and prints key=value lines plus the effective bandwidth of each (bytes of Phi read per second).
- * Each timing is the fastest of `reps` repeats. Usage:
+ * Each timing is the fastest of `reps` repeats. It also prints the shared library that provides
+ * cblas_dgemv (gemv_library=...), since GSL's reference CBLAS exports the same symbols. Usage:
  *   dpd_bench_rf [n p d T [threads [reps]]]     (defaults 2000 5000 200 50, all threads, 3) */
+#define _GNU_SOURCE /* dladdr */
 #include <cblas.h>
+#include <dlfcn.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -43,6 +46,31 @@ static double sim_seconds(const dpd_rf_problem *pr, size_t T, size_t seeds, int 
   *risk = res->test_mean[1];
   dpd_rf_sim_result_free(res);
   return t1 - t0;
+}
+
+/* Path of the shared object that cblas_dgemv resolved to ("unknown" if dladdr cannot tell). */
+static const char *gemv_library(void) {
+  void (*fn)(void) = (void (*)(void))cblas_dgemv;
+  void *addr = NULL;
+  memcpy(&addr, &fn, sizeof addr); /* ISO C has no function-to-object pointer cast */
+  Dl_info info;
+  if (dladdr(addr, &info) != 0 && info.dli_fname != NULL) {
+    return info.dli_fname;
+  }
+  return "unknown";
+}
+
+/* FNV-1a hash of the bytes of x[0..m). */
+static unsigned long long fnv1a(const double *x, size_t m) {
+  unsigned long long hash = 1469598103934665603ULL;
+  for (size_t k = 0; k < m; k++) {
+    unsigned char bytes_k[sizeof(double)];
+    memcpy(bytes_k, &x[k], sizeof bytes_k);
+    for (size_t b = 0; b < sizeof bytes_k; b++) {
+      hash = (hash ^ bytes_k[b]) * 1099511628211ULL;
+    }
+  }
+  return hash;
 }
 
 int main(int argc, char **argv) {
@@ -112,19 +140,15 @@ int main(int argc, char **argv) {
          bestN, bytes / bestN / 1e9, threads, threads);
   printf("gemv2_step_s=%.6g gemv2_GBps=%.3g (two OpenBLAS dgemv, Phi read twice)\n", best_gemv,
          2.0 * bytes / best_gemv / 1e9);
+  printf("gemv_library=%s\n", gemv_library());
   printf("ratio_sim1_over_gemv2=%.3g ratio_simN_over_gemv2=%.3g\n", best1 / best_gemv,
          bestN / best_gemv);
   printf("check_test_risk sim1=%.6g simN=%.6g\n", risk1, riskN);
-  /* Bit pattern of the last dgemv result, to compare runs with different OPENBLAS_NUM_THREADS. */
-  unsigned long long hash = 1469598103934665603ULL;
-  for (size_t k = 0; k < p; k++) {
-    unsigned char bytes_k[sizeof(double)];
-    memcpy(bytes_k, &g[k], sizeof bytes_k);
-    for (size_t b = 0; b < sizeof bytes_k; b++) {
-      hash = (hash ^ bytes_k[b]) * 1099511628211ULL;
-    }
-  }
-  printf("gemv_hash=%016llx\n", hash);
+  /* Bit patterns of the last dgemv result and of Phi (built with an OpenBLAS dgemm), to compare
+   * runs with different OPENBLAS_NUM_THREADS: a gemv_hash change means something only when
+   * phi_hash is unchanged. */
+  printf("gemv_hash=%016llx\n", fnv1a(g, p));
+  printf("phi_hash=%016llx\n", fnv1a(pr->phi, n * p));
   free(theta);
   free(v);
   free(g);
