@@ -13,6 +13,7 @@ set title sprintf("random features, d = 100, n = %d, sign target, tanh; DP-GD: C
 set xlabel "number of features p"
 set ylabel "test risk (mean squared error)"
 set logscale xy
+set xrange [20:2e5]
 set format x "10^{%L}"
 set grid
 set key top right opaque box
