@@ -10,8 +10,8 @@
  * g = (1/n) Phi^T (2 w .* r). Because g needs only r_i for row i, one pass over the rows does
  * both products: r_i = phi_i . theta, then g += (2 w_i r_i / n) phi_i while the row is still in
  * cache. Phi (n x p, row-major) is thus read once per step instead of twice (two dgemv), which
- * matters because the step is memory-bound for n p >> cache; no n x p per-sample gradient is
- * ever formed. scripts/bench_rf.sh compares this pass with two OpenBLAS dgemv.
+ * halves the traffic when Phi does not fit in cache; no n x p per-sample gradient is
+ * ever formed. scripts/bench_rf.sh compares this pass with two OpenBLAS dgemv and NumPy.
  *
  * Why not OpenBLAS dgemv: its result may depend on its own thread count (it splits the
  * reduction of Phi^T v across threads), and openblas_set_num_threads is process-global, so it

@@ -35,7 +35,7 @@
  * seed 555 within 1.83 SE): a multiple-comparison tail with a noisy SE, not a bias. 64 replicates
  * keep the per-point false-alarm rate low.
  *
- * Timing (Release, 2 cores, full p = 4000): ~56 s for the whole executable under ctest, most of it
+ * Timing (Release, 2 cores, full p = 4000): ~23 s for the whole executable under ctest, most of it
  * in part (1) (simulation and the n x n eigenproblem / O(m n p) test products); part (2) is a few
  * seconds. */
 #include <stdlib.h>
