@@ -145,12 +145,13 @@ static int psweep(int argc, char **argv) {
     perror(argv[2]);
     return 3;
   }
-  fprintf(f, "# dpd_study_rf psweep: d=100 n=2000 n_test=1000 sign target, tanh, eta=1/p, "
-             "delta=1/n, exact calibration, clip=%g, seeds=%zu\n"
-             "# star rows: star p theta_star_test theta_star_train\n"
-             "# dpgd rows: dpgd p eps clip ctime T sigma test test_se train clipped_final "
-             "clipped_mean\n",
-             clip, seeds);
+  fprintf(f,
+          "# dpd_study_rf psweep: d=100 n=2000 n_test=1000 sign target, tanh, eta=1/p, "
+          "delta=1/n, exact calibration, clip=%g, seeds=%zu\n"
+          "# star rows: star p theta_star_test theta_star_train\n"
+          "# dpgd rows: dpgd p eps clip ctime T sigma test test_se train clipped_final "
+          "clipped_mean\n",
+          clip, seeds);
   for (size_t i = 0; i < np; i++) {
     size_t p = (size_t)(ps[i] + 0.5), nruns = ne * nc;
     dpd_rf_problem *pr = build(p);
@@ -228,10 +229,11 @@ static int heatmap(int argc, char **argv) {
     }
   }
   dpd_rf_problem *pr = build(p);
-  fprintf(f, "# dpd_study_rf heatmap: p=%zu d=100 n=2000 n_test=1000 sign target, tanh, "
-             "eta=1/p, delta=1/n, exact calibration, seeds=%zu, T = ctime d\n"
-             "# columns: eps clip ctime T sigma test test_se train clipped_final clipped_mean\n",
-             p, seeds);
+  fprintf(f,
+          "# dpd_study_rf heatmap: p=%zu d=100 n=2000 n_test=1000 sign target, tanh, "
+          "eta=1/p, delta=1/n, exact calibration, seeds=%zu, T = ctime d\n"
+          "# columns: eps clip ctime T sigma test test_se train clipped_final clipped_mean\n",
+          p, seeds);
   run_all(pr, runs, nruns, seeds);
   check(runs, nruns);
   for (size_t a = 0; a < ne; a++) {

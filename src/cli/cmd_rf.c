@@ -33,28 +33,26 @@
 #include "dpdyn/rf_sim.h"
 
 typedef struct {
-  dpd_rf_config pc;      /* problem */
-  dpd_rf_sim_config sc;  /* DP-GD (eta, T, clip, sigma, seeds, seed, grid, threads) */
-  double delta;          /* privacy delta (default 1/n) */
-  double epsilon;        /* target epsilon (INFINITY: non-private) */
-  int have_epsilon;      /* epsilon given: sigma calibrated from it */
-  int moments;           /* calibration = moments */
-  double sigma_exact;    /* exact calibration for epsilon (0 when non-private) */
-  double sigma_moments;  /* seed's bound for epsilon (NAN outside its range) */
-  double eps_moments;    /* epsilon that sigma_moments delivers (NAN when n/a) */
-  double epsilon_exact;  /* epsilon that the sigma in use delivers (exact accounting) */
+  dpd_rf_config pc;     /* problem */
+  dpd_rf_sim_config sc; /* DP-GD (eta, T, clip, sigma, seeds, seed, grid, threads) */
+  double delta;         /* privacy delta (default 1/n) */
+  double epsilon;       /* target epsilon (INFINITY: non-private) */
+  int have_epsilon;     /* epsilon given: sigma calibrated from it */
+  int moments;          /* calibration = moments */
+  double sigma_exact;   /* exact calibration for epsilon (0 when non-private) */
+  double sigma_moments; /* seed's bound for epsilon (NAN outside its range) */
+  double eps_moments;   /* epsilon that sigma_moments delivers (NAN when n/a) */
+  double epsilon_exact; /* epsilon that the sigma in use delivers (exact accounting) */
   int plot;
 } rf_run;
 
 static const char *const rf_keys[] = {
-    "model", "d",     "n",     "n_test",  "p",     "activation",  "target", "input",
-    "zeta",  "eta",   "steps", "clip",    "sigma", "epsilon",     "delta",  "calibration",
-    "seeds", "seed",  "threads", "grid",  "out",   "plot",        NULL};
+    "model", "d",    "n",       "n_test", "p",     "activation", "target", "input",
+    "zeta",  "eta",  "steps",   "clip",   "sigma", "epsilon",    "delta",  "calibration",
+    "seeds", "seed", "threads", "grid",   "out",   "plot",       NULL};
 
 static int exit_code(int status) {
-  return status == DPD_EIO      ? CLI_EXIT_IO
-         : status == DPD_EINVAL ? CLI_EXIT_USAGE
-                                : CLI_EXIT_NUMERIC;
+  return status == DPD_EIO ? CLI_EXIT_IO : status == DPD_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_NUMERIC;
 }
 
 /* Sets a key that was not given to the model's own default (recorded as in effect). */
@@ -109,8 +107,7 @@ static int setup(cli_params *p, const char *command, rf_run *r, dpd_err *err) {
       (status = cli_get_size(p, "n", 1, (size_t)1 << 24, &r->pc.n, err)) < 0 ||
       (status = cli_get_size(p, "n_test", 1, (size_t)1 << 24, &r->pc.n_test, err)) < 0 ||
       (status = cli_get_size(p, "p", 1, (size_t)1 << 31, &r->pc.p, err)) < 0 ||
-      (status = dpd_rf_activation_get(cli_get_text(p, "activation"), &r->pc.activation, err)) <
-          0 ||
+      (status = dpd_rf_activation_get(cli_get_text(p, "activation"), &r->pc.activation, err)) < 0 ||
       (status = dpd_rf_target_get(cli_get_text(p, "target"), &r->pc.target, err)) < 0 ||
       (status = dpd_rf_input_get(cli_get_text(p, "input"), &r->pc.input, err)) < 0 ||
       (status = cli_get_real(p, "zeta", 0.0, 1, INFINITY, 0, 0, &r->pc.zeta, err)) < 0) {
@@ -238,7 +235,9 @@ static void add_privacy_json(cJSON *root, const rf_run *r) {
   cli_json_number(root, "delta", r->delta);
   cli_json_number(root, "mu_gdp", mu);
   cJSON_AddStringToObject(root, "calibration",
-                          !r->have_epsilon ? "none" : r->moments ? "moments" : "exact");
+                          !r->have_epsilon ? "none"
+                          : r->moments     ? "moments"
+                                           : "exact");
 }
 
 static cJSON *summary_new(const cli_params *p, const char *command, const rf_run *r) {
@@ -250,8 +249,8 @@ static cJSON *summary_new(const cli_params *p, const char *command, const rf_run
   cli_json_number(root, "eta", r->sc.eta);
   cJSON_AddNumberToObject(root, "steps", (double)r->sc.T);
   cli_json_number(root, "tau", r->sc.eta * (double)r->sc.T);
-  cli_json_number(root, "clip_norm", isfinite(r->sc.clip) ? r->sc.clip * sqrt((double)r->pc.p)
-                                                          : INFINITY);
+  cli_json_number(root, "clip_norm",
+                  isfinite(r->sc.clip) ? r->sc.clip * sqrt((double)r->pc.p) : INFINITY);
   add_privacy_json(root, r);
   cli_params_to_json(p, params);
   cJSON_AddItemToObject(root, "params", params);
@@ -277,9 +276,9 @@ static int run_account(cli_params *p, const rf_run *r, double start, dpd_err *er
   cJSON *root = summary_new(p, "account", r);
   cli_out o;
   int status;
-  cli_json_number(root, "mu_exact", r->sigma_exact > 0.0
-                                        ? sqrt(r->sc.eta * (double)r->sc.T) / r->sigma_exact
-                                        : INFINITY);
+  cli_json_number(root, "mu_exact",
+                  r->sigma_exact > 0.0 ? sqrt(r->sc.eta * (double)r->sc.T) / r->sigma_exact
+                                       : INFINITY);
   cli_json_number(root, "wall_seconds", cli_now() - start);
   if ((status = cli_out_init(&o, cli_get_text(p, "out"), err)) == DPD_OK) {
     status = cli_out_json(&o, "summary.json", root, err);
@@ -300,9 +299,9 @@ static void sup_gaps(const double *a, const double *b, const double *se, size_t 
   for (size_t j = 0; j < g; j++) {
     double gap = fabs(a[j] - b[j]);
     /* Without noise both sides are deterministic: a gap at rounding level counts as none. */
-    double z = se[j] > 0.0 ? gap / se[j]
+    double z = se[j] > 0.0                                 ? gap / se[j]
                : gap > 1e-9 * fmax(fabs(a[j]), fabs(b[j])) ? INFINITY
-                                                          : 0.0;
+                                                           : 0.0;
     *sup = fmax(*sup, gap);
     *sup_se = fmax(*sup_se, z);
   }
@@ -433,13 +432,13 @@ int cli_cmd_rf(const char *command, cli_params *p, double start, dpd_err *err) {
         goto done;
       }
     }
-    if ((status = dpd_ou_risk_eval(ou, &par, problem->phi_test, problem->n_test,
-                                   problem->y_test, kgrid, g, risk_d, err)) < 0) {
+    if ((status = dpd_ou_risk_eval(ou, &par, problem->phi_test, problem->n_test, problem->y_test,
+                                   kgrid, g, risk_d, err)) < 0) {
       goto done;
     }
     par.time = DPD_OU_CONTINUOUS;
-    if ((status = dpd_ou_risk_eval(ou, &par, problem->phi_test, problem->n_test,
-                                   problem->y_test, kgrid, g, risk_c, err)) < 0) {
+    if ((status = dpd_ou_risk_eval(ou, &par, problem->phi_test, problem->n_test, problem->y_test,
+                                   kgrid, g, risk_c, err)) < 0) {
       goto done;
     }
     /* First exit of the mean path from the no-clip set, scanned at every step. */
@@ -461,8 +460,7 @@ int cli_cmd_rf(const char *command, cli_params *p, double start, dpd_err *err) {
       exit_idx = T + 1;
     }
     cli_json_number(root, "ou_exit_step", exit_idx <= T ? (double)exit_idx : -1.0);
-    cli_json_number(root, "ou_exit_tau",
-                    exit_idx <= T ? r.sc.eta * (double)exit_idx : INFINITY);
+    cli_json_number(root, "ou_exit_tau", exit_idx <= T ? r.sc.eta * (double)exit_idx : INFINITY);
     {
       const char *pre = do_sim ? "ou_" : "";
       char key[64];
@@ -510,10 +508,10 @@ int cli_cmd_rf(const char *command, cli_params *p, double start, dpd_err *err) {
     }
     cols[ncols++] = t;
     cols[ncols++] = kk;
-#define ADD_COL(arr, name)                                                                      \
-  do {                                                                                          \
-    cols[ncols++] = (arr);                                                                      \
-    strcat(names, " " name);                                                                    \
+#define ADD_COL(arr, name)                                                                         \
+  do {                                                                                             \
+    cols[ncols++] = (arr);                                                                         \
+    strcat(names, " " name);                                                                       \
   } while (0)
     if (sim != NULL) {
       ADD_COL(sim->train_mean, "train_risk");
@@ -564,8 +562,8 @@ int cli_cmd_rf(const char *command, cli_params *p, double start, dpd_err *err) {
         steps_all[T + k] = (double)k;
       }
       const double *ccols[3] = {steps_all, steps_all + T, sim->clip_fraction};
-      if ((status = cli_write_figure_table(&o, p, "clipping.tsv", figure,
-                                           "t step clipped_fraction", T, 3, ccols, err)) < 0) {
+      if ((status = cli_write_figure_table(&o, p, "clipping.tsv", figure, "t step clipped_fraction",
+                                           T, 3, ccols, err)) < 0) {
         goto done;
       }
     }

@@ -75,7 +75,8 @@ void dpd_rf_sim_result_free(dpd_rf_sim_result *res) {
 }
 
 /* x . y with eight partial sums combined in a fixed order. */
-static inline __attribute__((always_inline)) double dot8(const double *restrict x, const double *restrict y, size_t m) {
+static inline __attribute__((always_inline)) double dot8(const double *restrict x,
+                                                         const double *restrict y, size_t m) {
   double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   size_t i = 0;
   for (; i + 8 <= m; i += 8) {
@@ -95,7 +96,9 @@ static inline __attribute__((always_inline)) double dot8(const double *restrict 
  * threads (one replicate, many threads): bit-identical for any thread count. */
 #define RF_CHUNKS 8
 
-static size_t chunks_of(size_t n) { return n < RF_CHUNKS ? n : RF_CHUNKS; }
+static size_t chunks_of(size_t n) {
+  return n < RF_CHUNKS ? n : RF_CHUNKS;
+}
 
 /* Rows [i0, i1): r_i = phi_i . theta - y_i into r, gp = sum_i (2 w_i r_i / n) phi_i (overwritten).
  * Returns the number of clipped rows. Compiled once per instruction set (below); the loops are
@@ -127,9 +130,10 @@ chunk_pass_body(const dpd_rf_problem *problem, const double *theta, double C, si
 }
 
 /* (1/rows) sum over rows [i0, i1) of (phi_i . theta - y_i)^2, unnormalised. */
-static inline __attribute__((always_inline)) double
-sq_resid_body(const double *phi, const double *y, size_t p, const double *theta, size_t i0,
-              size_t i1) {
+static inline __attribute__((always_inline)) double sq_resid_body(const double *phi,
+                                                                  const double *y, size_t p,
+                                                                  const double *theta, size_t i0,
+                                                                  size_t i1) {
   double sum = 0.0;
   for (size_t i = i0; i < i1; i++) {
     double ri = dot8(phi + i * p, theta, p) - y[i];
@@ -138,8 +142,8 @@ sq_resid_body(const double *phi, const double *y, size_t p, const double *theta,
   return sum;
 }
 
-typedef size_t (*chunk_fn)(const dpd_rf_problem *, const double *, double, size_t, size_t,
-                           double *, double *);
+typedef size_t (*chunk_fn)(const dpd_rf_problem *, const double *, double, size_t, size_t, double *,
+                           double *);
 typedef double (*sq_fn)(const double *, const double *, size_t, const double *, size_t, size_t);
 
 static size_t chunk_pass_generic(const dpd_rf_problem *problem, const double *theta, double C,
@@ -152,9 +156,10 @@ static double sq_resid_generic(const double *phi, const double *y, size_t p, con
 }
 
 #if defined(__x86_64__) || defined(__i386__)
-__attribute__((target("avx2"))) static size_t
-chunk_pass_avx2(const dpd_rf_problem *problem, const double *theta, double C, size_t i0, size_t i1,
-                double *gp, double *r) {
+__attribute__((target("avx2"))) static size_t chunk_pass_avx2(const dpd_rf_problem *problem,
+                                                              const double *theta, double C,
+                                                              size_t i0, size_t i1, double *gp,
+                                                              double *r) {
   return chunk_pass_body(problem, theta, C, i0, i1, gp, r);
 }
 __attribute__((target("avx2"))) static double sq_resid_avx2(const double *phi, const double *y,
@@ -183,7 +188,8 @@ static void select_kernels(dpd_rng_isa isa, chunk_fn *chunk, sq_fn *sq) {
   if (isa == DPD_RNG_ISA_AVX512 && best == DPD_RNG_ISA_AVX512) {
     *chunk = chunk_pass_avx512;
     *sq = sq_resid_avx512;
-  } else if (isa != DPD_RNG_ISA_SCALAR && (best == DPD_RNG_ISA_AVX2 || best == DPD_RNG_ISA_AVX512)) {
+  } else if (isa != DPD_RNG_ISA_SCALAR &&
+             (best == DPD_RNG_ISA_AVX2 || best == DPD_RNG_ISA_AVX512)) {
     *chunk = chunk_pass_avx2;
     *sq = sq_resid_avx2;
   }
@@ -195,8 +201,7 @@ static void select_kernels(dpd_rng_isa isa, chunk_fn *chunk, sq_fn *sq) {
 /* g = clipped mean gradient with the block partials in parts[(K - 1) p] (work), blocks run on
  * `threads` threads (1: serially), with the kernels of `isa`. */
 static size_t gradient_pass_isa(const dpd_rf_problem *problem, const double *theta, double C,
-                                double *g, double *parts, double *r, int threads,
-                                dpd_rng_isa isa) {
+                                double *g, double *parts, double *r, int threads, dpd_rng_isa isa) {
   const size_t n = problem->n, p = problem->p, K = chunks_of(n);
   size_t counts[RF_CHUNKS] = {0};
   chunk_fn chunk;
@@ -204,8 +209,8 @@ static size_t gradient_pass_isa(const dpd_rf_problem *problem, const double *the
   select_kernels(isa, &chunk, &unused);
 #pragma omp parallel for num_threads(threads) schedule(static, 1) if (threads > 1)
   for (size_t c = 0; c < K; c++) {
-    counts[c] = chunk(problem, theta, C, c * n / K, (c + 1) * n / K,
-                      c == 0 ? g : parts + (c - 1) * p, r);
+    counts[c] =
+        chunk(problem, theta, C, c * n / K, (c + 1) * n / K, c == 0 ? g : parts + (c - 1) * p, r);
   }
   size_t clipped = counts[0];
   for (size_t c = 1; c < K; c++) {
@@ -218,8 +223,8 @@ static size_t gradient_pass_isa(const dpd_rf_problem *problem, const double *the
   return clipped;
 }
 
-static size_t gradient_pass(const dpd_rf_problem *problem, const double *theta, double C,
-                            double *g, double *parts, double *r, int threads) {
+static size_t gradient_pass(const dpd_rf_problem *problem, const double *theta, double C, double *g,
+                            double *parts, double *r, int threads) {
   return gradient_pass_isa(problem, theta, C, g, parts, r, threads, dpd_rng_isa_get());
 }
 
@@ -242,8 +247,7 @@ size_t dpd_rf_clipped_gradient_eval(const dpd_rf_problem *problem, const double 
 
 /* (1/rows) sum_i (phi_i . theta - y_i)^2 with the same fixed row blocks (partial sums added in
  * block order), blocks on `threads` threads. */
-static double risk_pass(const dpd_rf_problem *problem, const double *theta, int test,
-                        int threads) {
+static double risk_pass(const dpd_rf_problem *problem, const double *theta, int test, int threads) {
   const size_t rows = test ? problem->n_test : problem->n, p = problem->p, K = chunks_of(rows);
   const double *phi = test ? problem->phi_test : problem->phi;
   const double *y = test ? problem->y_test : problem->y;
@@ -316,9 +320,9 @@ typedef struct {
   size_t T, grid;
   double eta, C, noise_scale; /* noise_scale = sqrt(eta) (2 C / n) sigma, 0: none */
   uint64_t seed;
-  int progress;        /* progress line on stderr */
-  size_t total_steps;  /* seeds * T */
-  size_t *steps_done;  /* shared counter (progress only) */
+  int progress;       /* progress line on stderr */
+  size_t total_steps; /* seeds * T */
+  size_t *steps_done; /* shared counter (progress only) */
 } plan;
 
 /* Adds `k` finished steps to the shared count and redraws the progress line (at most every
@@ -464,9 +468,9 @@ int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
     double *g = theta + p, *xi = g + p, *r = xi + p, *parts = r + n;
 #pragma omp for schedule(dynamic, 1)
     for (size_t rep = 0; rep < seeds; rep++) {
-      fail[rep] = replicate(&pl, rep, theta, g, xi, r, parts, inner,
-                            res->train_replicates + rep * grid,
-                            res->test_replicates + rep * grid, clip_rows + rep * T);
+      fail[rep] =
+          replicate(&pl, rep, theta, g, xi, r, parts, inner, res->train_replicates + rep * grid,
+                    res->test_replicates + rep * grid, clip_rows + rep * T);
       if (rep == 0) {
         memcpy(res->theta_last, theta, p * sizeof *theta);
       }
