@@ -12,8 +12,8 @@
 #       dpdyn compare on models/rf/ou_unclipped.ini and models/rf/seed_scaling.ini;
 #   rf_seed_scaling_p.txt: the seed's scaling at p = 1000 ... 64000, simulation against OU;
 #   rf_study.txt: the tables quoted in docs/rf.md.
-# About 50 minutes on 2 cores (the p = 1e5 problem alone holds 2.4 GB of features): p sweep 30,
-# heat map 14, comparisons 5.
+# About an hour on 2 cores (the p = 1e5 problem alone holds 2.4 GB of features): p sweep 30,
+# heat map 20, comparisons 10 minutes.
 # usage: scripts/reproduce_rf.sh [STAGE ...]   (BUILD=dir for another build directory)
 #   stages: psweep heatmap compare plots (default: all four); `plots` alone redraws the figures
 #   and tables from the files already in docs/figures/.
