@@ -105,6 +105,13 @@ int cli_out_commit(cli_out *o, FILE *f, char *tmp_path, const char *name, dpd_er
 /* Writes a JSON object as `name` atomically. */
 int cli_out_json(cli_out *o, const char *name, const cJSON *obj, dpd_err *err);
 
+/* CLI exit code of a DPD status (EINVAL -> 1, EIO -> 3, else 2). */
+int cli_exit_code(int status);
+
+/* Prints every number and string of a summary object on stdout, one "key value" line each
+ * (except `seed` and `version`, which the caller's header line names). */
+void cli_print_summary(const cJSON *root);
+
 /* Adds a number (finite) or the strings "inf"/"-inf"/"nan" to a JSON object. */
 void cli_json_number(cJSON *obj, const char *key, double v);
 
@@ -135,8 +142,6 @@ dpd_ode_config cli_linreg_ode_config(const cli_linreg_run *r);
 dpd_linreg_sim_config cli_linreg_sim_config(const cli_linreg_run *r);
 /* The summary.json object every linreg command starts from (caller owns it). */
 cJSON *cli_linreg_summary(const cli_params *p, const cli_linreg_run *r);
-/* CLI exit code of a DPD status (EINVAL -> 1, EIO -> 3, else 2). */
-int cli_linreg_exit_code(int status);
 /* Writes a gnuplot-ready table: the standard header, then `rows` rows of `ncols`. */
 int cli_write_table(cli_out *o, const cli_params *p, const char *name, const char *columns,
                     size_t rows, size_t ncols, const double *const *cols, dpd_err *err);

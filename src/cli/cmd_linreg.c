@@ -538,26 +538,9 @@ static int write_table(cli_out *o, const cli_params *p, const char *name, const 
 
 /* Human-readable summary on stdout: every number of the summary, one per line. */
 static void print_summary(const cJSON *root, const char *command, const linreg_run *r) {
-  const cJSON *item;
   printf("# dpdyn %s %s (model linreg, d = %zu, n = %zu, schedule %s, seed %llu)\n",
          dpd_version(), command, r->d, r->n, dpd_schedule_name(r->schedule), r->seed);
-  cJSON_ArrayForEach(item, root) {
-    if (cJSON_IsNumber(item) && strcmp(item->string, "seed") != 0) {
-      printf("%-32s %.10g\n", item->string, item->valuedouble);
-    } else if (cJSON_IsString(item) && strcmp(item->string, "version") != 0) {
-      printf("%-32s %s\n", item->string, item->valuestring);
-    }
-  }
-}
-
-static int exit_code_of(int status) {
-  if (status == DPD_EIO) {
-    return CLI_EXIT_IO;
-  }
-  if (status == DPD_EINVAL) {
-    return CLI_EXIT_USAGE;
-  }
-  return CLI_EXIT_NUMERIC;
+  cli_print_summary(root);
 }
 
 static void add_epsilons(cJSON *root, double rho, double delta, const char *suffix) {
@@ -586,10 +569,10 @@ static int run_account_sequence(cli_params *p, double start, dpd_err *err) {
   cJSON *root, *params;
   cli_out o;
   if (have_delta && (status = cli_get_real(p, "delta", 0.0, 0, 1.0, 0, 0, &delta, err)) < 0) {
-    return exit_code_of(status);
+    return cli_exit_code(status);
   }
   if ((status = cli_read_table("sequence", path, 2, 2, cols, &rows, &ncols, err)) < 0) {
-    return exit_code_of(status);
+    return cli_exit_code(status);
   }
   for (size_t k = 0; k < rows; k++) {
     if (cols[0][k] < 0.0 || cols[1][k] < 0.0) {
@@ -633,7 +616,7 @@ static int run_account_sequence(cli_params *p, double start, dpd_err *err) {
     cli_out_free(&o);
   }
   cJSON_Delete(root);
-  return status < 0 ? exit_code_of(status) : CLI_EXIT_OK;
+  return status < 0 ? cli_exit_code(status) : CLI_EXIT_OK;
 }
 
 static int run_account(const cli_params *p, linreg_run *r, cli_out *o, double start,
@@ -645,7 +628,7 @@ static int run_account(const cli_params *p, linreg_run *r, cli_out *o, double st
   if (eta == NULL || sigma == NULL) {
     free(eta);
     free(sigma);
-    return exit_code_of(DPD_FAIL(err, DPD_ENOMEM, "out of memory for n = %zu steps", r->n));
+    return cli_exit_code(DPD_FAIL(err, DPD_ENOMEM, "out of memory for n = %zu steps", r->n));
   }
   dpd_schedule_steps(r->schedule, r->n, r->rho, eta, sigma);
   rho_eff = dpd_privacy_rho_eff(eta, sigma, r->n);
@@ -668,7 +651,7 @@ static int run_account(const cli_params *p, linreg_run *r, cli_out *o, double st
     print_summary(root, "account", r);
   }
   cJSON_Delete(root);
-  return status < 0 ? exit_code_of(status) : CLI_EXIT_OK;
+  return status < 0 ? cli_exit_code(status) : CLI_EXIT_OK;
 }
 
 /* A simulation-like result (simulate or sde) as training-trajectory columns:
@@ -783,10 +766,6 @@ cJSON *cli_linreg_summary(const cli_params *p, const linreg_run *r) {
   return summary_new(p, r);
 }
 
-int cli_linreg_exit_code(int status) {
-  return exit_code_of(status);
-}
-
 int cli_write_table(cli_out *o, const cli_params *p, const char *name, const char *columns,
                     size_t rows, size_t ncols, const double *const *cols, dpd_err *err) {
   return write_table(o, p, name, p->command, columns, rows, ncols, cols, err);
@@ -847,11 +826,11 @@ int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *er
   }
   if ((status = setup(p, command, &r, err)) < 0) {
     run_free(&r);
-    return exit_code_of(status);
+    return cli_exit_code(status);
   }
   if ((status = cli_out_init(&o, cli_get_text(p, "out"), err)) < 0) {
     run_free(&r);
-    return exit_code_of(status);
+    return cli_exit_code(status);
   }
   if (strcmp(command, "account") == 0) {
     code = run_account(p, &r, &o, start, err);
@@ -1031,7 +1010,7 @@ int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *er
   }
 done:
   if (status < 0) {
-    code = exit_code_of(status);
+    code = cli_exit_code(status);
   }
   free(sim_traj);
   free(sde_traj);

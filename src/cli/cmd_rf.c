@@ -51,10 +51,6 @@ static const char *const rf_keys[] = {
     "zeta",  "eta",  "steps",   "clip",   "sigma", "epsilon",    "delta",  "calibration",
     "seeds", "seed", "threads", "grid",   "out",   "plot",       NULL};
 
-static int exit_code(int status) {
-  return status == DPD_EIO ? CLI_EXIT_IO : status == DPD_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_NUMERIC;
-}
-
 /* Sets a key that was not given to the model's own default (recorded as in effect). */
 static int default_text(cli_params *p, const char *key, const char *text, dpd_err *err) {
   if (!cli_is_given(p, key) && cli_set_text(p, key, text) < 0) {
@@ -258,17 +254,10 @@ static cJSON *summary_new(const cli_params *p, const char *command, const rf_run
 }
 
 static void print_summary(const cJSON *root, const char *command, const rf_run *r) {
-  const cJSON *item;
   printf("# dpdyn %s %s (model rf, d = %zu, n = %zu, p = %zu, %s, seed %llu)\n", dpd_version(),
          command, r->pc.d, r->pc.n, r->pc.p, dpd_rf_activation_name(r->pc.activation),
          (unsigned long long)r->sc.seed);
-  cJSON_ArrayForEach(item, root) {
-    if (cJSON_IsNumber(item) && strcmp(item->string, "seed") != 0) {
-      printf("%-32s %.10g\n", item->string, item->valuedouble);
-    } else if (cJSON_IsString(item) && strcmp(item->string, "version") != 0) {
-      printf("%-32s %s\n", item->string, item->valuestring);
-    }
-  }
+  cli_print_summary(root);
 }
 
 /* dpdyn account --model=rf: the calibration alone. */
@@ -288,7 +277,7 @@ static int run_account(cli_params *p, const rf_run *r, double start, dpd_err *er
     print_summary(root, "account", r);
   }
   cJSON_Delete(root);
-  return status < 0 ? exit_code(status) : CLI_EXIT_OK;
+  return status < 0 ? cli_exit_code(status) : CLI_EXIT_OK;
 }
 
 /* Sup over the grid of |a - b| and of |a - b| / se (se = 0 with a gap: infinity). */
@@ -329,7 +318,7 @@ int cli_cmd_rf(const char *command, cli_params *p, double start, dpd_err *err) {
   double ts_train = NAN, ts_test = NAN;
 
   if ((status = setup(p, command, &r, err)) < 0) {
-    return exit_code(status);
+    return cli_exit_code(status);
   }
   /* theta* (dgelsd) and the OU eigenproblem (dsyevd) run in LAPACK, whose rounding depends on
    * OpenBLAS's thread count; one thread keeps every output bit-identical for any `threads`
@@ -581,7 +570,7 @@ int cli_cmd_rf(const char *command, cli_params *p, double start, dpd_err *err) {
   }
 done:
   if (status < 0) {
-    code = exit_code(status);
+    code = cli_exit_code(status);
   }
   free(kgrid);
   free(ksteps);

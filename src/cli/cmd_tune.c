@@ -319,7 +319,7 @@ int cli_cmd_tune(cli_params *p, double start, dpd_err *err) {
   if ((status = parse_options(p, &t, &fam, err)) < 0 ||
       (status = cli_linreg_setup(p, "tune", &run, err)) < 0) {
     cli_linreg_free(run);
-    return cli_linreg_exit_code(status);
+    return cli_exit_code(status);
   }
   tc = dpd_tune_config_default();
   tc.params = t.mask;
@@ -330,13 +330,13 @@ int cli_cmd_tune(cli_params *p, double start, dpd_err *err) {
   tc.threads = simc.threads;
   if ((status = cli_out_init(&o, cli_get_text(p, "out"), err)) < 0) {
     cli_linreg_free(run);
-    return cli_linreg_exit_code(status);
+    return cli_exit_code(status);
   }
 
   /* 1. The optimum. */
   if ((status = dpd_tune_run(cli_linreg_problem(run), cli_linreg_schedule_config(run), &tc, &res,
                              err)) < 0) {
-    code = cli_linreg_exit_code(status);
+    code = cli_exit_code(status);
     goto done;
   }
   if (set_optimum_params(p, &res) < 0 || cli_set_effective(p, "c_min", t.c_min) < 0 ||
@@ -344,20 +344,20 @@ int cli_cmd_tune(cli_params *p, double start, dpd_err *err) {
       cli_set_effective(p, "heatmap", (double)t.heatmap) < 0 ||
       cli_set_effective(p, "confirm_seeds", (double)t.confirm_seeds) < 0) {
     status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-    code = cli_linreg_exit_code(status);
+    code = cli_exit_code(status);
     goto done;
   }
 
   /* 2. The surface. */
   if (t.heatmap > 0 &&
       (status = run_surface(cli_linreg_problem(run), &tc, &res, &t, &o, p, &st, err)) < 0) {
-    code = cli_linreg_exit_code(status);
+    code = cli_exit_code(status);
     goto done;
   }
 
   /* 3. The confirmation: the ODE trajectory at the optimum (with bounds) and the simulation. */
   if ((status = dpd_schedule_create(&res.schedule, &schedule, err)) < 0) {
-    code = cli_linreg_exit_code(status);
+    code = cli_exit_code(status);
     goto done;
   }
   {
@@ -365,7 +365,7 @@ int cli_cmd_tune(cli_params *p, double start, dpd_err *err) {
     oc.c = res.c;
     oc.bounds = 1;
     if ((status = dpd_ode_solve(cli_linreg_problem(run), schedule, &oc, &ode, err)) < 0) {
-      code = cli_linreg_exit_code(status);
+      code = cli_exit_code(status);
       goto done;
     }
   }
@@ -373,14 +373,14 @@ int cli_cmd_tune(cli_params *p, double start, dpd_err *err) {
   sim_traj = malloc(g * sizeof *sim_traj);
   if (sim_traj == NULL) {
     status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-    code = cli_linreg_exit_code(status);
+    code = cli_exit_code(status);
     goto done;
   }
   if (t.confirm_seeds > 0) {
     simc.c = res.c;
     simc.seeds = t.confirm_seeds;
     if ((status = dpd_linreg_sim_run(cli_linreg_problem(run), schedule, &simc, &sim, err)) < 0) {
-      code = cli_linreg_exit_code(status);
+      code = cli_exit_code(status);
       goto done;
     }
     memcpy(sim_traj, sim->risk_mean, g * sizeof *sim_traj);
@@ -500,13 +500,13 @@ int cli_cmd_tune(cli_params *p, double start, dpd_err *err) {
                                1, 9, cols, err);
     }
     if (status < 0) {
-      code = cli_linreg_exit_code(status);
+      code = cli_exit_code(status);
       goto done;
     }
   }
   cli_json_number(root, "wall_seconds", cli_now() - start);
   if ((status = cli_out_json(&o, "summary.json", root, err)) < 0) {
-    code = cli_linreg_exit_code(status);
+    code = cli_exit_code(status);
     goto done;
   }
 

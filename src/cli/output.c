@@ -156,6 +156,27 @@ int cli_out_json(cli_out *o, const char *name, const cJSON *obj, dpd_err *err) {
   return cli_out_commit(o, f, tmp, name, err);
 }
 
+int cli_exit_code(int status) {
+  if (status == DPD_EIO) {
+    return CLI_EXIT_IO;
+  }
+  if (status == DPD_EINVAL) {
+    return CLI_EXIT_USAGE;
+  }
+  return CLI_EXIT_NUMERIC;
+}
+
+void cli_print_summary(const cJSON *root) {
+  const cJSON *item;
+  cJSON_ArrayForEach(item, root) {
+    if (cJSON_IsNumber(item) && strcmp(item->string, "seed") != 0) {
+      printf("%-32s %.10g\n", item->string, item->valuedouble);
+    } else if (cJSON_IsString(item) && strcmp(item->string, "version") != 0) {
+      printf("%-32s %s\n", item->string, item->valuestring);
+    }
+  }
+}
+
 void cli_json_number(cJSON *obj, const char *key, double v) {
   if (isfinite(v)) {
     cJSON_AddNumberToObject(obj, key, v);
