@@ -76,6 +76,11 @@ DPD_API int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_confi
 /* Releases a result; NULL is allowed. */
 DPD_API void dpd_rf_sim_result_free(dpd_rf_sim_result *res);
 
+/* The recorded steps of a run: steps[j] = round(j T / (grid - 1)), j = 0..grid-1 (grid >= 2;
+ * steps[grid - 1] = T), the grid of dpd_rf_sim_result.step, for evaluating a theory (ou.h) at
+ * the same steps (pure). */
+DPD_API void dpd_rf_sim_grid_steps(size_t T, size_t grid, size_t *steps);
+
 /* The clipped mean gradient at theta (pure): r_i = phi_i^T theta - y_i written to r[0..n),
  * g[0..p) = (1/n) sum_i 2 w_i r_i phi_i with w_i = min(1, C / (2 |r_i| ||phi_i||)) (C =
  * INFINITY: w = 1). Returns the number of clipped samples (w_i < 1), or SIZE_MAX when its

@@ -346,10 +346,7 @@ int cli_cmd_rf(const char *command, cli_params *p, double start, dpd_err *err) {
     status = DPD_FAIL(err, DPD_ENOMEM, "out of memory (p = %zu)", pp);
     goto done;
   }
-  for (size_t j = 0; j < g; j++) {
-    kgrid[j] = (size_t)floor((double)j * (double)T / (double)(g - 1) + 0.5);
-  }
-  kgrid[g - 1] = T;
+  dpd_rf_sim_grid_steps(T, g, kgrid);
   if ((status = dpd_rf_theta_star_get(problem, -1.0, theta_star, &ts_train, &ts_test, err)) < 0) {
     goto done;
   }

@@ -74,6 +74,13 @@ void dpd_rf_sim_result_free(dpd_rf_sim_result *res) {
   free(res);
 }
 
+void dpd_rf_sim_grid_steps(size_t T, size_t grid, size_t *steps) {
+  for (size_t j = 0; j < grid; j++) {
+    steps[j] = (size_t)floor((double)j * (double)T / (double)(grid - 1) + 0.5);
+  }
+  steps[grid - 1] = T;
+}
+
 /* x . y with eight partial sums combined in a fixed order. */
 static inline __attribute__((always_inline)) double dot8(const double *restrict x,
                                                          const double *restrict y, size_t m) {
@@ -442,10 +449,7 @@ int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
                       T, seeds);
     goto cleanup;
   }
-  for (size_t j = 0; j < grid; j++) {
-    res->step[j] = (size_t)floor((double)j * (double)T / (double)(grid - 1) + 0.5);
-  }
-  res->step[grid - 1] = T;
+  dpd_rf_sim_grid_steps(T, grid, res->step);
 
   const double C = isfinite(cfg->clip) ? cfg->clip * sqrt((double)p) : INFINITY;
   size_t steps_done = 0;

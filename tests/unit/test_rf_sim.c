@@ -211,6 +211,12 @@ static void results_are_bit_identical_for_any_thread_count(void **state) {
   assert_memory_equal(a->first_clip, b->first_clip, cfg.seeds * sizeof *a->first_clip);
   assert_memory_equal(a->test_mean, b->test_mean, cfg.grid * sizeof *a->test_mean);
   assert_memory_equal(b->test_replicates, c->test_replicates, sg * sizeof *a->train_replicates);
+  /* The recorded steps are the documented grid: 0, 10, 20, ..., 60 for T = 60, grid = 7. */
+  size_t steps[7];
+  dpd_rf_sim_grid_steps(cfg.T, cfg.grid, steps);
+  assert_memory_equal(steps, a->step, cfg.grid * sizeof *steps);
+  assert_int_equal(steps[1], 10);
+  assert_int_equal(steps[6], 60);
   /* More threads than replicates: the row blocks of each replicate run in parallel instead
    * (8 threads on 5 replicates, 3 on 1); the arithmetic, and so every bit, is the same. */
   cfg.threads = 8;
