@@ -66,6 +66,23 @@ static int default_number(cli_params *p, const char *key, double value, dpd_err 
   return DPD_OK;
 }
 
+/* The seed's moments sigma for r->epsilon and the epsilon it really delivers; left NAN where
+ * its bound does not hold (epsilon >= 8 log(1/delta)). */
+static int moments_eval(rf_run *r, dpd_err *err) {
+  dpd_rf_privacy_report rep;
+  int status;
+  if (!(r->epsilon < 8.0 * log(1.0 / r->delta))) {
+    return DPD_OK;
+  }
+  if ((status = dpd_rf_privacy_report_eval(r->sc.eta, r->sc.T, r->epsilon, r->delta, &rep, err)) <
+      0) {
+    return status;
+  }
+  r->sigma_moments = rep.sigma_moments;
+  r->eps_moments = rep.eps_moments_exact;
+  return DPD_OK;
+}
+
 /* Validates every key of model=rf and fills the run. Nothing is built or written. */
 static int setup(cli_params *p, const char *command, rf_run *r, dpd_err *err) {
   char what[64];
@@ -150,25 +167,17 @@ static int setup(cli_params *p, const char *command, rf_run *r, dpd_err *err) {
   r->sigma_moments = NAN;
   r->eps_moments = NAN;
   if (r->have_epsilon) {
-    double eps_max = 8.0 * log(1.0 / r->delta);
     if ((status = cli_get_real(p, "epsilon", 0.0, 0, INFINITY, 0, 0, &r->epsilon, err)) < 0 ||
         (status = dpd_rf_privacy_sigma_exact(r->sc.eta, r->sc.T, r->epsilon, r->delta,
-                                             &r->sigma_exact, err)) < 0) {
+                                             &r->sigma_exact, err)) < 0 ||
+        (status = moments_eval(r, err)) < 0) {
       return status;
     }
-    if (r->epsilon < eps_max) {
-      dpd_rf_privacy_report rep;
-      if ((status = dpd_rf_privacy_report_eval(r->sc.eta, r->sc.T, r->epsilon, r->delta, &rep,
-                                               err)) < 0) {
-        return status;
-      }
-      r->sigma_moments = rep.sigma_moments;
-      r->eps_moments = rep.eps_moments_exact;
-    } else if (r->moments) {
+    if (r->moments && isnan(r->sigma_moments)) {
       return DPD_FAIL(err, DPD_EINVAL,
                       "invalid value for 'epsilon': %g with calibration = moments (allowed: 0 < "
                       "epsilon < 8 log(1/delta) = %g, where the seed's bound holds)",
-                      r->epsilon, eps_max);
+                      r->epsilon, 8.0 * log(1.0 / r->delta));
     }
     sigma = r->moments ? r->sigma_moments : r->sigma_exact;
   } else if (have_sigma) {
@@ -192,14 +201,7 @@ static int setup(cli_params *p, const char *command, rf_run *r, dpd_err *err) {
       /* sigma given: both calibrations of the epsilon it delivers, for comparison. */
       r->epsilon = r->epsilon_exact;
       r->sigma_exact = sigma;
-      if (r->epsilon < 8.0 * log(1.0 / r->delta)) {
-        dpd_rf_privacy_report rep;
-        if (dpd_rf_privacy_report_eval(r->sc.eta, r->sc.T, r->epsilon, r->delta, &rep, NULL) ==
-            DPD_OK) {
-          r->sigma_moments = rep.sigma_moments;
-          r->eps_moments = rep.eps_moments_exact;
-        }
-      }
+      (void)moments_eval(r, NULL); /* epsilon = 0 (huge sigma): no moments sigma, left NAN */
     }
   } else {
     r->epsilon = INFINITY;
