@@ -17,6 +17,7 @@
 #include "core/error_impl.h"
 #include "dpdyn/rf.h"
 #include "dpdyn/rng.h"
+#include "rf/dot_impl.h"
 
 #define RF_D_DEFAULT 100
 #define RF_N_DEFAULT 400
@@ -196,20 +197,8 @@ static int validate(const dpd_rf_config *cfg, dpd_err *err) {
   return DPD_OK;
 }
 
-/* Sum of x[0..m) in a fixed order (eight partial sums). */
-static double sum_sq(const double *x, size_t m) {
-  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  size_t i = 0;
-  for (; i + 8 <= m; i += 8) {
-    for (size_t j = 0; j < 8; j++) {
-      acc[j] += x[i + j] * x[i + j];
-    }
-  }
-  for (size_t j = 0; i + j < m; j++) {
-    acc[j] += x[i + j] * x[i + j];
-  }
-  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-}
+/* Sum of squares of x[0..m) in a fixed order. */
+static double sum_sq(const double *x, size_t m) { return dpd__dot8(x, x, m); }
 
 static void fill_stream(uint64_t seed, int offset, double *out, size_t m) {
   dpd_rng rng;
@@ -229,23 +218,8 @@ static double target_eval(dpd_rf_target target, double s) {
   return NAN;
 }
 
-/* x^T v with a fixed summation order: eight interleaved partial sums, combined pairwise. */
-static inline double dot_fixed(const double *restrict x, const double *restrict v, size_t d) {
-  double acc[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-  size_t k = 0;
-  for (; k + 8 <= d; k += 8) {
-    for (size_t l = 0; l < 8; l++) {
-      acc[l] += x[k + l] * v[k + l];
-    }
-  }
-  for (size_t l = 0; k + l < d; l++) {
-    acc[l] += x[k + l] * v[k + l];
-  }
-  return ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
-}
-
 /* phi[i p + j] = act(x_i^T v_j) for rows x_i of X (rows x d) and rows v_j of V (p x d), in
- * tiles that keep a block of X and of V in cache. Every entry is one dot_fixed, so the features
+ * tiles that keep a block of X and of V in cache. Every entry is one dpd__dot8, so the features
  * are bit-identical for any thread count and any number of rows. (OpenBLAS dgemm is not: its
  * blocking, and with it the summation order, depends on the shape and on its thread count.) */
 static void features_eval(dpd_rf_activation act, const double *X, size_t rows, const double *V,
@@ -262,7 +236,7 @@ static void features_eval(dpd_rf_activation act, const double *X, size_t rows, c
       const double *x = X + i * d;
       double *out = phi + i * p;
       for (size_t j = j0; j < j1; j++) {
-        out[j] = dpd_rf_activation_eval(act, dot_fixed(x, V + j * d, d));
+        out[j] = dpd_rf_activation_eval(act, dpd__dot8(x, V + j * d, d));
       }
     }
   }

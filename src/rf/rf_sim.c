@@ -34,6 +34,7 @@
 #include "dpdyn/rf_sim.h"
 #include "dpdyn/rng.h"
 #include "linreg/result_impl.h"
+#include "rf/dot_impl.h"
 #include "rf/rf_sim_impl.h"
 
 #define RF_SIM_T_DEFAULT 1000
@@ -81,22 +82,6 @@ void dpd_rf_sim_grid_steps(size_t T, size_t grid, size_t *steps) {
   steps[grid - 1] = T;
 }
 
-/* x . y with eight partial sums combined in a fixed order. */
-static inline __attribute__((always_inline)) double dot8(const double *restrict x,
-                                                         const double *restrict y, size_t m) {
-  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  size_t i = 0;
-  for (; i + 8 <= m; i += 8) {
-    for (size_t j = 0; j < 8; j++) {
-      acc[j] += x[i + j] * y[i + j];
-    }
-  }
-  for (size_t j = 0; i + j < m; j++) {
-    acc[j] += x[i + j] * y[i + j];
-  }
-  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-}
-
 /* Rows are split into RF_CHUNKS fixed blocks [c n / K, (c + 1) n / K); block c accumulates its
  * own partial gradient, and the partials are added in block order. The arithmetic is therefore
  * the same whether the blocks run one after the other (replicates in parallel) or on several
@@ -120,7 +105,7 @@ chunk_pass_body(const dpd_rf_problem *problem, const double *theta, double C, si
   memset(gp, 0, p * sizeof *gp);
   for (size_t i = i0; i < i1; i++) {
     const double *restrict row = problem->phi + i * p;
-    double ri = dot8(row, theta, p) - problem->y[i];
+    double ri = dpd__dot8(row, theta, p) - problem->y[i];
     r[i] = ri;
     double norm = 2.0 * fabs(ri) * problem->row_norm[i]; /* ||grad_i|| */
     double w = 1.0;
@@ -143,7 +128,7 @@ static inline __attribute__((always_inline)) double sq_resid_body(const double *
                                                                   size_t i1) {
   double sum = 0.0;
   for (size_t i = i0; i < i1; i++) {
-    double ri = dot8(phi + i * p, theta, p) - y[i];
+    double ri = dpd__dot8(phi + i * p, theta, p) - y[i];
     sum += ri * ri;
   }
   return sum;
@@ -362,7 +347,7 @@ static size_t replicate(const plan *pl, size_t rep, double *theta, double *g, do
   size_t j = 0;
   for (size_t t = 0; t < pl->T; t++) {
     clips[t] = (double)gradient_pass(pr, theta, pl->C, g, parts, r, inner);
-    double train_risk = dot8(r, r, n) / (double)n;
+    double train_risk = dpd__dot8(r, r, n) / (double)n;
     if (!isfinite(train_risk)) {
       return t + 1;
     }
