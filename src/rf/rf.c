@@ -198,7 +198,9 @@ static int validate(const dpd_rf_config *cfg, dpd_err *err) {
 }
 
 /* Sum of squares of x[0..m) in a fixed order. */
-static double sum_sq(const double *x, size_t m) { return dpd__dot8(x, x, m); }
+static double sum_sq(const double *x, size_t m) {
+  return dpd__dot8(x, x, m);
+}
 
 static void fill_stream(uint64_t seed, int offset, double *out, size_t m) {
   dpd_rng rng;
