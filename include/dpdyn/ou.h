@@ -95,6 +95,20 @@ DPD_API int dpd_ou_risk_eval(const dpd_ou *ou, const dpd_ou_params *par, const d
                              size_t m, const double *y_test, const size_t *steps, size_t nt,
                              dpd_ou_risk *out, dpd_err *err);
 
+/* The same, with the O(m n p) projection of the test set done once and reused: for evaluating
+ * several parameter sets (e.g. the discrete and the continuous curve) on one test set.
+ *  dpd_ou_test_create  phi_test borrowed (read during the call only), y_test copied; *out
+ *                      returned-owned (dpd_ou_test_free); `ou` is borrowed and must outlive it.
+ *  dpd_ou_test_risk_eval  as dpd_ou_risk_eval, O(m r) per time point.
+ * Return DPD_OK, DPD_EINVAL or DPD_ENOMEM. */
+typedef struct dpd_ou_test dpd_ou_test;
+DPD_API int dpd_ou_test_create(const dpd_ou *ou, const double *phi_test, size_t m,
+                               const double *y_test, dpd_ou_test **out, dpd_err *err);
+DPD_API int dpd_ou_test_risk_eval(const dpd_ou_test *t, const dpd_ou_params *par,
+                                  const size_t *steps, size_t nt, dpd_ou_risk *out, dpd_err *err);
+/* Releases a test set; NULL is allowed. */
+DPD_API void dpd_ou_test_free(dpd_ou_test *t);
+
 /* First grid index i (steps[i], scanned in the given order) at which the mean path leaves the
  * no-clip set {theta : |phi_i^T theta - y_i| < C / (2 ||phi_i||) for all i}; *index = nt when it
  * never does on the grid. Rows with phi_i = 0 are never clipped. Returns DPD_OK, DPD_EINVAL or

@@ -308,6 +308,7 @@ int cli_cmd_rf(const char *command, cli_params *p, double start, dpd_err *err) {
   dpd_rf_problem *problem = NULL;
   dpd_rf_sim_result *sim = NULL;
   dpd_ou *ou = NULL;
+  dpd_ou_test *ou_test = NULL;
   dpd_ou_risk *risk_d = NULL, *risk_c = NULL;
   double *theta_star = NULL, *cols_buf = NULL, *steps_all = NULL;
   size_t *kgrid = NULL, *ksteps = NULL;
@@ -420,13 +421,14 @@ int cli_cmd_rf(const char *command, cli_params *p, double start, dpd_err *err) {
         goto done;
       }
     }
-    if ((status = dpd_ou_risk_eval(ou, &par, problem->phi_test, problem->n_test, problem->y_test,
-                                   kgrid, g, risk_d, err)) < 0) {
+    /* One projection of the test set serves the discrete and the continuous curve. */
+    if ((status = dpd_ou_test_create(ou, problem->phi_test, problem->n_test, problem->y_test,
+                                     &ou_test, err)) < 0 ||
+        (status = dpd_ou_test_risk_eval(ou_test, &par, kgrid, g, risk_d, err)) < 0) {
       goto done;
     }
     par.time = DPD_OU_CONTINUOUS;
-    if ((status = dpd_ou_risk_eval(ou, &par, problem->phi_test, problem->n_test, problem->y_test,
-                                   kgrid, g, risk_c, err)) < 0) {
+    if ((status = dpd_ou_test_risk_eval(ou_test, &par, kgrid, g, risk_c, err)) < 0) {
       goto done;
     }
     /* First exit of the mean path from the no-clip set, scanned at every step. */
@@ -579,6 +581,7 @@ done:
   free(risk_d);
   free(risk_c);
   cJSON_Delete(root);
+  dpd_ou_test_free(ou_test);
   dpd_ou_free(ou);
   dpd_rf_sim_result_free(sim);
   dpd_rf_problem_free(problem);

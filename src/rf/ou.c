@@ -23,6 +23,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cblas.h>
 #include <lapacke.h>
@@ -35,12 +36,12 @@ struct dpd_ou {
   size_t n;
   size_t p;
   size_t rank;
-  const double *phi; /* borrowed, n x p */
-  double *y;         /* n */
-  double *s;         /* n singular values, decreasing, 0 below the cutoff */
-  double *u;         /* n x rank, row-major: column j is u_j */
-  double *c;         /* rank coefficients u_j^T y / s_j (theta* = sum_j c_j v_j) */
-  double *row_norm;  /* n, ||phi_i|| */
+  const double *phi;  /* borrowed, n x p */
+  double *y;          /* n */
+  double *s;          /* n singular values, decreasing, 0 below the cutoff */
+  double *u;          /* n x rank, row-major: column j is u_j */
+  double *c;          /* rank coefficients u_j^T y / s_j (theta* = sum_j c_j v_j) */
+  double *row_norm;   /* n, ||phi_i|| */
   double *theta_star; /* p */
 };
 
@@ -308,26 +309,35 @@ int dpd_ou_mean_eval(const dpd_ou *ou, const dpd_ou_params *par, size_t steps, d
   return DPD_OK;
 }
 
-int dpd_ou_risk_eval(const dpd_ou *ou, const dpd_ou_params *par, const double *phi_test,
-                     size_t m, const double *y_test, const size_t *steps, size_t nt,
-                     dpd_ou_risk *out, dpd_err *err) {
-  double *mt = NULL;  /* m x n: Phi_test Phi^T */
-  double *q = NULL;   /* m x r: Phi_test v_j */
-  double *qn = NULL;  /* r: ||Phi_test v_j||^2 / m */
-  double *coef = NULL;
-  double *pred = NULL;
-  double frob = 0.0;
-  double null_part;
-  double sigma_n;
-  size_t n;
-  size_t p;
-  size_t r;
-  int status = check_params(ou, par, err);
-  if (status < 0) {
-    return status;
+struct dpd_ou_test {
+  const dpd_ou *ou; /* borrowed */
+  size_t m;
+  double *q;        /* m x r: Phi_test v_j */
+  double *qn;       /* r: ||Phi_test v_j||^2 / m */
+  double null_part; /* ||Phi_test (I - P_row)||_F^2 / m */
+  double *y;        /* m test labels (copy) */
+};
+
+void dpd_ou_test_free(dpd_ou_test *t) {
+  if (t != NULL) {
+    free(t->q);
+    free(t->qn);
+    free(t->y);
+    free(t);
   }
-  if (phi_test == NULL || y_test == NULL || (nt > 0 && (steps == NULL || out == NULL))) {
-    return DPD_FAIL(err, DPD_EINVAL, "phi_test, y_test, steps or out is NULL");
+}
+
+int dpd_ou_test_create(const dpd_ou *ou, const double *phi_test, size_t m, const double *y_test,
+                       dpd_ou_test **out, dpd_err *err) {
+  double *mt = NULL; /* m x n: Phi_test Phi^T */
+  double frob = 0.0;
+  dpd_ou_test *t;
+  size_t n, p, r;
+  if (out != NULL) {
+    *out = NULL;
+  }
+  if (ou == NULL || phi_test == NULL || y_test == NULL || out == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "ou, phi_test, y_test or out is NULL");
   }
   if (m < 1 || m > (size_t)INT32_MAX) {
     return DPD_FAIL(err, DPD_EINVAL, "m = %zu test rows is invalid: the allowed range is [1, %d]",
@@ -339,42 +349,80 @@ int dpd_ou_risk_eval(const dpd_ou *ou, const dpd_ou_params *par, const double *p
   if (!all_finite(phi_test, m * p) || !all_finite(y_test, m)) {
     return DPD_FAIL(err, DPD_EINVAL, "phi_test or y_test has a non-finite entry");
   }
+  t = calloc(1, sizeof *t);
   mt = malloc(m * n * sizeof *mt);
-  q = calloc(m * (r > 0 ? r : 1), sizeof *q);
-  qn = calloc(r > 0 ? r : 1, sizeof *qn);
-  coef = calloc(r > 0 ? r : 1, sizeof *coef);
-  pred = malloc(m * sizeof *pred);
-  if (mt == NULL || q == NULL || qn == NULL || coef == NULL || pred == NULL) {
-    status = DPD_FAIL(err, DPD_ENOMEM, "ou risk: out of memory (m = %zu, n = %zu)", m, n);
-    goto cleanup;
+  if (t != NULL) {
+    t->ou = ou;
+    t->m = m;
+    t->q = calloc(m * (r > 0 ? r : 1), sizeof *t->q);
+    t->qn = calloc(r > 0 ? r : 1, sizeof *t->qn);
+    t->y = malloc(m * sizeof *t->y);
   }
+  if (t == NULL || mt == NULL || t->q == NULL || t->qn == NULL || t->y == NULL) {
+    free(mt);
+    dpd_ou_test_free(t);
+    return DPD_FAIL(err, DPD_ENOMEM, "ou risk: out of memory (m = %zu, n = %zu)", m, n);
+  }
+  memcpy(t->y, y_test, m * sizeof *t->y);
   cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)n, (int)p, 1.0, phi_test,
               (int)p, ou->phi, (int)p, 0.0, mt, (int)n);
   if (r > 0) {
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)r, (int)n, 1.0, mt, (int)n,
-                ou->u, (int)r, 0.0, q, (int)r);
+                ou->u, (int)r, 0.0, t->q, (int)r);
   }
+  free(mt);
   for (size_t i = 0; i < m; i++) {
     for (size_t j = 0; j < r; j++) {
-      double v = q[i * r + j] / ou->s[j];
-      q[i * r + j] = v;
-      qn[j] += v * v;
+      double v = t->q[i * r + j] / ou->s[j];
+      t->q[i * r + j] = v;
+      t->qn[j] += v * v;
     }
     for (size_t k = 0; k < p; k++) {
       double v = phi_test[i * p + k];
       frob += v * v;
     }
   }
-  null_part = frob;
+  t->null_part = frob;
   for (size_t j = 0; j < r; j++) {
-    null_part -= qn[j];
-    qn[j] /= (double)m;
+    t->null_part -= t->qn[j];
+    t->qn[j] /= (double)m;
   }
-  null_part /= (double)m;
-  if (r >= p || null_part < 0.0) {
-    null_part = 0.0; /* no null space, or rounding below it */
+  t->null_part /= (double)m;
+  if (r >= p || t->null_part < 0.0) {
+    t->null_part = 0.0; /* no null space, or rounding below it */
   }
-  sigma_n = 2.0 * par->clip * par->sigma / (double)n;
+  *out = t;
+  return DPD_OK;
+}
+
+int dpd_ou_test_risk_eval(const dpd_ou_test *t, const dpd_ou_params *par, const size_t *steps,
+                          size_t nt, dpd_ou_risk *out, dpd_err *err) {
+  double *coef = NULL;
+  double *pred = NULL;
+  double sigma_n;
+  size_t m, r;
+  const dpd_ou *ou;
+  int status;
+  if (t == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "test set is NULL");
+  }
+  ou = t->ou;
+  if ((status = check_params(ou, par, err)) < 0) {
+    return status;
+  }
+  if (nt > 0 && (steps == NULL || out == NULL)) {
+    return DPD_FAIL(err, DPD_EINVAL, "steps or out is NULL");
+  }
+  m = t->m;
+  r = ou->rank;
+  coef = calloc(r > 0 ? r : 1, sizeof *coef);
+  pred = malloc(m * sizeof *pred);
+  if (coef == NULL || pred == NULL) {
+    free(coef);
+    free(pred);
+    return DPD_FAIL(err, DPD_ENOMEM, "ou risk: out of memory (m = %zu)", m);
+  }
+  sigma_n = 2.0 * par->clip * par->sigma / (double)ou->n;
 
   for (size_t it = 0; it < nt; it++) {
     double bias = 0.0;
@@ -383,34 +431,47 @@ int dpd_ou_risk_eval(const dpd_ou *ou, const dpd_ou_params *par, const double *p
       coef[j] = mean_factor(mode_rate(ou, j), par, steps[it]) * ou->c[j];
     }
     if (r > 0) {
-      cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)m, (int)r, 1.0, q, (int)r, coef, 1, 0.0, pred,
-                  1);
+      cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)m, (int)r, 1.0, t->q, (int)r, coef, 1, 0.0,
+                  pred, 1);
     } else {
       for (size_t i = 0; i < m; i++) {
         pred[i] = 0.0;
       }
     }
     for (size_t i = 0; i < m; i++) {
-      double e = pred[i] - y_test[i];
+      double e = pred[i] - t->y[i];
       bias += e * e;
     }
     bias /= (double)m;
-    noise = cov_weight(0.0, par, steps[it]) * null_part;
+    noise = cov_weight(0.0, par, steps[it]) * t->null_part;
     for (size_t j = 0; j < r; j++) {
-      noise += cov_weight(mode_rate(ou, j), par, steps[it]) * qn[j];
+      noise += cov_weight(mode_rate(ou, j), par, steps[it]) * t->qn[j];
     }
     noise *= sigma_n * sigma_n;
     out[it].bias = bias;
     out[it].noise = noise;
     out[it].risk = bias + noise;
   }
-
-cleanup:
-  free(mt);
-  free(q);
-  free(qn);
   free(coef);
   free(pred);
+  return DPD_OK;
+}
+
+int dpd_ou_risk_eval(const dpd_ou *ou, const dpd_ou_params *par, const double *phi_test, size_t m,
+                     const double *y_test, const size_t *steps, size_t nt, dpd_ou_risk *out,
+                     dpd_err *err) {
+  dpd_ou_test *t = NULL;
+  int status = check_params(ou, par, err);
+  if (status < 0) {
+    return status;
+  }
+  if (phi_test == NULL || y_test == NULL || (nt > 0 && (steps == NULL || out == NULL))) {
+    return DPD_FAIL(err, DPD_EINVAL, "phi_test, y_test, steps or out is NULL");
+  }
+  if ((status = dpd_ou_test_create(ou, phi_test, m, y_test, &t, err)) == DPD_OK) {
+    status = dpd_ou_test_risk_eval(t, par, steps, nt, out, err);
+  }
+  dpd_ou_test_free(t);
   return status;
 }
 
