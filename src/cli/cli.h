@@ -20,7 +20,9 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_USAGE = 1, CLI_EXIT_NUMERIC = 2, CLI_EXIT_IO = 
 
 /* ---- parameters (params.c) ---- */
 
-typedef enum { KEY_INT, KEY_REAL, KEY_STRING } cli_key_type;
+/* KEY_BYTES: a resource limit in bytes (suffix K, M, G or T = 2^10..2^40); it does not change
+ * any result and is not recorded in summaries or headers. */
+typedef enum { KEY_INT, KEY_REAL, KEY_STRING, KEY_BYTES } cli_key_type;
 
 typedef struct {
   const char *name;
@@ -33,6 +35,8 @@ typedef struct {
   const char *key;   /* points into the key table */
   char *value;       /* owned */
   int given;         /* 1 if from the INI file or a flag */
+  size_t ini_line;   /* line of the INI file that set it (0: none) */
+  const char *flag;  /* the flag that set it (borrowed from argv; NULL: none) */
 } cli_value;
 
 typedef struct {
@@ -41,6 +45,7 @@ typedef struct {
   cli_value *values;    /* one per known key, in table order */
   size_t nvalues;
   int help;
+  size_t max_memory; /* bytes a run may allocate (key max_memory; default half the RAM) */
 } cli_params;
 
 /* The table of every key the CLI knows (terminated by a NULL name). */
@@ -75,32 +80,105 @@ int cli_get_size(const cli_params *p, const char *key, size_t lo, size_t hi, siz
                  dpd_err *err);
 int cli_get_u64(const cli_params *p, const char *key, unsigned long long *out, dpd_err *err);
 
+/* Physical memory of the machine in bytes (0 if unknown). */
+size_t cli_physical_memory(void);
+
+/* Checks a run's memory estimate against p->max_memory before anything large is allocated:
+ * an input error naming `driver` (the key whose value drives the size, with its value) and the
+ * bytes needed. */
+int cli_check_memory(const cli_params *p, double bytes, const char *driver, dpd_err *err);
+
 /* Adds every key in effect to a JSON object (numbers as numbers). */
 void cli_params_to_json(const cli_params *p, cJSON *obj);
 /* Writes "# key = value" lines for every key in effect. */
 void cli_params_to_header(const cli_params *p, FILE *f);
 
-/* Reads a whitespace-separated numeric table with `ncols` columns per row
- * (1..ncols_max accepted when ncols_min < ncols_max), '#' comments allowed.
- * Returns column-major arrays owned by the caller (free each). */
+/* Largest dimension (d, sum of multiplicities) a run accepts. */
+#define CLI_MAX_DIM ((size_t)1 << 31)
+
+/* ---- bounded input readers (input.c) ---- */
+
+/* Limits of the readers (documented in docs/input.md). */
+#define CLI_MAX_INI_BYTES (1 << 20)                       /* an INI file */
+#define CLI_MAX_DATA_BYTES ((unsigned long long)1 << 32)  /* a data file */
+#define CLI_MAX_DATA_LINE 65536                           /* a data line, comment excluded */
+#define CLI_TABLE_MAX_COLS 16
+
+/* Data-line iterator over a text file: '#' starts a comment (of any length) that runs to the
+ * end of the line; blank lines are skipped; NUL bytes, over-long data lines and files larger
+ * than CLI_MAX_DATA_BYTES are errors naming `key`. */
+typedef struct {
+  FILE *f;
+  const char *key, *path;
+  char *line;
+  size_t cap;
+  size_t lineno;            /* number of the line last returned (1-based) */
+  unsigned long long bytes; /* bytes read so far */
+  int at_eof;
+} cli_lines;
+
+int cli_lines_open(cli_lines *r, const char *key, const char *path, dpd_err *err);
+int cli_lines_next(cli_lines *r, char **line, dpd_err *err); /* 1 line, 0 end, < 0 error */
+void cli_lines_close(cli_lines *r);
+
+/* Reads a whitespace- (or comma-) separated numeric table with `ncols` columns per row
+ * (ncols_min..ncols_max accepted, the same on every row), '#' comments allowed. The rows may
+ * take at most `max_bytes` of memory. Returns column-major arrays owned by the caller (free
+ * each). */
 int cli_read_table(const char *key, const char *path, size_t ncols_min, size_t ncols_max,
-                   double **cols, size_t *nrows, size_t *ncols_found, dpd_err *err);
+                   size_t max_bytes, double **cols, size_t *nrows, size_t *ncols_found,
+                   dpd_err *err);
+
+/* An INI file prepared for libinih: read whole (at most CLI_MAX_INI_BYTES, no NUL byte),
+ * comment lines blanked, indentation removed, no key line longer than libinih's buffer. The
+ * line numbers of the text are those of the file; key_lines[k] is the line of the k-th
+ * 'key = value' line (the k-th call of the handler). */
+typedef struct {
+  char *text;
+  size_t *key_lines;
+  size_t nkeys;
+} cli_ini_text;
+
+int cli_ini_text_read(const char *path, cli_ini_text *t, dpd_err *err);
+void cli_ini_text_free(cli_ini_text *t);
 
 /* ---- output (output.c) ---- */
 
+/* Marker file of every published output directory. */
+#define CLI_OUT_MARKER ".dpdyn"
+
 typedef struct {
-  char *dir;      /* output directory */
-  int made_dir;
+  char *dir;   /* output directory */
+  char *stage; /* hidden staging directory beside it (NULL until the first write) */
+  int published;
 } cli_out;
 
-/* Records the output directory; nothing is created until the first write. */
+/* Records the output directory and checks that it may be replaced (absent, or holding only
+ * dpdyn output): an input error otherwise. Nothing is created until the first write. */
 int cli_out_init(cli_out *o, const char *dir, dpd_err *err);
+/* Discards an unpublished run (the previous result stays) and frees `o`. */
 void cli_out_free(cli_out *o);
 
-/* Opens a temporary file for `name` inside the output directory (creating it
- * if needed); cli_out_commit renames it into place atomically. */
+/* Opens `name` in the staging directory (created at the first call); cli_out_commit closes
+ * it and checks for write errors. */
 FILE *cli_out_open(cli_out *o, const char *name, char **tmp_path, dpd_err *err);
 int cli_out_commit(cli_out *o, FILE *f, char *tmp_path, const char *name, dpd_err *err);
+/* The staging directory (created if needed), NULL on error. */
+const char *cli_out_stage(cli_out *o, dpd_err *err);
+/* Renders `figure` (NULL: none) into the staging directory, then publishes the run as the
+ * output directory in one atomic step. Returns a CLI_EXIT_* code; a failed figure is reported
+ * (exit 3) after the data are published. */
+int cli_out_finish(cli_out *o, const char *figure, dpd_err *err);
+
+/* Signal handling: SIGINT, SIGTERM and SIGHUP remove the staging files of the run, print one
+ * line and exit with 128 + the signal. */
+void cli_signals_install(void);
+/* The child process (gnuplot) to stop on a signal (0: none). */
+void cli_child_set(long pid);
+/* A temporary path for writing `name` in place inside `dir` (removed on a signal; stale ones
+ * of dead processes are removed first); cli_temp_end forgets it once renamed. */
+char *cli_temp_begin(const char *dir, const char *name);
+void cli_temp_end(char *path);
 
 /* Writes a JSON object as `name` atomically. */
 int cli_out_json(cli_out *o, const char *name, const cJSON *obj, dpd_err *err);
@@ -112,8 +190,11 @@ int cli_exit_code(int status);
  * (except `seed` and `version`, which the caller's header line names). */
 void cli_print_summary(const cJSON *root);
 
-/* Adds a number (finite) or the strings "inf"/"-inf"/"nan" to a JSON object. */
+/* Adds a number (finite) or the strings "inf"/"-inf" to a JSON object; NaN never appears: it
+ * becomes null with a generic reason (cli_json_na). */
 void cli_json_number(cJSON *obj, const char *key, double v);
+/* Sets `key` to null and records `reason` in the object's "not_available" member. */
+void cli_json_na(cJSON *obj, const char *key, const char *reason);
 
 /* Writes the standard '#' header of a data file; `figure` names the gnuplot
  * script (plots/<figure>.gp) that `dpdyn plot` uses for the directory. */

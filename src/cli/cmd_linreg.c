@@ -7,6 +7,7 @@
  * noise), release.tsv (before/after the last-iterate noise) and, when asked,
  * a gnuplot figure. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -40,6 +41,8 @@ typedef struct linreg_run {
   double *theta_cols[1];
   double *sched_cols[2];
   size_t *mult;
+  dpd_linreg_problem_config pc; /* validated, built once every key has been checked */
+  int d_from_spectrum;          /* d implied by a levels:/file: spectrum (not given) */
 } linreg_run;
 
 static void run_free(linreg_run *r) {
@@ -61,7 +64,7 @@ static int starts_with(const char *s, const char *prefix) {
 /* Parses "levels:L1*M1,L2*M2,..." into values/mult. */
 static int parse_levels(const char *spec, linreg_run *r, size_t *count, dpd_err *err) {
   const char *s = spec + strlen("levels:");
-  size_t cap = 1;
+  size_t cap = 1, total = 0;
   for (const char *q = s; *q; q++) {
     cap += *q == ',';
   }
@@ -84,12 +87,20 @@ static int parse_levels(const char *spec, linreg_run *r, size_t *count, dpd_err 
       if (*s < '0' || *s > '9') {
         goto bad;
       }
+      errno = 0;
       m = strtoull(s, &end, 10);
       if (end == s || m == 0) {
         goto bad;
       }
+      if (errno == ERANGE || m > CLI_MAX_DIM - total) {
+        return DPD_FAIL(err, DPD_EINVAL,
+                        "invalid value for 'spectrum': '%s' has multiplicities summing to more "
+                        "than %zu (allowed: d = sum of multiplicities <= %zu)",
+                        spec, CLI_MAX_DIM, CLI_MAX_DIM);
+      }
       s = end;
     }
+    total += (size_t)m;
     r->spec_cols[0][*count] = value;
     r->mult[*count] = (size_t)m;
     (*count)++;
@@ -113,7 +124,7 @@ bad:
                   spec);
 }
 
-static int setup_problem(const cli_params *p, linreg_run *r, dpd_err *err) {
+static int parse_problem(cli_params *p, linreg_run *r, dpd_err *err) {
   dpd_linreg_problem_config pc = dpd_linreg_problem_config_default();
   const char *spec = cli_get_text(p, "spectrum");
   const char *theta = cli_get_text(p, "theta_star");
@@ -122,8 +133,8 @@ static int setup_problem(const cli_params *p, linreg_run *r, dpd_err *err) {
 
   if (starts_with(spec, "file:")) {
     size_t rows, ncols;
-    if ((status = cli_read_table("spectrum", spec + 5, 1, 2, r->spec_cols, &rows, &ncols, err)) <
-        0) {
+    if ((status = cli_read_table("spectrum", spec + 5, 1, 2, p->max_memory, r->spec_cols, &rows,
+                                 &ncols, err)) < 0) {
       return status;
     }
     r->mult = malloc(rows * sizeof *r->mult);
@@ -139,11 +150,17 @@ static int setup_problem(const cli_params *p, linreg_run *r, dpd_err *err) {
                         "(allowed: > 0)",
                         lam, k + 1, spec + 5);
       }
-      if (!(m >= 1.0) || m != floor(m) || m > 1e15) {
+      if (!(m >= 1.0) || m != floor(m)) {
         return DPD_FAIL(err, DPD_EINVAL,
                         "invalid value for 'spectrum': multiplicity %g on data row %zu of '%s' "
                         "(allowed: integer >= 1)",
                         m, k + 1, spec + 5);
+      }
+      if (m > (double)(CLI_MAX_DIM - spectrum_d)) {
+        return DPD_FAIL(err, DPD_EINVAL,
+                        "invalid value for 'spectrum': multiplicities in '%s' sum to more than "
+                        "%zu by data row %zu (allowed: d = sum of multiplicities <= %zu)",
+                        spec + 5, CLI_MAX_DIM, k + 1, CLI_MAX_DIM);
       }
       r->mult[k] = (size_t)m;
       spectrum_d += r->mult[k];
@@ -179,7 +196,7 @@ static int setup_problem(const cli_params *p, linreg_run *r, dpd_err *err) {
 
   /* d: given, or implied by a levels/file spectrum. */
   if (cli_is_given(p, "d") || spectrum_d == 0) {
-    if ((status = cli_get_size(p, "d", 1, (size_t)1 << 31, &r->d, err)) < 0) {
+    if ((status = cli_get_size(p, "d", 1, CLI_MAX_DIM, &r->d, err)) < 0) {
       return status;
     }
     if (spectrum_d != 0 && spectrum_d != r->d) {
@@ -190,6 +207,7 @@ static int setup_problem(const cli_params *p, linreg_run *r, dpd_err *err) {
     }
   } else {
     r->d = spectrum_d;
+    r->d_from_spectrum = 1;
   }
   pc.d = r->d;
   pc.values = r->spec_cols[0];
@@ -206,8 +224,8 @@ static int setup_problem(const cli_params *p, linreg_run *r, dpd_err *err) {
     pc.theta = DPD_THETA_FLAT;
   } else if (starts_with(theta, "file:")) {
     size_t rows, ncols;
-    if ((status = cli_read_table("theta_star", theta + 5, 1, 1, r->theta_cols, &rows, &ncols,
-                                 err)) < 0) {
+    if ((status = cli_read_table("theta_star", theta + 5, 1, 1, p->max_memory, r->theta_cols,
+                                 &rows, &ncols, err)) < 0) {
       return status;
     }
     if (rows != r->d) {
@@ -218,15 +236,31 @@ static int setup_problem(const cli_params *p, linreg_run *r, dpd_err *err) {
     }
     pc.theta = DPD_THETA_GIVEN;
     pc.theta_given = r->theta_cols[0];
+    /* One rule: theta_norm given rescales the file's vector to that norm; not given, the
+     * components are used as they are and theta_norm records their norm. */
     if (!cli_is_given(p, "theta_norm")) {
+      double norm2 = 0.0;
+      for (size_t i = 0; i < rows; i++) {
+        norm2 += r->theta_cols[0][i] * r->theta_cols[0][i];
+      }
+      if (!(norm2 > 0.0)) {
+        return DPD_FAIL(err, DPD_EINVAL,
+                        "invalid value for 'theta_star': every component in '%s' is 0 (allowed: "
+                        "a nonzero theta*: the initial excess risk would be 0)",
+                        theta + 5);
+      }
       pc.theta_norm = 0.0; /* use the file's components as they are */
+      if (cli_set_effective(p, "theta_norm", sqrt(norm2)) < 0) {
+        return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+      }
     }
   } else {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'theta_star': '%s' (allowed: random, flat, file:PATH)",
                     theta);
   }
-  return dpd_linreg_problem_create(&pc, &r->problem, err);
+  r->pc = pc;
+  return DPD_OK;
 }
 
 static int setup_schedule(const cli_params *p, linreg_run *r, dpd_err *err) {
@@ -274,8 +308,8 @@ static int setup_schedule(const cli_params *p, linreg_run *r, dpd_err *err) {
     size_t rows, ncols;
     sc.kind = DPD_SCHEDULE_TABLE;
     limit_key = "schedule";
-    if ((status = cli_read_table("schedule", name + 5, 2, 2, r->sched_cols, &rows, &ncols, err)) <
-        0) {
+    if ((status = cli_read_table("schedule", name + 5, 2, 2, p->max_memory, r->sched_cols, &rows,
+                                 &ncols, err)) < 0) {
       return status;
     }
     sc.table_t = r->sched_cols[0];
@@ -292,6 +326,17 @@ static int setup_schedule(const cli_params *p, linreg_run *r, dpd_err *err) {
     return status;
   }
   sup = dpd_schedule_sup(r->schedule);
+  /* Name the key that pushes sup eta~ over the limit: eta0 when it alone is too large, else
+   * the key that makes the schedule grow above eta0. */
+  if (sc.eta0 < 2.0 / r->gamma) {
+    if (sc.kind == DPD_SCHEDULE_STEP && sc.factor > 1.0) {
+      limit_key = "factor";
+    } else if (sc.kind == DPD_SCHEDULE_COSINE && sc.eta_min > sc.eta0) {
+      limit_key = "eta_min";
+    } else if (sc.kind == DPD_SCHEDULE_HYPERBOLIC && sc.a < 0.0) {
+      limit_key = "a";
+    }
+  }
   if (!(sup < 2.0 / r->gamma)) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for '%s': %s gives sup eta~ = %g (allowed: sup eta~ < 2/gamma "
@@ -333,6 +378,44 @@ static int parse_noise(const char *text, dpd_noise_spec *noise, dpd_err *err) {
                     text);
   }
   return DPD_OK;
+}
+
+/* The memory a linreg command needs, estimated from the validated sizes before anything large
+ * is allocated (bytes; measured against peak RSS in tests/cli/test_limits.sh). The key named in
+ * an error is the one whose term dominates. */
+static int check_memory(const cli_params *p, const char *command, const linreg_run *r,
+                        dpd_err *err) {
+  const double d = (double)r->d, n = (double)r->n;
+  const double threads = r->threads > 0 ? r->threads : omp_get_max_threads();
+  const double groups = r->pc.spectrum == DPD_SPECTRUM_ISO        ? 1.0
+                        : r->pc.spectrum == DPD_SPECTRUM_POWERLAW ? d
+                                                                  : (double)r->pc.nvalues;
+  const int sim = strcmp(command, "simulate") == 0 || strcmp(command, "compare") == 0 ||
+                  strcmp(command, "sde") == 0 || r->with_sde;
+  const int ode = strcmp(command, "ode") == 0 || strcmp(command, "compare") == 0 ||
+                  strcmp(command, "tune") == 0;
+  double by_d = 8.0 * (3.0 * d + 2.0 * (double)r->pc.nvalues) + 24.0 * groups;
+  double by_n = 0.0, by_seeds = 0.0;
+  const char *driver;
+  if (sim) {
+    by_d += 8.0 * threads * (2.0 * d + 16.0) * (r->with_sde ? 2.0 : 1.0);
+    by_n += 16.0 * n * (r->with_sde ? 2.0 : 1.0);
+    by_seeds += 8.0 * (double)r->seeds * ((double)r->grid + 8.0) * (r->with_sde ? 2.0 : 1.0);
+  }
+  if (ode) {
+    by_d += 8.0 * 40.0 * groups; /* CVODE's BDF history and work vectors, the ODE's own */
+  }
+  if (strcmp(command, "account") == 0) {
+    by_n += 16.0 * n;
+  }
+  if (by_n >= by_d && by_n >= by_seeds) {
+    driver = cli_is_given(p, "n") || !cli_is_given(p, "gamma") ? "n" : "gamma";
+  } else if (by_seeds >= by_d) {
+    driver = "seeds";
+  } else {
+    driver = r->d_from_spectrum ? "spectrum" : "d";
+  }
+  return cli_check_memory(p, by_d + by_n + by_seeds + 8.0 * 8.0 * (double)r->grid, driver, err);
 }
 
 /* Everything that does not depend on the command. */
@@ -437,7 +520,7 @@ static int setup(cli_params *p, const char *command, linreg_run *r, dpd_err *err
     }
     r->plot = (int)v;
   }
-  if ((status = setup_problem(p, r, err)) < 0) {
+  if ((status = parse_problem(p, r, err)) < 0) {
     return status;
   }
   /* n, or gamma = d/n. */
@@ -478,7 +561,12 @@ static int setup(cli_params *p, const char *command, linreg_run *r, dpd_err *err
       cli_set_effective(p, "gamma", r->gamma) < 0 || cli_set_effective(p, "rho", r->rho) < 0) {
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
   }
-  return setup_schedule(p, r, err);
+  if ((status = setup_schedule(p, r, err)) < 0 ||
+      (status = check_memory(p, command, r, err)) < 0) {
+    return status;
+  }
+  /* Every key is valid and the run fits in memory: build the problem. */
+  return dpd_linreg_problem_create(&r->pc, &r->problem, err);
 }
 
 static void add_privacy_json(cJSON *root, const linreg_run *r) {
@@ -565,13 +653,14 @@ static int run_account_sequence(cli_params *p, double start, dpd_err *err) {
   const char *path = cli_get_text(p, "sequence");
   double *cols[2] = {NULL, NULL}, delta = 0.0, rho_eff;
   size_t rows = 0, ncols = 0;
-  int status, have_delta = cli_is_given(p, "delta");
+  int status, code = CLI_EXIT_OK, have_delta = cli_is_given(p, "delta");
   cJSON *root, *params;
   cli_out o;
   if (have_delta && (status = cli_get_real(p, "delta", 0.0, 0, 1.0, 0, 0, &delta, err)) < 0) {
     return cli_exit_code(status);
   }
-  if ((status = cli_read_table("sequence", path, 2, 2, cols, &rows, &ncols, err)) < 0) {
+  if ((status = cli_read_table("sequence", path, 2, 2, p->max_memory, cols, &rows, &ncols, err)) <
+      0) {
     return cli_exit_code(status);
   }
   for (size_t k = 0; k < rows; k++) {
@@ -612,11 +701,13 @@ static int run_account_sequence(cli_params *p, double start, dpd_err *err) {
     }
   }
   if ((status = cli_out_init(&o, cli_get_text(p, "out"), err)) == DPD_OK) {
-    status = write_summary(&o, root, start, err);
+    if ((status = write_summary(&o, root, start, err)) == DPD_OK) {
+      code = cli_out_finish(&o, NULL, err);
+    }
     cli_out_free(&o);
   }
   cJSON_Delete(root);
-  return status < 0 ? cli_exit_code(status) : CLI_EXIT_OK;
+  return status < 0 ? cli_exit_code(status) : code;
 }
 
 static int run_account(const cli_params *p, linreg_run *r, cli_out *o, double start,
@@ -624,7 +715,7 @@ static int run_account(const cli_params *p, linreg_run *r, cli_out *o, double st
   cJSON *root;
   double *eta = malloc(r->n * sizeof *eta), *sigma = malloc(r->n * sizeof *sigma);
   double rho_eff;
-  int status;
+  int status, code = CLI_EXIT_OK;
   if (eta == NULL || sigma == NULL) {
     free(eta);
     free(sigma);
@@ -649,9 +740,10 @@ static int run_account(const cli_params *p, linreg_run *r, cli_out *o, double st
   status = write_summary(o, root, start, err);
   if (status == DPD_OK) {
     print_summary(root, "account", r);
+    code = cli_out_finish(o, NULL, err);
   }
   cJSON_Delete(root);
-  return status < 0 ? cli_exit_code(status) : CLI_EXIT_OK;
+  return status < 0 ? cli_exit_code(status) : code;
 }
 
 /* A simulation-like result (simulate or sde) as training-trajectory columns:
@@ -1002,9 +1094,7 @@ int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *er
     }
   }
   print_summary(root, command, &r);
-  if (r.plot) {
-    code = cli_plot_render(o.dir, figure, err);
-  }
+  code = cli_out_finish(&o, r.plot ? figure : NULL, err);
   if (code == CLI_EXIT_OK) {
     printf("# wrote %s/\n", o.dir);
   }

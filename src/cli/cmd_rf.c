@@ -19,6 +19,7 @@
  * (2025) e2423072122, released code): d = 100, n = 2000, n_test = 1000, p = 4000, sign target,
  * no label noise, tanh, eta = 1/p, T = 5 d (tau = eta T = 5 d/p). */
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -49,7 +50,7 @@ typedef struct {
 static const char *const rf_keys[] = {
     "model", "d",    "n",       "n_test", "p",     "activation", "target", "input",
     "zeta",  "eta",  "steps",   "clip",   "sigma", "epsilon",    "delta",  "calibration",
-    "seeds", "seed", "threads", "grid",   "out",   "plot",       NULL};
+    "seeds", "seed", "threads", "grid",   "out",   "plot",       "max_memory", NULL};
 
 /* Sets a key that was not given to the model's own default (recorded as in effect). */
 static int default_text(cli_params *p, const char *key, const char *text, dpd_err *err) {
@@ -81,6 +82,53 @@ static int moments_eval(rf_run *r, dpd_err *err) {
   r->sigma_moments = rep.sigma_moments;
   r->eps_moments = rep.eps_moments_exact;
   return DPD_OK;
+}
+
+/* The memory a model=rf command needs, estimated before anything is built (bytes; measured
+ * against peak RSS in tests/cli/test_limits.sh): the features and inputs, theta* by dgelsd, the
+ * DP-GD replicates, the OU eigenproblem. The key named in an error is the one whose term
+ * dominates. */
+static int check_memory(const cli_params *p, const char *command, const rf_run *r,
+                        dpd_err *err) {
+  const double d = (double)r->pc.d, n = (double)r->pc.n, nt = (double)r->pc.n_test;
+  const double pp = (double)r->pc.p, T = (double)r->sc.T, seeds = (double)r->sc.seeds;
+  const double threads = r->sc.threads > 0 ? r->sc.threads : omp_get_max_threads();
+  const double small = fmin(n, pp);
+  const int sim = strcmp(command, "simulate") == 0 || strcmp(command, "compare") == 0;
+  const int ou = strcmp(command, "ou") == 0 || strcmp(command, "compare") == 0;
+  /* Phi, Phi_test, the weights, theta* by dgelsd (a copy of Phi and its workspace). */
+  double by_p = 8.0 * (pp * d + 2.0 * (n + nt) * pp + 2.0 * pp);
+  double by_n = 8.0 * (13.0 * small + 4.0 * n) + 8.0 * small * small;
+  double by_d = 8.0 * (n + nt) * d;
+  double by_steps = 8.0 * (2.0 * T + 3.0 * (double)r->sc.grid);
+  double by_seeds = 0.0;
+  const char *driver = "p";
+  double top;
+  if (sim) {
+    by_p += 8.0 * threads * 4.0 * pp;
+    by_seeds += 8.0 * seeds * (T + 2.0 * (double)r->sc.grid + 2.0);
+  }
+  if (ou) {
+    by_n += 8.0 * (3.0 * n * n + 2.0 * nt * n);
+    by_steps += 8.0 * (T + 1.0);
+  }
+  top = by_p;
+  if (by_n > top) {
+    top = by_n;
+    driver = "n";
+  }
+  if (by_d > top) {
+    top = by_d;
+    driver = "d";
+  }
+  if (by_steps > top) {
+    top = by_steps;
+    driver = "steps";
+  }
+  if (by_seeds > top) {
+    driver = "seeds";
+  }
+  return cli_check_memory(p, by_p + by_n + by_d + by_steps + by_seeds, driver, err);
 }
 
 /* Validates every key of model=rf and fills the run. Nothing is built or written. */
@@ -125,6 +173,12 @@ static int setup(cli_params *p, const char *command, rf_run *r, dpd_err *err) {
       (status = dpd_rf_input_get(cli_get_text(p, "input"), &r->pc.input, err)) < 0 ||
       (status = cli_get_real(p, "zeta", 0.0, 1, INFINITY, 0, 0, &r->pc.zeta, err)) < 0) {
     return status;
+  }
+  if (!cli_is_given(p, "delta") && r->pc.n < 2) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'n': %zu (allowed: n >= 2 when delta is not given, since "
+                    "its default 1/n must be < 1; or give delta)",
+                    r->pc.n);
   }
   if ((status = default_number(p, "eta", 1.0 / (double)r->pc.p, err)) < 0 ||
       (status = default_number(p, "steps", 5.0 * (double)r->pc.d, err)) < 0 ||
@@ -217,19 +271,32 @@ static int setup(cli_params *p, const char *command, rf_run *r, dpd_err *err) {
     r->plot = strcmp(command, "compare") == 0;
   }
   r->sc.progress = isatty(STDERR_FILENO);
-  return DPD_OK;
+  return strcmp(command, "account") == 0 ? DPD_OK : check_memory(p, command, r, err);
 }
 
+/* The moments calibration is undefined without privacy and outside its bound's range: those
+ * keys are null with the reason in "not_available" (summary.json has no NaN). */
 static void add_privacy_json(cJSON *root, const rf_run *r) {
   double mu = r->sc.sigma > 0.0 ? sqrt(r->sc.eta * (double)r->sc.T) / r->sc.sigma : INFINITY;
+  const char *why_moments =
+      r->sc.sigma > 0.0 ? "the moments bound holds only for epsilon < 8 log(1/delta)"
+                        : "the run is not private (sigma = 0): no moments calibration";
   cli_json_number(root, "sigma", r->sc.sigma);
   cli_json_number(root, "sigma_exact", r->sigma_exact);
-  cli_json_number(root, "sigma_moments", r->sigma_moments);
-  cli_json_number(root, "sigma_ratio_moments_over_exact",
-                  r->sigma_exact > 0.0 ? r->sigma_moments / r->sigma_exact : NAN);
+  if (isnan(r->sigma_moments)) {
+    cli_json_na(root, "sigma_moments", why_moments);
+    cli_json_na(root, "sigma_ratio_moments_over_exact", why_moments);
+  } else {
+    cli_json_number(root, "sigma_moments", r->sigma_moments);
+    cli_json_number(root, "sigma_ratio_moments_over_exact", r->sigma_moments / r->sigma_exact);
+  }
   cli_json_number(root, "epsilon", r->epsilon);
   cli_json_number(root, "epsilon_exact", r->epsilon_exact);
-  cli_json_number(root, "epsilon_of_sigma_moments", r->eps_moments);
+  if (isnan(r->eps_moments)) {
+    cli_json_na(root, "epsilon_of_sigma_moments", why_moments);
+  } else {
+    cli_json_number(root, "epsilon_of_sigma_moments", r->eps_moments);
+  }
   cli_json_number(root, "delta", r->delta);
   cli_json_number(root, "mu_gdp", mu);
   cJSON_AddStringToObject(root, "calibration",
@@ -266,20 +333,20 @@ static void print_summary(const cJSON *root, const char *command, const rf_run *
 static int run_account(cli_params *p, const rf_run *r, double start, dpd_err *err) {
   cJSON *root = summary_new(p, "account", r);
   cli_out o;
-  int status;
+  int status, code = CLI_EXIT_OK;
   cli_json_number(root, "mu_exact",
                   r->sigma_exact > 0.0 ? sqrt(r->sc.eta * (double)r->sc.T) / r->sigma_exact
                                        : INFINITY);
   cli_json_number(root, "wall_seconds", cli_now() - start);
   if ((status = cli_out_init(&o, cli_get_text(p, "out"), err)) == DPD_OK) {
-    status = cli_out_json(&o, "summary.json", root, err);
+    if ((status = cli_out_json(&o, "summary.json", root, err)) == DPD_OK) {
+      print_summary(root, "account", r);
+      code = cli_out_finish(&o, NULL, err);
+    }
     cli_out_free(&o);
   }
-  if (status == DPD_OK) {
-    print_summary(root, "account", r);
-  }
   cJSON_Delete(root);
-  return status < 0 ? cli_exit_code(status) : CLI_EXIT_OK;
+  return status < 0 ? cli_exit_code(status) : code;
 }
 
 /* Sup over the grid of |a - b| and of |a - b| / se (se = 0 with a gap: infinity). */
@@ -563,9 +630,7 @@ int cli_cmd_rf(const char *command, cli_params *p, double start, dpd_err *err) {
     goto done;
   }
   print_summary(root, command, &r);
-  if (r.plot) {
-    code = cli_plot_render(o.dir, figure, err);
-  }
+  code = cli_out_finish(&o, r.plot ? figure : NULL, err);
   if (code == CLI_EXIT_OK) {
     printf("# wrote %s/\n", o.dir);
   }

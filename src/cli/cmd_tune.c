@@ -556,9 +556,7 @@ int cli_cmd_tune(cli_params *p, double start, dpd_err *err) {
             "dpdyn tune: warning: %zu surface points lie below the optimum (best %.10g < %.10g)\n",
             st.beating, st.best, res.risk);
   }
-  if (t.plot) {
-    code = cli_plot_render(o.dir, "tune", err);
-  }
+  code = cli_out_finish(&o, t.plot ? "tune" : NULL, err);
   if (code == CLI_EXIT_OK) {
     printf("# wrote %s/\n", o.dir);
   }

@@ -52,6 +52,7 @@ int main(int argc, char **argv) {
   cli_params params;
   int code;
   gsl_set_error_handler_off();
+  cli_signals_install();
   dpd_err_reset(&err);
   if (argc < 2) {
     usage(stderr);

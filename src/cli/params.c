@@ -4,11 +4,14 @@
  * Flags override the INI file; section names in the INI file are ignored.
  * Every key must be known: an unknown key is an input error, as is a value
  * that does not parse completely or lies outside its allowed range. */
+#define _DEFAULT_SOURCE
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <ini.h>
 
@@ -63,6 +66,8 @@ static const cli_key key_table[] = {
     {"threads", KEY_INT, "0", "worker threads (0 = all cores); results do not depend on it"},
     {"grid", KEY_INT, "101", "recorded time points on [0, 1], >= 2"},
     {"out", KEY_STRING, "./dpdyn-out", "output directory"},
+    {"max_memory", KEY_BYTES, NULL,
+     "most memory a run may allocate, in bytes or with K/M/G/T (default: half the RAM)"},
     {"method", KEY_STRING, "bdf", "ODE method: bdf | adams | volterra (FFT, constant schedules without clipping)"},
     {"rtol", KEY_REAL, "1e-8", "ODE relative tolerance"},
     {"atol", KEY_REAL, "1e-12", "ODE absolute tolerance on the risk"},
@@ -76,6 +81,8 @@ static const cli_key key_table[] = {
     {NULL, KEY_STRING, NULL, NULL}};
 
 const cli_key *cli_key_table(void) { return key_table; }
+
+static int trim_copy(char *dst, size_t cap, const char *src);
 
 static cli_value *find_value(const cli_params *p, const char *key) {
   for (size_t i = 0; i < p->nvalues; i++) {
@@ -95,13 +102,25 @@ static char *dup_string(const char *s) {
   return d;
 }
 
-static int set_value(cli_params *p, const char *key, const char *value, const char *where,
-                     dpd_err *err) {
+static int set_value(cli_params *p, const char *key, const char *value, size_t ini_line,
+                     const char *flag, dpd_err *err) {
   cli_value *v = find_value(p, key);
   char *copy;
   if (v == NULL) {
-    return DPD_FAIL(err, DPD_EINVAL, "unknown key '%s'%s (see 'dpdyn %s --help' for the keys)",
-                    key, where, p->command);
+    if (ini_line > 0) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "unknown key '%s' in the INI file '%s' line %zu (see 'dpdyn %s --help' "
+                      "for the keys)",
+                      key, p->ini_path, ini_line, p->command);
+    }
+    return DPD_FAIL(err, DPD_EINVAL, "unknown key '%s' (see 'dpdyn %s --help' for the keys)", key,
+                    p->command);
+  }
+  if (ini_line > 0 && v->ini_line > 0) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "key '%s' is set twice in the INI file '%s', on lines %zu and %zu (allowed: "
+                    "each key once; a --%s flag overrides the file)",
+                    key, p->ini_path, v->ini_line, ini_line, key);
   }
   copy = dup_string(value);
   if (copy == NULL) {
@@ -110,26 +129,64 @@ static int set_value(cli_params *p, const char *key, const char *value, const ch
   free(v->value);
   v->value = copy;
   v->given = 1;
+  if (ini_line > 0) {
+    v->ini_line = ini_line;
+  }
+  if (flag != NULL) {
+    v->flag = flag;
+  }
   return DPD_OK;
 }
 
 typedef struct {
   cli_params *p;
+  const cli_ini_text *text;
+  size_t calls;
   dpd_err *err;
   int failed;
 } ini_ctx;
 
 static int on_ini_entry(void *user, const char *section, const char *name, const char *value) {
   ini_ctx *ctx = user;
+  size_t line;
   (void)section;
   if (ctx->failed) {
     return 0;
   }
-  if (set_value(ctx->p, name, value, " in the INI file", ctx->err) < 0) {
+  /* libinih calls the handler once per key line, in order (comment lines are blanked and
+   * indentation removed, so no line continues another). */
+  line = ctx->calls < ctx->text->nkeys ? ctx->text->key_lines[ctx->calls] : 0;
+  ctx->calls++;
+  if (set_value(ctx->p, name, value, line > 0 ? line : 1, NULL, ctx->err) < 0) {
     ctx->failed = 1;
     return 0;
   }
   return 1;
+}
+
+static int parse_ini(cli_params *p, dpd_err *err) {
+  cli_ini_text text;
+  ini_ctx ctx = {p, &text, 0, err, 0};
+  int status, line;
+  if ((status = cli_ini_text_read(p->ini_path, &text, err)) < 0) {
+    return status;
+  }
+  ini_allow_multiline = false;
+  line = ini_parse_string(text.text, on_ini_entry, &ctx);
+  cli_ini_text_free(&text);
+  if (ctx.failed) {
+    return DPD_EINVAL;
+  }
+  if (line > 0) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "malformed INI file '%s' at line %d (allowed: 'key = value' lines, "
+                    "[sections], ';' or '#' comments)",
+                    p->ini_path, line);
+  }
+  if (line < 0) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory parsing the INI file '%s'", p->ini_path);
+  }
+  return DPD_OK;
 }
 
 void cli_params_free(cli_params *p) {
@@ -140,6 +197,65 @@ void cli_params_free(cli_params *p) {
     free(p->values);
   }
   memset(p, 0, sizeof *p);
+}
+
+size_t cli_physical_memory(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || size <= 0) {
+    return 0;
+  }
+  return (size_t)pages * (size_t)size;
+}
+
+/* max_memory = BYTES[K|M|G|T]; default half the physical memory (4 GiB if unknown). */
+static int parse_max_memory(cli_params *p, dpd_err *err) {
+  const cli_value *v = find_value(p, "max_memory");
+  char buf[64], *end;
+  unsigned long long x, mult = 1;
+  size_t len;
+  if (v == NULL || v->value == NULL) {
+    size_t ram = cli_physical_memory();
+    p->max_memory = ram > 0 ? ram / 2 : (size_t)1 << 32;
+    return DPD_OK;
+  }
+  if (trim_copy(buf, sizeof buf, v->value) < 0 || !isdigit((unsigned char)buf[0])) {
+    goto bad;
+  }
+  len = strlen(buf);
+  switch (buf[len - 1]) {
+  case 'K': mult = 1ULL << 10; break;
+  case 'M': mult = 1ULL << 20; break;
+  case 'G': mult = 1ULL << 30; break;
+  case 'T': mult = 1ULL << 40; break;
+  default: break;
+  }
+  if (mult > 1) {
+    buf[--len] = '\0';
+  }
+  errno = 0;
+  x = strtoull(buf, &end, 10);
+  if (*end != '\0' || errno == ERANGE || x == 0 || x > (unsigned long long)SIZE_MAX / mult ||
+      x * mult < (1ULL << 20)) {
+    goto bad;
+  }
+  p->max_memory = (size_t)(x * mult);
+  return DPD_OK;
+bad:
+  return DPD_FAIL(err, DPD_EINVAL,
+                  "invalid value for 'max_memory': '%s' (allowed: bytes >= 1M, an integer "
+                  "with an optional suffix K, M, G or T)",
+                  v->value);
+}
+
+int cli_check_memory(const cli_params *p, double bytes, const char *driver, dpd_err *err) {
+  if (!(bytes <= (double)p->max_memory)) {
+    const char *value = cli_get_text(p, driver);
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for '%s': %s needs about %.3g bytes of memory (allowed: at "
+                    "most max_memory = %zu bytes; lower '%s' or raise max_memory)",
+                    driver, value != NULL ? value : "?", bytes, p->max_memory, driver);
+  }
+  return DPD_OK;
 }
 
 int cli_params_parse(cli_params *p, const char *command, int argc, char **argv, dpd_err *err) {
@@ -184,22 +300,8 @@ int cli_params_parse(cli_params *p, const char *command, int argc, char **argv, 
     }
     p->ini_path = arg;
   }
-  if (p->ini_path != NULL) {
-    ini_ctx ctx = {p, err, 0};
-    int line = ini_parse(p->ini_path, on_ini_entry, &ctx);
-    if (ctx.failed) {
-      return DPD_EINVAL;
-    }
-    if (line == -1) {
-      return DPD_FAIL(err, DPD_EINVAL, "cannot open INI file '%s': %s", p->ini_path,
-                      strerror(errno));
-    }
-    if (line != 0) {
-      return DPD_FAIL(err, DPD_EINVAL,
-                      "malformed INI file '%s' at line %d (allowed: 'key = value' lines, "
-                      "[sections], ';' or '#' comments)",
-                      p->ini_path, line);
-    }
+  if (p->ini_path != NULL && (status = parse_ini(p, err)) < 0) {
+    return status;
   }
   /* Second pass: flags override the file. */
   for (int i = 0; i < argc; i++) {
@@ -231,11 +333,11 @@ int cli_params_parse(cli_params *p, const char *command, int argc, char **argv, 
       }
       value = argv[++i];
     }
-    if ((status = set_value(p, key, value, "", err)) < 0) {
+    if ((status = set_value(p, key, value, 0, arg, err)) < 0) {
       return status;
     }
   }
-  return DPD_OK;
+  return parse_max_memory(p, err);
 }
 
 int cli_set_text(cli_params *p, const char *key, const char *text) {
@@ -309,7 +411,8 @@ int cli_is_given(const cli_params *p, const char *key) {
   return v != NULL && v->given;
 }
 
-static void trim_copy(char *dst, size_t cap, const char *src) {
+/* Copies `src` without its surrounding white space; -1 if it does not fit in `cap`. */
+static int trim_copy(char *dst, size_t cap, const char *src) {
   size_t len;
   while (isspace((unsigned char)*src)) {
     src++;
@@ -319,10 +422,47 @@ static void trim_copy(char *dst, size_t cap, const char *src) {
     len--;
   }
   if (len >= cap) {
-    len = cap - 1;
+    return -1;
   }
   memcpy(dst, src, len);
   dst[len] = '\0';
+  return 0;
+}
+
+/* A decimal number as people write it: [+-] digits [. digits] [e [+-] digits] (no hex, no nan,
+ * no C99 'inf' spelled 'infinity'). The literal "inf" is read separately. */
+static int is_decimal(const char *s) {
+  int digits = 0;
+  if (*s == '+' || *s == '-') {
+    s++;
+  }
+  while (isdigit((unsigned char)*s)) {
+    s++;
+    digits++;
+  }
+  if (*s == '.') {
+    s++;
+    while (isdigit((unsigned char)*s)) {
+      s++;
+      digits++;
+    }
+  }
+  if (digits == 0) {
+    return 0;
+  }
+  if (*s == 'e' || *s == 'E') {
+    s++;
+    if (*s == '+' || *s == '-') {
+      s++;
+    }
+    if (!isdigit((unsigned char)*s)) {
+      return 0;
+    }
+    while (isdigit((unsigned char)*s)) {
+      s++;
+    }
+  }
+  return *s == '\0';
 }
 
 static void format_range(char *buf, size_t cap, const char *key, double lo, int lo_incl,
@@ -341,20 +481,33 @@ int cli_get_real(const cli_params *p, const char *key, double lo, int lo_incl, d
                  int hi_incl, int allow_inf, double *out, dpd_err *err) {
   const char *text = cli_get_text(p, key);
   char buf[256], range[160];
-  char *end;
   double v;
   format_range(range, sizeof range, key, lo, lo_incl, hi, hi_incl, allow_inf);
   if (text == NULL) {
     return DPD_FAIL(err, DPD_EINVAL, "missing value for '%s' (allowed: %s)", key, range);
   }
-  trim_copy(buf, sizeof buf, text);
-  errno = 0;
-  v = strtod(buf, &end);
-  if (buf[0] == '\0' || *end != '\0' || isnan(v) || (errno == ERANGE && isfinite(v) && v != 0.0)) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': '%s' (allowed: a number, %s)", key,
-                    text, range);
+  if (trim_copy(buf, sizeof buf, text) < 0) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for '%s': %zu characters (allowed: a number of at most %zu "
+                    "characters, %s)",
+                    key, strlen(text), sizeof buf - 1, range);
   }
-  if (isinf(v) ? !(allow_inf && v > 0)
+  if (strcmp(buf, "inf") == 0 || strcmp(buf, "+inf") == 0 || strcmp(buf, "Inf") == 0 ||
+      strcmp(buf, "INF") == 0) {
+    v = INFINITY;
+  } else if (is_decimal(buf)) {
+    errno = 0;
+    v = strtod(buf, NULL);
+    if (isinf(v)) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for '%s': '%s' overflows a double (allowed: %s)", key, buf,
+                      range);
+    }
+  } else {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for '%s': '%s' (allowed: a number, %s)", key, text, range);
+  }
+  if (isinf(v) ? !allow_inf
                : ((lo_incl ? v < lo : v <= lo) || (hi_incl ? v > hi : v >= hi))) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': %s (allowed: %s)", key, buf, range);
   }
@@ -365,7 +518,9 @@ int cli_get_real(const cli_params *p, const char *key, double lo, int lo_incl, d
 static int parse_u64(const char *text, unsigned long long *out) {
   char buf[256];
   char *end;
-  trim_copy(buf, sizeof buf, text);
+  if (trim_copy(buf, sizeof buf, text) < 0) {
+    return -1;
+  }
   if (!isdigit((unsigned char)buf[0])) {
     return -1;
   }
@@ -405,7 +560,7 @@ void cli_params_to_json(const cli_params *p, cJSON *obj) {
     const cli_value *v = &p->values[i];
     char *end;
     double x;
-    if (v->value == NULL) {
+    if (v->value == NULL || key_table[i].type == KEY_BYTES) {
       continue;
     }
     x = strtod(v->value, &end);
@@ -419,99 +574,9 @@ void cli_params_to_json(const cli_params *p, cJSON *obj) {
 
 void cli_params_to_header(const cli_params *p, FILE *f) {
   for (size_t i = 0; i < p->nvalues; i++) {
-    if (p->values[i].value != NULL) {
+    if (p->values[i].value != NULL && key_table[i].type != KEY_BYTES) {
       fprintf(f, "# %s = %s\n", p->values[i].key, p->values[i].value);
     }
   }
 }
 
-int cli_read_table(const char *key, const char *path, size_t ncols_min, size_t ncols_max,
-                   double **cols, size_t *nrows, size_t *ncols_found, dpd_err *err) {
-  FILE *f = fopen(path, "r");
-  char line[4096];
-  size_t cap = 0, rows = 0, ncols = 0, lineno = 0;
-  int status = DPD_OK;
-  for (size_t c = 0; c < ncols_max; c++) {
-    cols[c] = NULL;
-  }
-  if (f == NULL) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': cannot open '%s': %s", key, path,
-                    strerror(errno));
-  }
-  while (fgets(line, sizeof line, f) != NULL) {
-    char *s = line, *hash = strchr(line, '#');
-    double vals[16];
-    size_t k = 0;
-    lineno++;
-    if (hash != NULL) {
-      *hash = '\0';
-    }
-    for (;;) {
-      char *end;
-      double v;
-      while (isspace((unsigned char)*s) || *s == ',') {
-        s++;
-      }
-      if (*s == '\0') {
-        break;
-      }
-      v = strtod(s, &end);
-      if (end == s || !isfinite(v) || k >= ncols_max ||
-          !(*end == '\0' || isspace((unsigned char)*end) || *end == ',')) {
-        status = DPD_FAIL(err, DPD_EINVAL,
-                          "invalid value for '%s': file '%s' line %zu is malformed (allowed: "
-                          "%zu to %zu finite numbers per line)",
-                          key, path, lineno, ncols_min, ncols_max);
-        goto done;
-      }
-      vals[k++] = v;
-      s = end;
-    }
-    if (k == 0) {
-      continue;
-    }
-    if (ncols == 0) {
-      ncols = k;
-    }
-    if (k != ncols || k < ncols_min) {
-      status = DPD_FAIL(err, DPD_EINVAL,
-                        "invalid value for '%s': file '%s' line %zu has %zu columns (allowed: "
-                        "%zu to %zu, the same on every line)",
-                        key, path, lineno, k, ncols_min, ncols_max);
-      goto done;
-    }
-    if (rows == cap) {
-      cap = cap ? 2 * cap : 256;
-      for (size_t c = 0; c < ncols_max; c++) {
-        double *grown = realloc(cols[c], cap * sizeof *grown);
-        if (grown == NULL) {
-          status = DPD_FAIL(err, DPD_ENOMEM, "out of memory reading '%s'", path);
-          goto done;
-        }
-        cols[c] = grown;
-      }
-    }
-    for (size_t c = 0; c < k; c++) {
-      cols[c][rows] = vals[c];
-    }
-    rows++;
-  }
-  if (ferror(f)) {
-    status = DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': error reading '%s'", key, path);
-  } else if (rows == 0) {
-    status = DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': file '%s' has no data rows", key,
-                      path);
-  }
-done:
-  fclose(f);
-  if (status < 0) {
-    for (size_t c = 0; c < ncols_max; c++) {
-      free(cols[c]);
-      cols[c] = NULL;
-    }
-    return status;
-  }
-  *nrows = rows;
-  *ncols_found = ncols;
-  return DPD_OK;
-}

@@ -80,13 +80,57 @@ static void read_title(const char *data, const char *script, char *title, size_t
   fclose(f);
 }
 
+/* Writes `text` as dir/name in place (temporary name, then rename). */
+static int write_in_place(const char *dir, const char *name, const char *text, dpd_err *err) {
+  char *tmp = cli_temp_begin(dir, name), *final = join(dir, name);
+  FILE *f;
+  int status = DPD_OK;
+  if (tmp == NULL || final == NULL) {
+    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+  } else if ((f = fopen(tmp, "w")) == NULL) {
+    status = DPD_FAIL(err, DPD_EIO, "cannot write in '%s': %s", dir, strerror(errno));
+  } else {
+    int failed = fputs(text, f) < 0;
+    failed |= fclose(f) != 0;
+    if (failed || rename(tmp, final) != 0) {
+      status = DPD_FAIL(err, DPD_EIO, "cannot write '%s'", final);
+      unlink(tmp);
+    }
+  }
+  cli_temp_end(tmp);
+  free(final);
+  return status;
+}
+
+/* Number of data rows (non-blank lines not starting with '#') of a file, up to 1. */
+static int has_data_rows(const char *path) {
+  FILE *f = fopen(path, "r");
+  int c, at_start = 1, comment = 0, found = 0;
+  if (f == NULL) {
+    return 0;
+  }
+  while (!found && (c = getc(f)) != EOF) {
+    if (c == '\n') {
+      at_start = 1;
+      comment = 0;
+    } else if (at_start && c == '#') {
+      comment = 1;
+      at_start = 0;
+    } else if (!comment && c != ' ' && c != '\t' && c != '\r') {
+      found = 1;
+    } else {
+      at_start = at_start && (c == ' ' || c == '\t' || c == '\r');
+    }
+  }
+  fclose(f);
+  return found;
+}
+
 static int render(const char *dir, const char *script, const char *format, dpd_err *err) {
   const plot_script *sc = script_find(script);
   const char *text = sc != NULL ? sc->text : NULL;
-  cli_out o;
-  char *tmp = NULL, *gp = NULL, *data = NULL, *release = NULL, *img_tmp = NULL, *img = NULL;
+  char *gp = NULL, *data = NULL, *release = NULL, *img_tmp = NULL, *img = NULL;
   char gp_name[64], img_name[64], title[512];
-  FILE *f;
   int status, code = CLI_EXIT_OK;
   pid_t pid;
   if (text == NULL) {
@@ -96,27 +140,13 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
              script);
     return CLI_EXIT_USAGE;
   }
-  if (cli_out_init(&o, dir, err) < 0) {
-    return CLI_EXIT_USAGE;
-  }
   snprintf(gp_name, sizeof gp_name, "%s.gp", script);
-  if ((f = cli_out_open(&o, gp_name, &tmp, err)) == NULL) {
-    cli_out_free(&o);
-    return CLI_EXIT_IO;
-  }
-  fputs(text, f);
-  if (cli_out_commit(&o, f, tmp, gp_name, err) < 0) {
-    cli_out_free(&o);
-    return CLI_EXIT_IO;
-  }
   snprintf(img_name, sizeof img_name, "%s.%s", script, format);
   gp = join(dir, gp_name);
   data = join(dir, "trajectory.tsv");
   release = join(dir, sc->second);
   img = join(dir, img_name);
-  snprintf(title, sizeof title, ".%s.tmp", img_name);
-  img_tmp = join(dir, title);
-  if (gp == NULL || data == NULL || release == NULL || img == NULL || img_tmp == NULL) {
+  if (gp == NULL || data == NULL || release == NULL || img == NULL) {
     DPD_FAIL(err, DPD_ENOMEM, "out of memory");
     code = CLI_EXIT_IO;
     goto done;
@@ -124,6 +154,22 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
   if (access(data, R_OK) != 0 || access(release, R_OK) != 0) {
     DPD_FAIL(err, DPD_EINVAL, "'%s' has no trajectory.tsv and %s to plot", dir, sc->second);
     code = CLI_EXIT_USAGE;
+    goto done;
+  }
+  if (!has_data_rows(data) || !has_data_rows(release)) {
+    DPD_FAIL(err, DPD_EINVAL, "no data rows in '%s' (allowed: a complete dpdyn output directory)",
+             has_data_rows(data) ? release : data);
+    code = CLI_EXIT_USAGE;
+    goto done;
+  }
+  if (write_in_place(dir, gp_name, text, err) < 0) {
+    code = CLI_EXIT_IO;
+    goto done;
+  }
+  img_tmp = cli_temp_begin(dir, img_name);
+  if (img_tmp == NULL) {
+    DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    code = CLI_EXIT_IO;
     goto done;
   }
   read_title(data, script, title, sizeof title);
@@ -142,12 +188,15 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
       code = CLI_EXIT_IO;
       goto done;
     }
+    cli_child_set((long)pid);
     if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      cli_child_set(0);
       unlink(img_tmp);
       DPD_FAIL(err, DPD_EIO, "gnuplot failed rendering '%s'", img);
       code = CLI_EXIT_IO;
       goto done;
     }
+    cli_child_set(0);
   }
   if (rename(img_tmp, img) != 0) {
     DPD_FAIL(err, DPD_EIO, "cannot rename into '%s': %s", img, strerror(errno));
@@ -155,12 +204,11 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
     code = CLI_EXIT_IO;
   }
 done:
+  cli_temp_end(img_tmp);
   free(gp);
   free(data);
   free(release);
   free(img);
-  free(img_tmp);
-  cli_out_free(&o);
   return code;
 }
 

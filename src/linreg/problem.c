@@ -74,6 +74,12 @@ static int validate(const dpd_linreg_problem_config *cfg, dpd_err *err) {
         return DPD_FAIL(err, DPD_EINVAL,
                         "invalid value for 'spectrum': multiplicity 0 (allowed: >= 1)");
       }
+      if (cfg->mult[k] > cfg->d - total) { /* overflow-safe: total <= d here */
+        return DPD_FAIL(err, DPD_EINVAL,
+                        "invalid value for 'spectrum': multiplicities sum to more than d = %zu "
+                        "(allowed: sum equal to d)",
+                        cfg->d);
+      }
       total += cfg->mult[k];
     }
     if (total != cfg->d) {
@@ -84,6 +90,7 @@ static int validate(const dpd_linreg_problem_config *cfg, dpd_err *err) {
     }
   }
   if (cfg->theta == DPD_THETA_GIVEN) {
+    int nonzero = 0;
     if (cfg->theta_given == NULL) {
       return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'theta_star': no components given");
     }
@@ -93,6 +100,18 @@ static int validate(const dpd_linreg_problem_config *cfg, dpd_err *err) {
                         "invalid value for 'theta_star': component %zu is %g (allowed: finite)",
                         i + 1, cfg->theta_given[i]);
       }
+      nonzero |= cfg->theta_given[i] != 0.0;
+    }
+    if (!nonzero) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for 'theta_star': every component is 0 (allowed: a nonzero "
+                      "theta*: the initial excess risk would be 0)");
+    }
+    if (cfg->theta_norm < 0.0 || !isfinite(cfg->theta_norm)) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for 'theta_norm': %g (allowed: finite, > 0; 0 keeps the "
+                      "given components)",
+                      cfg->theta_norm);
     }
   } else if (!(cfg->theta_norm > 0.0) || !isfinite(cfg->theta_norm)) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'theta_norm': %g (allowed: finite, > 0)",

@@ -68,7 +68,7 @@ if "$dpdyn" plot "$work/t" && [ -s "$work/t/tune.png" ] && "$dpdyn" plot "$work/
 else
   bad "dpdyn plot of a tune directory"
 fi
-if ls -A "$work/t" | grep -q '^\.'; then
+if ls -A "$work/t" | grep -v '^\.dpdyn$' | grep -q '^\.'; then
   bad "temporary files left in the output directory"
 fi
 
