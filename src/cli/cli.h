@@ -236,6 +236,9 @@ int cli_cmd_linreg(const char *command, cli_params *p, double start_seconds, dpd
 int cli_cmd_plot(int argc, char **argv, dpd_err *err);
 /* model=rf: dpdyn simulate | ou | compare | account (random-features full-batch DP-GD). */
 int cli_cmd_rf(const char *command, cli_params *p, double start, dpd_err *err);
+/* Validates every model=rf key of `p` for `command` without building anything (the fuzz
+ * harnesses). Returns a DPD status, the message in err. */
+int cli_rf_validate(cli_params *p, const char *command, dpd_err *err);
 int cli_cmd_tune(cli_params *p, double start_seconds, dpd_err *err);
 
 double cli_now(void);

@@ -42,6 +42,7 @@ typedef struct linreg_run {
   double *sched_cols[2];
   size_t *mult;
   dpd_linreg_problem_config pc; /* validated, built once every key has been checked */
+  double memory_estimate;       /* bytes the command is expected to need (check_memory) */
   int d_from_spectrum;          /* d implied by a levels:/file: spectrum (not given) */
 } linreg_run;
 
@@ -383,7 +384,7 @@ static int parse_noise(const char *text, dpd_noise_spec *noise, dpd_err *err) {
 /* The memory a linreg command needs, estimated from the validated sizes before anything large
  * is allocated (bytes; measured against peak RSS in tests/cli/test_limits.sh). The key named in
  * an error is the one whose term dominates. */
-static int check_memory(const cli_params *p, const char *command, const linreg_run *r,
+static int check_memory(const cli_params *p, const char *command, linreg_run *r,
                         dpd_err *err) {
   const double d = (double)r->d, n = (double)r->n;
   const double threads = r->threads > 0 ? r->threads : omp_get_max_threads();
@@ -400,10 +401,11 @@ static int check_memory(const cli_params *p, const char *command, const linreg_r
   if (sim) {
     by_d += 8.0 * threads * (2.0 * d + 16.0) * (r->with_sde ? 2.0 : 1.0);
     by_n += 16.0 * n * (r->with_sde ? 2.0 : 1.0);
-    by_seeds += 8.0 * (double)r->seeds * ((double)r->grid + 8.0) * (r->with_sde ? 2.0 : 1.0);
+    /* per replicate: its risk row and clipping row on the grid, and three numbers */
+    by_seeds += 8.0 * (double)r->seeds * (2.0 * (double)r->grid + 3.0) * (r->with_sde ? 2.0 : 1.0);
   }
   if (ode) {
-    by_d += 8.0 * 40.0 * groups; /* CVODE's BDF history and work vectors, the ODE's own */
+    by_d += 8.0 * 20.0 * groups; /* CVODE's BDF history and work vectors, the ODE's own */
   }
   if (strcmp(command, "account") == 0) {
     by_n += 16.0 * n;
@@ -415,7 +417,8 @@ static int check_memory(const cli_params *p, const char *command, const linreg_r
   } else {
     driver = r->d_from_spectrum ? "spectrum" : "d";
   }
-  return cli_check_memory(p, by_d + by_n + by_seeds + 8.0 * 8.0 * (double)r->grid, driver, err);
+  r->memory_estimate = by_d + by_n + by_seeds + 8.0 * 8.0 * (double)r->grid;
+  return cli_check_memory(p, r->memory_estimate, driver, err);
 }
 
 /* Everything that does not depend on the command. */
@@ -600,6 +603,7 @@ static cJSON *summary_new(const cli_params *p, const linreg_run *r) {
   }
   cJSON_AddStringToObject(root, "schedule", dpd_schedule_name(r->schedule));
   cJSON_AddNumberToObject(root, "initial_excess_risk", dpd_linreg_initial_risk(r->problem));
+  cJSON_AddNumberToObject(root, "memory_estimate_bytes", round(r->memory_estimate));
   add_privacy_json(root, r);
   cli_params_to_json(p, params);
   cJSON_AddItemToObject(root, "params", params);
@@ -1022,9 +1026,17 @@ int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *er
       snprintf(key, sizeof key, "%srelease_jump", prefix);
       cli_json_number(root, key, ode->release_jump);
       snprintf(key, sizeof key, "%slower_bound_before_release", prefix);
-      cli_json_number(root, key, ode->lower[g - 1]);
+      if (r.use_volterra) {
+        cli_json_na(root, key, "method = volterra solves the ODE without its bounds");
+      } else {
+        cli_json_number(root, key, ode->lower[g - 1]);
+      }
       snprintf(key, sizeof key, "%supper_bound_before_release", prefix);
-      cli_json_number(root, key, ode->upper[g - 1]);
+      if (r.use_volterra) {
+        cli_json_na(root, key, "method = volterra solves the ODE without its bounds");
+      } else {
+        cli_json_number(root, key, ode->upper[g - 1]);
+      }
       cJSON_AddNumberToObject(root, "ode_steps", (double)ode->steps);
       cJSON_AddNumberToObject(root, "distinct_eigenvalues", (double)r.problem->ngroups);
       if (main_run == NULL) {

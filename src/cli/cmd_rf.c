@@ -45,6 +45,7 @@ typedef struct {
   double eps_moments;   /* epsilon that sigma_moments delivers (NAN when n/a) */
   double epsilon_exact; /* epsilon that the sigma in use delivers (exact accounting) */
   int plot;
+  double memory_estimate; /* bytes the command is expected to need (check_memory) */
 } rf_run;
 
 static const char *const rf_keys[] = {
@@ -84,51 +85,66 @@ static int moments_eval(rf_run *r, dpd_err *err) {
   return DPD_OK;
 }
 
-/* The memory a model=rf command needs, estimated before anything is built (bytes; measured
- * against peak RSS in tests/cli/test_limits.sh): the features and inputs, theta* by dgelsd, the
- * DP-GD replicates, the OU eigenproblem. The key named in an error is the one whose term
+/* The memory a model=rf command needs, estimated before anything is built (bytes; checked
+ * against peak RSS in tests/cli/test_limits.sh). The problem (Phi, Phi_test, the weights) stays
+ * for the whole run; on top of it come, one after the other, theta* by dgelsd (LAPACKE's
+ * column-major copy of Phi, dgelsd's own copy and an n x n factor) and then the DP-GD
+ * replicates and the OU eigenproblem. The key named in an error is the one whose term
  * dominates. */
-static int check_memory(const cli_params *p, const char *command, const rf_run *r,
+static int check_memory(const cli_params *p, const char *command, rf_run *r,
                         dpd_err *err) {
   const double d = (double)r->pc.d, n = (double)r->pc.n, nt = (double)r->pc.n_test;
   const double pp = (double)r->pc.p, T = (double)r->sc.T, seeds = (double)r->sc.seeds;
+  const double grid = (double)r->sc.grid;
   const double threads = r->sc.threads > 0 ? r->sc.threads : omp_get_max_threads();
   const double small = fmin(n, pp);
   const int sim = strcmp(command, "simulate") == 0 || strcmp(command, "compare") == 0;
   const int ou = strcmp(command, "ou") == 0 || strcmp(command, "compare") == 0;
-  /* Phi, Phi_test, the weights, theta* by dgelsd (a copy of Phi and its workspace). */
-  double by_p = 8.0 * (pp * d + 2.0 * (n + nt) * pp + 2.0 * pp);
-  double by_n = 8.0 * (13.0 * small + 4.0 * n) + 8.0 * small * small;
-  double by_d = 8.0 * (n + nt) * d;
-  double by_steps = 8.0 * (2.0 * T + 3.0 * (double)r->sc.grid);
-  double by_seeds = 0.0;
+  const double base_p = 8.0 * (pp * d + (n + nt) * pp + 2.0 * pp);
+  const double base_d = 8.0 * ((n > nt ? n : nt) * d + 4.0 * n + 2.0 * nt);
+  const double ts_p = 8.0 * 2.0 * n * pp, ts_n = 8.0 * (small * small + 13.0 * small);
+  double later_p = 0.0, later_n = 0.0, later_steps = 8.0 * 3.0 * grid, later_seeds = 0.0;
+  double phase_ts, phase_later, extra_p, extra_n, extra_steps, extra_seeds, top;
   const char *driver = "p";
-  double top;
   if (sim) {
-    by_p += 8.0 * threads * 4.0 * pp;
-    by_seeds += 8.0 * seeds * (T + 2.0 * (double)r->sc.grid + 2.0);
+    later_p += 8.0 * threads * 4.0 * pp + 8.0 * pp;
+    later_seeds += 8.0 * seeds * (T + 2.0 * grid + 2.0);
+    later_steps += 8.0 * 3.0 * T;
   }
   if (ou) {
-    by_n += 8.0 * (3.0 * n * n + 2.0 * nt * n);
-    by_steps += 8.0 * (T + 1.0);
+    later_n += 8.0 * (3.0 * n * n + 2.0 * nt * n);
+    later_steps += 8.0 * (T + 1.0);
   }
-  top = by_p;
-  if (by_n > top) {
-    top = by_n;
+  phase_ts = ts_p + ts_n;
+  phase_later = later_p + later_n + later_steps + later_seeds;
+  if (phase_ts >= phase_later) {
+    extra_p = ts_p;
+    extra_n = ts_n;
+    extra_steps = extra_seeds = 0.0;
+  } else {
+    extra_p = later_p;
+    extra_n = later_n;
+    extra_steps = later_steps;
+    extra_seeds = later_seeds;
+  }
+  r->memory_estimate = base_p + base_d + fmax(phase_ts, phase_later);
+  top = base_p + extra_p;
+  if (extra_n > top) {
+    top = extra_n;
     driver = "n";
   }
-  if (by_d > top) {
-    top = by_d;
+  if (base_d > top) {
+    top = base_d;
     driver = "d";
   }
-  if (by_steps > top) {
-    top = by_steps;
+  if (extra_steps > top) {
+    top = extra_steps;
     driver = "steps";
   }
-  if (by_seeds > top) {
+  if (extra_seeds > top) {
     driver = "seeds";
   }
-  return cli_check_memory(p, by_p + by_n + by_d + by_steps + by_seeds, driver, err);
+  return cli_check_memory(p, r->memory_estimate, driver, err);
 }
 
 /* Validates every key of model=rf and fills the run. Nothing is built or written. */
@@ -314,6 +330,9 @@ static cJSON *summary_new(const cli_params *p, const char *command, const rf_run
   cli_json_number(root, "eta", r->sc.eta);
   cJSON_AddNumberToObject(root, "steps", (double)r->sc.T);
   cli_json_number(root, "tau", r->sc.eta * (double)r->sc.T);
+  if (r->memory_estimate > 0.0) {
+    cJSON_AddNumberToObject(root, "memory_estimate_bytes", round(r->memory_estimate));
+  }
   cli_json_number(root, "clip_norm",
                   isfinite(r->sc.clip) ? r->sc.clip * sqrt((double)r->pc.p) : INFINITY);
   add_privacy_json(root, r);
@@ -652,4 +671,11 @@ done:
   dpd_rf_problem_free(problem);
   cli_out_free(&o);
   return code;
+}
+
+/* Validation alone (the fuzz harnesses of fuzz/): every model=rf key of `p` for `command`,
+ * nothing built or written. Returns a DPD status, the message in err. */
+int cli_rf_validate(cli_params *p, const char *command, dpd_err *err) {
+  rf_run r;
+  return setup(p, command, &r, err);
 }

@@ -317,7 +317,7 @@ static int is_key_line(const char *s, size_t len) {
 
 int cli_ini_text_read(const char *path, cli_ini_text *t, dpd_err *err) {
   char *src;
-  size_t len, lineno = 0, kcap = 0;
+  size_t len = 0, lineno = 0, kcap = 0;
   const size_t max_line = (size_t)ini_max_line - 3; /* '\r', '\n' and '\0' */
   int status;
   memset(t, 0, sizeof *t);
@@ -325,11 +325,14 @@ int cli_ini_text_read(const char *path, cli_ini_text *t, dpd_err *err) {
     return status;
   }
   /* Rewrite in place, line by line: comment lines become empty (line numbers are kept), key
-   * lines lose their indentation (so that none is taken as a continuation line). */
+   * lines lose their indentation (so that none is taken as a continuation line). The output
+   * never overtakes the input (out <= in): a line keeps its '\n' only if it had one, so the
+   * text's terminator is not overwritten when the last line lacks a newline. */
   t->text = src;
   {
     char *in = src, *out = src;
-    while (*in != '\0') {
+    const char *end = src + len;
+    while (in < end) {
       char *eol = strchr(in, '\n');
       size_t n = eol != NULL ? (size_t)(eol - in) : strlen(in);
       char *s = in;
@@ -369,9 +372,9 @@ int cli_ini_text_read(const char *path, cli_ini_text *t, dpd_err *err) {
       }
       memmove(out, s, body);
       out += body;
-      *out++ = '\n';
       in += n;
-      if (*in == '\n') {
+      if (in < end) { /* *in == '\n' */
+        *out++ = '\n';
         in++;
       }
     }
