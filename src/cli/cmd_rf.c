@@ -112,7 +112,7 @@ static int check_memory(const cli_params *p, const char *command, rf_run *r,
     later_steps += 8.0 * 3.0 * T;
   }
   if (ou) {
-    later_n += 8.0 * (3.0 * n * n + 2.0 * nt * n);
+    later_n += 8.0 * (4.0 * n * n + 2.0 * nt * n); /* Gram, eigenvectors, dsyevd's workspace */
     later_steps += 8.0 * (T + 1.0);
   }
   phase_ts = ts_p + ts_n;

@@ -252,10 +252,11 @@ int cli_check_memory(const cli_params *p, double bytes, const char *driver, dpd_
     const char *value = cli_get_text(p, driver);
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for '%s': %s needs about %.3g bytes (%.3g GiB) of memory "
-                    "(allowed: at most max_memory = %zu bytes (%.3g GiB); lower '%s' or raise "
+                    "(allowed: at most max_memory = %zu bytes (%.3g GiB); %s '%s' or raise "
                     "max_memory)",
                     driver, value != NULL ? value : "?", bytes, bytes / 1073741824.0,
-                    p->max_memory, (double)p->max_memory / 1073741824.0, driver);
+                    p->max_memory, (double)p->max_memory / 1073741824.0,
+                    strcmp(driver, "gamma") == 0 ? "raise" : "lower", driver);
   }
   return DPD_OK;
 }

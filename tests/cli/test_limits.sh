@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Resource limits: the memory estimate that dpdyn checks against max_memory before any large
+# allocation is compared with the peak RSS of real runs (GNU time), and a run over the limit is
+# refused at once, naming the key that drives the size, without allocating.
+# usage: test_limits.sh DPDYN_BINARY SOURCE_DIR
+set -u
+dpdyn=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fails=0
+passes=0
+ok() { echo "ok   $1"; passes=$((passes + 1)); }
+bad() { echo "FAIL $1"; fails=$((fails + 1)); }
+
+if [ ! -x /usr/bin/time ]; then
+  echo "FAIL GNU time (/usr/bin/time, Debian package 'time') is missing: run scripts/setup.sh"
+  echo "limits: 0 passed, 1 failed"
+  exit 1
+fi
+# Under AddressSanitizer the RSS includes shadow memory and quarantine: only the refusals are
+# checked there.
+asan=0
+if ldd "$dpdyn" 2>/dev/null | grep -q libasan || nm "$dpdyn" 2>/dev/null | grep -q __asan_init; then
+  asan=1
+fi
+
+# estimate_vs_rss NAME ARGS...: memory_estimate_bytes / peak RSS in [0.8, 1.25]. The runs are
+# chosen so that the estimated arrays dominate the process's fixed ~10-20 MB of libraries.
+estimate_vs_rss() {
+  local name=$1
+  shift
+  local out="$work/$name"
+  if ! /usr/bin/time -f %M -o "$work/rss" "$dpdyn" "$@" --out="$out" >/dev/null 2>"$work/err"; then
+    bad "$name: run failed: $(cat "$work/err")"
+    return
+  fi
+  local est rss
+  est=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['memory_estimate_bytes'])" "$out/summary.json")
+  rss=$(($(tail -1 "$work/rss") * 1024))
+  if python3 -c "import sys; e, r = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if 0.8 <= e / r <= 1.25 else 1)" "$est" "$rss"; then
+    ok "$name: estimate $((est / 1000000)) MB, peak RSS $((rss / 1000000)) MB"
+  else
+    bad "$name: estimate $est bytes vs peak RSS $rss bytes (allowed ratio 0.8-1.25)"
+  fi
+}
+
+# refused NAME KEY ARGS...: exit 1 naming KEY and max_memory, in < 2 s, peak RSS < 64 MB.
+refused() {
+  local name=$1 key=$2
+  shift 2
+  local out="$work/$name" t0 t1 rc rss
+  t0=$(date +%s.%N)
+  /usr/bin/time -f %M -o "$work/rss" "$dpdyn" "$@" --out="$out" >/dev/null 2>"$work/err"
+  rc=$?
+  t1=$(date +%s.%N)
+  rss=$(tail -1 "$work/rss")
+  if [ "$rc" -ne 1 ]; then
+    bad "$name: exit $rc (want 1): $(cat "$work/err")"
+  elif [ "$(wc -l <"$work/err")" -ne 1 ] || ! grep -q "'$key'.*max_memory" "$work/err"; then
+    bad "$name: message does not name '$key' and max_memory: $(cat "$work/err")"
+  elif [ -e "$out" ]; then
+    bad "$name: output directory created"
+  elif ! python3 -c "import sys; sys.exit(0 if float(sys.argv[2]) - float(sys.argv[1]) < 2 else 1)" "$t0" "$t1"; then
+    bad "$name: took $(python3 -c "import sys; print(float(sys.argv[2]) - float(sys.argv[1]))" "$t0" "$t1") s"
+  elif [ "$rss" -gt 65536 ] && [ "$asan" = 0 ]; then
+    bad "$name: peak RSS $rss kB before refusing"
+  else
+    ok "$name: $(cat "$work/err")"
+  fi
+}
+
+if [ "$asan" = 0 ]; then
+  estimate_vs_rss account_n account --d=10 --n=5000000 --c=1 --rho=1
+  estimate_vs_rss ode_iso_d ode --d=3000000 --n=12000000 --grid=3
+  estimate_vs_rss ode_powerlaw_groups ode --d=200000 --n=800000 --spectrum=powerlaw:1 --grid=3
+  estimate_vs_rss simulate_n simulate --d=4 --n=5000000 --seeds=2 --grid=3 --threads=2
+  estimate_vs_rss simulate_seeds simulate --d=4 --n=16 --seeds=400000 --grid=11 --threads=2
+  estimate_vs_rss rf_simulate_p simulate --model=rf --d=50 --n=800 --p=4000 --n_test=500 \
+    --steps=3 --seeds=2 --grid=3 --threads=2
+  estimate_vs_rss rf_ou_n ou --d=20 --n=2000 --p=2500 --n_test=200 --steps=3 --grid=3
+else
+  echo "skip estimate_vs_rss: AddressSanitizer build (RSS includes shadow memory)"
+fi
+refused ref_account_n n account --d=10 --n=10000000 --c=1 --rho=1 --max_memory=50M
+refused ref_ode_d d ode --d=5000000 --n=20000000 --grid=3 --max_memory=50M
+refused ref_levels spectrum ode --n=40000000 --spectrum=levels:1*5000000,2*5000000 --max_memory=50M
+refused ref_gamma gamma simulate --d=4 --gamma=5e-7 --seeds=2 --grid=3 --max_memory=50M
+refused ref_seeds seeds simulate --d=4 --n=16 --seeds=16000000 --grid=11 --max_memory=50M
+refused ref_rf_p p simulate --model=rf --d=50 --n=1000 --p=60000 --n_test=500 --steps=3 \
+  --seeds=2 --max_memory=50M
+refused ref_rf_n n ou --d=20 --n=20000 --p=300 --n_test=200 --steps=3 --max_memory=50M
+refused ref_default_ram d ode --n=8589934588 --d=2147483647 --theta_star=random
+
+echo "limits: $passes passed, $fails failed"
+[ "$fails" -eq 0 ]
