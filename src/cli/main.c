@@ -32,8 +32,9 @@ static void usage(FILE *f) {
     fprintf(f, "  %-10s %s\n", c->name, c->summary);
   }
   fprintf(f, "\nParameters come from an optional INI file and from --key=value flags\n"
-             "(flags win). Outputs go to the directory `out`. Exit status: 0 ok,\n"
-             "1 invalid input, 2 numerical failure, 3 I/O failure.\n");
+             "(flags win). Outputs go to the directory `out`, published as one unit.\n"
+             "Exit status: 0 ok, 1 invalid input, 2 numerical failure, 3 I/O failure,\n"
+             "130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (output unchanged).\n");
 }
 
 static void command_help(const char *command) {
