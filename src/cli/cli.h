@@ -72,6 +72,10 @@ int cli_set_text(cli_params *p, const char *key, const char *text);
 int cli_params_restrict(cli_params *p, const char *const *allowed, const char *what,
                         dpd_err *err);
 
+/* Prints one note on stderr for each key given as a flag that is not in `allowed` (it has no
+ * effect on <what>); keys of the INI file may serve other commands and are not reported. */
+void cli_params_note_unused(const cli_params *p, const char *const *allowed, const char *what);
+
 /* Typed getters with validation. The range is lo..hi (inclusive flags);
  * `allow_inf` also accepts "inf". Errors name the key, value and range. */
 int cli_get_real(const cli_params *p, const char *key, double lo, int lo_incl, double hi,

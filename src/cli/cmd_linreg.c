@@ -421,6 +421,86 @@ static int check_memory(const cli_params *p, const char *command, linreg_run *r,
   return cli_check_memory(p, r->memory_estimate, driver, err);
 }
 
+/* method = volterra (ode, compare) needs a constant schedule and no clipping: checked with the
+ * other keys, before anything runs. */
+static int check_volterra(const cli_params *p, const char *command, const linreg_run *r,
+                          dpd_err *err) {
+  double eta0, eta1;
+  if (!r->use_volterra || !(strcmp(command, "ode") == 0 || strcmp(command, "compare") == 0)) {
+    return DPD_OK;
+  }
+  eta0 = dpd_schedule_eval(r->schedule, 0.0);
+  eta1 = dpd_schedule_eval(r->schedule, 1.0);
+  if (!dpd_schedule_is_nonincreasing(r->schedule) || eta0 != eta1) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'schedule': %s with eta~(0) = %g, eta~(1) = %g is not "
+                    "constant (allowed with method = volterra: a constant schedule; use "
+                    "method = bdf otherwise)",
+                    cli_get_text(p, "schedule"), eta0, eta1);
+  }
+  if (isfinite(r->c)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'c': %g with method = volterra (allowed: c = inf; "
+                    "clipping makes the equation nonlinear, use method = bdf)",
+                    r->c);
+  }
+  return DPD_OK;
+}
+
+/* Keys a linreg command uses: the common ones, its own, and those of its schedule family. A flag
+ * outside them has no effect: a note says so (scripts pass one set of flags to several
+ * commands, so it is not an error). */
+static void note_unused_flags(const cli_params *p, const char *command) {
+  static const char *const common[] = {
+      "model", "d",     "n",     "gamma",    "zeta", "noise",   "spectrum",
+      "theta_star", "theta_norm", "c", "rho", "epsilon", "delta", "schedule",
+      "seed",  "threads", "grid", "out",     "max_memory", "plot", NULL};
+  static const struct {
+    const char *name;
+    const char *const keys[11];
+  } own[] = {{"simulate", {"seeds", NULL}},
+             {"sde", {"seeds", "dt", NULL}},
+             {"ode", {"method", "rtol", "atol", NULL}},
+             {"compare", {"seeds", "method", "rtol", "atol", "sde", "dt", NULL}},
+             {"account", {NULL}},
+             {"tune",
+              {"seeds", "method", "rtol", "atol", "tune", "c_min", "c_max", "heatmap",
+               "heatmap_eta", "confirm_seeds", NULL}}};
+  static const struct {
+    const char *prefix;
+    const char *const keys[4];
+  } family[] = {{"const", {"eta0", NULL}},    {"sqrt", {"eta0", NULL}},
+                {"hyperbolic", {"eta0", "a", NULL}}, {"optimal", {"c1", "c2", "c3", NULL}},
+                {"step", {"eta0", "factor", "drops", NULL}}, {"cosine", {"eta0", "eta_min", NULL}},
+                {"file:", {NULL}}};
+  const char *allowed[64];
+  const char *schedule = cli_get_text(p, "schedule");
+  size_t n = 0;
+  char what[96];
+  for (size_t k = 0; common[k] != NULL; k++) {
+    allowed[n++] = common[k];
+  }
+  for (size_t c = 0; c < sizeof own / sizeof own[0]; c++) {
+    if (strcmp(own[c].name, command) == 0) {
+      for (size_t k = 0; own[c].keys[k] != NULL; k++) {
+        allowed[n++] = own[c].keys[k];
+      }
+    }
+  }
+  for (size_t f = 0; f < sizeof family / sizeof family[0]; f++) {
+    size_t len = strlen(family[f].prefix);
+    if (strncmp(schedule, family[f].prefix, len) == 0 &&
+        (family[f].prefix[len - 1] == ':' || schedule[len] == '\0')) {
+      for (size_t k = 0; family[f].keys[k] != NULL; k++) {
+        allowed[n++] = family[f].keys[k];
+      }
+    }
+  }
+  allowed[n] = NULL;
+  snprintf(what, sizeof what, "%s with schedule=%.40s", command, schedule);
+  cli_params_note_unused(p, allowed, what);
+}
+
 /* Everything that does not depend on the command. */
 static int setup(cli_params *p, const char *command, linreg_run *r, dpd_err *err) {
   int status;
@@ -565,11 +645,15 @@ static int setup(cli_params *p, const char *command, linreg_run *r, dpd_err *err
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
   }
   if ((status = setup_schedule(p, r, err)) < 0 ||
+      (status = check_volterra(p, command, r, err)) < 0 ||
       (status = check_memory(p, command, r, err)) < 0) {
     return status;
   }
   /* Every key is valid and the run fits in memory: build the problem. */
-  return dpd_linreg_problem_create(&r->pc, &r->problem, err);
+  if ((status = dpd_linreg_problem_create(&r->pc, &r->problem, err)) == DPD_OK) {
+    note_unused_flags(p, command);
+  }
+  return status;
 }
 
 static void add_privacy_json(cJSON *root, const linreg_run *r) {
@@ -660,11 +744,17 @@ static int run_account_sequence(cli_params *p, double start, dpd_err *err) {
   int status, code = CLI_EXIT_OK, have_delta = cli_is_given(p, "delta");
   cJSON *root, *params;
   cli_out o;
-  if (have_delta && (status = cli_get_real(p, "delta", 0.0, 0, 1.0, 0, 0, &delta, err)) < 0) {
+  static const char *const keys[] = {"model", "sequence", "delta", "out", "max_memory", NULL};
+  /* Only the keys of this mode (a --d or --rho here would be silently ignored otherwise); the
+   * output directory is checked before the file is read. */
+  if ((status = cli_params_restrict(p, keys, "account --sequence", err)) < 0 ||
+      (have_delta && (status = cli_get_real(p, "delta", 0.0, 0, 1.0, 0, 0, &delta, err)) < 0) ||
+      (status = cli_out_init(&o, cli_get_text(p, "out"), err)) < 0) {
     return cli_exit_code(status);
   }
   if ((status = cli_read_table("sequence", path, 2, 2, p->max_memory, cols, &rows, &ncols, err)) <
       0) {
+    cli_out_free(&o);
     return cli_exit_code(status);
   }
   for (size_t k = 0; k < rows; k++) {
@@ -675,6 +765,7 @@ static int run_account_sequence(cli_params *p, double start, dpd_err *err) {
                k + 1, path, cols[0][k], cols[1][k]);
       free(cols[0]);
       free(cols[1]);
+      cli_out_free(&o);
       return CLI_EXIT_USAGE;
     }
   }
@@ -704,12 +795,10 @@ static int run_account_sequence(cli_params *p, double start, dpd_err *err) {
       }
     }
   }
-  if ((status = cli_out_init(&o, cli_get_text(p, "out"), err)) == DPD_OK) {
-    if ((status = write_summary(&o, root, start, err)) == DPD_OK) {
-      code = cli_out_finish(&o, NULL, err);
-    }
-    cli_out_free(&o);
+  if ((status = write_summary(&o, root, start, err)) == DPD_OK) {
+    code = cli_out_finish(&o, NULL, err);
   }
+  cli_out_free(&o);
   cJSON_Delete(root);
   return status < 0 ? cli_exit_code(status) : code;
 }

@@ -384,6 +384,22 @@ int cli_params_restrict(cli_params *p, const char *const *allowed, const char *w
   return DPD_OK;
 }
 
+void cli_params_note_unused(const cli_params *p, const char *const *allowed, const char *what) {
+  for (size_t i = 0; i < p->nvalues; i++) {
+    const cli_value *v = &p->values[i];
+    size_t k = 0;
+    if (v->flag == NULL) {
+      continue;
+    }
+    while (allowed[k] != NULL && strcmp(allowed[k], v->key) != 0) {
+      k++;
+    }
+    if (allowed[k] == NULL) {
+      fprintf(stderr, "dpdyn %s: note: '%s' has no effect on %s\n", p->command, v->flag, what);
+    }
+  }
+}
+
 int cli_set_effective(cli_params *p, const char *key, double value) {
   cli_value *v = find_value(p, key);
   char text[64], *copy;
