@@ -148,6 +148,9 @@ void cli_ini_text_free(cli_ini_text *t);
 
 /* ---- output (output.c) ---- */
 
+/* "dir/name", malloc'ed (NULL when out of memory). */
+char *cli_path_join(const char *dir, const char *name);
+
 /* Marker file of every published output directory. */
 #define CLI_OUT_MARKER ".dpdyn"
 

@@ -120,7 +120,7 @@ static void signals_block(sigset_t *old) {
 
 /* ---- names ---- */
 
-static char *join(const char *dir, const char *name) {
+char *cli_path_join(const char *dir, const char *name) {
   size_t cap = strlen(dir) + strlen(name) + 2;
   char *s = malloc(cap);
   if (s != NULL) {
@@ -203,7 +203,7 @@ static void remove_stale(const char *parent, const char *base, const char *insid
       if (nm[0] == '.' && strncmp(nm + 1, base, blen) == 0 &&
           strncmp(nm + 1 + blen, ".dpdyn-", 7) == 0 && (pid = temp_pid(nm + blen)) > 0 &&
           process_gone(pid)) {
-        char *path = join(parent, nm);
+        char *path = cli_path_join(parent, nm);
         if (path != NULL) {
           remove_flat(path);
           free(path);
@@ -376,7 +376,7 @@ FILE *cli_out_open(cli_out *o, const char *name, char **tmp_path, dpd_err *err) 
   if (stage_create(o, err) < 0) {
     return NULL;
   }
-  path = join(o->stage, name);
+  path = cli_path_join(o->stage, name);
   if (path == NULL) {
     DPD_FAIL(err, DPD_ENOMEM, "out of memory");
     return NULL;
@@ -415,7 +415,7 @@ static int publish(cli_out *o, dpd_err *err) {
   if (o->stage == NULL) {
     return DPD_OK; /* nothing was written */
   }
-  marker = join(o->stage, CLI_OUT_MARKER);
+  marker = cli_path_join(o->stage, CLI_OUT_MARKER);
   if (marker == NULL) {
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
   }
@@ -467,7 +467,7 @@ int cli_out_finish(cli_out *o, const char *figure, dpd_err *err) {
     /* the figure's final names inside the stage, for the signal handler */
     for (int k = 0; k < 2; k++) {
       snprintf(name, sizeof name, "%s.%s", figure, k == 0 ? "gp" : "png");
-      if ((path = join(o->stage, name)) != NULL) {
+      if ((path = cli_path_join(o->stage, name)) != NULL) {
         reg_add_path(path);
         free(path);
       }

@@ -45,15 +45,6 @@ static const plot_script *script_find(const char *name) {
   return NULL;
 }
 
-static char *join(const char *dir, const char *file) {
-  size_t cap = strlen(dir) + strlen(file) + 2;
-  char *s = malloc(cap);
-  if (s != NULL) {
-    snprintf(s, cap, "%s/%s", dir, file);
-  }
-  return s;
-}
-
 /* Title line from the '#' header of the data file: the key parameters. */
 static void read_title(const char *data, const char *script, char *title, size_t cap) {
   static const char *const keys[] = {"d",    "n",     "gamma",   "p",     "spectrum", "schedule",
@@ -82,7 +73,7 @@ static void read_title(const char *data, const char *script, char *title, size_t
 
 /* Writes `text` as dir/name in place (temporary name, then rename). */
 static int write_in_place(const char *dir, const char *name, const char *text, dpd_err *err) {
-  char *tmp = cli_temp_begin(dir, name), *final = join(dir, name);
+  char *tmp = cli_temp_begin(dir, name), *final = cli_path_join(dir, name);
   FILE *f;
   int status = DPD_OK;
   if (tmp == NULL || final == NULL) {
@@ -142,10 +133,10 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
   }
   snprintf(gp_name, sizeof gp_name, "%s.gp", script);
   snprintf(img_name, sizeof img_name, "%s.%s", script, format);
-  gp = join(dir, gp_name);
-  data = join(dir, "trajectory.tsv");
-  release = join(dir, sc->second);
-  img = join(dir, img_name);
+  gp = cli_path_join(dir, gp_name);
+  data = cli_path_join(dir, "trajectory.tsv");
+  release = cli_path_join(dir, sc->second);
+  img = cli_path_join(dir, img_name);
   if (gp == NULL || data == NULL || release == NULL || img == NULL) {
     DPD_FAIL(err, DPD_ENOMEM, "out of memory");
     code = CLI_EXIT_IO;
@@ -246,7 +237,7 @@ int cli_cmd_plot(int argc, char **argv, dpd_err *err) {
     DPD_FAIL(err, DPD_EINVAL, "invalid value for 'format': '%s' (allowed: png, svg)", format);
     return CLI_EXIT_USAGE;
   }
-  data = join(dir, "trajectory.tsv");
+  data = cli_path_join(dir, "trajectory.tsv");
   f = data != NULL ? fopen(data, "r") : NULL;
   free(data);
   if (f == NULL) {
