@@ -1,0 +1,116 @@
+/* Shared helpers of the fuzz harnesses (fuzz_ini.c, fuzz_flags.c, fuzz_table.c).
+ * SPDX-License-Identifier: MIT
+ *
+ * Every harness reads one input file (argv[1], AFL's @@), runs the CLI's parsing and
+ * validation on it exactly as `dpdyn` would, frees everything and exits 0: an input error is a
+ * normal outcome, not a finding. Only a crash, a sanitizer report or a hang is. Nothing is
+ * printed and nothing is written (the output directory is never created: no command runs). */
+#ifndef DPD_FUZZ_COMMON_H
+#define DPD_FUZZ_COMMON_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+
+#include "cli/cli.h"
+
+/* Memory limit of every fuzz run (the last flag, so it overrides the input's own). */
+#define FUZZ_MAX_MEMORY_FLAG "--max_memory=64M"
+#define FUZZ_MAX_MEMORY ((size_t)64 << 20)
+/* Largest input read (AFL's own default limit is 1 MiB). */
+#define FUZZ_MAX_INPUT ((size_t)1 << 20)
+
+/* The end of main: `return fuzz_done();`. A plain build returns (LeakSanitizer checks at exit
+ * under DPD_SANITIZE). An AFL build without ASan ends with _Exit, skipping the exit handlers of the
+ * twenty-odd shared libraries: in afl-fuzz's fork server their copy-on-write page faults cost as
+ * much as the run itself (measured: twice the executions per second). Everything is freed
+ * before either way. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FUZZ_HAVE_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define FUZZ_HAVE_ASAN 1
+#endif
+static inline int fuzz_done(void) {
+#if defined(__AFL_COMPILER) && !defined(FUZZ_HAVE_ASAN)
+  _Exit(0);
+#else
+  return 0;
+#endif
+}
+
+/* Common start of main: no GSL abort handler (as in dpdyn), stdin at /dev/null (an input may
+ * name /dev/stdin as a file, which must not wait on a terminal). */
+static inline void fuzz_init(void) {
+  gsl_set_error_handler_off();
+  if (freopen("/dev/null", "r", stdin) == NULL) {
+    exit(2);
+  }
+}
+
+/* Reads the whole input file, NUL-terminated (*len excludes the terminator); exits 2 if it
+ * cannot (a harness failure, not a finding). */
+static inline char *fuzz_read_input(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  char *buf;
+  size_t n;
+  if (f == NULL) {
+    exit(2);
+  }
+  buf = malloc(FUZZ_MAX_INPUT + 1);
+  if (buf == NULL) {
+    fclose(f);
+    exit(2);
+  }
+  n = fread(buf, 1, FUZZ_MAX_INPUT, f);
+  fclose(f);
+  buf[n] = '\0';
+  *len = n;
+  return buf;
+}
+
+/* With DPD_FUZZ_VERBOSE set in the environment, prints the outcome of a step on stderr (to see
+ * what an input reaches); silent otherwise. */
+static inline void fuzz_note(const char *step, int status, const dpd_err *err) {
+  if (getenv("DPD_FUZZ_VERBOSE") != NULL) {
+    fprintf(stderr, "%s: %s\n", step, status == DPD_OK ? "ok" : err->reason);
+  }
+}
+
+/* What `dpdyn COMMAND` does with parsed parameters before it runs anything: the model=rf
+ * validation (ou, or model = rf), account's --sequence file, or the linreg set-up (which builds
+ * the problem, within max_memory). Returns the DPD status (ignored by the harnesses). */
+static inline int fuzz_validate(cli_params *p, const char *command, dpd_err *err) {
+  const char *model = cli_get_text(p, "model");
+  if (p->help) {
+    return DPD_OK;
+  }
+  if (strcmp(command, "ou") == 0 || (model != NULL && strcmp(model, "rf") == 0)) {
+    int status = cli_rf_validate(p, command, err);
+    fuzz_note("model=rf validation", status, err);
+    return status;
+  }
+  if (strcmp(command, "account") == 0 && cli_is_given(p, "sequence")) {
+    double *cols[2] = {NULL, NULL};
+    size_t rows = 0, ncols = 0;
+    int status = cli_read_table("sequence", cli_get_text(p, "sequence"), 2, 2, p->max_memory,
+                                cols, &rows, &ncols, err);
+    fuzz_note("account sequence", status, err);
+    free(cols[0]);
+    free(cols[1]);
+    return status;
+  }
+  {
+    cli_linreg_run *run = NULL;
+    int status = cli_linreg_setup(p, command, &run, err);
+    fuzz_note("linreg set-up", status, err);
+    cli_linreg_free(run);
+    return status;
+  }
+}
+
+#endif
