@@ -9,6 +9,7 @@
 #ifndef DPD_CLI_H
 #define DPD_CLI_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -180,6 +181,9 @@ int cli_out_finish(cli_out *o, const char *figure, dpd_err *err);
 /* Signal handling: SIGINT, SIGTERM and SIGHUP remove the staging files of the run, print one
  * line and exit with 128 + the signal. */
 void cli_signals_install(void);
+/* Blocks SIGINT, SIGTERM and SIGHUP in the calling thread (the old mask in *old; restore it with
+ * sigprocmask(SIG_SETMASK, old, NULL)). */
+void cli_signals_block(sigset_t *old);
 /* The child process (gnuplot) to stop on a signal (0: none). */
 void cli_child_set(long pid);
 /* A temporary path for writing `name` in place inside `dir` (removed on a signal; stale ones

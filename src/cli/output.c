@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,6 +51,10 @@ static volatile sig_atomic_t reg_used[REG_MAX];
 static char reg_stage[PATH_MAX];
 static volatile sig_atomic_t reg_stage_set;
 static volatile sig_atomic_t reg_child;
+static volatile sig_atomic_t reg_published; /* the new result is in place */
+static pid_t main_tid;                      /* the thread that publishes */
+
+static pid_t thread_id(void) { return (pid_t)syscall(SYS_gettid); }
 
 static void reg_add_path(const char *path) {
   for (int i = 0; i < REG_MAX; i++) {
@@ -72,14 +77,19 @@ static void reg_drop_path(const char *path) {
 
 void cli_child_set(long pid) { reg_child = (sig_atomic_t)pid; }
 
+/* Runs on the main thread only: a worker thread (OpenMP, OpenBLAS) that receives the signal
+ * hands it to the main thread, which blocks it while it publishes. */
 static void on_signal(int sig) {
-  static const char msg_int[] = "dpdyn: interrupted (SIGINT); the output directory is unchanged\n";
-  static const char msg_term[] =
-      "dpdyn: terminated (SIGTERM); the output directory is unchanged\n";
-  static const char msg_hup[] = "dpdyn: hung up (SIGHUP); the output directory is unchanged\n";
-  const char *msg = sig == SIGINT ? msg_int : sig == SIGTERM ? msg_term : msg_hup;
-  size_t len = sig == SIGINT ? sizeof msg_int : sig == SIGTERM ? sizeof msg_term : sizeof msg_hup;
+  static const char *const name[] = {"interrupted (SIGINT)", "terminated (SIGTERM)",
+                                     "hung up (SIGHUP)"};
+  static const char unchanged[] = "; the output directory is unchanged\n";
+  static const char complete[] = "; the output directory holds the complete new result\n";
+  const char *what = sig == SIGINT ? name[0] : sig == SIGTERM ? name[1] : name[2];
   ssize_t ignored;
+  if (main_tid > 0 && thread_id() != main_tid) {
+    syscall(SYS_tgkill, getpid(), main_tid, sig);
+    return;
+  }
   if (reg_child > 0) {
     kill((pid_t)reg_child, SIGTERM);
   }
@@ -91,13 +101,20 @@ static void on_signal(int sig) {
   if (reg_stage_set) {
     rmdir(reg_stage);
   }
-  ignored = write(STDERR_FILENO, msg, len - 1);
+  ignored = write(STDERR_FILENO, "dpdyn: ", 7);
+  ignored = write(STDERR_FILENO, what, strlen(what));
+  if (reg_published) {
+    ignored = write(STDERR_FILENO, complete, sizeof complete - 1);
+  } else {
+    ignored = write(STDERR_FILENO, unchanged, sizeof unchanged - 1);
+  }
   (void)ignored;
   _exit(128 + sig);
 }
 
 void cli_signals_install(void) {
   struct sigaction sa;
+  main_tid = thread_id();
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
@@ -109,7 +126,7 @@ void cli_signals_install(void) {
   sigaction(SIGHUP, &sa, NULL);
 }
 
-static void signals_block(sigset_t *old) {
+void cli_signals_block(sigset_t *old) {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
@@ -327,6 +344,7 @@ static int make_dirs(const char *path, dpd_err *err) {
 /* Creates the staging directory at the first write. */
 static int stage_create(cli_out *o, dpd_err *err) {
   char *parent = NULL, *base = NULL;
+  sigset_t old;
   int status = DPD_OK;
   if (o->stage != NULL) {
     return DPD_OK;
@@ -347,8 +365,10 @@ static int stage_create(cli_out *o, dpd_err *err) {
       goto done;
     }
     snprintf(o->stage, cap, "%s/.%s.dpdyn-%ld-XXXXXX", parent, base, (long)getpid());
-    snprintf(reg_stage, sizeof reg_stage, "%s", o->stage);
+    /* creation and registration as one step for the signal handler */
+    cli_signals_block(&old);
     if (mkdtemp(o->stage) == NULL) {
+      sigprocmask(SIG_SETMASK, &old, NULL);
       status = DPD_FAIL(err, DPD_EIO, "cannot create a directory beside '%s': %s", o->dir,
                         strerror(errno));
       free(o->stage);
@@ -358,6 +378,8 @@ static int stage_create(cli_out *o, dpd_err *err) {
     snprintf(reg_stage, sizeof reg_stage, "%s", o->stage);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     reg_stage_set = 1;
+    reg_published = 0;
+    sigprocmask(SIG_SETMASK, &old, NULL);
   }
 done:
   free(parent);
@@ -432,7 +454,7 @@ static int publish(cli_out *o, dpd_err *err) {
     return status;
   }
   free(marker);
-  signals_block(&old);
+  cli_signals_block(&old);
   if ((status = check_replaceable(o->dir, err)) < 0) {
     sigprocmask(SIG_SETMASK, &old, NULL);
     return DPD_EIO; /* something not ours appeared in `out` while the run went on */
@@ -450,6 +472,7 @@ static int publish(cli_out *o, dpd_err *err) {
       reg_used[i] = 0;
     }
     reg_stage_set = 0;
+    reg_published = 1;
     free(o->stage);
     o->stage = NULL;
     o->published = 1;

@@ -168,18 +168,30 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
     const char *gnuplot = DPD_GNUPLOT[0] != '\0' ? DPD_GNUPLOT : "gnuplot";
     char *argv[] = {(char *)"gnuplot", (char *)"-c", gp,    data, release, img_tmp,
                     (char *)format,    title,        NULL};
-    status = posix_spawnp(&pid, gnuplot, NULL, NULL, argv, environ);
+    posix_spawnattr_t attr;
+    sigset_t old;
+    /* Spawn and record the child as one step for the signal handler (which stops it); the
+     * child starts with the signals unblocked. */
+    cli_signals_block(&old);
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setsigmask(&attr, &old);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+    status = posix_spawnp(&pid, gnuplot, NULL, &attr, argv, environ);
     if (status != 0) {
       /* Fall back to gnuplot on PATH if the configured one moved. */
-      status = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
+      status = posix_spawnp(&pid, "gnuplot", NULL, &attr, argv, environ);
     }
+    posix_spawnattr_destroy(&attr);
+    if (status == 0) {
+      cli_child_set((long)pid);
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
     if (status != 0) {
       DPD_FAIL(err, DPD_EIO, "cannot run gnuplot: %s (install the gnuplot package)",
                strerror(status));
       code = CLI_EXIT_IO;
       goto done;
     }
-    cli_child_set((long)pid);
     if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
       cli_child_set(0);
       unlink(img_tmp);
