@@ -242,6 +242,10 @@ int cli_write_figure_table(cli_out *o, const cli_params *p, const char *name, co
                            const char *columns, size_t rows, size_t ncols,
                            const double *const *cols, dpd_err *err);
 
+/* After a successful linreg command: one note on stderr for each flag that had no effect on it
+ * (a key of another command or schedule family). */
+void cli_linreg_note_unused(const cli_params *p, const char *command);
+
 /* ---- commands ---- */
 int cli_cmd_linreg(const char *command, cli_params *p, double start_seconds, dpd_err *err);
 int cli_cmd_plot(int argc, char **argv, dpd_err *err);

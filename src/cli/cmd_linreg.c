@@ -450,7 +450,7 @@ static int check_volterra(const cli_params *p, const char *command, const linreg
 /* Keys a linreg command uses: the common ones, its own, and those of its schedule family. A flag
  * outside them has no effect: a note says so (scripts pass one set of flags to several
  * commands, so it is not an error). */
-static void note_unused_flags(const cli_params *p, const char *command) {
+void cli_linreg_note_unused(const cli_params *p, const char *command) {
   static const char *const common[] = {
       "model", "d",     "n",     "gamma",    "zeta", "noise",   "spectrum",
       "theta_star", "theta_norm", "c", "rho", "epsilon", "delta", "schedule",
@@ -477,6 +477,9 @@ static void note_unused_flags(const cli_params *p, const char *command) {
   const char *schedule = cli_get_text(p, "schedule");
   size_t n = 0;
   char what[96];
+  if (strcmp(command, "account") == 0 && cli_is_given(p, "sequence")) {
+    return; /* its own keys are checked strictly */
+  }
   for (size_t k = 0; common[k] != NULL; k++) {
     allowed[n++] = common[k];
   }
@@ -650,10 +653,7 @@ static int setup(cli_params *p, const char *command, linreg_run *r, dpd_err *err
     return status;
   }
   /* Every key is valid and the run fits in memory: build the problem. */
-  if ((status = dpd_linreg_problem_create(&r->pc, &r->problem, err)) == DPD_OK) {
-    note_unused_flags(p, command);
-  }
-  return status;
+  return dpd_linreg_problem_create(&r->pc, &r->problem, err);
 }
 
 static void add_privacy_json(cJSON *root, const linreg_run *r) {

@@ -142,7 +142,8 @@ static int check_memory(const cli_params *p, const char *command, rf_run *r,
     driver = "steps";
   }
   if (extra_seeds > top) {
-    driver = "seeds";
+    /* seeds x steps: name the factor the user set (steps when both or neither) */
+    driver = cli_is_given(p, "seeds") && !cli_is_given(p, "steps") ? "seeds" : "steps";
   }
   return cli_check_memory(p, r->memory_estimate, driver, err);
 }

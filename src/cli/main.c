@@ -37,6 +37,26 @@ static void usage(FILE *f) {
              "130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (output unchanged).\n");
 }
 
+/* Prints "dpdyn COMMAND: reason" as one line: control characters of the user's input quoted in
+ * the reason (a newline in a value) are shown as escapes. */
+static void print_error(const char *command, const char *reason) {
+  fprintf(stderr, "dpdyn %s: ", command);
+  for (const unsigned char *c = (const unsigned char *)reason; *c != '\0'; c++) {
+    if (*c == '\n') {
+      fputs("\\n", stderr);
+    } else if (*c == '\r') {
+      fputs("\\r", stderr);
+    } else if (*c == '\t') {
+      fputs("\\t", stderr);
+    } else if (*c < 0x20 || *c == 0x7f) {
+      fprintf(stderr, "\\x%02x", *c);
+    } else {
+      fputc(*c, stderr);
+    }
+  }
+  fputc('\n', stderr);
+}
+
 static void command_help(const char *command) {
   printf("usage: dpdyn %s [FILE.ini] [--key=value ...]\n\nkeys (default in brackets):\n",
          command);
@@ -78,7 +98,7 @@ int main(int argc, char **argv) {
     }
     code = cli_cmd_plot(argc - 2, argv + 2, &err);
     if (code != CLI_EXIT_OK) {
-      fprintf(stderr, "dpdyn plot: %s\n", err.reason);
+      print_error("plot", err.reason);
     }
     return code;
   }
@@ -93,7 +113,7 @@ int main(int argc, char **argv) {
     return CLI_EXIT_USAGE;
   }
   if (cli_params_parse(&params, command, argc - 2, argv + 2, &err) < 0) {
-    fprintf(stderr, "dpdyn %s: %s\n", command, err.reason);
+    print_error(command, err.reason);
     cli_params_free(&params);
     return CLI_EXIT_USAGE;
   }
@@ -110,7 +130,9 @@ int main(int argc, char **argv) {
     code = cli_cmd_linreg(command, &params, start, &err);
   }
   if (code != CLI_EXIT_OK) {
-    fprintf(stderr, "dpdyn %s: %s\n", command, err.reason);
+    print_error(command, err.reason);
+  } else if (strcmp(command, "ou") != 0 && strcmp(cli_get_text(&params, "model"), "linreg") == 0) {
+    cli_linreg_note_unused(&params, command); /* after success: never before an error line */
   }
   cli_params_free(&params);
   return code;

@@ -530,22 +530,28 @@ int cli_get_real(const cli_params *p, const char *key, double lo, int lo_incl, d
                : ((lo_incl ? v < lo : v <= lo) || (hi_incl ? v > hi : v >= hi))) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': %s (allowed: %s)", key, buf, range);
   }
-  *out = v;
+  *out = v + 0.0; /* -0 is 0 */
   return DPD_OK;
 }
 
 static int parse_u64(const char *text, unsigned long long *out) {
   char buf[256];
   char *end;
+  const char *digits = buf;
+  int negative = 0;
   if (trim_copy(buf, sizeof buf, text) < 0) {
     return -1;
   }
-  if (!isdigit((unsigned char)buf[0])) {
+  if (*digits == '+' || *digits == '-') { /* +7 is 7; -0 is 0, any other sign is an error */
+    negative = *digits == '-';
+    digits++;
+  }
+  if (!isdigit((unsigned char)digits[0])) {
     return -1;
   }
   errno = 0;
-  *out = strtoull(buf, &end, 10);
-  return (*end != '\0' || errno == ERANGE) ? -1 : 0;
+  *out = strtoull(digits, &end, 10);
+  return (*end != '\0' || errno == ERANGE || (negative && *out != 0)) ? -1 : 0;
 }
 
 int cli_get_size(const cli_params *p, const char *key, size_t lo, size_t hi, size_t *out,
@@ -574,16 +580,53 @@ int cli_get_u64(const cli_params *p, const char *key, unsigned long long *out, d
   return DPD_OK;
 }
 
+/* The value of a numeric key as recorded in summaries and headers: the number in effect in its
+ * shortest form that reads back the same (' 7 ' and 007 as 7, -0 as 0, 1e3 as 1000), or the
+ * text as given when it is not a valid number (then the run has already been refused). Returns
+ * 1 with *x set for a finite number, 2 for inf, 0 otherwise. */
+static int numeric_text(cli_key_type type, const char *value, char *buf, size_t cap, double *x) {
+  char t[256];
+  unsigned long long u;
+  if (type == KEY_STRING || type == KEY_BYTES || trim_copy(t, sizeof t, value) < 0) {
+    return 0;
+  }
+  if (type == KEY_INT) {
+    if (parse_u64(t, &u) < 0) {
+      return 0;
+    }
+    snprintf(buf, cap, "%llu", u);
+    *x = (double)u;
+    return 1;
+  }
+  if (strcmp(t, "inf") == 0 || strcmp(t, "+inf") == 0 || strcmp(t, "Inf") == 0 ||
+      strcmp(t, "INF") == 0) {
+    snprintf(buf, cap, "inf");
+    *x = INFINITY;
+    return 2;
+  }
+  if (!is_decimal(t)) {
+    return 0;
+  }
+  *x = strtod(t, NULL) + 0.0; /* -0 is 0 */
+  if (!isfinite(*x)) {
+    return 0;
+  }
+  snprintf(buf, cap, "%.15g", *x);
+  if (strtod(buf, NULL) != *x) {
+    snprintf(buf, cap, "%.17g", *x);
+  }
+  return 1;
+}
+
 void cli_params_to_json(const cli_params *p, cJSON *obj) {
   for (size_t i = 0; i < p->nvalues; i++) {
     const cli_value *v = &p->values[i];
-    char *end;
+    char buf[64];
     double x;
     if (v->value == NULL || key_table[i].type == KEY_BYTES) {
       continue;
     }
-    x = strtod(v->value, &end);
-    if (key_table[i].type != KEY_STRING && v->value[0] != '\0' && *end == '\0') {
+    if (numeric_text(key_table[i].type, v->value, buf, sizeof buf, &x) > 0) {
       cli_json_number(obj, v->key, x);
     } else {
       cJSON_AddStringToObject(obj, v->key, v->value);
@@ -593,9 +636,14 @@ void cli_params_to_json(const cli_params *p, cJSON *obj) {
 
 void cli_params_to_header(const cli_params *p, FILE *f) {
   for (size_t i = 0; i < p->nvalues; i++) {
-    if (p->values[i].value != NULL && key_table[i].type != KEY_BYTES) {
-      fprintf(f, "# %s = %s\n", p->values[i].key, p->values[i].value);
+    const cli_value *v = &p->values[i];
+    char buf[64];
+    double x;
+    if (v->value == NULL || key_table[i].type == KEY_BYTES) {
+      continue;
     }
+    fprintf(f, "# %s = %s\n", v->key,
+            numeric_text(key_table[i].type, v->value, buf, sizeof buf, &x) > 0 ? buf : v->value);
   }
 }
 

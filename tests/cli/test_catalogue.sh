@@ -29,15 +29,13 @@ cd "$work/cwd" || exit 1
 # The edge-value loops run in up to $jobs background jobs beside sections 2 and 3.
 jobs=${DPD_CATALOGUE_JOBS:-2}
 
-# Known defects of the edge-value oracle. Each switch keeps the strict check in the script: set it
-# to 1 once src/ is fixed, and the tolerated outcome becomes a failure. Until then the tolerated
-# cases print DEFECT lines (counted apart, not as passes).
-# DEFECT: numeric values are echoed as typed into summary.json "params" and the data-file
-# headers (--zeta=' 7 ' gives "zeta": " 7 ", --seeds=007 gives "# seeds = 007", --zeta=-0 gives
-# "zeta": -0) instead of the value in effect; the results themselves are the same (checked).
-strict_echo=0
-# DEFECT: integer keys reject -0 ("invalid value for 'seed': '-0'") although they accept 0.
-int_minus_zero=0
+# Strictness switches of the edge-value oracle (both defects found by this catalogue are fixed;
+# 0 would tolerate them again, printing DEFECT lines counted apart from the passes):
+# numeric values are recorded in summary.json "params" and the data-file headers as the value in
+# effect (--zeta=' 7 ' gives "zeta": 7, --seeds=007 gives "# seeds = 7", --zeta=-0 gives 0) ...
+strict_echo=1
+# ... and integer keys take -0 as 0.
+int_minus_zero=1
 
 passes=0
 fails=0
@@ -474,11 +472,9 @@ tcase flag_empty_key 1 "malformed flag '--=5'" -- ode "${Lo[@]}" --=5
 tcase flag_dashdash 1 "malformed flag '--'" -- ode "${Lo[@]}" --
 tcase flag_key_200 1 "malformed flag" -- ode "${Lo[@]}" "--$(printf 'k%.0s' $(seq 1 200))=1"
 tcase flag_twice_later_wins 0 'j["params"]["zeta"] == 0.2' -- ode "${Lo[@]}" --zeta=0.1 --zeta=0.2
-# DEFECT: a flag without effect prints its note before a later input error: exit 1 with two
-# stderr lines ("dpdyn ode: note: '--seeds=2' has no effect on ode with schedule=const", then
-# "dpdyn ode: invalid value for 'out': '.' ..."); the same before an exit-2 solver failure.
-# DEFECT: NOOUT=1 tcase note_then_error 1 "'out'" -- ode "${Lo[@]}" --seeds=2 --out=.
-# DEFECT: tcase note_then_failure 2 "CVode" -- ode "${Lo[@]}" --seeds=2 --rtol=1e-300 --atol=1e-300
+# A note for a flag without effect comes only after success, never before an error line.
+NOOUT=1 tcase note_then_error 1 "'out'" -- ode "${Lo[@]}" --seeds=2 --out=.
+tcase note_then_failure 2 "CVode" -- ode "${Lo[@]}" --seeds=2 --rtol=1e-300 --atol=1e-300
 tcase flag_space_form 0 'j["d"] == 5 and j["n"] == 20' -- ode --d 5 --n 20 --grid 3
 tcase flag_unknown_rf 1 "unknown key 'width'" -- simulate "${R[@]}" --width=3
 tcase two_positionals 1 "unexpected argument" -- ode "$f/zeta.ini" "$f/zeta.ini"
@@ -492,12 +488,11 @@ tcase value300_string 1 "'schedule'" -- ode "${Lo[@]}" --schedule="$digits300"
 tcase value300_spectrum 0 'j["distinct_eigenvalues"] == 2' -- ode "${Lo[@]}" --spectrum="powerlaw:$digits300"
 tcase value300_rf 1 "'eta'.*300 characters" -- ou "${R[@]}" --eta="0.$digits298"
 # A value with a newline must not break the one-line message.
-# DEFECT: the value is echoed verbatim, newline included: two stderr lines ("invalid value for
-# 'zeta': '0.5" / "foo' (allowed: a number, 0 <= zeta)"); the same for keys and paths.
-# DEFECT: tcase newline_value 1 "'zeta'" -- simulate "${L[@]}" --zeta=$'0.5\nfoo'
-# DEFECT: tcase newline_string 1 "'schedule'" -- ode "${Lo[@]}" --schedule=$'const\nsqrt'
-# DEFECT: tcase newline_key 1 "unknown key" -- ode "${Lo[@]}" --$'a\nb'=1
-# DEFECT: tcase newline_path 1 "'spectrum'" -- ode "${Lo[@]}" --spectrum=file:$'/nonexistent\nfile'
+# (control characters of the input are shown as escapes: \n)
+tcase newline_value 1 "'zeta'" -- simulate "${L[@]}" --zeta=$'0.5\nfoo'
+tcase newline_string 1 "'schedule'" -- ode "${Lo[@]}" --schedule=$'const\nsqrt'
+tcase newline_key 1 "unknown key" -- ode "${Lo[@]}" --$'a\nb'=1
+tcase newline_path 1 "'spectrum'" -- ode "${Lo[@]}" --spectrum=file:$'/nonexistent\nfile'
 tcase newline_trimmed_int 0 'j["d"] == 5' -- ode "${Lo[@]}" --d=$'5\n'
 tcase nonutf8_noise 1 "'noise'" -- simulate "${L[@]}" --noise=$'\xff\xfe'
 tcase nonutf8_zeta 1 "'zeta'" -- simulate "${L[@]}" --zeta=$'0.5\xff'
@@ -560,10 +555,8 @@ tcase dt_too_many_steps 1 "'dt'" -- sde "${L[@]}" --dt=1e-17
 tcase account_huge_n 1 "'n'.*max_memory" -- account --d=5 --n=1099511627776 --c=1 --rho=1
 tcase rf_account_huge_steps 0 "" -- account --model=rf --eta=1e-12 --steps=1099511627776 --epsilon=1 --delta=1e-3
 tcase rf_huge_steps_2_seeds 1 "'steps'.*max_memory" -- simulate "${R[@]}" --steps=1099511627776
-# DEFECT: with the default seeds = 16 (not given) the same run names 'seeds': "invalid value for
-# 'seeds': 16 needs about 1.67e+14 bytes ... lower 'seeds' or raise max_memory", but with
-# seeds = 1 it still needs 3.5e13 bytes: the term is seeds x steps, and steps is the outlier.
-# DEFECT: tcase rf_huge_steps 1 "'steps'.*max_memory" -- simulate --model=rf --d=5 --n=20 --p=30 --n_test=10 --steps=1099511627776
+# The term is seeds x steps: the message names steps, which the user set, not the default seeds.
+tcase rf_huge_steps 1 "'steps'.*max_memory" -- simulate --model=rf --d=5 --n=20 --p=30 --n_test=10 --steps=1099511627776
 tcase model_nc 1 "'model': 'nc'" -- ode "${Lo[@]}" --model=nc
 tcase model_semipriv 1 "'model': 'semipriv'" -- simulate "${L[@]}" --model=semipriv
 tcase model_upper 1 "'model': 'RF'" -- simulate "${R[@]}" --model=RF
