@@ -3,11 +3,14 @@
  *
  * Every harness reads one input file (argv[1], AFL's @@), runs the CLI's parsing and
  * validation on it exactly as `dpdyn` would, frees everything and exits 0: an input error is a
- * normal outcome, not a finding. Only a crash, a sanitizer report or a hang is. Nothing is
- * printed and nothing is written (the output directory is never created: no command runs). */
+ * normal outcome, not a finding. Only a crash, a sanitizer report or a hang is. The harnesses
+ * print nothing themselves (the CLI's own notes may appear on stderr, e.g. for a flag without
+ * effect) and nothing is written (the output directory is never created: no command runs). */
 #ifndef DPD_FUZZ_COMMON_H
 #define DPD_FUZZ_COMMON_H
 
+/* cli/cli.h uses POSIX types (sigset_t); include this header before any other. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,8 @@
 # Replays fuzz inputs: runs HARNESS on every file of each DIR (a missing DIR is empty) and fails
 # if any run crashes or hangs. The harnesses exit 0 on every input, valid or not, so any other
 # status is a finding: a signal (status >= 128), a sanitizer report (exit 1 under DPD_SANITIZE),
-# or the time limit (124).
+# or the time limit (124). What a run prints (the CLI's own notes on stderr) is shown only for a
+# failed run.
 # Usage: tests/cli/fuzz_replay.sh HARNESS DIR...   (FUZZ_REPLAY_TIMEOUT seconds per input, 60)
 set -uo pipefail
 harness=$1
@@ -28,10 +29,6 @@ for dir in "$@"; do
         echo "FAIL: $f: exit status $status"
       fi
       printf '%s\n' "$out" | tail -n 40
-    elif [ -n "$out" ]; then
-      echo "FAIL: $f: the harness printed output on success"
-      printf '%s\n' "$out" | tail -n 20
-      failed=$((failed + 1))
     fi
   done
 done
