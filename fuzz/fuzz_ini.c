@@ -21,8 +21,7 @@ int main(int argc, char **argv) {
   fuzz_note("parse", status, &err);
   if (status == DPD_OK) {
     const char *model = cli_get_text(&p, "model");
-    (void)fuzz_validate(&p, model != NULL && strcmp(model, "rf") == 0 ? "simulate" : "ode",
-                        &err);
+    (void)fuzz_validate(&p, model != NULL && strcmp(model, "rf") == 0 ? "simulate" : "ode", &err);
   }
   cli_params_free(&p);
   return fuzz_done();

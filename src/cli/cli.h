@@ -28,16 +28,16 @@ typedef enum { KEY_INT, KEY_REAL, KEY_STRING, KEY_BYTES } cli_key_type;
 typedef struct {
   const char *name;
   cli_key_type type;
-  const char *def;   /* default as text; NULL = unset unless given */
+  const char *def; /* default as text; NULL = unset unless given */
   const char *help;
 } cli_key;
 
 typedef struct {
-  const char *key;   /* points into the key table */
-  char *value;       /* owned */
-  int given;         /* 1 if from the INI file or a flag */
-  size_t ini_line;   /* line of the INI file that set it (0: none) */
-  const char *flag;  /* the flag that set it (borrowed from argv; NULL: none) */
+  const char *key;  /* points into the key table */
+  char *value;      /* owned */
+  int given;        /* 1 if from the INI file or a flag */
+  size_t ini_line;  /* line of the INI file that set it (0: none) */
+  const char *flag; /* the flag that set it (borrowed from argv; NULL: none) */
 } cli_value;
 
 typedef struct {
@@ -70,8 +70,7 @@ int cli_set_text(cli_params *p, const char *key, const char *text);
 /* Keeps only the keys in `allowed` (NULL-terminated): a given key outside the list is an
  * input error ("key 'c' does not apply to <what>"); defaults of the others are dropped so
  * that headers and summaries list only the keys in effect. */
-int cli_params_restrict(cli_params *p, const char *const *allowed, const char *what,
-                        dpd_err *err);
+int cli_params_restrict(cli_params *p, const char *const *allowed, const char *what, dpd_err *err);
 
 /* Prints one note on stderr for each key given as a flag that is not in `allowed` (it has no
  * effect on <what>); keys of the INI file may serve other commands and are not reported. */
@@ -104,9 +103,9 @@ void cli_params_to_header(const cli_params *p, FILE *f);
 /* ---- bounded input readers (input.c) ---- */
 
 /* Limits of the readers (documented in docs/input.md). */
-#define CLI_MAX_INI_BYTES (1 << 20)                       /* an INI file */
-#define CLI_MAX_DATA_BYTES ((unsigned long long)1 << 32)  /* a data file */
-#define CLI_MAX_DATA_LINE 65536                           /* a data line, comment excluded */
+#define CLI_MAX_INI_BYTES (1 << 20)                      /* an INI file */
+#define CLI_MAX_DATA_BYTES ((unsigned long long)1 << 32) /* a data file */
+#define CLI_MAX_DATA_LINE 65536                          /* a data line, comment excluded */
 #define CLI_TABLE_MAX_COLS 16
 
 /* Data-line iterator over a text file: '#' starts a comment (of any length) that runs to the

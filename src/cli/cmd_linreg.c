@@ -225,8 +225,8 @@ static int parse_problem(cli_params *p, linreg_run *r, dpd_err *err) {
     pc.theta = DPD_THETA_FLAT;
   } else if (starts_with(theta, "file:")) {
     size_t rows, ncols;
-    if ((status = cli_read_table("theta_star", theta + 5, 1, 1, p->max_memory, r->theta_cols,
-                                 &rows, &ncols, err)) < 0) {
+    if ((status = cli_read_table("theta_star", theta + 5, 1, 1, p->max_memory, r->theta_cols, &rows,
+                                 &ncols, err)) < 0) {
       return status;
     }
     if (rows != r->d) {
@@ -270,8 +270,7 @@ static int setup_schedule(const cli_params *p, linreg_run *r, dpd_err *err) {
   const char *limit_key = "eta0";
   int status;
   double sup;
-  if (strcmp(name, "const") == 0 || strcmp(name, "sqrt") == 0 ||
-      strcmp(name, "hyperbolic") == 0) {
+  if (strcmp(name, "const") == 0 || strcmp(name, "sqrt") == 0 || strcmp(name, "hyperbolic") == 0) {
     sc.kind = strcmp(name, "const") == 0  ? DPD_SCHEDULE_CONST
               : strcmp(name, "sqrt") == 0 ? DPD_SCHEDULE_SQRT
                                           : DPD_SCHEDULE_HYPERBOLIC;
@@ -384,8 +383,7 @@ static int parse_noise(const char *text, dpd_noise_spec *noise, dpd_err *err) {
 /* The memory a linreg command needs, estimated from the validated sizes before anything large
  * is allocated (bytes; measured against peak RSS in tests/cli/test_limits.sh). The key named in
  * an error is the one whose term dominates. */
-static int check_memory(const cli_params *p, const char *command, linreg_run *r,
-                        dpd_err *err) {
+static int check_memory(const cli_params *p, const char *command, linreg_run *r, dpd_err *err) {
   const double d = (double)r->d, n = (double)r->n;
   const double threads = r->threads > 0 ? r->threads : omp_get_max_threads();
   const double groups = r->pc.spectrum == DPD_SPECTRUM_ISO        ? 1.0
@@ -452,9 +450,9 @@ static int check_volterra(const cli_params *p, const char *command, const linreg
  * commands, so it is not an error). */
 void cli_linreg_note_unused(const cli_params *p, const char *command) {
   static const char *const common[] = {
-      "model", "d",     "n",     "gamma",    "zeta", "noise",   "spectrum",
-      "theta_star", "theta_norm", "c", "rho", "epsilon", "delta", "schedule",
-      "seed",  "threads", "grid", "out",     "max_memory", "plot", NULL};
+      "model",      "d",          "n",    "gamma", "zeta",       "noise", "spectrum",
+      "theta_star", "theta_norm", "c",    "rho",   "epsilon",    "delta", "schedule",
+      "seed",       "threads",    "grid", "out",   "max_memory", "plot",  NULL};
   static const struct {
     const char *name;
     const char *const keys[11];
@@ -469,9 +467,12 @@ void cli_linreg_note_unused(const cli_params *p, const char *command) {
   static const struct {
     const char *prefix;
     const char *const keys[4];
-  } family[] = {{"const", {"eta0", NULL}},    {"sqrt", {"eta0", NULL}},
-                {"hyperbolic", {"eta0", "a", NULL}}, {"optimal", {"c1", "c2", "c3", NULL}},
-                {"step", {"eta0", "factor", "drops", NULL}}, {"cosine", {"eta0", "eta_min", NULL}},
+  } family[] = {{"const", {"eta0", NULL}},
+                {"sqrt", {"eta0", NULL}},
+                {"hyperbolic", {"eta0", "a", NULL}},
+                {"optimal", {"c1", "c2", "c3", NULL}},
+                {"step", {"eta0", "factor", "drops", NULL}},
+                {"cosine", {"eta0", "eta_min", NULL}},
                 {"file:", {NULL}}};
   const char *allowed[64];
   const char *schedule = cli_get_text(p, "schedule");
@@ -511,12 +512,12 @@ static int setup(cli_params *p, const char *command, linreg_run *r, dpd_err *err
   const char *noise = cli_get_text(p, "noise");
   const char *method = cli_get_text(p, "method");
   size_t threads;
-  static const char *const rf_only[] = {"p",    "n_test", "activation", "target", "input",
-                                         "eta",  "steps",  "clip",       "sigma",  "calibration",
-                                         NULL};
+  static const char *const rf_only[] = {"p",     "n_test",      "activation", "target",
+                                        "input", "eta",         "steps",      "clip",
+                                        "sigma", "calibration", NULL};
   if (strcmp(model, "linreg") != 0) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'model': '%s' (allowed for %s: linreg%s)", model, command,
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'model': '%s' (allowed for %s: linreg%s)",
+                    model, command,
                     strcmp(command, "ode") == 0 || strcmp(command, "sde") == 0 ||
                             strcmp(command, "tune") == 0
                         ? "; model=rf has simulate, ou, compare and account"
@@ -640,7 +641,8 @@ static int setup(cli_params *p, const char *command, linreg_run *r, dpd_err *err
     }
     r->n = (size_t)nn;
   } else {
-    return DPD_FAIL(err, DPD_EINVAL, "missing value for 'n' (allowed: integer n >= 1, or give gamma = d/n > 0)");
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "missing value for 'n' (allowed: integer n >= 1, or give gamma = d/n > 0)");
   }
   r->gamma = (double)r->d / (double)r->n;
   if (cli_set_effective(p, "d", (double)r->d) < 0 || cli_set_effective(p, "n", (double)r->n) < 0 ||
@@ -714,8 +716,8 @@ static int write_table(cli_out *o, const cli_params *p, const char *name, const 
 
 /* Human-readable summary on stdout: every number of the summary, one per line. */
 static void print_summary(const cJSON *root, const char *command, const linreg_run *r) {
-  printf("# dpdyn %s %s (model linreg, d = %zu, n = %zu, schedule %s, seed %llu)\n",
-         dpd_version(), command, r->d, r->n, dpd_schedule_name(r->schedule), r->seed);
+  printf("# dpdyn %s %s (model linreg, d = %zu, n = %zu, schedule %s, seed %llu)\n", dpd_version(),
+         command, r->d, r->n, dpd_schedule_name(r->schedule), r->seed);
   cli_print_summary(root);
 }
 
@@ -803,8 +805,7 @@ static int run_account_sequence(cli_params *p, double start, dpd_err *err) {
   return status < 0 ? cli_exit_code(status) : code;
 }
 
-static int run_account(const cli_params *p, linreg_run *r, cli_out *o, double start,
-                       dpd_err *err) {
+static int run_account(const cli_params *p, linreg_run *r, cli_out *o, double start, dpd_err *err) {
   cJSON *root;
   double *eta = malloc(r->n * sizeof *eta), *sigma = malloc(r->n * sizeof *sigma);
   double rho_eff;
@@ -1079,15 +1080,15 @@ int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *er
     const double *rel[12];
     size_t nrel = 0;
     char rel_names[320] = "t";
-#define ADD_COL(arr, name)                                                                      \
-  do {                                                                                          \
-    cols[ncols++] = (arr);                                                                      \
-    strcat(names, " " name);                                                                    \
+#define ADD_COL(arr, name)                                                                         \
+  do {                                                                                             \
+    cols[ncols++] = (arr);                                                                         \
+    strcat(names, " " name);                                                                       \
   } while (0)
-#define ADD_REL(ptr, name)                                                                      \
-  do {                                                                                          \
-    rel[nrel++] = (ptr);                                                                        \
-    strcat(rel_names, " " name);                                                                \
+#define ADD_REL(ptr, name)                                                                         \
+  do {                                                                                             \
+    rel[nrel++] = (ptr);                                                                           \
+    strcat(rel_names, " " name);                                                                   \
   } while (0)
     cols[ncols++] = t;
     rel[nrel++] = &one;
@@ -1187,8 +1188,7 @@ int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *er
     }
 #undef ADD_COL
 #undef ADD_REL
-    if ((status = write_table(&o, p, "trajectory.tsv", figure, names, g, ncols, cols, err)) <
-            0 ||
+    if ((status = write_table(&o, p, "trajectory.tsv", figure, names, g, ncols, cols, err)) < 0 ||
         (status = write_table(&o, p, "release.tsv", figure, rel_names, 1, nrel, rel, err)) < 0 ||
         (status = write_summary(&o, root, start, err)) < 0) {
       goto done;

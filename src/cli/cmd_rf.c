@@ -18,6 +18,7 @@
  * reported. Defaults follow the seed's random-features experiment (Bombari & Mondelli, PNAS 122
  * (2025) e2423072122, released code): d = 100, n = 2000, n_test = 1000, p = 4000, sign target,
  * no label noise, tanh, eta = 1/p, T = 5 d (tau = eta T = 5 d/p). */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -49,8 +50,8 @@ typedef struct {
 } rf_run;
 
 static const char *const rf_keys[] = {
-    "model", "d",    "n",       "n_test", "p",     "activation", "target", "input",
-    "zeta",  "eta",  "steps",   "clip",   "sigma", "epsilon",    "delta",  "calibration",
+    "model", "d",    "n",       "n_test", "p",     "activation", "target",     "input",
+    "zeta",  "eta",  "steps",   "clip",   "sigma", "epsilon",    "delta",      "calibration",
     "seeds", "seed", "threads", "grid",   "out",   "plot",       "max_memory", NULL};
 
 /* Sets a key that was not given to the model's own default (recorded as in effect). */
@@ -91,8 +92,7 @@ static int moments_eval(rf_run *r, dpd_err *err) {
  * column-major copy of Phi, dgelsd's own copy and an n x n factor) and then the DP-GD
  * replicates and the OU eigenproblem. The key named in an error is the one whose term
  * dominates. */
-static int check_memory(const cli_params *p, const char *command, rf_run *r,
-                        dpd_err *err) {
+static int check_memory(const cli_params *p, const char *command, rf_run *r, dpd_err *err) {
   const double d = (double)r->pc.d, n = (double)r->pc.n, nt = (double)r->pc.n_test;
   const double pp = (double)r->pc.p, T = (double)r->sc.T, seeds = (double)r->sc.seeds;
   const double grid = (double)r->sc.grid;
@@ -295,9 +295,9 @@ static int setup(cli_params *p, const char *command, rf_run *r, dpd_err *err) {
  * keys are null with the reason in "not_available" (summary.json has no NaN). */
 static void add_privacy_json(cJSON *root, const rf_run *r) {
   double mu = r->sc.sigma > 0.0 ? sqrt(r->sc.eta * (double)r->sc.T) / r->sc.sigma : INFINITY;
-  const char *why_moments =
-      r->sc.sigma > 0.0 ? "the moments bound holds only for epsilon < 8 log(1/delta)"
-                        : "the run is not private (sigma = 0): no moments calibration";
+  const char *why_moments = r->sc.sigma > 0.0
+                                ? "the moments bound holds only for epsilon < 8 log(1/delta)"
+                                : "the run is not private (sigma = 0): no moments calibration";
   cli_json_number(root, "sigma", r->sc.sigma);
   cli_json_number(root, "sigma_exact", r->sigma_exact);
   if (isnan(r->sigma_moments)) {

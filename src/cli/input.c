@@ -62,8 +62,8 @@ int cli_lines_next(cli_lines *r, char **line, dpd_err *err) {
     int c = getc(r->f);
     if (c == EOF) {
       if (ferror(r->f)) {
-        return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': error reading '%s': %s",
-                        r->key, r->path, strerror(errno));
+        return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': error reading '%s': %s", r->key,
+                        r->path, strerror(errno));
       }
       if (len > 0 && !blank) {
         r->lineno++;
@@ -109,8 +109,7 @@ int cli_lines_next(cli_lines *r, char **line, dpd_err *err) {
       return DPD_FAIL(err, DPD_EINVAL,
                       "invalid value for '%s': line %zu of '%s' is longer than %d bytes "
                       "(allowed: data lines up to %d bytes; comments may be longer)",
-                      r->key, r->lineno + 1, r->path, CLI_MAX_DATA_LINE - 1,
-                      CLI_MAX_DATA_LINE - 1);
+                      r->key, r->lineno + 1, r->path, CLI_MAX_DATA_LINE - 1, CLI_MAX_DATA_LINE - 1);
     }
     if (len + 1 >= r->cap) {
       size_t cap = 2 * r->cap;
@@ -126,6 +125,42 @@ int cli_lines_next(cli_lines *r, char **line, dpd_err *err) {
     }
     r->line[len++] = (char)c;
   }
+}
+
+/* Whether [s, end) is a decimal number as the keys take it, [+-]digits[.digits][e[+-]digits]
+ * (strtod also reads hexadecimal, inf and nan). */
+static int decimal_span(const char *s, const char *end) {
+  int digits = 0;
+  if (s < end && (*s == '+' || *s == '-')) {
+    s++;
+  }
+  while (s < end && isdigit((unsigned char)*s)) {
+    s++;
+    digits++;
+  }
+  if (s < end && *s == '.') {
+    s++;
+    while (s < end && isdigit((unsigned char)*s)) {
+      s++;
+      digits++;
+    }
+  }
+  if (digits == 0) {
+    return 0;
+  }
+  if (s < end && (*s == 'e' || *s == 'E')) {
+    s++;
+    if (s < end && (*s == '+' || *s == '-')) {
+      s++;
+    }
+    if (!(s < end && isdigit((unsigned char)*s))) {
+      return 0;
+    }
+    while (s < end && isdigit((unsigned char)*s)) {
+      s++;
+    }
+  }
+  return s == end;
 }
 
 int cli_read_table(const char *key, const char *path, size_t ncols_min, size_t ncols_max,
@@ -155,11 +190,12 @@ int cli_read_table(const char *key, const char *path, size_t ncols_min, size_t n
         break;
       }
       v = strtod(s, &end);
-      if (end == s || !isfinite(v) || k >= ncols_max || k >= CLI_TABLE_MAX_COLS ||
+      if (end == s || !decimal_span(s, end) || !isfinite(v) || k >= ncols_max ||
+          k >= CLI_TABLE_MAX_COLS ||
           !(*end == '\0' || isspace((unsigned char)*end) || *end == ',')) {
         status = DPD_FAIL(err, DPD_EINVAL,
                           "invalid value for '%s': file '%s' line %zu is malformed (allowed: "
-                          "%zu to %zu finite numbers per line)",
+                          "%zu to %zu finite decimal numbers per line)",
                           key, path, rd.lineno, ncols_min, ncols_max);
         goto done;
       }
@@ -202,8 +238,8 @@ int cli_read_table(const char *key, const char *path, size_t ncols_min, size_t n
   }
   status = got;
   if (status == DPD_OK && rows == 0) {
-    status = DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': file '%s' has no data rows", key,
-                      path);
+    status =
+        DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': file '%s' has no data rows", key, path);
   }
 done:
   cli_lines_close(&rd);

@@ -1,5 +1,6 @@
 /* dpdyn: command-line entry point and subcommand dispatch.
  * SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <string.h>
 
@@ -58,8 +59,7 @@ static void print_error(const char *command, const char *reason) {
 }
 
 static void command_help(const char *command) {
-  printf("usage: dpdyn %s [FILE.ini] [--key=value ...]\n\nkeys (default in brackets):\n",
-         command);
+  printf("usage: dpdyn %s [FILE.ini] [--key=value ...]\n\nkeys (default in brackets):\n", command);
   for (const cli_key *k = cli_key_table(); k->name != NULL; k++) {
     printf("  %-11s %s%s%s%s\n", k->name, k->help, k->def ? " [" : "", k->def ? k->def : "",
            k->def ? "]" : "");

@@ -54,7 +54,9 @@ static volatile sig_atomic_t reg_child;
 static volatile sig_atomic_t reg_published; /* the new result is in place */
 static pid_t main_tid;                      /* the thread that publishes */
 
-static pid_t thread_id(void) { return (pid_t)syscall(SYS_gettid); }
+static pid_t thread_id(void) {
+  return (pid_t)syscall(SYS_gettid);
+}
 
 static void reg_add_path(const char *path) {
   for (int i = 0; i < REG_MAX; i++) {
@@ -75,7 +77,9 @@ static void reg_drop_path(const char *path) {
   }
 }
 
-void cli_child_set(long pid) { reg_child = (sig_atomic_t)pid; }
+void cli_child_set(long pid) {
+  reg_child = (sig_atomic_t)pid;
+}
 
 /* Runs on the main thread only: a worker thread (OpenMP, OpenBLAS) that receives the signal
  * hands it to the main thread, which blocks it while it publishes. */
@@ -189,7 +193,9 @@ static long temp_pid(const char *name) {
   return end != tag + 7 && *end == '-' && pid > 0 ? pid : 0;
 }
 
-static int process_gone(long pid) { return kill((pid_t)pid, 0) != 0 && errno == ESRCH; }
+static int process_gone(long pid) {
+  return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
 
 /* Removes a flat directory (regular files only). */
 static void remove_flat(const char *dir) {
@@ -464,8 +470,7 @@ static int publish(cli_out *o, dpd_err *err) {
   } else if (renameat2(AT_FDCWD, o->stage, AT_FDCWD, o->dir, RENAME_EXCHANGE) == 0) {
     remove_flat(o->stage); /* the previous result */
   } else {
-    status = DPD_FAIL(err, DPD_EIO, "cannot publish the run as '%s': %s", o->dir,
-                      strerror(errno));
+    status = DPD_FAIL(err, DPD_EIO, "cannot publish the run as '%s': %s", o->dir, strerror(errno));
   }
   if (status == DPD_OK) {
     for (int i = 0; i < REG_MAX; i++) {

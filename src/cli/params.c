@@ -68,7 +68,8 @@ static const cli_key key_table[] = {
     {"out", KEY_STRING, "./dpdyn-out", "output directory"},
     {"max_memory", KEY_BYTES, NULL,
      "most memory a run may allocate, in bytes or with K/M/G/T (default: half the RAM)"},
-    {"method", KEY_STRING, "bdf", "ODE method: bdf | adams | volterra (FFT, constant schedules without clipping)"},
+    {"method", KEY_STRING, "bdf",
+     "ODE method: bdf | adams | volterra (FFT, constant schedules without clipping)"},
     {"rtol", KEY_REAL, "1e-8", "ODE relative tolerance"},
     {"atol", KEY_REAL, "1e-12", "ODE absolute tolerance on the risk"},
     {"plot", KEY_INT, NULL, "1 = render a PNG with gnuplot (default 1 for compare, 0 otherwise)"},
@@ -76,11 +77,15 @@ static const cli_key key_table[] = {
     {"c_min", KEY_REAL, NULL, "tune: smallest clipping scale searched (default 0.01)"},
     {"c_max", KEY_REAL, NULL, "tune: largest clipping scale searched (default 100)"},
     {"heatmap", KEY_INT, NULL, "tune: (c, eta~(0)) surface points per axis, 0 = none (default 41)"},
-    {"heatmap_eta", KEY_STRING, NULL, "tune: eta~(0) axis of the surface: log | linear (default log)"},
-    {"confirm_seeds", KEY_INT, NULL, "tune: replicates of the confirmation simulation, 0 = skip (default 64)"},
+    {"heatmap_eta", KEY_STRING, NULL,
+     "tune: eta~(0) axis of the surface: log | linear (default log)"},
+    {"confirm_seeds", KEY_INT, NULL,
+     "tune: replicates of the confirmation simulation, 0 = skip (default 64)"},
     {NULL, KEY_STRING, NULL, NULL}};
 
-const cli_key *cli_key_table(void) { return key_table; }
+const cli_key *cli_key_table(void) {
+  return key_table;
+}
 
 static int trim_copy(char *dst, size_t cap, const char *src);
 
@@ -223,11 +228,20 @@ static int parse_max_memory(cli_params *p, dpd_err *err) {
   }
   len = strlen(buf);
   switch (buf[len - 1]) {
-  case 'K': mult = 1ULL << 10; break;
-  case 'M': mult = 1ULL << 20; break;
-  case 'G': mult = 1ULL << 30; break;
-  case 'T': mult = 1ULL << 40; break;
-  default: break;
+  case 'K':
+    mult = 1ULL << 10;
+    break;
+  case 'M':
+    mult = 1ULL << 20;
+    break;
+  case 'G':
+    mult = 1ULL << 30;
+    break;
+  case 'T':
+    mult = 1ULL << 40;
+    break;
+  default:
+    break;
   }
   if (mult > 1) {
     buf[--len] = '\0';
@@ -254,8 +268,8 @@ int cli_check_memory(const cli_params *p, double bytes, const char *driver, dpd_
                     "invalid value for '%s': %s needs about %.3g bytes (%.3g GiB) of memory "
                     "(allowed: at most max_memory = %zu bytes (%.3g GiB); %s '%s' or raise "
                     "max_memory)",
-                    driver, value != NULL ? value : "?", bytes, bytes / 1073741824.0,
-                    p->max_memory, (double)p->max_memory / 1073741824.0,
+                    driver, value != NULL ? value : "?", bytes, bytes / 1073741824.0, p->max_memory,
+                    (double)p->max_memory / 1073741824.0,
                     strcmp(driver, "gamma") == 0 ? "raise" : "lower", driver);
   }
   return DPD_OK;
@@ -357,8 +371,7 @@ int cli_set_text(cli_params *p, const char *key, const char *text) {
   return DPD_OK;
 }
 
-int cli_params_restrict(cli_params *p, const char *const *allowed, const char *what,
-                        dpd_err *err) {
+int cli_params_restrict(cli_params *p, const char *const *allowed, const char *what, dpd_err *err) {
   for (size_t i = 0; i < p->nvalues; i++) {
     cli_value *v = &p->values[i];
     size_t k = 0;
@@ -375,8 +388,8 @@ int cli_params_restrict(cli_params *p, const char *const *allowed, const char *w
       for (k = 0; allowed[k] != NULL && len < sizeof list; k++) {
         len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k ? ", " : "", allowed[k]);
       }
-      return DPD_FAIL(err, DPD_EINVAL, "key '%s' does not apply to %s (allowed keys: %s)",
-                      v->key, what, list);
+      return DPD_FAIL(err, DPD_EINVAL, "key '%s' does not apply to %s (allowed keys: %s)", v->key,
+                      what, list);
     }
     free(v->value);
     v->value = NULL;
@@ -484,8 +497,8 @@ static int is_decimal(const char *s) {
   return *s == '\0';
 }
 
-static void format_range(char *buf, size_t cap, const char *key, double lo, int lo_incl,
-                         double hi, int hi_incl, int allow_inf) {
+static void format_range(char *buf, size_t cap, const char *key, double lo, int lo_incl, double hi,
+                         int hi_incl, int allow_inf) {
   char lo_s[64] = "", hi_s[64] = "";
   if (isfinite(lo)) {
     snprintf(lo_s, sizeof lo_s, "%g %s ", lo, lo_incl ? "<=" : "<");
@@ -523,11 +536,10 @@ int cli_get_real(const cli_params *p, const char *key, double lo, int lo_incl, d
                       range);
     }
   } else {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for '%s': '%s' (allowed: a number, %s)", key, text, range);
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': '%s' (allowed: a number, %s)", key,
+                    text, range);
   }
-  if (isinf(v) ? !allow_inf
-               : ((lo_incl ? v < lo : v <= lo) || (hi_incl ? v > hi : v >= hi))) {
+  if (isinf(v) ? !allow_inf : ((lo_incl ? v < lo : v <= lo) || (hi_incl ? v > hi : v >= hi))) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': %s (allowed: %s)", key, buf, range);
   }
   *out = v + 0.0; /* -0 is 0 */
@@ -563,8 +575,9 @@ int cli_get_size(const cli_params *p, const char *key, size_t lo, size_t hi, siz
                     key, lo, key, hi);
   }
   if (parse_u64(text, &v) < 0 || v < lo || v > hi) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': '%s' (allowed: integer %zu <= %s <= %zu)",
-                    key, text, lo, key, hi);
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for '%s': '%s' (allowed: integer %zu <= %s <= %zu)", key, text,
+                    lo, key, hi);
   }
   *out = (size_t)v;
   return DPD_OK;
@@ -646,4 +659,3 @@ void cli_params_to_header(const cli_params *p, FILE *f) {
             numeric_text(key_table[i].type, v->value, buf, sizeof buf, &x) > 0 ? buf : v->value);
   }
 }
-

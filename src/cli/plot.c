@@ -47,9 +47,9 @@ static const plot_script *script_find(const char *name) {
 
 /* Title line from the '#' header of the data file: the key parameters. */
 static void read_title(const char *data, const char *script, char *title, size_t cap) {
-  static const char *const keys[] = {"d",    "n",     "gamma",   "p",     "spectrum", "schedule",
-                                     "c",    "clip",  "rho",     "epsilon", "eta",     "steps",
-                                     "zeta", "seeds", NULL};
+  static const char *const keys[] = {"d",        "n",     "gamma", "p",     "spectrum",
+                                     "schedule", "c",     "clip",  "rho",   "epsilon",
+                                     "eta",      "steps", "zeta",  "seeds", NULL};
   FILE *f = fopen(data, "r");
   char line[1024];
   size_t len = (size_t)snprintf(title, cap, "dpdyn %s:", script);
@@ -166,8 +166,8 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
   read_title(data, script, title, sizeof title);
   {
     const char *gnuplot = DPD_GNUPLOT[0] != '\0' ? DPD_GNUPLOT : "gnuplot";
-    char *argv[] = {(char *)"gnuplot", (char *)"-c", gp,    data, release, img_tmp,
-                    (char *)format,    title,        NULL};
+    char *argv[] = {(char *)"gnuplot", (char *)"-c",   gp,    data, release,
+                    img_tmp,           (char *)format, title, NULL};
     posix_spawnattr_t attr;
     sigset_t old;
     /* Spawn and record the child as one step for the signal handler (which stops it); the
@@ -242,7 +242,8 @@ int cli_cmd_plot(int argc, char **argv, dpd_err *err) {
     }
   }
   if (dir == NULL) {
-    DPD_FAIL(err, DPD_EINVAL, "missing output directory (usage: dpdyn plot DIR [--format=png|svg])");
+    DPD_FAIL(err, DPD_EINVAL,
+             "missing output directory (usage: dpdyn plot DIR [--format=png|svg])");
     return CLI_EXIT_USAGE;
   }
   if (strcmp(format, "png") != 0 && strcmp(format, "svg") != 0) {
@@ -271,7 +272,8 @@ int cli_cmd_plot(int argc, char **argv, dpd_err *err) {
   }
   fclose(f);
   if (script[0] == '\0') {
-    DPD_FAIL(err, DPD_EINVAL, "'%s/trajectory.tsv' has no '# figure:' or '# command:' header line", dir);
+    DPD_FAIL(err, DPD_EINVAL, "'%s/trajectory.tsv' has no '# figure:' or '# command:' header line",
+             dir);
     return CLI_EXIT_USAGE;
   }
   return render(dir, script, format, err);

@@ -165,6 +165,23 @@ static int fill_spectrum(const dpd_linreg_problem_config *cfg, dpd_linreg_proble
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'spectrum': unknown kind %d",
                     (int)cfg->spectrum);
   }
+  /* lambda[0] is the largest. Eigenvalues near the ends of the double range (a sum that
+   * overflows, a mean below the normal range) are first divided by the largest; the ordinary
+   * path keeps its exact operations. */
+  if (!(isfinite(sum) && isfinite((double)d / sum))) {
+    const double top = p->lambda[0];
+    sum = 0.0;
+    for (size_t j = d; j-- > 0;) {
+      p->lambda[j] /= top;
+      sum += p->lambda[j];
+    }
+  }
+  if (!(sum > 0.0 && isfinite(sum) && isfinite((double)d / sum))) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'spectrum': the eigenvalues cannot be renormalised to mean "
+                    "1 in double precision (allowed: eigenvalues within a factor 1e300 of each "
+                    "other)");
+  }
   for (size_t i = 0; i < d; i++) {
     p->lambda[i] *= (double)d / sum;
   }

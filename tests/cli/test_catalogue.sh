@@ -640,6 +640,11 @@ spec_case garbage 1 "'spectrum'.*line 1 is malformed" 'one three\n'
 spec_case e400 1 "'spectrum'.*line 1 is malformed" '1e400 5\n'
 spec_case crlf 0 'j["d"] == 5' '1.0 3\r\n2.0 2\r\n'
 spec_case two_rows 0 'j["d"] == 5 and j["distinct_eigenvalues"] == 2' '1.0 3\n2.0 2\n'
+spec_case hex 1 "'spectrum'.*line 1 is malformed.*decimal" '0x1p3 3\n2.0 2\n'
+spec_case huge_values 0 'abs(j["initial_excess_risk"] - 0.5) < 1e-12' '1e308 1\n1e308 1\n'
+# Eigenvalues whose sum overflows are renormalised (found by fuzzing: they became 0, risk 0).
+tcase levels_huge_values 0 'abs(j["initial_excess_risk"] - 0.5) < 1e-12' -- \
+  ode --n=8 --grid=3 --spectrum=levels:1e308*1,1e308*1
 tcase spectrum_file_pipe 0 'j["d"] == 5' -- ode --n=20 --grid=3 --spectrum=file:<(printf '1 3\n2 2\n')
 tcase spectrum_file_d_given 1 "'spectrum'.*but d = 6" -- ode --d=6 --n=20 --spectrum="file:$f/spec_two_rows.txt"
 sched_case() { # NAME WANT PATTERN CONTENT
