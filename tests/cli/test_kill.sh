@@ -26,24 +26,15 @@
 # env:   DPD_KILL_ROUNDS  kill slots per command and signal, 3..8 (default 5: 10 kills a signal)
 set -u
 dpdyn=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fails=0
-passes=0
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 rounds=${DPD_KILL_ROUNDS:-5}
 [ "$rounds" -ge 3 ] 2>/dev/null || rounds=3
 [ "$rounds" -le 8 ] || rounds=8
 tries=4 # attempts of one slot (a miss retries it; stage+F with half the delay)
 shopt -s nullglob
 
-fail() {
-  echo "FAIL $*"
-  fails=$((fails + 1))
-}
-ok() {
-  echo "ok   $*"
-  passes=$((passes + 1))
-}
+fail() { bad "$@"; }
 
 # the interpreter itself, not a wrapper (a pyenv shim costs up to a second a start)
 py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
@@ -354,5 +345,4 @@ for sig in INT TERM KILL; do
   fi
 done
 
-echo "kill: $passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish kill

@@ -5,12 +5,8 @@
 # usage: test_limits.sh DPDYN_BINARY SOURCE_DIR
 set -u
 dpdyn=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fails=0
-passes=0
-ok() { echo "ok   $1"; passes=$((passes + 1)); }
-bad() { echo "FAIL $1"; fails=$((fails + 1)); }
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 if [ ! -x /usr/bin/time ]; then
   echo "FAIL GNU time (/usr/bin/time, Debian package 'time') is missing: run scripts/setup.sh"
@@ -91,5 +87,4 @@ refused ref_rf_p p simulate --model=rf --d=50 --n=1000 --p=60000 --n_test=500 --
 refused ref_rf_n n ou --d=20 --n=20000 --p=300 --n_test=200 --steps=3 --max_memory=50M
 refused ref_default_ram d ode --n=8589934588 --d=2147483647 --theta_star=random
 
-echo "limits: $passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish limits

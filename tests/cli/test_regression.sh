@@ -8,12 +8,8 @@ dpdyn=$1
 src=$2
 update=${3:-}
 expected=$src/tests/cli/expected
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fails=0
-passes=0
-ok() { echo "ok   $1"; passes=$((passes + 1)); }
-bad() { echo "FAIL $1"; fails=$((fails + 1)); }
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # Data rows only (no '#' header), so runs differing in e.g. `threads` compare.
 rows() { grep -v '^#' "$1"; }
@@ -181,5 +177,4 @@ if ls -A "$work/cmp" | grep -v '^\.dpdyn$' | grep -q '^\.'; then
   bad "temporary files left in the output directory"
 fi
 
-echo "regression: $passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish regression

@@ -6,12 +6,8 @@
 # usage: test_tune.sh DPDYN_BINARY SOURCE_DIR
 set -u
 dpdyn=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fails=0
-passes=0
-ok() { echo "ok   $1"; passes=$((passes + 1)); }
-bad() { echo "FAIL $1"; fails=$((fails + 1)); }
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 json() { python3 -c "import json,sys; v=json.load(open('$1'))$2; print(v)"; }
 
 # 1. A private constant-noise run with a small surface and a short confirmation.
@@ -110,5 +106,4 @@ expect_error table_schedule "invalid value for 'schedule': 'file:x' \(allowed wi
 expect_error fixed_c_inf "invalid value for 'c': inf with rho = 1" --tune=eta0
 expect_error optimal_eta0 "invalid value for 'tune': 'eta0' \(allowed: .*c, c1, c2, c3" --schedule=optimal --tune=eta0
 
-echo "tune: $passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish tune
