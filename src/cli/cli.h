@@ -125,6 +125,10 @@ int cli_lines_open(cli_lines *r, const char *key, const char *path, dpd_err *err
 int cli_lines_next(cli_lines *r, char **line, dpd_err *err); /* 1 line, 0 end, < 0 error */
 void cli_lines_close(cli_lines *r);
 
+/* Whether [s, end) is a decimal number as keys and data files take it,
+ * [+-]digits[.digits][e[+-]digits] (strtod also reads hexadecimal, inf and nan). */
+int cli_decimal_span(const char *s, const char *end);
+
 /* Reads a whitespace- (or comma-) separated numeric table with `ncols` columns per row
  * (ncols_min..ncols_max accepted, the same on every row), '#' comments allowed. The rows may
  * take at most `max_bytes` of memory. Returns column-major arrays owned by the caller (free

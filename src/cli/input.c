@@ -127,9 +127,7 @@ int cli_lines_next(cli_lines *r, char **line, dpd_err *err) {
   }
 }
 
-/* Whether [s, end) is a decimal number as the keys take it, [+-]digits[.digits][e[+-]digits]
- * (strtod also reads hexadecimal, inf and nan). */
-static int decimal_span(const char *s, const char *end) {
+int cli_decimal_span(const char *s, const char *end) {
   int digits = 0;
   if (s < end && (*s == '+' || *s == '-')) {
     s++;
@@ -190,7 +188,7 @@ int cli_read_table(const char *key, const char *path, size_t ncols_min, size_t n
         break;
       }
       v = strtod(s, &end);
-      if (end == s || !decimal_span(s, end) || !isfinite(v) || k >= ncols_max ||
+      if (end == s || !cli_decimal_span(s, end) || !isfinite(v) || k >= ncols_max ||
           k >= CLI_TABLE_MAX_COLS ||
           !(*end == '\0' || isspace((unsigned char)*end) || *end == ',')) {
         status = DPD_FAIL(err, DPD_EINVAL,

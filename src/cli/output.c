@@ -434,6 +434,16 @@ int cli_out_commit(cli_out *o, FILE *f, char *tmp_path, const char *name, dpd_er
   return status;
 }
 
+/* The staging directory is gone (published or removed): the signal handler forgets it. */
+static void stage_forget(cli_out *o) {
+  for (int i = 0; i < REG_MAX; i++) {
+    reg_used[i] = 0;
+  }
+  reg_stage_set = 0;
+  free(o->stage);
+  o->stage = NULL;
+}
+
 /* Publishes the staging directory as o->dir (signals blocked). */
 static int publish(cli_out *o, dpd_err *err) {
   sigset_t old;
@@ -473,13 +483,8 @@ static int publish(cli_out *o, dpd_err *err) {
     status = DPD_FAIL(err, DPD_EIO, "cannot publish the run as '%s': %s", o->dir, strerror(errno));
   }
   if (status == DPD_OK) {
-    for (int i = 0; i < REG_MAX; i++) {
-      reg_used[i] = 0;
-    }
-    reg_stage_set = 0;
+    stage_forget(o);
     reg_published = 1;
-    free(o->stage);
-    o->stage = NULL;
     o->published = 1;
   }
   sigprocmask(SIG_SETMASK, &old, NULL);
@@ -514,11 +519,7 @@ int cli_out_finish(cli_out *o, const char *figure, dpd_err *err) {
 void cli_out_free(cli_out *o) {
   if (o->stage != NULL) { /* not published: the previous result stays */
     remove_flat(o->stage);
-    for (int i = 0; i < REG_MAX; i++) {
-      reg_used[i] = 0;
-    }
-    reg_stage_set = 0;
-    free(o->stage);
+    stage_forget(o);
   }
   free(o->dir);
   memset(o, 0, sizeof *o);

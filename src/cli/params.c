@@ -88,6 +88,7 @@ const cli_key *cli_key_table(void) {
 }
 
 static int trim_copy(char *dst, size_t cap, const char *src);
+static void format_shortest(char *buf, size_t cap, double x);
 
 static cli_value *find_value(const cli_params *p, const char *key) {
   for (size_t i = 0; i < p->nvalues; i++) {
@@ -371,21 +372,27 @@ int cli_set_text(cli_params *p, const char *key, const char *text) {
   return DPD_OK;
 }
 
+/* Whether `key` is in the NULL-terminated list. */
+static int in_list(const char *const *list, const char *key) {
+  for (size_t k = 0; list[k] != NULL; k++) {
+    if (strcmp(list[k], key) == 0) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
 int cli_params_restrict(cli_params *p, const char *const *allowed, const char *what, dpd_err *err) {
   for (size_t i = 0; i < p->nvalues; i++) {
     cli_value *v = &p->values[i];
-    size_t k = 0;
-    while (allowed[k] != NULL && strcmp(allowed[k], v->key) != 0) {
-      k++;
-    }
-    if (allowed[k] != NULL) {
+    if (in_list(allowed, v->key)) {
       continue;
     }
     if (v->given) {
       char list[1024];
       size_t len = 0;
       list[0] = '\0';
-      for (k = 0; allowed[k] != NULL && len < sizeof list; k++) {
+      for (size_t k = 0; allowed[k] != NULL && len < sizeof list; k++) {
         len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k ? ", " : "", allowed[k]);
       }
       return DPD_FAIL(err, DPD_EINVAL, "key '%s' does not apply to %s (allowed keys: %s)", v->key,
@@ -400,14 +407,7 @@ int cli_params_restrict(cli_params *p, const char *const *allowed, const char *w
 void cli_params_note_unused(const cli_params *p, const char *const *allowed, const char *what) {
   for (size_t i = 0; i < p->nvalues; i++) {
     const cli_value *v = &p->values[i];
-    size_t k = 0;
-    if (v->flag == NULL) {
-      continue;
-    }
-    while (allowed[k] != NULL && strcmp(allowed[k], v->key) != 0) {
-      k++;
-    }
-    if (allowed[k] == NULL) {
+    if (v->flag != NULL && !in_list(allowed, v->key)) {
       fprintf(stderr, "dpdyn %s: note: '%s' has no effect on %s\n", p->command, v->flag, what);
     }
   }
@@ -419,11 +419,7 @@ int cli_set_effective(cli_params *p, const char *key, double value) {
   if (v == NULL) {
     return DPD_EINVAL;
   }
-  /* The shortest of %.15g / %.17g that reads back as the same double. */
-  snprintf(text, sizeof text, "%.15g", value);
-  if (strtod(text, NULL) != value) {
-    snprintf(text, sizeof text, "%.17g", value);
-  }
+  format_shortest(text, sizeof text, value);
   copy = dup_string(text);
   if (copy == NULL) {
     return DPD_ENOMEM;
@@ -461,40 +457,22 @@ static int trim_copy(char *dst, size_t cap, const char *src) {
   return 0;
 }
 
-/* A decimal number as people write it: [+-] digits [. digits] [e [+-] digits] (no hex, no nan,
- * no C99 'inf' spelled 'infinity'). The literal "inf" is read separately. */
+/* A decimal number as people write it (cli_decimal_span: no hex, no nan), or the literal inf. */
 static int is_decimal(const char *s) {
-  int digits = 0;
-  if (*s == '+' || *s == '-') {
-    s++;
+  return cli_decimal_span(s, s + strlen(s));
+}
+
+static int is_inf_literal(const char *s) {
+  return strcmp(s, "inf") == 0 || strcmp(s, "+inf") == 0 || strcmp(s, "Inf") == 0 ||
+         strcmp(s, "INF") == 0;
+}
+
+/* The shortest of %.15g / %.17g that reads back as the same double. */
+static void format_shortest(char *buf, size_t cap, double x) {
+  snprintf(buf, cap, "%.15g", x);
+  if (strtod(buf, NULL) != x) {
+    snprintf(buf, cap, "%.17g", x);
   }
-  while (isdigit((unsigned char)*s)) {
-    s++;
-    digits++;
-  }
-  if (*s == '.') {
-    s++;
-    while (isdigit((unsigned char)*s)) {
-      s++;
-      digits++;
-    }
-  }
-  if (digits == 0) {
-    return 0;
-  }
-  if (*s == 'e' || *s == 'E') {
-    s++;
-    if (*s == '+' || *s == '-') {
-      s++;
-    }
-    if (!isdigit((unsigned char)*s)) {
-      return 0;
-    }
-    while (isdigit((unsigned char)*s)) {
-      s++;
-    }
-  }
-  return *s == '\0';
 }
 
 static void format_range(char *buf, size_t cap, const char *key, double lo, int lo_incl, double hi,
@@ -524,8 +502,7 @@ int cli_get_real(const cli_params *p, const char *key, double lo, int lo_incl, d
                     "characters, %s)",
                     key, strlen(text), sizeof buf - 1, range);
   }
-  if (strcmp(buf, "inf") == 0 || strcmp(buf, "+inf") == 0 || strcmp(buf, "Inf") == 0 ||
-      strcmp(buf, "INF") == 0) {
+  if (is_inf_literal(buf)) {
     v = INFINITY;
   } else if (is_decimal(buf)) {
     errno = 0;
@@ -611,8 +588,7 @@ static int numeric_text(cli_key_type type, const char *value, char *buf, size_t 
     *x = (double)u;
     return 1;
   }
-  if (strcmp(t, "inf") == 0 || strcmp(t, "+inf") == 0 || strcmp(t, "Inf") == 0 ||
-      strcmp(t, "INF") == 0) {
+  if (is_inf_literal(t)) {
     snprintf(buf, cap, "inf");
     *x = INFINITY;
     return 2;
@@ -624,10 +600,7 @@ static int numeric_text(cli_key_type type, const char *value, char *buf, size_t 
   if (!isfinite(*x)) {
     return 0;
   }
-  snprintf(buf, cap, "%.15g", *x);
-  if (strtod(buf, NULL) != *x) {
-    snprintf(buf, cap, "%.17g", *x);
-  }
+  format_shortest(buf, cap, *x);
   return 1;
 }
 
