@@ -84,17 +84,16 @@ static inline void fuzz_note(const char *step, int status, const dpd_err *err) {
   }
 }
 
-/* What `dpdyn COMMAND` does with parsed parameters before it runs anything: the model=rf
- * validation (ou, or model = rf), account's --sequence file, or the linreg set-up (which builds
- * the problem, within max_memory). Returns the DPD status (ignored by the harnesses). */
+/* What `dpdyn COMMAND` does with parsed parameters before it runs anything: the validation of
+ * a model of the registry, account's --sequence file, or the linreg set-up (which builds the
+ * problem, within max_memory). Returns the DPD status (ignored by the harnesses). */
 static inline int fuzz_validate(cli_params *p, const char *command, dpd_err *err) {
-  const char *model = cli_get_text(p, "model");
   if (p->help) {
     return DPD_OK;
   }
-  if (strcmp(command, "ou") == 0 || (model != NULL && strcmp(model, "rf") == 0)) {
-    int status = cli_rf_validate(p, command, err);
-    fuzz_note("model=rf validation", status, err);
+  if (dpd_model_command_get(p->model, command)->run != NULL) {
+    int status = cli_model_validate(p, err);
+    fuzz_note("model validation", status, err);
     return status;
   }
   if (strcmp(command, "account") == 0 && cli_is_given(p, "sequence")) {

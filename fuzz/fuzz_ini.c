@@ -17,11 +17,16 @@ int main(int argc, char **argv) {
   dpd_err_reset(&err);
   args[0] = argv[1];
   args[1] = FUZZ_MAX_MEMORY_FLAG;
+  /* ode (model linreg); a file naming a model without ode is run as simulate */
   status = cli_params_parse(&p, "ode", 2, args, &err);
   fuzz_note("parse", status, &err);
+  if (status < 0 && strstr(err.reason, "'model'") != NULL) {
+    cli_params_free(&p);
+    status = cli_params_parse(&p, "simulate", 2, args, &err);
+    fuzz_note("parse as simulate", status, &err);
+  }
   if (status == DPD_OK) {
-    const char *model = cli_get_text(&p, "model");
-    (void)fuzz_validate(&p, model != NULL && strcmp(model, "rf") == 0 ? "simulate" : "ode", &err);
+    (void)fuzz_validate(&p, p.command, &err);
   }
   cli_params_free(&p);
   return fuzz_done();

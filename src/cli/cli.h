@@ -16,41 +16,29 @@
 #include <cjson/cJSON.h>
 
 #include "dpdyn/dpd.h"
+#include "dpdyn/model.h"
 
 enum { CLI_EXIT_OK = 0, CLI_EXIT_USAGE = 1, CLI_EXIT_NUMERIC = 2, CLI_EXIT_IO = 3 };
 
 /* ---- parameters (params.c) ---- */
 
-/* KEY_BYTES: a resource limit in bytes (suffix K, M, G or T = 2^10..2^40); it does not change
- * any result and is not recorded in summaries or headers. */
-typedef enum { KEY_INT, KEY_REAL, KEY_STRING, KEY_BYTES } cli_key_type;
-
+/* One key = value of the INI file (ini_line > 0) or of a flag, as read. */
 typedef struct {
-  const char *name;
-  cli_key_type type;
-  const char *def; /* default as text; NULL = unset unless given */
-  const char *help;
-} cli_key;
-
-typedef struct {
-  const char *key;  /* points into the key table */
-  char *value;      /* owned */
-  int given;        /* 1 if from the INI file or a flag */
-  size_t ini_line;  /* line of the INI file that set it (0: none) */
-  const char *flag; /* the flag that set it (borrowed from argv; NULL: none) */
-} cli_value;
+  char *key, *value; /* owned */
+  size_t ini_line;   /* line of the INI file that set it (0: a flag) */
+  const char *flag;  /* the flag that set it (borrowed from argv; NULL: the INI file) */
+} cli_raw;
 
 typedef struct {
   const char *command;
-  const char *ini_path; /* borrowed from argv, may be NULL */
-  cli_value *values;    /* one per known key, in table order */
-  size_t nvalues;
+  const char *ini_path;        /* borrowed from argv, may be NULL */
+  const dpd_model_type *model; /* the model of the run (registry) */
+  dpd_keys *keys;              /* the model's keys with the values given (owned) */
+  cli_raw *raw;                /* every key = value read, in order (INI first, then flags) */
+  size_t nraw;
   int help;
   size_t max_memory; /* bytes a run may allocate (key max_memory; default half the RAM) */
 } cli_params;
-
-/* The table of every key the CLI knows (terminated by a NULL name). */
-const cli_key *cli_key_table(void);
 
 /* Parses argv[2..] (INI path and flags) for `command`. On error returns
  * CLI_EXIT_USAGE with the one-line message in err->reason. */
@@ -94,8 +82,10 @@ int cli_check_memory(const cli_params *p, double bytes, const char *driver, dpd_
 
 /* Adds every key in effect to a JSON object (numbers as numbers). */
 void cli_params_to_json(const cli_params *p, cJSON *obj);
+void cli_keys_to_json(const dpd_keys *keys, cJSON *obj);
 /* Writes "# key = value" lines for every key in effect. */
 void cli_params_to_header(const cli_params *p, FILE *f);
+void cli_keys_to_header(const dpd_keys *keys, FILE *f);
 
 /* Largest dimension (d, sum of multiplicities) a run accepts. */
 #define CLI_MAX_DIM ((size_t)1 << 31)
@@ -124,10 +114,6 @@ typedef struct {
 int cli_lines_open(cli_lines *r, const char *key, const char *path, dpd_err *err);
 int cli_lines_next(cli_lines *r, char **line, dpd_err *err); /* 1 line, 0 end, < 0 error */
 void cli_lines_close(cli_lines *r);
-
-/* Whether [s, end) is a decimal number as keys and data files take it,
- * [+-]digits[.digits][e[+-]digits] (strtod also reads hexadecimal, inf and nan). */
-int cli_decimal_span(const char *s, const char *end);
 
 /* Reads a whitespace- (or comma-) separated numeric table with `ncols` columns per row
  * (ncols_min..ncols_max accepted, the same on every row), '#' comments allowed. The rows may
@@ -252,11 +238,12 @@ void cli_linreg_note_unused(const cli_params *p, const char *command);
 /* ---- commands ---- */
 int cli_cmd_linreg(const char *command, cli_params *p, double start_seconds, dpd_err *err);
 int cli_cmd_plot(int argc, char **argv, dpd_err *err);
-/* model=rf: dpdyn simulate | ou | compare | account (random-features full-batch DP-GD). */
-int cli_cmd_rf(const char *command, cli_params *p, double start, dpd_err *err);
-/* Validates every model=rf key of `p` for `command` without building anything (the fuzz
- * harnesses). Returns a DPD status, the message in err. */
-int cli_rf_validate(cli_params *p, const char *command, dpd_err *err);
+/* A command of the registry (p->model has a run hook for p->command): validates, runs and
+ * writes the output directory. Returns a CLI_EXIT_* code. */
+int cli_cmd_model(cli_params *p, double start, dpd_err *err);
+/* Validates every key of `p` for its model and command without building anything (the fuzz
+ * harnesses, sweep). Returns a DPD status, the message in err. */
+int cli_model_validate(cli_params *p, dpd_err *err);
 int cli_cmd_tune(cli_params *p, double start_seconds, dpd_err *err);
 
 double cli_now(void);

@@ -22,6 +22,7 @@
 #include <ini.h>
 
 #include "cli/cli.h"
+#include "core/text_impl.h"
 #include "core/error_impl.h"
 
 /* ---- data lines ---- */
@@ -127,40 +128,6 @@ int cli_lines_next(cli_lines *r, char **line, dpd_err *err) {
   }
 }
 
-int cli_decimal_span(const char *s, const char *end) {
-  int digits = 0;
-  if (s < end && (*s == '+' || *s == '-')) {
-    s++;
-  }
-  while (s < end && isdigit((unsigned char)*s)) {
-    s++;
-    digits++;
-  }
-  if (s < end && *s == '.') {
-    s++;
-    while (s < end && isdigit((unsigned char)*s)) {
-      s++;
-      digits++;
-    }
-  }
-  if (digits == 0) {
-    return 0;
-  }
-  if (s < end && (*s == 'e' || *s == 'E')) {
-    s++;
-    if (s < end && (*s == '+' || *s == '-')) {
-      s++;
-    }
-    if (!(s < end && isdigit((unsigned char)*s))) {
-      return 0;
-    }
-    while (s < end && isdigit((unsigned char)*s)) {
-      s++;
-    }
-  }
-  return s == end;
-}
-
 int cli_read_table(const char *key, const char *path, size_t ncols_min, size_t ncols_max,
                    size_t max_bytes, double **cols, size_t *nrows, size_t *ncols_found,
                    dpd_err *err) {
@@ -188,7 +155,7 @@ int cli_read_table(const char *key, const char *path, size_t ncols_min, size_t n
         break;
       }
       v = strtod(s, &end);
-      if (end == s || !cli_decimal_span(s, end) || !isfinite(v) || k >= ncols_max ||
+      if (end == s || !dpd__decimal_span(s, end) || !isfinite(v) || k >= ncols_max ||
           k >= CLI_TABLE_MAX_COLS ||
           !(*end == '\0' || isspace((unsigned char)*end) || *end == ',')) {
         status = DPD_FAIL(err, DPD_EINVAL,

@@ -8,29 +8,57 @@
 
 #include "cli/cli.h"
 
+/* The commands that are not a model's: they act on output directories. */
 typedef struct {
   const char *name;
   const char *summary;
 } command_info;
 
-static const command_info commands[] = {
-    {"simulate", "Monte-Carlo simulation of the algorithm over `seeds` replicates (linreg: "
-                 "one-pass DP-SGD; rf: full-batch DP-GD)"},
-    {"sde", "homogenized SDE (H-DP-SGD) by Euler-Maruyama over `seeds` replicates"},
-    {"ode", "deterministic equivalent: coupled risk ODEs, bounds, last-iterate jump"},
-    {"ou", "model=rf: Ornstein-Uhlenbeck theory of DP-GD (test risk, exit from no-clip set)"},
-    {"compare", "simulation against theory (linreg: ode, + sde with --sde=1; rf: ou): gaps, "
-                "figure"},
-    {"account", "privacy of the schedule: rho_eff, (epsilon, delta), calibration"},
-    {"tune", "optimise c and the schedule on the ODE; heat map; confirm by simulation"},
+static const command_info own_commands[] = {
     {"plot", "render an output directory with gnuplot (dpdyn plot DIR [--format=svg])"},
     {NULL, NULL}};
 
+/* Whether a model of the registry has `command`. */
+static int model_command(const char *command) {
+  const dpd_model_type *m;
+  for (size_t i = 0; (m = dpd_model_at(i)) != NULL; i++) {
+    if (dpd_model_command_get(m, command) != NULL) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Every command once, in registry order, with the models that have it. */
 static void usage(FILE *f) {
+  const dpd_model_type *m;
   fprintf(f, "usage: dpdyn COMMAND [FILE.ini] [--key=value ...]\n"
              "       dpdyn COMMAND --help | dpdyn --version\n\ncommands:\n");
-  for (const command_info *c = commands; c->name != NULL; c++) {
+  for (size_t i = 0; (m = dpd_model_at(i)) != NULL; i++) {
+    for (const dpd_model_command *c = m->commands; c->name != NULL; c++) {
+      const dpd_model_type *other;
+      int first = 1;
+      for (size_t j = 0; j < i && first; j++) {
+        first = dpd_model_command_get(dpd_model_at(j), c->name) == NULL;
+      }
+      if (!first) {
+        continue;
+      }
+      fprintf(f, "  %-10s %s (model:", c->name, c->summary);
+      for (size_t j = i; (other = dpd_model_at(j)) != NULL; j++) {
+        if (dpd_model_command_get(other, c->name) != NULL) {
+          fprintf(f, " %s", other->name);
+        }
+      }
+      fprintf(f, ")\n");
+    }
+  }
+  for (const command_info *c = own_commands; c->name != NULL; c++) {
     fprintf(f, "  %-10s %s\n", c->name, c->summary);
+  }
+  fprintf(f, "\nmodels (key model):\n");
+  for (size_t i = 0; (m = dpd_model_at(i)) != NULL; i++) {
+    fprintf(f, "  %-10s %s\n", m->name, m->summary);
   }
   fprintf(f, "\nParameters come from an optional INI file and from --key=value flags\n"
              "(flags win). Outputs go to the directory `out`, published as one unit.\n"
@@ -58,12 +86,30 @@ static void print_error(const char *command, const char *reason) {
   fputc('\n', stderr);
 }
 
-static void command_help(const char *command) {
-  printf("usage: dpdyn %s [FILE.ini] [--key=value ...]\n\nkeys (default in brackets):\n", command);
-  for (const cli_key *k = cli_key_table(); k->name != NULL; k++) {
-    printf("  %-11s %s%s%s%s\n", k->name, k->help, k->def ? " [" : "", k->def ? k->def : "",
-           k->def ? "]" : "");
+/* dpdyn COMMAND [--model=M] --help: the keys that apply to this command of this model, with
+ * default and allowed values, the files it writes and an example. */
+static void command_help(const cli_params *p) {
+  const dpd_model_command *c = dpd_model_command_get(p->model, p->command);
+  printf("usage: dpdyn %s [FILE.ini] [--key=value ...]   (model=%s)\n%s.\n\nkeys:\n", p->command,
+         p->model->name, c->summary);
+  for (size_t i = 0; i < dpd_keys_count(p->keys); i++) {
+    const dpd_key_desc *d = dpd_keys_desc_get(p->keys, i);
+    char allowed[512];
+    if (!dpd_key_desc_applies(d, p->command)) {
+      continue;
+    }
+    dpd_key_desc_allowed(d, allowed, sizeof allowed);
+    printf("  %-13s %s", d->name, d->help);
+    if (d->def != NULL) {
+      printf(" [%s]", d->def);
+    }
+    if (d->kind != DPD_KEY_TEXT || d->choices != NULL) {
+      printf("\n  %-13s allowed: %s", "", allowed);
+    }
+    putchar('\n');
   }
+  printf("\nwrites (in the directory `out`): %s\nexample: %s\n", c->files, c->example);
+  printf("\nOther models: dpdyn %s --model=NAME --help; dpdyn --help lists them.\n", p->command);
 }
 
 int main(int argc, char **argv) {
@@ -102,14 +148,19 @@ int main(int argc, char **argv) {
     }
     return code;
   }
-  if (strcmp(command, "simulate") != 0 && strcmp(command, "ode") != 0 &&
-      strcmp(command, "sde") != 0 && strcmp(command, "tune") != 0 &&
-      strcmp(command, "compare") != 0 && strcmp(command, "account") != 0 &&
-      strcmp(command, "ou") != 0) {
-    fprintf(stderr,
-            "dpdyn: unknown command '%s' (allowed: simulate, sde, ode, ou, compare, account, "
-            "tune, plot)\n",
-            command);
+  if (!model_command(command)) {
+    char list[512];
+    size_t len = 0;
+    const dpd_model_type *m;
+    list[0] = '\0';
+    for (size_t i = 0; (m = dpd_model_at(i)) != NULL; i++) {
+      for (const dpd_model_command *c = m->commands; c->name != NULL; c++) {
+        if (strstr(list, c->name) == NULL) { /* no command name is part of another */
+          len += (size_t)snprintf(list + len, sizeof list - len, "%s, ", c->name);
+        }
+      }
+    }
+    fprintf(stderr, "dpdyn: unknown command '%s' (allowed: %splot)\n", command, list);
     return CLI_EXIT_USAGE;
   }
   if (cli_params_parse(&params, command, argc - 2, argv + 2, &err) < 0) {
@@ -118,12 +169,12 @@ int main(int argc, char **argv) {
     return CLI_EXIT_USAGE;
   }
   if (params.help) {
-    command_help(command);
+    command_help(&params);
     cli_params_free(&params);
     return CLI_EXIT_OK;
   }
-  if (strcmp(command, "ou") == 0 || strcmp(cli_get_text(&params, "model"), "rf") == 0) {
-    code = cli_cmd_rf(command, &params, start, &err);
+  if (dpd_model_command_get(params.model, command)->run != NULL) {
+    code = cli_cmd_model(&params, start, &err);
   } else if (strcmp(command, "tune") == 0) {
     code = cli_cmd_tune(&params, start, &err);
   } else {
@@ -131,7 +182,7 @@ int main(int argc, char **argv) {
   }
   if (code != CLI_EXIT_OK) {
     print_error(command, err.reason);
-  } else if (strcmp(command, "ou") != 0 && strcmp(cli_get_text(&params, "model"), "linreg") == 0) {
+  } else if (strcmp(params.model->name, "linreg") == 0) {
     cli_linreg_note_unused(&params, command); /* after success: never before an error line */
   }
   cli_params_free(&params);

@@ -18,87 +18,6 @@
 #include "cli/cli.h"
 #include "core/error_impl.h"
 
-static const cli_key key_table[] = {
-    {"model", KEY_STRING, "linreg",
-     "linreg (one-pass DP-SGD) | rf (random features, full-batch DP-GD: simulate, ou, compare, "
-     "account)"},
-    {"p", KEY_INT, NULL, "rf: number of random features p >= 1 [4000]"},
-    {"n_test", KEY_INT, NULL, "rf: test samples >= 1 [1000]"},
-    {"activation", KEY_STRING, NULL, "rf: tanh | relu_centered | hermite13 [tanh]"},
-    {"target", KEY_STRING, NULL, "rf: linear | sign | hermite2 [sign]"},
-    {"input", KEY_STRING, NULL, "rf: gaussian | sphere (radius sqrt(d)) [gaussian]"},
-    {"eta", KEY_REAL, NULL, "rf: DP-GD step size > 0 [1/p]"},
-    {"steps", KEY_INT, NULL, "rf: DP-GD iterations T >= 1 [5 d, i.e. tau = eta T = 5 d/p]"},
-    {"clip", KEY_REAL, NULL, "rf: C_clip / sqrt(p) > 0; inf = no clipping [inf]"},
-    {"sigma", KEY_REAL, NULL, "rf: noise multiplier given directly instead of epsilon"},
-    {"calibration", KEY_STRING, NULL,
-     "rf: sigma from epsilon by exact (mu-GDP composition) | moments (seed's bound) [exact]"},
-    {"d", KEY_INT, NULL, "dimension d >= 1 [rf: 100]"},
-    {"n", KEY_INT, NULL, "samples = steps n >= 1 (or give gamma) [rf: 2000]"},
-    {"gamma", KEY_REAL, NULL, "d/n > 0 (replaces n)"},
-    {"zeta", KEY_REAL, "0.5", "label-noise standard deviation >= 0 (rf default: 0)"},
-    {"noise", KEY_STRING, "gaussian",
-     "label-noise law (variance zeta^2): gaussian | laplace | rademacher | student:NU (NU > 2)"},
-    {"spectrum", KEY_STRING, "iso",
-     "iso | levels:L1*M1,L2*M2,... | powerlaw:ALPHA | file:PATH (renormalised to mean 1)"},
-    {"theta_star", KEY_STRING, "random", "random | flat | file:PATH (eigenbasis components)"},
-    {"theta_norm", KEY_REAL, "1", "|theta*| > 0"},
-    {"c", KEY_REAL, "inf", "clipping scale, C = c sqrt(d); inf = no clipping"},
-    {"rho", KEY_REAL, "inf", "privacy rho (rho^2/2-zCDP); inf = non-private"},
-    {"epsilon", KEY_REAL, NULL, "target epsilon (with delta) instead of rho"},
-    {"delta", KEY_REAL, NULL, "delta in (0, 1) for (epsilon, delta) conversions [rf: 1/n]"},
-    {"schedule", KEY_STRING, "const",
-     "const | sqrt | hyperbolic | optimal | step | cosine | file:PATH (columns t eta)"},
-    {"eta0", KEY_REAL, "1", "eta~(0) for const, sqrt, hyperbolic"},
-    {"a", KEY_REAL, "1", "hyperbolic decay: eta~(t) = eta0/(1 + a t)"},
-    {"c1", KEY_REAL, "1", "optimal: eta~(t) = c1/(t + gamma max(c2, c3/rho))"},
-    {"c2", KEY_REAL, "1", "optimal schedule constant c2 > 0"},
-    {"c3", KEY_REAL, "0", "optimal schedule constant c3 >= 0"},
-    {"factor", KEY_REAL, "0.5", "step: multiplier of eta~ at each drop, > 0"},
-    {"drops", KEY_INT, "1", "step: number of equally spaced drops, >= 1"},
-    {"eta_min", KEY_REAL, "0", "cosine: eta~(t) = eta_min + (eta0 - eta_min)(1 + cos(pi t))/2"},
-    {"dt", KEY_REAL, NULL, "sde: Euler-Maruyama step in (0, 1] (default 1/n)"},
-    {"sde", KEY_INT, "0", "compare: 1 = also integrate the SDE (three-way comparison)"},
-    {"sequence", KEY_STRING, NULL,
-     "account: file of (eta_k, sigma_k) rows; reports rho_eff of that sequence"},
-    {"seeds", KEY_INT, "16", "replicates >= 1"},
-    {"seed", KEY_INT, "1", "master seed"},
-    {"threads", KEY_INT, "0", "worker threads (0 = all cores); results do not depend on it"},
-    {"grid", KEY_INT, "101", "recorded time points on [0, 1], >= 2"},
-    {"out", KEY_STRING, "./dpdyn-out", "output directory"},
-    {"max_memory", KEY_BYTES, NULL,
-     "most memory a run may allocate, in bytes or with K/M/G/T (default: half the RAM)"},
-    {"method", KEY_STRING, "bdf",
-     "ODE method: bdf | adams | volterra (FFT, constant schedules without clipping)"},
-    {"rtol", KEY_REAL, "1e-8", "ODE relative tolerance"},
-    {"atol", KEY_REAL, "1e-12", "ODE absolute tolerance on the risk"},
-    {"plot", KEY_INT, NULL, "1 = render a PNG with gnuplot (default 1 for compare, 0 otherwise)"},
-    {"tune", KEY_STRING, NULL, "tune: what to optimise (default c,eta0; optimal: c,c1,c2,c3)"},
-    {"c_min", KEY_REAL, NULL, "tune: smallest clipping scale searched (default 0.01)"},
-    {"c_max", KEY_REAL, NULL, "tune: largest clipping scale searched (default 100)"},
-    {"heatmap", KEY_INT, NULL, "tune: (c, eta~(0)) surface points per axis, 0 = none (default 41)"},
-    {"heatmap_eta", KEY_STRING, NULL,
-     "tune: eta~(0) axis of the surface: log | linear (default log)"},
-    {"confirm_seeds", KEY_INT, NULL,
-     "tune: replicates of the confirmation simulation, 0 = skip (default 64)"},
-    {NULL, KEY_STRING, NULL, NULL}};
-
-const cli_key *cli_key_table(void) {
-  return key_table;
-}
-
-static int trim_copy(char *dst, size_t cap, const char *src);
-static void format_shortest(char *buf, size_t cap, double x);
-
-static cli_value *find_value(const cli_params *p, const char *key) {
-  for (size_t i = 0; i < p->nvalues; i++) {
-    if (strcmp(p->values[i].key, key) == 0) {
-      return &p->values[i];
-    }
-  }
-  return NULL;
-}
-
 static char *dup_string(const char *s) {
   size_t len = strlen(s);
   char *d = malloc(len + 1);
@@ -108,39 +27,46 @@ static char *dup_string(const char *s) {
   return d;
 }
 
-static int set_value(cli_params *p, const char *key, const char *value, size_t ini_line,
-                     const char *flag, dpd_err *err) {
-  cli_value *v = find_value(p, key);
-  char *copy;
-  if (v == NULL) {
-    if (ini_line > 0) {
-      return DPD_FAIL(err, DPD_EINVAL,
-                      "unknown key '%s' in the INI file '%s' line %zu (see 'dpdyn %s --help' "
-                      "for the keys)",
-                      key, p->ini_path, ini_line, p->command);
+/* The last raw entry that set `key` (flags come after the INI file), NULL if none. */
+static const cli_raw *raw_find(const cli_params *p, const char *key) {
+  for (size_t i = p->nraw; i > 0; i--) {
+    if (strcmp(p->raw[i - 1].key, key) == 0) {
+      return &p->raw[i - 1];
     }
-    return DPD_FAIL(err, DPD_EINVAL, "unknown key '%s' (see 'dpdyn %s --help' for the keys)", key,
-                    p->command);
   }
-  if (ini_line > 0 && v->ini_line > 0) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "key '%s' is set twice in the INI file '%s', on lines %zu and %zu (allowed: "
-                    "each key once; a --%s flag overrides the file)",
-                    key, p->ini_path, v->ini_line, ini_line, key);
+  return NULL;
+}
+
+/* Records a key = value of the INI file (ini_line > 0) or of a flag; checked once the model is
+ * known. */
+static int raw_add(cli_params *p, const char *key, const char *value, size_t ini_line,
+                   const char *flag, dpd_err *err) {
+  cli_raw *grown;
+  if (ini_line > 0) {
+    for (size_t i = 0; i < p->nraw; i++) {
+      if (p->raw[i].ini_line > 0 && strcmp(p->raw[i].key, key) == 0) {
+        return DPD_FAIL(err, DPD_EINVAL,
+                        "key '%s' is set twice in the INI file '%s', on lines %zu and %zu "
+                        "(allowed: each key once; a --%s flag overrides the file)",
+                        key, p->ini_path, p->raw[i].ini_line, ini_line, key);
+      }
+    }
   }
-  copy = dup_string(value);
-  if (copy == NULL) {
+  grown = realloc(p->raw, (p->nraw + 1) * sizeof *grown);
+  if (grown == NULL) {
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
   }
-  free(v->value);
-  v->value = copy;
-  v->given = 1;
-  if (ini_line > 0) {
-    v->ini_line = ini_line;
+  p->raw = grown;
+  p->raw[p->nraw].key = dup_string(key);
+  p->raw[p->nraw].value = dup_string(value);
+  p->raw[p->nraw].ini_line = ini_line;
+  p->raw[p->nraw].flag = flag;
+  if (p->raw[p->nraw].key == NULL || p->raw[p->nraw].value == NULL) {
+    free(p->raw[p->nraw].key);
+    free(p->raw[p->nraw].value);
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
   }
-  if (flag != NULL) {
-    v->flag = flag;
-  }
+  p->nraw++;
   return DPD_OK;
 }
 
@@ -163,7 +89,7 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
    * indentation removed, so no line continues another). */
   line = ctx->calls < ctx->text->nkeys ? ctx->text->key_lines[ctx->calls] : 0;
   ctx->calls++;
-  if (set_value(ctx->p, name, value, line > 0 ? line : 1, NULL, ctx->err) < 0) {
+  if (raw_add(ctx->p, name, value, line > 0 ? line : 1, NULL, ctx->err) < 0) {
     ctx->failed = 1;
     return 0;
   }
@@ -196,12 +122,12 @@ static int parse_ini(cli_params *p, dpd_err *err) {
 }
 
 void cli_params_free(cli_params *p) {
-  if (p->values != NULL) {
-    for (size_t i = 0; i < p->nvalues; i++) {
-      free(p->values[i].value);
-    }
-    free(p->values);
+  for (size_t i = 0; i < p->nraw; i++) {
+    free(p->raw[i].key);
+    free(p->raw[i].value);
   }
+  free(p->raw);
+  dpd_keys_free(p->keys);
   memset(p, 0, sizeof *p);
 }
 
@@ -211,55 +137,6 @@ size_t cli_physical_memory(void) {
     return 0;
   }
   return (size_t)pages * (size_t)size;
-}
-
-/* max_memory = BYTES[K|M|G|T]; default half the physical memory (4 GiB if unknown). */
-static int parse_max_memory(cli_params *p, dpd_err *err) {
-  const cli_value *v = find_value(p, "max_memory");
-  char buf[64], *end;
-  unsigned long long x, mult = 1;
-  size_t len;
-  if (v == NULL || v->value == NULL) {
-    size_t ram = cli_physical_memory();
-    p->max_memory = ram > 0 ? ram / 2 : (size_t)1 << 32;
-    return DPD_OK;
-  }
-  if (trim_copy(buf, sizeof buf, v->value) < 0 || !isdigit((unsigned char)buf[0])) {
-    goto bad;
-  }
-  len = strlen(buf);
-  switch (buf[len - 1]) {
-  case 'K':
-    mult = 1ULL << 10;
-    break;
-  case 'M':
-    mult = 1ULL << 20;
-    break;
-  case 'G':
-    mult = 1ULL << 30;
-    break;
-  case 'T':
-    mult = 1ULL << 40;
-    break;
-  default:
-    break;
-  }
-  if (mult > 1) {
-    buf[--len] = '\0';
-  }
-  errno = 0;
-  x = strtoull(buf, &end, 10);
-  if (*end != '\0' || errno == ERANGE || x == 0 || x > (unsigned long long)SIZE_MAX / mult ||
-      x * mult < (1ULL << 20)) {
-    goto bad;
-  }
-  p->max_memory = (size_t)(x * mult);
-  return DPD_OK;
-bad:
-  return DPD_FAIL(err, DPD_EINVAL,
-                  "invalid value for 'max_memory': '%s' (allowed: bytes >= 1M, an integer "
-                  "with an optional suffix K, M, G or T)",
-                  v->value);
 }
 
 int cli_check_memory(const cli_params *p, double bytes, const char *driver, dpd_err *err) {
@@ -276,39 +153,100 @@ int cli_check_memory(const cli_params *p, double bytes, const char *driver, dpd_
   return DPD_OK;
 }
 
-int cli_params_parse(cli_params *p, const char *command, int argc, char **argv, dpd_err *err) {
-  size_t nkeys = 0;
-  int status;
-  memset(p, 0, sizeof *p);
-  p->command = command;
-  while (key_table[nkeys].name != NULL) {
-    nkeys++;
+/* The models that have `command`, as "a, b" (empty if none). */
+static void models_with(const char *command, char *buf, size_t cap) {
+  size_t len = 0;
+  const dpd_model_type *m;
+  buf[0] = '\0';
+  for (size_t i = 0; (m = dpd_model_at(i)) != NULL && len < cap; i++) {
+    if (dpd_model_command_get(m, command) != NULL) {
+      len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", m->name);
+    }
   }
-  p->values = calloc(nkeys, sizeof *p->values);
-  if (p->values == NULL) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+}
+
+/* The model of the run: the key `model` (a flag wins over the INI file), or the first model of
+ * the registry that has the command when it is not given (dpdyn ou is model=rf). */
+static int choose_model(cli_params *p, dpd_err *err) {
+  const cli_raw *given = raw_find(p, "model");
+  const dpd_model_type *m;
+  char list[256], cmds[256];
+  if (given == NULL) {
+    m = dpd_model_lookup("linreg");
+    for (size_t i = 0; m == NULL || dpd_model_command_get(m, p->command) == NULL; i++) {
+      if ((m = dpd_model_at(i)) == NULL) {
+        return DPD_FAIL(err, DPD_EINVAL, "unknown command '%s'", p->command);
+      }
+    }
+    p->model = m;
+    return DPD_OK;
   }
-  p->nvalues = nkeys;
-  for (size_t i = 0; i < nkeys; i++) {
-    p->values[i].key = key_table[i].name;
-    if (key_table[i].def != NULL) {
-      p->values[i].value = dup_string(key_table[i].def);
-      if (p->values[i].value == NULL) {
-        return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+  if ((m = dpd_model_lookup(given->value)) == NULL) {
+    dpd_model_list(list, sizeof list);
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'model': '%s' (allowed: %s)", given->value,
+                    list);
+  }
+  if (dpd_model_command_get(m, p->command) == NULL) {
+    models_with(p->command, list, sizeof list);
+    dpd_model_command_list(m, cmds, sizeof cmds);
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'model': '%s' (allowed for %s: %s; model=%s has %s)",
+                    given->value, p->command, list, m->name, cmds);
+  }
+  p->model = m;
+  return DPD_OK;
+}
+
+/* A key the model does not have: another model's key, or unknown to every model. */
+static int key_error(const cli_params *p, const cli_raw *r, dpd_err *err) {
+  const dpd_model_type *m;
+  for (size_t i = 0; (m = dpd_model_at(i)) != NULL; i++) {
+    for (const dpd_key_desc *d = m->keys; d->name != NULL; d++) {
+      if (strcmp(d->name, r->key) == 0) {
+        char list[1024];
+        size_t len = 0;
+        list[0] = '\0';
+        for (size_t k = 0; k < dpd_keys_count(p->keys) && len < sizeof list; k++) {
+          len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k ? ", " : "",
+                                  dpd_keys_desc_get(p->keys, k)->name);
+        }
+        return DPD_FAIL(err, DPD_EINVAL,
+                        "key '%s' does not apply to model=%s %s (allowed keys: %s)", r->key,
+                        p->model->name, p->command, list);
       }
     }
   }
+  if (r->ini_line > 0) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "unknown key '%s' in the INI file '%s' line %zu (see 'dpdyn %s --help' "
+                    "for the keys)",
+                    r->key, p->ini_path, r->ini_line, p->command);
+  }
+  return DPD_FAIL(err, DPD_EINVAL, "unknown key '%s' (see 'dpdyn %s --help' for the keys)", r->key,
+                  p->command);
+}
+
+int cli_params_parse(cli_params *p, const char *command, int argc, char **argv, dpd_err *err) {
+  int status;
+  size_t ram;
+  memset(p, 0, sizeof *p);
+  p->command = command;
   /* First pass: the INI file (a single positional argument). */
   for (int i = 0; i < argc; i++) {
     const char *arg = argv[i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
       p->help = 1;
-      return DPD_OK;
     }
+  }
+  for (int i = 0; i < argc; i++) {
+    const char *arg = argv[i];
     if (strncmp(arg, "--", 2) == 0) {
-      if (strchr(arg, '=') == NULL) {
+      if (strchr(arg, '=') == NULL && strcmp(arg, "--help") != 0) {
         i++; /* "--key value": skip the value */
       }
+      continue;
+    }
+    if (strcmp(arg, "-h") == 0) {
       continue;
     }
     if (p->ini_path != NULL) {
@@ -318,7 +256,7 @@ int cli_params_parse(cli_params *p, const char *command, int argc, char **argv, 
     }
     p->ini_path = arg;
   }
-  if (p->ini_path != NULL && (status = parse_ini(p, err)) < 0) {
+  if (p->ini_path != NULL && !p->help && (status = parse_ini(p, err)) < 0) {
     return status;
   }
   /* Second pass: flags override the file. */
@@ -327,7 +265,7 @@ int cli_params_parse(cli_params *p, const char *command, int argc, char **argv, 
     char key[128];
     const char *value;
     const char *eq;
-    if (strncmp(arg, "--", 2) != 0) {
+    if (strncmp(arg, "--", 2) != 0 || strcmp(arg, "--help") == 0) {
       continue;
     }
     eq = strchr(arg, '=');
@@ -351,25 +289,32 @@ int cli_params_parse(cli_params *p, const char *command, int argc, char **argv, 
       }
       value = argv[++i];
     }
-    if ((status = set_value(p, key, value, 0, arg, err)) < 0) {
+    if ((status = raw_add(p, key, value, 0, arg, err)) < 0) {
       return status;
     }
   }
-  return parse_max_memory(p, err);
+  if ((status = choose_model(p, err)) < 0 ||
+      (status = dpd_model_keys_create(p->model, command, &p->keys, err)) < 0) {
+    return status;
+  }
+  if (p->help) {
+    return DPD_OK;
+  }
+  for (size_t i = 0; i < p->nraw; i++) {
+    if (dpd_keys_find(p->keys, p->raw[i].key) < 0) {
+      return key_error(p, &p->raw[i], err);
+    }
+    if ((status = dpd_keys_set(p->keys, p->raw[i].key, p->raw[i].value, err)) < 0) {
+      return status;
+    }
+  }
+  ram = cli_physical_memory();
+  return dpd_keys_bytes_get(p->keys, "max_memory", ram > 0 ? ram / 2 : (size_t)1 << 32,
+                            &p->max_memory, err);
 }
 
 int cli_set_text(cli_params *p, const char *key, const char *text) {
-  cli_value *v = find_value(p, key);
-  char *copy;
-  if (v == NULL) {
-    return DPD_EINVAL;
-  }
-  if ((copy = dup_string(text)) == NULL) {
-    return DPD_ENOMEM;
-  }
-  free(v->value);
-  v->value = copy;
-  return DPD_OK;
+  return dpd_keys_effective_set(p->keys, key, text, NULL);
 }
 
 /* Whether `key` is in the NULL-terminated list. */
@@ -383,252 +328,100 @@ static int in_list(const char *const *list, const char *key) {
 }
 
 int cli_params_restrict(cli_params *p, const char *const *allowed, const char *what, dpd_err *err) {
-  for (size_t i = 0; i < p->nvalues; i++) {
-    cli_value *v = &p->values[i];
-    if (in_list(allowed, v->key)) {
+  for (size_t i = 0; i < dpd_keys_count(p->keys); i++) {
+    const char *key = dpd_keys_desc_get(p->keys, i)->name;
+    if (in_list(allowed, key)) {
       continue;
     }
-    if (v->given) {
+    if (dpd_keys_given_at(p->keys, i)) {
       char list[1024];
       size_t len = 0;
       list[0] = '\0';
       for (size_t k = 0; allowed[k] != NULL && len < sizeof list; k++) {
         len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k ? ", " : "", allowed[k]);
       }
-      return DPD_FAIL(err, DPD_EINVAL, "key '%s' does not apply to %s (allowed keys: %s)", v->key,
+      return DPD_FAIL(err, DPD_EINVAL, "key '%s' does not apply to %s (allowed keys: %s)", key,
                       what, list);
     }
-    free(v->value);
-    v->value = NULL;
+    dpd_keys_unset(p->keys, key);
   }
   return DPD_OK;
 }
 
 void cli_params_note_unused(const cli_params *p, const char *const *allowed, const char *what) {
-  for (size_t i = 0; i < p->nvalues; i++) {
-    const cli_value *v = &p->values[i];
-    if (v->flag != NULL && !in_list(allowed, v->key)) {
-      fprintf(stderr, "dpdyn %s: note: '%s' has no effect on %s\n", p->command, v->flag, what);
+  for (size_t i = 0; i < p->nraw; i++) {
+    const cli_raw *r = &p->raw[i];
+    if (r->flag != NULL && !in_list(allowed, r->key)) {
+      fprintf(stderr, "dpdyn %s: note: '%s' has no effect on %s\n", p->command, r->flag, what);
     }
   }
 }
 
 int cli_set_effective(cli_params *p, const char *key, double value) {
-  cli_value *v = find_value(p, key);
-  char text[64], *copy;
-  if (v == NULL) {
-    return DPD_EINVAL;
-  }
-  format_shortest(text, sizeof text, value);
-  copy = dup_string(text);
-  if (copy == NULL) {
-    return DPD_ENOMEM;
-  }
-  free(v->value);
-  v->value = copy;
-  return DPD_OK;
+  return dpd_keys_effective_real_set(p->keys, key, value, NULL);
 }
 
 const char *cli_get_text(const cli_params *p, const char *key) {
-  const cli_value *v = find_value(p, key);
-  return v == NULL ? NULL : v->value;
+  return p->keys == NULL ? NULL : dpd_keys_text_get(p->keys, key);
 }
 
 int cli_is_given(const cli_params *p, const char *key) {
-  const cli_value *v = find_value(p, key);
-  return v != NULL && v->given;
-}
-
-/* Copies `src` without its surrounding white space; -1 if it does not fit in `cap`. */
-static int trim_copy(char *dst, size_t cap, const char *src) {
-  size_t len;
-  while (isspace((unsigned char)*src)) {
-    src++;
-  }
-  len = strlen(src);
-  while (len > 0 && isspace((unsigned char)src[len - 1])) {
-    len--;
-  }
-  if (len >= cap) {
-    return -1;
-  }
-  memcpy(dst, src, len);
-  dst[len] = '\0';
-  return 0;
-}
-
-/* A decimal number as people write it (cli_decimal_span: no hex, no nan), or the literal inf. */
-static int is_decimal(const char *s) {
-  return cli_decimal_span(s, s + strlen(s));
-}
-
-static int is_inf_literal(const char *s) {
-  return strcmp(s, "inf") == 0 || strcmp(s, "+inf") == 0 || strcmp(s, "Inf") == 0 ||
-         strcmp(s, "INF") == 0;
-}
-
-/* The shortest of %.15g / %.17g that reads back as the same double. */
-static void format_shortest(char *buf, size_t cap, double x) {
-  snprintf(buf, cap, "%.15g", x);
-  if (strtod(buf, NULL) != x) {
-    snprintf(buf, cap, "%.17g", x);
-  }
-}
-
-static void format_range(char *buf, size_t cap, const char *key, double lo, int lo_incl, double hi,
-                         int hi_incl, int allow_inf) {
-  char lo_s[64] = "", hi_s[64] = "";
-  if (isfinite(lo)) {
-    snprintf(lo_s, sizeof lo_s, "%g %s ", lo, lo_incl ? "<=" : "<");
-  }
-  if (isfinite(hi)) {
-    snprintf(hi_s, sizeof hi_s, " %s %g", hi_incl ? "<=" : "<", hi);
-  }
-  snprintf(buf, cap, "%s%s%s%s", lo_s, key, hi_s, allow_inf ? ", or inf" : "");
+  return p->keys != NULL && dpd_keys_given(p->keys, key);
 }
 
 int cli_get_real(const cli_params *p, const char *key, double lo, int lo_incl, double hi,
                  int hi_incl, int allow_inf, double *out, dpd_err *err) {
-  const char *text = cli_get_text(p, key);
-  char buf[256], range[160];
-  double v;
-  format_range(range, sizeof range, key, lo, lo_incl, hi, hi_incl, allow_inf);
-  if (text == NULL) {
-    return DPD_FAIL(err, DPD_EINVAL, "missing value for '%s' (allowed: %s)", key, range);
-  }
-  if (trim_copy(buf, sizeof buf, text) < 0) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for '%s': %zu characters (allowed: a number of at most %zu "
-                    "characters, %s)",
-                    key, strlen(text), sizeof buf - 1, range);
-  }
-  if (is_inf_literal(buf)) {
-    v = INFINITY;
-  } else if (is_decimal(buf)) {
-    errno = 0;
-    v = strtod(buf, NULL);
-    if (isinf(v)) {
-      return DPD_FAIL(err, DPD_EINVAL,
-                      "invalid value for '%s': '%s' overflows a double (allowed: %s)", key, buf,
-                      range);
-    }
-  } else {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': '%s' (allowed: a number, %s)", key,
-                    text, range);
-  }
-  if (isinf(v) ? !allow_inf : ((lo_incl ? v < lo : v <= lo) || (hi_incl ? v > hi : v >= hi))) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': %s (allowed: %s)", key, buf, range);
-  }
-  *out = v + 0.0; /* -0 is 0 */
-  return DPD_OK;
-}
-
-static int parse_u64(const char *text, unsigned long long *out) {
-  char buf[256];
-  char *end;
-  const char *digits = buf;
-  int negative = 0;
-  if (trim_copy(buf, sizeof buf, text) < 0) {
-    return -1;
-  }
-  if (*digits == '+' || *digits == '-') { /* +7 is 7; -0 is 0, any other sign is an error */
-    negative = *digits == '-';
-    digits++;
-  }
-  if (!isdigit((unsigned char)digits[0])) {
-    return -1;
-  }
-  errno = 0;
-  *out = strtoull(digits, &end, 10);
-  return (*end != '\0' || errno == ERANGE || (negative && *out != 0)) ? -1 : 0;
+  return dpd_keys_real_range_get(p->keys, key, lo, lo_incl, hi, hi_incl, allow_inf, out, err);
 }
 
 int cli_get_size(const cli_params *p, const char *key, size_t lo, size_t hi, size_t *out,
                  dpd_err *err) {
-  const char *text = cli_get_text(p, key);
-  unsigned long long v;
-  if (text == NULL) {
-    return DPD_FAIL(err, DPD_EINVAL, "missing value for '%s' (allowed: integer %zu <= %s <= %zu)",
-                    key, lo, key, hi);
-  }
-  if (parse_u64(text, &v) < 0 || v < lo || v > hi) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for '%s': '%s' (allowed: integer %zu <= %s <= %zu)", key, text,
-                    lo, key, hi);
-  }
-  *out = (size_t)v;
-  return DPD_OK;
+  return dpd_keys_size_range_get(p->keys, key, lo, hi, out, err);
 }
 
 int cli_get_u64(const cli_params *p, const char *key, unsigned long long *out, dpd_err *err) {
-  const char *text = cli_get_text(p, key);
-  if (text == NULL || parse_u64(text, out) < 0) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for '%s': '%s' (allowed: integer 0 <= %s < 2^64)", key,
-                    text == NULL ? "" : text, key);
+  uint64_t v;
+  int status = dpd_keys_u64_get(p->keys, key, &v, err);
+  if (status == DPD_OK) {
+    *out = (unsigned long long)v;
   }
-  return DPD_OK;
+  return status;
 }
 
-/* The value of a numeric key as recorded in summaries and headers: the number in effect in its
- * shortest form that reads back the same (' 7 ' and 007 as 7, -0 as 0, 1e3 as 1000), or the
- * text as given when it is not a valid number (then the run has already been refused). Returns
- * 1 with *x set for a finite number, 2 for inf, 0 otherwise. */
-static int numeric_text(cli_key_type type, const char *value, char *buf, size_t cap, double *x) {
-  char t[256];
-  unsigned long long u;
-  if (type == KEY_STRING || type == KEY_BYTES || trim_copy(t, sizeof t, value) < 0) {
-    return 0;
-  }
-  if (type == KEY_INT) {
-    if (parse_u64(t, &u) < 0) {
-      return 0;
+void cli_keys_to_json(const dpd_keys *keys, cJSON *obj) {
+  for (size_t i = 0; i < dpd_keys_count(keys); i++) {
+    const dpd_key_desc *d = dpd_keys_desc_get(keys, i);
+    char buf[512];
+    double x;
+    if (dpd_keys_value_get(keys, i) == NULL || d->kind == DPD_KEY_BYTES) {
+      continue;
     }
-    snprintf(buf, cap, "%llu", u);
-    *x = (double)u;
-    return 1;
+    if (dpd_keys_record_get(keys, i, buf, sizeof buf, &x) > 0) {
+      cli_json_number(obj, d->name, x);
+    } else {
+      cJSON_AddStringToObject(obj, d->name, dpd_keys_value_get(keys, i));
+    }
   }
-  if (is_inf_literal(t)) {
-    snprintf(buf, cap, "inf");
-    *x = INFINITY;
-    return 2;
-  }
-  if (!is_decimal(t)) {
-    return 0;
-  }
-  *x = strtod(t, NULL) + 0.0; /* -0 is 0 */
-  if (!isfinite(*x)) {
-    return 0;
-  }
-  format_shortest(buf, cap, *x);
-  return 1;
 }
 
 void cli_params_to_json(const cli_params *p, cJSON *obj) {
-  for (size_t i = 0; i < p->nvalues; i++) {
-    const cli_value *v = &p->values[i];
-    char buf[64];
+  cli_keys_to_json(p->keys, obj);
+}
+
+void cli_keys_to_header(const dpd_keys *keys, FILE *f) {
+  for (size_t i = 0; i < dpd_keys_count(keys); i++) {
+    const dpd_key_desc *d = dpd_keys_desc_get(keys, i);
+    char buf[512];
     double x;
-    if (v->value == NULL || key_table[i].type == KEY_BYTES) {
+    if (dpd_keys_value_get(keys, i) == NULL || d->kind == DPD_KEY_BYTES) {
       continue;
     }
-    if (numeric_text(key_table[i].type, v->value, buf, sizeof buf, &x) > 0) {
-      cli_json_number(obj, v->key, x);
-    } else {
-      cJSON_AddStringToObject(obj, v->key, v->value);
-    }
+    fprintf(f, "# %s = %s\n", d->name,
+            dpd_keys_record_get(keys, i, buf, sizeof buf, &x) > 0 ? buf
+                                                                  : dpd_keys_value_get(keys, i));
   }
 }
 
 void cli_params_to_header(const cli_params *p, FILE *f) {
-  for (size_t i = 0; i < p->nvalues; i++) {
-    const cli_value *v = &p->values[i];
-    char buf[64];
-    double x;
-    if (v->value == NULL || key_table[i].type == KEY_BYTES) {
-      continue;
-    }
-    fprintf(f, "# %s = %s\n", v->key,
-            numeric_text(key_table[i].type, v->value, buf, sizeof buf, &x) > 0 ? buf : v->value);
-  }
+  cli_keys_to_header(p->keys, f);
 }

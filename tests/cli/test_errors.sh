@@ -91,7 +91,7 @@ expect_error rf_moments_range "'epsilon': 50 with calibration = moments \(allowe
 expect_error rf_linreg_key "key 'c' does not apply to model=rf simulate" simulate "${rf[@]}" --c=0.5
 expect_error linreg_rf_key "key 'clip' does not apply to model=linreg" simulate "${base[@]}" --clip=0.5
 expect_error rf_ode "'model': 'rf' \(allowed for ode: linreg; model=rf has simulate, ou, compare" ode "${rf[@]}"
-expect_error ou_linreg "'model': 'linreg' \(allowed for ou: rf\)" ou --model=linreg --d=10 --n=20
+expect_error ou_linreg "'model': 'linreg' \(allowed for ou: rf; model=linreg has simulate, sde, ode" ou --model=linreg --d=10 --n=20
 printf 'model = linreg\nd = 50\nthis line is not ini\n' >"$work/bad.ini"
 expect_error malformed_ini "malformed INI file .* at line 3" ode "$work/bad.ini" --n=100
 printf 'model = linreg\nd = 50\nn = 100\nwidth = 3\n' >"$work/unknown.ini"

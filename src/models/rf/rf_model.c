@@ -1,5 +1,5 @@
-/* dpdyn simulate | ou | compare | account for model=rf: random-features regression trained by
- * full-batch DP-GD with per-sample clipping (MATH.md 2).
+/* model=rf: random-features regression trained by full-batch DP-GD with per-sample clipping
+ * (MATH.md 2), as a model type: keys, and the commands simulate | ou | compare | account.
  * SPDX-License-Identifier: MIT
  *
  * simulate  DP-GD replicates (rf_sim.h): train and test risk with standard errors on the grid,
@@ -18,21 +18,56 @@
  * reported. Defaults follow the seed's random-features experiment (Bombari & Mondelli, PNAS 122
  * (2025) e2423072122, released code): d = 100, n = 2000, n_test = 1000, p = 4000, sign target,
  * no label noise, tanh, eta = 1/p, T = 5 d (tau = eta T = 5 d/p). */
-#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cblas.h>
 
-#include "cli/cli.h"
 #include "core/error_impl.h"
 #include "dpdyn/ou.h"
 #include "dpdyn/rf.h"
 #include "dpdyn/rf_privacy.h"
 #include "dpdyn/rf_sim.h"
+#include "models/model_impl.h"
+
+#define TWO24 16777216.0
+
+static const dpd_key_desc rf_keys[] = {
+    {"d", DPD_KEY_INT, "100", 1, TWO24, 0, NULL, NULL, "input dimension d"},
+    {"n", DPD_KEY_INT, "2000", 1, TWO24, 0, NULL, NULL, "training samples n"},
+    {"n_test", DPD_KEY_INT, "1000", 1, TWO24, 0, NULL, NULL, "test samples"},
+    {"p", DPD_KEY_INT, "4000", 1, 2147483648.0, 0, NULL, NULL, "number of random features p"},
+    {"activation", DPD_KEY_TEXT, "tanh", 0, 0, 0, "tanh|relu_centered|hermite13", NULL,
+     "activation of the features"},
+    {"target", DPD_KEY_TEXT, "sign", 0, 0, 0, "linear|sign|hermite2", NULL, "target function"},
+    {"input", DPD_KEY_TEXT, "gaussian", 0, 0, 0, "gaussian|sphere", NULL,
+     "input law (sphere: radius sqrt(d))"},
+    {"zeta", DPD_KEY_REAL, "0", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, NULL,
+     "label-noise standard deviation"},
+    {"eta", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
+     "DP-GD step size [1/p]"},
+    {"steps", DPD_KEY_INT, NULL, 1, 1099511627776.0, 0, NULL, NULL,
+     "DP-GD iterations T [5 d, i.e. tau = eta T = 5 d/p]"},
+    {"clip", DPD_KEY_REAL, "inf", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN | DPD_KEY_INF,
+     NULL, NULL, "C_clip / sqrt(p); inf = no clipping"},
+    {"sigma", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_HI_OPEN, NULL, NULL,
+     "noise multiplier given directly instead of epsilon"},
+    {"epsilon", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
+     "target epsilon (with delta): sigma is calibrated"},
+    {"delta", DPD_KEY_REAL, NULL, 0, 1, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
+     "delta of the (epsilon, delta) guarantee [1/n]"},
+    {"calibration", DPD_KEY_TEXT, "exact", 0, 0, 0, "exact|moments", NULL,
+     "sigma from epsilon by exact (mu-GDP composition) or moments (the seed's bound)"},
+    {"seeds", DPD_KEY_INT, "16", 1, TWO24, 0, NULL, NULL, "replicates"},
+    {"seed", DPD_KEY_INT, "1", 0, 18446744073709551615.0, 0, NULL, NULL, "master seed"},
+    {"threads", DPD_KEY_INT, "0", 0, 4096, 0, NULL, NULL,
+     "worker threads (0 = all cores); results do not depend on it"},
+    {"grid", DPD_KEY_INT, "101", 2, TWO24, 0, NULL, NULL,
+     "recorded points on [0, T] (at most one per step)"},
+    {NULL, DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 typedef struct {
   dpd_rf_config pc;     /* problem */
@@ -48,26 +83,6 @@ typedef struct {
   int plot;
   double memory_estimate; /* bytes the command is expected to need (check_memory) */
 } rf_run;
-
-static const char *const rf_keys[] = {
-    "model", "d",    "n",       "n_test", "p",     "activation", "target",     "input",
-    "zeta",  "eta",  "steps",   "clip",   "sigma", "epsilon",    "delta",      "calibration",
-    "seeds", "seed", "threads", "grid",   "out",   "plot",       "max_memory", NULL};
-
-/* Sets a key that was not given to the model's own default (recorded as in effect). */
-static int default_text(cli_params *p, const char *key, const char *text, dpd_err *err) {
-  if (!cli_is_given(p, key) && cli_set_text(p, key, text) < 0) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-  }
-  return DPD_OK;
-}
-
-static int default_number(cli_params *p, const char *key, double value, dpd_err *err) {
-  if (!cli_is_given(p, key) && cli_set_effective(p, key, value) < 0) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-  }
-  return DPD_OK;
-}
 
 /* The seed's moments sigma for r->epsilon and the epsilon it really delivers; left NAN where
  * its bound does not hold (epsilon >= 8 log(1/delta)). */
@@ -92,7 +107,8 @@ static int moments_eval(rf_run *r, dpd_err *err) {
  * column-major copy of Phi, dgelsd's own copy and an n x n factor) and then the DP-GD
  * replicates and the OU eigenproblem. The key named in an error is the one whose term
  * dominates. */
-static int check_memory(const cli_params *p, const char *command, rf_run *r, dpd_err *err) {
+static int check_memory(const dpd_keys *keys, const dpd_run_env *env, const char *command,
+                        rf_run *r, dpd_err *err) {
   const double d = (double)r->pc.d, n = (double)r->pc.n, nt = (double)r->pc.n_test;
   const double pp = (double)r->pc.p, T = (double)r->sc.T, seeds = (double)r->sc.seeds;
   const double grid = (double)r->sc.grid;
@@ -143,93 +159,75 @@ static int check_memory(const cli_params *p, const char *command, rf_run *r, dpd
   }
   if (extra_seeds > top) {
     /* seeds x steps: name the factor the user set (steps when both or neither) */
-    driver = cli_is_given(p, "seeds") && !cli_is_given(p, "steps") ? "seeds" : "steps";
+    driver = dpd_keys_given(keys, "seeds") && !dpd_keys_given(keys, "steps") ? "seeds" : "steps";
   }
-  return cli_check_memory(p, r->memory_estimate, driver, err);
+  return dpd__model_memory_check(keys, env, r->memory_estimate, driver, err);
 }
 
-/* Validates every key of model=rf and fills the run. Nothing is built or written. */
-static int setup(cli_params *p, const char *command, rf_run *r, dpd_err *err) {
-  char what[64];
-  size_t threads, grid;
-  unsigned long long seed;
+/* An enumerated key: validated against the table's choices, then mapped by the rf module. */
+#define RF_ENUM(key, getter, field)                                                                \
+  ((status = dpd_keys_choice_get(keys, key, &choice, err)) < 0                                     \
+       ? status                                                                                    \
+       : getter(dpd_keys_text_get(keys, key), field, err))
+
+/* Validates every key of model=rf and fills the run. Nothing is built. */
+static int setup(dpd_keys *keys, const dpd_run_env *env, rf_run *r, dpd_err *err) {
+  const char *command = dpd_keys_command_get(keys);
+  size_t threads, grid, choice;
+  uint64_t seed;
   double clip, sigma = 0.0;
   int status, have_sigma;
   memset(r, 0, sizeof *r);
-  if (strcmp(cli_get_text(p, "model"), "rf") != 0) {
-    if (cli_is_given(p, "model")) {
-      return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'model': '%s' (allowed for %s: rf)",
-                      cli_get_text(p, "model"), command);
-    }
-    if (cli_set_text(p, "model", "rf") < 0) { /* dpdyn ou implies model=rf */
-      return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-    }
-  }
-  snprintf(what, sizeof what, "model=rf %s", command);
-  if ((status = cli_params_restrict(p, rf_keys, what, err)) < 0 ||
-      (status = default_text(p, "d", "100", err)) < 0 ||
-      (status = default_text(p, "n", "2000", err)) < 0 ||
-      (status = default_text(p, "n_test", "1000", err)) < 0 ||
-      (status = default_text(p, "p", "4000", err)) < 0 ||
-      (status = default_text(p, "activation", "tanh", err)) < 0 ||
-      (status = default_text(p, "target", "sign", err)) < 0 ||
-      (status = default_text(p, "input", "gaussian", err)) < 0 ||
-      (status = default_text(p, "zeta", "0", err)) < 0 ||
-      (status = default_text(p, "clip", "inf", err)) < 0 ||
-      (status = default_text(p, "calibration", "exact", err)) < 0) {
-    return status;
-  }
   r->pc = dpd_rf_config_default();
   r->sc = dpd_rf_sim_config_default();
-  if ((status = cli_get_size(p, "d", 1, (size_t)1 << 24, &r->pc.d, err)) < 0 ||
-      (status = cli_get_size(p, "n", 1, (size_t)1 << 24, &r->pc.n, err)) < 0 ||
-      (status = cli_get_size(p, "n_test", 1, (size_t)1 << 24, &r->pc.n_test, err)) < 0 ||
-      (status = cli_get_size(p, "p", 1, (size_t)1 << 31, &r->pc.p, err)) < 0 ||
-      (status = dpd_rf_activation_get(cli_get_text(p, "activation"), &r->pc.activation, err)) < 0 ||
-      (status = dpd_rf_target_get(cli_get_text(p, "target"), &r->pc.target, err)) < 0 ||
-      (status = dpd_rf_input_get(cli_get_text(p, "input"), &r->pc.input, err)) < 0 ||
-      (status = cli_get_real(p, "zeta", 0.0, 1, INFINITY, 0, 0, &r->pc.zeta, err)) < 0) {
+  if ((status = dpd_keys_size_get(keys, "d", &r->pc.d, err)) < 0 ||
+      (status = dpd_keys_size_get(keys, "n", &r->pc.n, err)) < 0 ||
+      (status = dpd_keys_size_get(keys, "n_test", &r->pc.n_test, err)) < 0 ||
+      (status = dpd_keys_size_get(keys, "p", &r->pc.p, err)) < 0 ||
+      (status = RF_ENUM("activation", dpd_rf_activation_get, &r->pc.activation)) < 0 ||
+      (status = RF_ENUM("target", dpd_rf_target_get, &r->pc.target)) < 0 ||
+      (status = RF_ENUM("input", dpd_rf_input_get, &r->pc.input)) < 0 ||
+      (status = dpd_keys_real_get(keys, "zeta", &r->pc.zeta, err)) < 0) {
     return status;
   }
-  if (!cli_is_given(p, "delta") && r->pc.n < 2) {
+  if (!dpd_keys_given(keys, "delta") && r->pc.n < 2) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'n': %zu (allowed: n >= 2 when delta is not given, since "
                     "its default 1/n must be < 1; or give delta)",
                     r->pc.n);
   }
-  if ((status = default_number(p, "eta", 1.0 / (double)r->pc.p, err)) < 0 ||
-      (status = default_number(p, "steps", 5.0 * (double)r->pc.d, err)) < 0 ||
-      (status = default_number(p, "delta", 1.0 / (double)r->pc.n, err)) < 0 ||
-      (status = cli_get_real(p, "eta", 0.0, 0, INFINITY, 0, 0, &r->sc.eta, err)) < 0 ||
-      (status = cli_get_size(p, "steps", 1, (size_t)1 << 40, &r->sc.T, err)) < 0 ||
-      (status = cli_get_real(p, "clip", 0.0, 0, INFINITY, 0, 1, &clip, err)) < 0 ||
-      (status = cli_get_real(p, "delta", 0.0, 0, 1.0, 0, 0, &r->delta, err)) < 0 ||
-      (status = cli_get_size(p, "seeds", 1, (size_t)1 << 24, &r->sc.seeds, err)) < 0 ||
-      (status = cli_get_u64(p, "seed", &seed, err)) < 0 ||
-      (status = cli_get_size(p, "threads", 0, 4096, &threads, err)) < 0 ||
-      (status = cli_get_size(p, "grid", 2, (size_t)1 << 24, &grid, err)) < 0) {
+  if ((!dpd_keys_given(keys, "eta") &&
+       (status = dpd_keys_effective_real_set(keys, "eta", 1.0 / (double)r->pc.p, err)) < 0) ||
+      (!dpd_keys_given(keys, "steps") &&
+       (status = dpd_keys_effective_real_set(keys, "steps", 5.0 * (double)r->pc.d, err)) < 0) ||
+      (!dpd_keys_given(keys, "delta") &&
+       (status = dpd_keys_effective_real_set(keys, "delta", 1.0 / (double)r->pc.n, err)) < 0) ||
+      (status = dpd_keys_real_get(keys, "eta", &r->sc.eta, err)) < 0 ||
+      (status = dpd_keys_size_get(keys, "steps", &r->sc.T, err)) < 0 ||
+      (status = dpd_keys_real_get(keys, "clip", &clip, err)) < 0 ||
+      (status = dpd_keys_real_get(keys, "delta", &r->delta, err)) < 0 ||
+      (status = dpd_keys_size_get(keys, "seeds", &r->sc.seeds, err)) < 0 ||
+      (status = dpd_keys_u64_get(keys, "seed", &seed, err)) < 0 ||
+      (status = dpd_keys_size_get(keys, "threads", &threads, err)) < 0 ||
+      (status = dpd_keys_size_get(keys, "grid", &grid, err)) < 0 ||
+      (status = dpd_keys_choice_get(keys, "calibration", &choice, err)) < 0) {
     return status;
   }
-  {
-    const char *cal = cli_get_text(p, "calibration");
-    if (strcmp(cal, "exact") != 0 && strcmp(cal, "moments") != 0) {
-      return DPD_FAIL(err, DPD_EINVAL,
-                      "invalid value for 'calibration': '%s' (allowed: exact, moments)", cal);
-    }
-    r->moments = strcmp(cal, "moments") == 0;
-  }
-  r->pc.seed = (uint64_t)seed;
+  r->moments = choice == 1;
+  r->pc.seed = seed;
   r->sc.clip = clip;
-  r->sc.seed = (uint64_t)seed;
+  r->sc.seed = seed;
   r->sc.threads = (int)threads;
   if (grid > r->sc.T + 1) {
     grid = r->sc.T + 1; /* one point per step at most */
-    cli_set_effective(p, "grid", (double)grid);
+    if ((status = dpd_keys_effective_real_set(keys, "grid", (double)grid, err)) < 0) {
+      return status;
+    }
   }
   r->sc.grid = grid;
 
-  r->have_epsilon = cli_is_given(p, "epsilon");
-  have_sigma = cli_is_given(p, "sigma");
+  r->have_epsilon = dpd_keys_given(keys, "epsilon");
+  have_sigma = dpd_keys_given(keys, "sigma");
   if (r->have_epsilon && have_sigma) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'sigma': given together with epsilon (allowed: one of "
@@ -238,7 +236,7 @@ static int setup(cli_params *p, const char *command, rf_run *r, dpd_err *err) {
   r->sigma_moments = NAN;
   r->eps_moments = NAN;
   if (r->have_epsilon) {
-    if ((status = cli_get_real(p, "epsilon", 0.0, 0, INFINITY, 0, 0, &r->epsilon, err)) < 0 ||
+    if ((status = dpd_keys_real_get(keys, "epsilon", &r->epsilon, err)) < 0 ||
         (status = dpd_rf_privacy_sigma_exact(r->sc.eta, r->sc.T, r->epsilon, r->delta,
                                              &r->sigma_exact, err)) < 0 ||
         (status = moments_eval(r, err)) < 0) {
@@ -252,7 +250,7 @@ static int setup(cli_params *p, const char *command, rf_run *r, dpd_err *err) {
     }
     sigma = r->moments ? r->sigma_moments : r->sigma_exact;
   } else if (have_sigma) {
-    if ((status = cli_get_real(p, "sigma", 0.0, 1, INFINITY, 0, 0, &sigma, err)) < 0) {
+    if ((status = dpd_keys_real_get(keys, "sigma", &sigma, err)) < 0) {
       return status;
     }
   }
@@ -278,95 +276,89 @@ static int setup(cli_params *p, const char *command, rf_run *r, dpd_err *err) {
     r->epsilon = INFINITY;
     r->epsilon_exact = INFINITY;
   }
-  if (cli_is_given(p, "plot")) {
-    size_t v;
-    if ((status = cli_get_size(p, "plot", 0, 1, &v, err)) < 0) {
-      return status;
-    }
-    r->plot = (int)v;
-  } else {
-    r->plot = strcmp(command, "compare") == 0;
+  if ((status = dpd__model_plot_get(keys, strcmp(command, "compare") == 0, &r->plot, err)) < 0) {
+    return status;
   }
-  r->sc.progress = isatty(STDERR_FILENO);
-  return strcmp(command, "account") == 0 ? DPD_OK : check_memory(p, command, r, err);
+  r->sc.progress = env->progress != NULL;
+  return strcmp(command, "account") == 0 ? DPD_OK : check_memory(keys, env, command, r, err);
 }
 
 /* The moments calibration is undefined without privacy and outside its bound's range: those
  * keys are null with the reason in "not_available" (summary.json has no NaN). */
-static void add_privacy_json(cJSON *root, const rf_run *r) {
+static void add_privacy(dpd_output *out, const rf_run *r) {
   double mu = r->sc.sigma > 0.0 ? sqrt(r->sc.eta * (double)r->sc.T) / r->sc.sigma : INFINITY;
   const char *why_moments = r->sc.sigma > 0.0
                                 ? "the moments bound holds only for epsilon < 8 log(1/delta)"
                                 : "the run is not private (sigma = 0): no moments calibration";
-  cli_json_number(root, "sigma", r->sc.sigma);
-  cli_json_number(root, "sigma_exact", r->sigma_exact);
+  dpd_output_number_set(out, "sigma", r->sc.sigma);
+  dpd_output_number_set(out, "sigma_exact", r->sigma_exact);
   if (isnan(r->sigma_moments)) {
-    cli_json_na(root, "sigma_moments", why_moments);
-    cli_json_na(root, "sigma_ratio_moments_over_exact", why_moments);
+    dpd_output_na_set(out, "sigma_moments", why_moments);
+    dpd_output_na_set(out, "sigma_ratio_moments_over_exact", why_moments);
   } else {
-    cli_json_number(root, "sigma_moments", r->sigma_moments);
-    cli_json_number(root, "sigma_ratio_moments_over_exact", r->sigma_moments / r->sigma_exact);
+    dpd_output_number_set(out, "sigma_moments", r->sigma_moments);
+    dpd_output_number_set(out, "sigma_ratio_moments_over_exact", r->sigma_moments / r->sigma_exact);
   }
-  cli_json_number(root, "epsilon", r->epsilon);
-  cli_json_number(root, "epsilon_exact", r->epsilon_exact);
+  dpd_output_number_set(out, "epsilon", r->epsilon);
+  dpd_output_number_set(out, "epsilon_exact", r->epsilon_exact);
   if (isnan(r->eps_moments)) {
-    cli_json_na(root, "epsilon_of_sigma_moments", why_moments);
+    dpd_output_na_set(out, "epsilon_of_sigma_moments", why_moments);
   } else {
-    cli_json_number(root, "epsilon_of_sigma_moments", r->eps_moments);
+    dpd_output_number_set(out, "epsilon_of_sigma_moments", r->eps_moments);
   }
-  cli_json_number(root, "delta", r->delta);
-  cli_json_number(root, "mu_gdp", mu);
-  cJSON_AddStringToObject(root, "calibration",
+  dpd_output_number_set(out, "delta", r->delta);
+  dpd_output_number_set(out, "mu_gdp", mu);
+  cJSON_AddStringToObject(out->summary, "calibration",
                           !r->have_epsilon ? "none"
                           : r->moments     ? "moments"
                                            : "exact");
 }
 
-static cJSON *summary_new(const cli_params *p, const char *command, const rf_run *r) {
-  cJSON *root = cJSON_CreateObject(), *params = cJSON_CreateObject();
-  cJSON_AddStringToObject(root, "command", command);
-  cJSON_AddStringToObject(root, "model", "rf");
-  cJSON_AddStringToObject(root, "version", dpd_version());
-  cJSON_AddNumberToObject(root, "seed", (double)r->sc.seed);
-  cli_json_number(root, "eta", r->sc.eta);
-  cJSON_AddNumberToObject(root, "steps", (double)r->sc.T);
-  cli_json_number(root, "tau", r->sc.eta * (double)r->sc.T);
-  if (r->memory_estimate > 0.0) {
-    cJSON_AddNumberToObject(root, "memory_estimate_bytes", round(r->memory_estimate));
+/* The output every rf command starts from: headline and the run's scalars. */
+static int output_begin(const char *command, const rf_run *r, dpd_output **out, dpd_err *err) {
+  dpd_output *o;
+  int status;
+  if ((status = dpd_output_create(out, err)) < 0) {
+    return status;
   }
-  cli_json_number(root, "clip_norm",
-                  isfinite(r->sc.clip) ? r->sc.clip * sqrt((double)r->pc.p) : INFINITY);
-  add_privacy_json(root, r);
-  cli_params_to_json(p, params);
-  cJSON_AddItemToObject(root, "params", params);
-  return root;
-}
-
-static void print_summary(const cJSON *root, const char *command, const rf_run *r) {
-  printf("# dpdyn %s %s (model rf, d = %zu, n = %zu, p = %zu, %s, seed %llu)\n", dpd_version(),
-         command, r->pc.d, r->pc.n, r->pc.p, dpd_rf_activation_name(r->pc.activation),
-         (unsigned long long)r->sc.seed);
-  cli_print_summary(root);
+  o = *out;
+  o->plot = r->plot;
+  if ((status = dpd__output_headline_set(
+           o, err, "model rf, d = %zu, n = %zu, p = %zu, %s, seed %llu", r->pc.d, r->pc.n, r->pc.p,
+           dpd_rf_activation_name(r->pc.activation), (unsigned long long)r->sc.seed)) < 0) {
+    return status;
+  }
+  cJSON_AddStringToObject(o->summary, "command", command);
+  cJSON_AddStringToObject(o->summary, "model", "rf");
+  cJSON_AddStringToObject(o->summary, "version", dpd_version());
+  cJSON_AddNumberToObject(o->summary, "seed", (double)r->sc.seed);
+  dpd_output_number_set(o, "eta", r->sc.eta);
+  cJSON_AddNumberToObject(o->summary, "steps", (double)r->sc.T);
+  dpd_output_number_set(o, "tau", r->sc.eta * (double)r->sc.T);
+  if (r->memory_estimate > 0.0) {
+    cJSON_AddNumberToObject(o->summary, "memory_estimate_bytes", round(r->memory_estimate));
+  }
+  dpd_output_number_set(o, "clip_norm",
+                        isfinite(r->sc.clip) ? r->sc.clip * sqrt((double)r->pc.p) : INFINITY);
+  add_privacy(o, r);
+  return DPD_OK;
 }
 
 /* dpdyn account --model=rf: the calibration alone. */
-static int run_account(cli_params *p, const rf_run *r, double start, dpd_err *err) {
-  cJSON *root = summary_new(p, "account", r);
-  cli_out o;
-  int status, code = CLI_EXIT_OK;
-  cli_json_number(root, "mu_exact",
-                  r->sigma_exact > 0.0 ? sqrt(r->sc.eta * (double)r->sc.T) / r->sigma_exact
-                                       : INFINITY);
-  cli_json_number(root, "wall_seconds", cli_now() - start);
-  if ((status = cli_out_init(&o, cli_get_text(p, "out"), err)) == DPD_OK) {
-    if ((status = cli_out_json(&o, "summary.json", root, err)) == DPD_OK) {
-      print_summary(root, "account", r);
-      code = cli_out_finish(&o, NULL, err);
-    }
-    cli_out_free(&o);
+static int run_account(dpd_keys *keys, const dpd_run_env *env, dpd_output **out, dpd_err *err) {
+  rf_run r;
+  int status;
+  *out = NULL;
+  if ((status = setup(keys, env, &r, err)) < 0 || env->validate_only) {
+    return status;
   }
-  cJSON_Delete(root);
-  return status < 0 ? cli_exit_code(status) : code;
+  if ((status = output_begin("account", &r, out, err)) < 0) {
+    return status;
+  }
+  dpd_output_number_set(*out, "mu_exact",
+                        r.sigma_exact > 0.0 ? sqrt(r.sc.eta * (double)r.sc.T) / r.sigma_exact
+                                            : INFINITY);
+  return DPD_OK;
 }
 
 /* Sup over the grid of |a - b| and of |a - b| / se (se = 0 with a gap: infinity). */
@@ -390,7 +382,9 @@ static int cmp_size(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-int cli_cmd_rf(const char *command, cli_params *p, double start, dpd_err *err) {
+/* simulate, ou and compare: the problem, then DP-GD replicates and/or the OU theory. */
+static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, dpd_err *err) {
+  const char *command = dpd_keys_command_get(keys);
   rf_run r;
   dpd_rf_problem *problem = NULL;
   dpd_rf_sim_result *sim = NULL;
@@ -399,34 +393,22 @@ int cli_cmd_rf(const char *command, cli_params *p, double start, dpd_err *err) {
   dpd_ou_risk *risk_d = NULL, *risk_c = NULL;
   double *theta_star = NULL, *cols_buf = NULL, *steps_all = NULL;
   size_t *kgrid = NULL, *ksteps = NULL;
-  cJSON *root = NULL;
-  cli_out o = {0};
-  int status, code = CLI_EXIT_OK;
+  dpd_output *out = NULL;
+  int status;
   const int do_sim = strcmp(command, "simulate") == 0 || strcmp(command, "compare") == 0;
   const int do_ou = strcmp(command, "ou") == 0 || strcmp(command, "compare") == 0;
-  const char *figure;
+  const char *figure = do_sim && do_ou ? "rf_compare" : do_sim ? "rf_simulate" : "rf_ou";
   double ts_train = NAN, ts_test = NAN;
 
-  if ((status = setup(p, command, &r, err)) < 0) {
-    return cli_exit_code(status);
+  *outp = NULL;
+  if ((status = setup(keys, env, &r, err)) < 0 || env->validate_only) {
+    return status;
   }
   /* theta* (dgelsd) and the OU eigenproblem (dsyevd) run in LAPACK, whose rounding depends on
    * OpenBLAS's thread count; one thread keeps every output bit-identical for any `threads`
    * (dpdyn's own kernels use OpenMP). On two cores this costs nothing measurable. */
   openblas_set_num_threads(1);
-  if (strcmp(command, "account") == 0) {
-    return run_account(p, &r, start, err);
-  }
-  if (!do_sim && !do_ou) {
-    DPD_FAIL(err, DPD_EINVAL,
-             "invalid value for 'model': 'rf' (allowed for %s: linreg; model=rf has simulate, "
-             "ou, compare and account)",
-             command);
-    return CLI_EXIT_USAGE;
-  }
-  figure = do_sim && do_ou ? "rf_compare" : do_sim ? "rf_simulate" : "rf_ou";
-  if ((status = cli_out_init(&o, cli_get_text(p, "out"), err)) < 0 ||
-      (status = dpd_rf_problem_create(&r.pc, &problem, err)) < 0) {
+  if ((status = dpd_rf_problem_create(&r.pc, &problem, err)) < 0) {
     goto done;
   }
   const size_t g = r.sc.grid, T = r.sc.T, n = r.pc.n, pp = r.pc.p;
@@ -443,22 +425,25 @@ int cli_cmd_rf(const char *command, cli_params *p, double start, dpd_err *err) {
   free(theta_star);
   theta_star = NULL;
 
-  root = summary_new(p, command, &r);
-  cli_json_number(root, "theta_star_train_risk", ts_train);
-  cli_json_number(root, "theta_star_test_risk", ts_test);
+  if ((status = output_begin(command, &r, &out, err)) < 0 ||
+      (status = dpd__output_figure_set(out, figure, err)) < 0) {
+    goto done;
+  }
+  dpd_output_number_set(out, "theta_star_train_risk", ts_train);
+  dpd_output_number_set(out, "theta_star_test_risk", ts_test);
 
   if (do_sim) {
     size_t *fc;
     if ((status = dpd_rf_sim_run(problem, &r.sc, &sim, err)) < 0) {
       goto done;
     }
-    cJSON_AddNumberToObject(root, "seeds", (double)r.sc.seeds);
-    cli_json_number(root, "final_test_risk", sim->test_mean[g - 1]);
-    cli_json_number(root, "final_test_risk_se", sim->test_se[g - 1]);
-    cli_json_number(root, "final_train_risk", sim->train_mean[g - 1]);
-    cli_json_number(root, "final_train_risk_se", sim->train_se[g - 1]);
-    cli_json_number(root, "clipped_fraction_final", sim->clip_fraction[T - 1]);
-    cli_json_number(root, "clipped_fraction_mean", sim->clip_fraction_total);
+    cJSON_AddNumberToObject(out->summary, "seeds", (double)r.sc.seeds);
+    dpd_output_number_set(out, "final_test_risk", sim->test_mean[g - 1]);
+    dpd_output_number_set(out, "final_test_risk_se", sim->test_se[g - 1]);
+    dpd_output_number_set(out, "final_train_risk", sim->train_mean[g - 1]);
+    dpd_output_number_set(out, "final_train_risk_se", sim->train_se[g - 1]);
+    dpd_output_number_set(out, "clipped_fraction_final", sim->clip_fraction[T - 1]);
+    dpd_output_number_set(out, "clipped_fraction_mean", sim->clip_fraction_total);
     fc = malloc(r.sc.seeds * sizeof *fc);
     if (fc == NULL) {
       status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
@@ -467,9 +452,9 @@ int cli_cmd_rf(const char *command, cli_params *p, double start, dpd_err *err) {
     memcpy(fc, sim->first_clip, r.sc.seeds * sizeof *fc);
     qsort(fc, r.sc.seeds, sizeof *fc, cmp_size);
     /* T means "never clipped": reported as -1. */
-    cli_json_number(root, "first_clip_step_min", fc[0] < T ? (double)fc[0] : -1.0);
-    cli_json_number(root, "first_clip_step_median",
-                    fc[r.sc.seeds / 2] < T ? (double)fc[r.sc.seeds / 2] : -1.0);
+    dpd_output_number_set(out, "first_clip_step_min", fc[0] < T ? (double)fc[0] : -1.0);
+    dpd_output_number_set(out, "first_clip_step_median",
+                          fc[r.sc.seeds / 2] < T ? (double)fc[r.sc.seeds / 2] : -1.0);
     free(fc);
   }
   if (do_ou) {
@@ -495,10 +480,10 @@ int cli_cmd_rf(const char *command, cli_params *p, double start, dpd_err *err) {
     {
       double a_max = 2.0 * s[0] * s[0] / (double)n;
       double a_min = rank > 0 ? 2.0 * s[rank - 1] * s[rank - 1] / (double)n : 0.0;
-      cJSON_AddNumberToObject(root, "ou_rank", (double)rank);
-      cli_json_number(root, "ou_a_max", a_max);
-      cli_json_number(root, "ou_a_min", a_min);
-      cli_json_number(root, "ou_eta_a_max", r.sc.eta * a_max);
+      cJSON_AddNumberToObject(out->summary, "ou_rank", (double)rank);
+      dpd_output_number_set(out, "ou_a_max", a_max);
+      dpd_output_number_set(out, "ou_a_min", a_min);
+      dpd_output_number_set(out, "ou_eta_a_max", r.sc.eta * a_max);
       free(s);
       if (!(r.sc.eta * a_max < 2.0)) {
         status = DPD_FAIL(err, DPD_ENONFINITE,
@@ -536,22 +521,23 @@ int cli_cmd_rf(const char *command, cli_params *p, double start, dpd_err *err) {
     } else {
       exit_idx = T + 1;
     }
-    cli_json_number(root, "ou_exit_step", exit_idx <= T ? (double)exit_idx : -1.0);
-    cli_json_number(root, "ou_exit_tau", exit_idx <= T ? r.sc.eta * (double)exit_idx : INFINITY);
+    dpd_output_number_set(out, "ou_exit_step", exit_idx <= T ? (double)exit_idx : -1.0);
+    dpd_output_number_set(out, "ou_exit_tau",
+                          exit_idx <= T ? r.sc.eta * (double)exit_idx : INFINITY);
     {
       const char *pre = do_sim ? "ou_" : "";
       char key[64];
       snprintf(key, sizeof key, "%sfinal_test_risk", pre);
-      cli_json_number(root, key, risk_d[g - 1].risk);
+      dpd_output_number_set(out, key, risk_d[g - 1].risk);
       if (!do_sim) {
-        cli_json_number(root, "final_test_risk_se", 0.0);
+        dpd_output_number_set(out, "final_test_risk_se", 0.0);
       }
       snprintf(key, sizeof key, "%sfinal_bias", pre);
-      cli_json_number(root, key, risk_d[g - 1].bias);
+      dpd_output_number_set(out, key, risk_d[g - 1].bias);
       snprintf(key, sizeof key, "%sfinal_noise", pre);
-      cli_json_number(root, key, risk_d[g - 1].noise);
+      dpd_output_number_set(out, key, risk_d[g - 1].noise);
       snprintf(key, sizeof key, "%sfinal_test_risk_continuous", pre);
-      cli_json_number(root, key, risk_c[g - 1].risk);
+      dpd_output_number_set(out, key, risk_c[g - 1].risk);
     }
   }
 
@@ -615,17 +601,17 @@ int cli_cmd_rf(const char *command, cli_params *p, double start, dpd_err *err) {
     if (sim != NULL && do_ou) {
       double sup, sup_se, final_gap = fabs(risk_d[g - 1].risk - sim->test_mean[g - 1]);
       sup_gaps(oud, sim->test_mean, sim->test_se, g, &sup, &sup_se);
-      cli_json_number(root, "sup_gap", sup);
-      cli_json_number(root, "sup_gap_in_se", sup_se);
-      cli_json_number(root, "final_gap", final_gap);
+      dpd_output_number_set(out, "sup_gap", sup);
+      dpd_output_number_set(out, "sup_gap_in_se", sup_se);
+      dpd_output_number_set(out, "final_gap", final_gap);
       {
         double fz;
         sup_gaps(oud + g - 1, sim->test_mean + g - 1, sim->test_se + g - 1, 1, &final_gap, &fz);
-        cli_json_number(root, "final_gap_in_se", fz);
+        dpd_output_number_set(out, "final_gap_in_se", fz);
       }
     }
-    if ((status = cli_write_figure_table(&o, p, "trajectory.tsv", figure, names, g, ncols, cols,
-                                         err)) < 0) {
+    if ((status = dpd_output_table_add(out, "trajectory.tsv", figure, names, g, ncols, cols, err)) <
+        0) {
       goto done;
     }
     if (sim != NULL) {
@@ -639,25 +625,13 @@ int cli_cmd_rf(const char *command, cli_params *p, double start, dpd_err *err) {
         steps_all[T + k] = (double)k;
       }
       const double *ccols[3] = {steps_all, steps_all + T, sim->clip_fraction};
-      if ((status = cli_write_figure_table(&o, p, "clipping.tsv", figure, "t step clipped_fraction",
-                                           T, 3, ccols, err)) < 0) {
+      if ((status = dpd_output_table_add(out, "clipping.tsv", figure, "t step clipped_fraction", T,
+                                         3, ccols, err)) < 0) {
         goto done;
       }
     }
   }
-  cli_json_number(root, "wall_seconds", cli_now() - start);
-  if ((status = cli_out_json(&o, "summary.json", root, err)) < 0) {
-    goto done;
-  }
-  print_summary(root, command, &r);
-  code = cli_out_finish(&o, r.plot ? figure : NULL, err);
-  if (code == CLI_EXIT_OK) {
-    printf("# wrote %s/\n", o.dir);
-  }
 done:
-  if (status < 0) {
-    code = cli_exit_code(status);
-  }
   free(kgrid);
   free(ksteps);
   free(theta_star);
@@ -665,18 +639,31 @@ done:
   free(steps_all);
   free(risk_d);
   free(risk_c);
-  cJSON_Delete(root);
   dpd_ou_test_free(ou_test);
   dpd_ou_free(ou);
   dpd_rf_sim_result_free(sim);
   dpd_rf_problem_free(problem);
-  cli_out_free(&o);
-  return code;
+  if (status < 0) {
+    dpd_output_free(out);
+    out = NULL;
+  }
+  *outp = out;
+  return status;
 }
 
-/* Validation alone (the fuzz harnesses of fuzz/): every model=rf key of `p` for `command`,
- * nothing built or written. Returns a DPD status, the message in err. */
-int cli_rf_validate(cli_params *p, const char *command, dpd_err *err) {
-  rf_run r;
-  return setup(p, command, &r, err);
-}
+static const dpd_model_command rf_commands[] = {
+    {"simulate", "DP-GD replicates: train and test risk with standard errors, clipped fraction",
+     "trajectory.tsv clipping.tsv summary.json",
+     "dpdyn simulate --model=rf --p=500 --n=400 --epsilon=2 --clip=1", run_problem},
+    {"ou", "Ornstein-Uhlenbeck theory of DP-GD: test risk (bias + noise), exit from no-clip set",
+     "trajectory.tsv summary.json", "dpdyn ou --model=rf --p=500 --n=400 --sigma=1", run_problem},
+    {"compare", "DP-GD replicates against the OU theory: gaps in standard errors, figure",
+     "trajectory.tsv clipping.tsv summary.json rf_compare.png",
+     "dpdyn compare --model=rf --p=500 --n=400 --epsilon=2 --clip=1", run_problem},
+    {"account", "privacy calibration: sigma of epsilon (exact and moments), epsilon of sigma",
+     "summary.json", "dpdyn account --model=rf --epsilon=2 --steps=500 --eta=0.002", run_account},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+const dpd_model_type dpd__model_rf = {
+    "rf", "random-features regression, full-batch DP-GD with per-sample clipping (MATH.md 2)",
+    rf_keys, rf_commands};

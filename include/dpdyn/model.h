@@ -1,0 +1,128 @@
+/* Models as plug-ins: a model type is a `const` table (name, keys, commands), the registry
+ * lists them, and one generic runner serves every command of every model.
+ * SPDX-License-Identifier: MIT
+ *
+ * The shape follows GSL's algorithm types (gsl_odeiv2_step_type) and Lua's luaL_Reg: a family of
+ * algorithms is a table of `const` type structs, written once against the generic driver, and
+ * every list a user sees (models, commands, keys, "allowed: ...") is generated from the tables.
+ *
+ *   const dpd_model_type *m = dpd_model_lookup("rf");
+ *   dpd_keys *keys;  dpd_output *out;
+ *   dpd_model_keys_create(m, "simulate", &keys, &err);     // every default in place
+ *   dpd_keys_set(keys, "p", "500", &err);                  // what the user gives
+ *   dpd_model_run(m, "simulate", keys, &env, &out, &err);  // validate, run, tables + summary
+ *   ... out->tables[k], out->summary ...
+ *   dpd_output_free(out);  dpd_keys_free(keys);
+ *
+ * A model's own typed API (linreg.h, rf.h, ...) stays available; its type is a small adapter.
+ * Adding a model = its folder under src/models/ + one line in src/models/registry.c. */
+#ifndef DPD_MODEL_H
+#define DPD_MODEL_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "dpdyn/keys.h"
+#include "dpdyn/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One data table of a run: `rows` rows of `ncols` named columns (column-major). */
+typedef struct {
+  char *name;   /* file name, e.g. "trajectory.tsv" */
+  char *figure; /* the gnuplot script that renders it (plots/<figure>.gp) */
+  size_t rows, ncols;
+  char **columns; /* [ncols] column names */
+  double *data;   /* [ncols * rows]: column k is data + k * rows */
+} dpd_table;
+
+/* What a run produces: a summary (JSON object: scalars, the parameters in effect under
+ * "params", null members explained under "not_available"), tables, and the figure to draw. */
+typedef struct {
+  char *headline; /* one line naming the run (model, sizes, seed) */
+  cJSON *summary; /* owned */
+  dpd_table *tables;
+  size_t ntables;
+  char *figure; /* the figure of the run (NULL: none) */
+  int plot;     /* whether the user asked for the figure (key plot, or the command's default) */
+} dpd_output;
+
+/* Creates an empty output (summary: an empty object). *out: returned-owned. */
+DPD_API int dpd_output_create(dpd_output **out, dpd_err *err);
+DPD_API void dpd_output_free(dpd_output *out);
+/* Appends a table: `columns` is the space-separated list of the `ncols` names; the data of
+ * cols[k][0..rows) are copied (cols: borrowed). */
+DPD_API int dpd_output_table_add(dpd_output *out, const char *name, const char *figure,
+                                 const char *columns, size_t rows, size_t ncols,
+                                 const double *const *cols, dpd_err *err);
+/* The table called `name`, NULL if none; the column called `column` of a table, NULL if none. */
+DPD_API const dpd_table *dpd_output_table_get(const dpd_output *out, const char *name);
+DPD_API const double *dpd_table_column_get(const dpd_table *t, const char *column);
+/* Summary helpers: a finite number, "inf"/"-inf" as strings, NaN as null with a reason under
+ * "not_available" (a summary never holds NaN). */
+DPD_API void dpd_output_number_set(dpd_output *out, const char *key, double v);
+DPD_API void dpd_output_na_set(dpd_output *out, const char *key, const char *reason);
+/* Records every key in effect (dpd_keys_record_get) under "params". */
+DPD_API int dpd_output_params_set(dpd_output *out, const dpd_keys *keys, dpd_err *err);
+
+/* Progress of a long run: `done` of `total` units (replicates, steps). Called from the calling
+ * thread only. Return 0 to go on. */
+typedef int (*dpd_run_progress_fn)(void *user, const char *what, size_t done, size_t total);
+
+/* The environment of a run: resources and callbacks, none of which changes a result. */
+typedef struct {
+  size_t max_memory;            /* bytes a run may allocate: larger estimates are refused
+                                   (DPD_EINVAL naming the key that drives the size) before
+                                   anything large is allocated; 0: no limit */
+  dpd_run_progress_fn progress; /* NULL: silent */
+  void *progress_user;
+  int validate_only; /* 1: validate every key, build nothing, return DPD_OK */
+} dpd_run_env;
+
+DPD_API dpd_run_env dpd_run_env_default(void);
+
+/* One command of a model. `run` validates every key (the model records the values in effect in
+ * `keys`), checks the memory estimate against env->max_memory, runs, and returns the output
+ * (returned-owned). With env->validate_only it stops after validation (*out = NULL). */
+typedef struct {
+  const char *name;    /* "simulate", "ou", ... */
+  const char *summary; /* one line for dpdyn --help */
+  const char *files;   /* the files it writes, space-separated (summary.json included) */
+  const char *example; /* one command line */
+  int (*run)(dpd_keys *keys, const dpd_run_env *env, dpd_output **out, dpd_err *err);
+} dpd_model_command;
+
+typedef struct dpd_model_type {
+  const char *name;                  /* the value of the key `model` */
+  const char *summary;               /* one line */
+  const dpd_key_desc *keys;          /* the model's keys (NULL-name terminated) */
+  const dpd_model_command *commands; /* NULL-name terminated */
+} dpd_model_type;
+
+/* The keys every model takes (model, out, plot, max_memory): NULL-name terminated. */
+DPD_API const dpd_key_desc *dpd_model_common_keys(void);
+
+/* The registry: the i-th model (NULL past the end), and lookup by name (NULL: unknown). */
+DPD_API const dpd_model_type *dpd_model_at(size_t i);
+DPD_API const dpd_model_type *dpd_model_lookup(const char *name);
+/* The command `name` of a model, NULL if it has none. */
+DPD_API const dpd_model_command *dpd_model_command_get(const dpd_model_type *m, const char *name);
+/* "simulate, ou, compare" (the model's commands) and "linreg, rf" (the registry). */
+DPD_API void dpd_model_command_list(const dpd_model_type *m, char *buf, size_t cap);
+DPD_API void dpd_model_list(char *buf, size_t cap);
+
+/* The key set of a command of a model: the model's keys, then the common keys, defaults in
+ * place (model = m->name). *keys: returned-owned (dpd_keys_free). */
+DPD_API int dpd_model_keys_create(const dpd_model_type *m, const char *command, dpd_keys **keys,
+                                  dpd_err *err);
+/* Runs a command (DPD_EINVAL naming the commands the model has when it lacks `command`). */
+DPD_API int dpd_model_run(const dpd_model_type *m, const char *command, dpd_keys *keys,
+                          const dpd_run_env *env, dpd_output **out, dpd_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DPD_MODEL_H */

@@ -1,0 +1,99 @@
+/* Any command of any model of the registry: validate, run, write the output directory.
+ * SPDX-License-Identifier: MIT
+ *
+ * The model's command (dpdyn/model.h) validates every key first (env.validate_only), so a bad
+ * value is reported before the output directory is touched or anything large is built; then it
+ * runs and returns its summary and tables, which are written here, staged and published as one
+ * unit (output.c), with the figure when asked. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "core/error_impl.h"
+
+/* Progress on a terminal: one line rewritten in place. */
+static int progress_line(void *user, const char *what, size_t done, size_t total) {
+  const char *command = user;
+  fprintf(stderr, "\rdpdyn %s: %zu/%zu %s", command, done, total, what);
+  if (done == total) {
+    fputc('\n', stderr);
+  }
+  return 0;
+}
+
+static int write_table(cli_out *o, const dpd_keys *keys, const dpd_table *t, dpd_err *err) {
+  char *tmp;
+  FILE *f = cli_out_open(o, t->name, &tmp, err);
+  if (f == NULL) {
+    return err->status;
+  }
+  fprintf(f, "# dpdyn %s\n", dpd_version());
+  fprintf(f, "# command: %s\n", dpd_keys_command_get(keys));
+  fprintf(f, "# figure: %s\n", t->figure);
+  cli_keys_to_header(keys, f);
+  fputs("# columns:", f);
+  for (size_t k = 0; k < t->ncols; k++) {
+    fprintf(f, " %s", t->columns[k]);
+  }
+  fputc('\n', f);
+  for (size_t i = 0; i < t->rows; i++) {
+    for (size_t k = 0; k < t->ncols; k++) {
+      fprintf(f, k == 0 ? "%.10g" : " %.10g", t->data[k * t->rows + i]);
+    }
+    fputc('\n', f);
+  }
+  return cli_out_commit(o, f, tmp, t->name, err);
+}
+
+int cli_cmd_model(cli_params *p, double start, dpd_err *err) {
+  dpd_run_env env = dpd_run_env_default();
+  dpd_output *res = NULL;
+  cli_out o = {0};
+  int status, code = CLI_EXIT_OK;
+  env.max_memory = p->max_memory;
+  env.progress = isatty(STDERR_FILENO) ? progress_line : NULL;
+  env.progress_user = (void *)p->command;
+  env.validate_only = 1;
+  if ((status = dpd_model_run(p->model, p->command, p->keys, &env, &res, err)) < 0 ||
+      (status = cli_out_init(&o, cli_get_text(p, "out"), err)) < 0) {
+    return cli_exit_code(status);
+  }
+  env.validate_only = 0;
+  if ((status = dpd_model_run(p->model, p->command, p->keys, &env, &res, err)) < 0 ||
+      (status = dpd_output_params_set(res, p->keys, err)) < 0) {
+    goto done;
+  }
+  cli_json_number(res->summary, "wall_seconds", cli_now() - start);
+  for (size_t k = 0; k < res->ntables; k++) {
+    if ((status = write_table(&o, p->keys, &res->tables[k], err)) < 0) {
+      goto done;
+    }
+  }
+  if ((status = cli_out_json(&o, "summary.json", res->summary, err)) < 0) {
+    goto done;
+  }
+  printf("# dpdyn %s %s (%s)\n", dpd_version(), p->command,
+         res->headline != NULL ? res->headline : p->model->name);
+  cli_print_summary(res->summary);
+  code = cli_out_finish(&o, res->plot ? res->figure : NULL, err);
+  if (code == CLI_EXIT_OK && res->ntables > 0) {
+    printf("# wrote %s/\n", o.dir);
+  }
+done:
+  if (status < 0) {
+    code = cli_exit_code(status);
+  }
+  dpd_output_free(res);
+  cli_out_free(&o);
+  return code;
+}
+
+int cli_model_validate(cli_params *p, dpd_err *err) {
+  dpd_run_env env = dpd_run_env_default();
+  dpd_output *res = NULL;
+  env.max_memory = p->max_memory;
+  env.validate_only = 1;
+  return dpd_model_run(p->model, p->command, p->keys, &env, &res, err);
+}

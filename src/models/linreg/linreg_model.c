@@ -1,0 +1,107 @@
+/* model=linreg: one-pass DP-SGD for linear regression (MATH.md 1) as a model type.
+ * SPDX-License-Identifier: MIT
+ *
+ * The keys of the model. Its commands are still run by the CLI (src/cli/cmd_linreg.c,
+ * cmd_tune.c): their `run` hooks are NULL until they move here. */
+#include <math.h>
+#include <stddef.h>
+
+#include "models/model_impl.h"
+
+#define LR_SIM "simulate sde compare tune"
+#define LR_ALL "simulate sde ode compare account tune"
+#define LR_THEORY "ode compare tune"
+
+static const dpd_key_desc linreg_keys[] = {
+    {"d", DPD_KEY_INT, NULL, 1, 2147483648.0, 0, NULL, LR_ALL, "dimension d"},
+    {"n", DPD_KEY_INT, NULL, 1, 18446744073709551615.0, 0, NULL, LR_ALL,
+     "samples = steps n (or give gamma)"},
+    {"gamma", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_ALL,
+     "d/n (replaces n)"},
+    {"zeta", DPD_KEY_REAL, "0.5", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, LR_ALL,
+     "label-noise standard deviation"},
+    {"noise", DPD_KEY_TEXT, "gaussian", 0, 0, 0, NULL, LR_ALL,
+     "label-noise law (variance zeta^2): gaussian | laplace | rademacher | student:NU (NU > 2)"},
+    {"spectrum", DPD_KEY_TEXT, "iso", 0, 0, 0, NULL, LR_ALL,
+     "iso | levels:L1*M1,L2*M2,... | powerlaw:ALPHA | file:PATH (renormalised to mean 1)"},
+    {"theta_star", DPD_KEY_TEXT, "random", 0, 0, 0, NULL, LR_ALL,
+     "random | flat | file:PATH (eigenbasis components)"},
+    {"theta_norm", DPD_KEY_REAL, "1", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_ALL,
+     "|theta*|"},
+    {"c", DPD_KEY_REAL, "inf", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, LR_ALL,
+     "clipping scale, C = c sqrt(d); inf = no clipping"},
+    {"rho", DPD_KEY_REAL, "inf", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, LR_ALL,
+     "privacy rho (rho^2/2-zCDP); inf = non-private"},
+    {"epsilon", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_ALL,
+     "target epsilon (with delta) instead of rho"},
+    {"delta", DPD_KEY_REAL, NULL, 0, 1, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_ALL,
+     "delta in (0, 1) for (epsilon, delta) conversions"},
+    {"schedule", DPD_KEY_TEXT, "const", 0, 0, 0, NULL, LR_ALL,
+     "const | sqrt | hyperbolic | optimal | step | cosine | file:PATH (columns t eta)"},
+    {"eta0", DPD_KEY_REAL, "1", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_ALL,
+     "eta~(0) for const, sqrt, hyperbolic, step, cosine"},
+    {"a", DPD_KEY_REAL, "1", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, LR_ALL,
+     "hyperbolic decay: eta~(t) = eta0/(1 + a t)"},
+    {"c1", DPD_KEY_REAL, "1", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_ALL,
+     "optimal: eta~(t) = c1/(t + gamma max(c2, c3/rho))"},
+    {"c2", DPD_KEY_REAL, "1", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_ALL,
+     "optimal schedule constant c2"},
+    {"c3", DPD_KEY_REAL, "0", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, LR_ALL,
+     "optimal schedule constant c3"},
+    {"factor", DPD_KEY_REAL, "0.5", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_ALL,
+     "step: multiplier of eta~ at each drop"},
+    {"drops", DPD_KEY_INT, "1", 1, 1e6, 0, NULL, LR_ALL, "step: number of equally spaced drops"},
+    {"eta_min", DPD_KEY_REAL, "0", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, LR_ALL,
+     "cosine: eta~(t) = eta_min + (eta0 - eta_min)(1 + cos(pi t))/2"},
+    {"dt", DPD_KEY_REAL, NULL, 0, 1, DPD_KEY_LO_OPEN, NULL, "sde compare",
+     "Euler-Maruyama step (default 1/n)"},
+    {"sde", DPD_KEY_INT, "0", 0, 1, 0, NULL, "compare",
+     "1 = also integrate the SDE (three-way comparison)"},
+    {"sequence", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, "account",
+     "file of (eta_k, sigma_k) rows; reports rho_eff of that sequence"},
+    {"seeds", DPD_KEY_INT, "16", 1, 16777216.0, 0, NULL, LR_SIM, "replicates"},
+    {"seed", DPD_KEY_INT, "1", 0, 18446744073709551615.0, 0, NULL, LR_ALL, "master seed"},
+    {"threads", DPD_KEY_INT, "0", 0, 4096, 0, NULL, LR_ALL,
+     "worker threads (0 = all cores); results do not depend on it"},
+    {"grid", DPD_KEY_INT, "101", 2, 16777216.0, 0, NULL, LR_ALL, "recorded time points on [0, 1]"},
+    {"method", DPD_KEY_TEXT, "bdf", 0, 0, 0, NULL, LR_THEORY,
+     "ODE method: bdf | adams | volterra (FFT, constant schedules without clipping)"},
+    {"rtol", DPD_KEY_REAL, "1e-8", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_THEORY,
+     "ODE relative tolerance"},
+    {"atol", DPD_KEY_REAL, "1e-12", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_THEORY,
+     "ODE absolute tolerance on the risk"},
+    {"tune", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, "tune",
+     "what to optimise (default c,eta0; optimal: c,c1,c2,c3)"},
+    {"c_min", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, "tune",
+     "smallest clipping scale searched (default 0.01)"},
+    {"c_max", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, "tune",
+     "largest clipping scale searched (default 100)"},
+    {"heatmap", DPD_KEY_INT, NULL, 0, 1001, 0, NULL, "tune",
+     "(c, eta~(0)) surface points per axis, 0 = none (default 41)"},
+    {"heatmap_eta", DPD_KEY_TEXT, NULL, 0, 0, 0, "log|linear", "tune",
+     "eta~(0) axis of the surface (default log)"},
+    {"confirm_seeds", DPD_KEY_INT, NULL, 0, 16777216.0, 0, NULL, "tune",
+     "replicates of the confirmation simulation, 0 = skip (default 64)"},
+    {NULL, DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL}};
+
+static const dpd_model_command linreg_commands[] = {
+    {"simulate", "one-pass DP-SGD over `seeds` replicates: excess risk with standard errors",
+     "trajectory.tsv release.tsv summary.json", "dpdyn simulate --d=200 --n=800 --c=1 --rho=2",
+     NULL},
+    {"sde", "homogenized SDE (H-DP-SGD) by Euler-Maruyama over `seeds` replicates",
+     "trajectory.tsv release.tsv summary.json", "dpdyn sde --d=200 --n=800 --c=1 --rho=2", NULL},
+    {"ode", "deterministic equivalent: coupled risk ODEs, bounds, last-iterate jump",
+     "trajectory.tsv release.tsv summary.json", "dpdyn ode --d=1000 --n=4000 --c=1 --rho=2", NULL},
+    {"compare", "simulation against the ODE (+ the SDE with --sde=1): gaps, figure",
+     "trajectory.tsv release.tsv summary.json compare.png",
+     "dpdyn compare --d=200 --n=800 --c=1 --rho=2", NULL},
+    {"account", "privacy of the schedule: rho_eff, (epsilon, delta), calibration", "summary.json",
+     "dpdyn account --d=1000 --n=4000 --epsilon=2 --delta=1e-6 --schedule=sqrt", NULL},
+    {"tune", "optimise c and the schedule on the ODE; heat map; confirm by simulation",
+     "trajectory.tsv release.tsv heatmap.tsv summary.json tune.png",
+     "dpdyn tune --d=1000 --n=4000 --rho=2 --schedule=sqrt", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+const dpd_model_type dpd__model_linreg = {
+    "linreg", "linear regression, one-pass DP-SGD with clipping (MATH.md 1)", linreg_keys,
+    linreg_commands};

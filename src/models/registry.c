@@ -1,0 +1,160 @@
+/* The registry of models and the generic runner (model.h).
+ * SPDX-License-Identifier: MIT
+ *
+ * Adding a model: its folder under src/models/ with an adapter filling a dpd_model_type, and one
+ * line in `models` below. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error_impl.h"
+#include "models/model_impl.h"
+
+static const dpd_model_type *const models[] = {&dpd__model_linreg, &dpd__model_rf, NULL};
+
+static const dpd_key_desc common_keys[] = {
+    {"model", DPD_KEY_TEXT, "linreg", 0, 0, 0, NULL, NULL, "the model (dpdyn --help lists them)"},
+    {"out", DPD_KEY_TEXT, "./dpdyn-out", 0, 0, 0, NULL, NULL, "output directory"},
+    {"plot", DPD_KEY_INT, NULL, 0, 1, 0, NULL, NULL,
+     "1 = render the figure with gnuplot (default 1 for compare, 0 otherwise)"},
+    {"max_memory", DPD_KEY_BYTES, NULL, 0, 0, 0, NULL, NULL,
+     "most memory a run may allocate, in bytes or with K/M/G/T (default: half the RAM)"},
+    {NULL, DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL}};
+
+const dpd_key_desc *dpd_model_common_keys(void) {
+  return common_keys;
+}
+
+const dpd_model_type *dpd_model_at(size_t i) {
+  for (size_t k = 0; models[k] != NULL; k++) {
+    if (k == i) {
+      return models[k];
+    }
+  }
+  return NULL;
+}
+
+const dpd_model_type *dpd_model_lookup(const char *name) {
+  for (size_t k = 0; models[k] != NULL; k++) {
+    if (strcmp(models[k]->name, name) == 0) {
+      return models[k];
+    }
+  }
+  return NULL;
+}
+
+const dpd_model_command *dpd_model_command_get(const dpd_model_type *m, const char *name) {
+  if (m->commands == NULL) {
+    return NULL;
+  }
+  for (const dpd_model_command *c = m->commands; c->name != NULL; c++) {
+    if (strcmp(c->name, name) == 0) {
+      return c;
+    }
+  }
+  return NULL;
+}
+
+void dpd_model_command_list(const dpd_model_type *m, char *buf, size_t cap) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (const dpd_model_command *c = m->commands; c != NULL && c->name != NULL && len < cap; c++) {
+    len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", c->name);
+  }
+}
+
+void dpd_model_list(char *buf, size_t cap) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (size_t k = 0; models[k] != NULL && len < cap; k++) {
+    len += (size_t)snprintf(buf + len, cap - len, "%s%s", k ? ", " : "", models[k]->name);
+  }
+}
+
+int dpd_model_keys_create(const dpd_model_type *m, const char *command, dpd_keys **keys,
+                          dpd_err *err) {
+  const dpd_key_desc *tables[2] = {m->keys, common_keys};
+  int status = dpd_keys_create(tables, 2, command, keys, err);
+  if (status == DPD_OK && (status = dpd_keys_effective_set(*keys, "model", m->name, err)) < 0) {
+    dpd_keys_free(*keys);
+    *keys = NULL;
+  }
+  return status;
+}
+
+dpd_run_env dpd_run_env_default(void) {
+  dpd_run_env env = {0, NULL, NULL, 0};
+  return env;
+}
+
+int dpd_model_run(const dpd_model_type *m, const char *command, dpd_keys *keys,
+                  const dpd_run_env *env, dpd_output **out, dpd_err *err) {
+  const dpd_model_command *c = dpd_model_command_get(m, command);
+  dpd_run_env none = dpd_run_env_default();
+  *out = NULL;
+  if (c == NULL) {
+    char list[256];
+    dpd_model_command_list(m, list, sizeof list);
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'model': '%s' (model=%s has no command '%s'; it has %s)",
+                    m->name, m->name, command, list);
+  }
+  return c->run(keys, env != NULL ? env : &none, out, err);
+}
+
+int dpd__model_memory_check(const dpd_keys *keys, const dpd_run_env *env, double bytes,
+                            const char *driver, dpd_err *err) {
+  if (env->max_memory > 0 && !(bytes <= (double)env->max_memory)) {
+    const char *value = dpd_keys_text_get(keys, driver);
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for '%s': %s needs about %.3g bytes (%.3g GiB) of memory "
+                    "(allowed: at most max_memory = %zu bytes (%.3g GiB); %s '%s' or raise "
+                    "max_memory)",
+                    driver, value != NULL ? value : "?", bytes, bytes / 1073741824.0,
+                    env->max_memory, (double)env->max_memory / 1073741824.0,
+                    strcmp(driver, "gamma") == 0 ? "raise" : "lower", driver);
+  }
+  return DPD_OK;
+}
+
+int dpd__model_plot_get(const dpd_keys *keys, int def, int *plot, dpd_err *err) {
+  size_t v;
+  int status;
+  if (!dpd_keys_given(keys, "plot")) {
+    *plot = def;
+    return DPD_OK;
+  }
+  if ((status = dpd_keys_size_range_get(keys, "plot", 0, 1, &v, err)) < 0) {
+    return status;
+  }
+  *plot = (int)v;
+  return DPD_OK;
+}
+
+int dpd__output_headline_set(dpd_output *out, dpd_err *err, const char *fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  free(out->headline);
+  if ((out->headline = malloc(strlen(buf) + 1)) == NULL) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+  }
+  memcpy(out->headline, buf, strlen(buf) + 1);
+  return DPD_OK;
+}
+
+int dpd__output_figure_set(dpd_output *out, const char *figure, dpd_err *err) {
+  free(out->figure);
+  out->figure = NULL;
+  if (figure != NULL) {
+    if ((out->figure = malloc(strlen(figure) + 1)) == NULL) {
+      return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    }
+    memcpy(out->figure, figure, strlen(figure) + 1);
+  }
+  return DPD_OK;
+}
