@@ -100,6 +100,9 @@ typedef struct dpd_model_type {
   const char *summary;               /* one line */
   const dpd_key_desc *keys;          /* the model's keys (NULL-name terminated) */
   const dpd_model_command *commands; /* NULL-name terminated */
+  const char *const *small;          /* key, value, key, value, ..., NULL: a problem small enough
+                                        for the registry contract test (tests/unit/
+                                        test_models.c) and quick examples */
 } dpd_model_type;
 
 /* The keys every model takes (model, out, plot, max_memory): NULL-name terminated. */

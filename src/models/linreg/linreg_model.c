@@ -102,6 +102,9 @@ static const dpd_model_command linreg_commands[] = {
      "dpdyn tune --d=1000 --n=4000 --rho=2 --schedule=sqrt", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
+static const char *const linreg_small[] = {"d",  "20", "n", "80",  "seeds", "3", "grid",
+                                           "11", "c",  "1", "rho", "2",     NULL};
+
 const dpd_model_type dpd__model_linreg = {
     "linreg", "linear regression, one-pass DP-SGD with clipping (MATH.md 1)", linreg_keys,
-    linreg_commands};
+    linreg_commands, linreg_small};

@@ -664,6 +664,10 @@ static const dpd_model_command rf_commands[] = {
      "summary.json", "dpdyn account --model=rf --epsilon=2 --steps=500 --eta=0.002", run_account},
     {NULL, NULL, NULL, NULL, NULL}};
 
+static const char *const rf_small[] = {"d",       "8",     "n",    "40",    "n_test", "30",   "p",
+                                       "60",      "steps", "50",   "seeds", "3",      "grid", "11",
+                                       "epsilon", "2",     "clip", "1",     NULL};
+
 const dpd_model_type dpd__model_rf = {
     "rf", "random-features regression, full-batch DP-GD with per-sample clipping (MATH.md 2)",
-    rf_keys, rf_commands};
+    rf_keys, rf_commands, rf_small};

@@ -1,0 +1,250 @@
+/* The registry contract: every model of the registry, every command of it with a run hook.
+ * SPDX-License-Identifier: MIT
+ *
+ * For each model: the key table is well formed (unique names, defaults inside their ranges and
+ * choices, commands that exist); the default keys validate for every command; the model's small
+ * problem runs `simulate` into a well-formed output (a trajectory table whose first column t
+ * rises from 0 to 1, finite values, a summary with the keys in effect); and the run is
+ * bit-identical with 1 and 3 threads. Plus the key set itself (keys.h). */
+#include "dpd_test.h"
+
+#include <string.h>
+
+#include "dpdyn/model.h"
+
+static int keys_small(const dpd_model_type *m, const char *command, const char *threads,
+                      dpd_keys **keys) {
+  dpd_err err;
+  int status = dpd_model_keys_create(m, command, keys, &err);
+  assert_int_equal(status, DPD_OK);
+  for (const char *const *kv = m->small; kv != NULL && kv[0] != NULL; kv += 2) {
+    assert_int_equal(dpd_keys_set(*keys, kv[0], kv[1], &err), DPD_OK);
+  }
+  if (threads != NULL) {
+    assert_int_equal(dpd_keys_set(*keys, "threads", threads, &err), DPD_OK);
+  }
+  return status;
+}
+
+static void every_key_table_is_well_formed(void **state) {
+  const dpd_model_type *m;
+  (void)state;
+  for (size_t i = 0; (m = dpd_model_at(i)) != NULL; i++) {
+    assert_ptr_equal(dpd_model_lookup(m->name), m);
+    assert_non_null(m->commands);
+    for (const dpd_key_desc *d = m->keys; d->name != NULL; d++) {
+      int applies_somewhere = 0;
+      assert_non_null(d->help);
+      for (const dpd_key_desc *e = d + 1; e->name != NULL; e++) {
+        if (strcmp(d->name, e->name) == 0) {
+          print_error("model %s: key '%s' twice\n", m->name, d->name);
+          fail();
+        }
+      }
+      for (const dpd_key_desc *c = dpd_model_common_keys(); c->name != NULL; c++) {
+        assert_string_not_equal(d->name, c->name);
+      }
+      for (const dpd_model_command *c = m->commands; c->name != NULL; c++) {
+        applies_somewhere |= dpd_key_desc_applies(d, c->name);
+      }
+      if (!applies_somewhere) {
+        print_error("model %s: key '%s' applies to none of its commands\n", m->name, d->name);
+        fail();
+      }
+    }
+    for (const dpd_model_command *c = m->commands; c->name != NULL; c++) {
+      dpd_keys *keys;
+      dpd_err err;
+      /* every default is accepted by its own getter */
+      assert_int_equal(dpd_model_keys_create(m, c->name, &keys, &err), DPD_OK);
+      for (size_t k = 0; k < dpd_keys_count(keys); k++) {
+        const dpd_key_desc *d = dpd_keys_desc_get(keys, k);
+        double x;
+        size_t s;
+        int status = DPD_OK;
+        if (d->def == NULL) {
+          continue;
+        }
+        if (d->kind == DPD_KEY_REAL) {
+          status = dpd_keys_real_get(keys, d->name, &x, &err);
+        } else if (d->kind == DPD_KEY_INT) {
+          status = dpd_keys_size_get(keys, d->name, &s, &err);
+        } else if (d->kind == DPD_KEY_TEXT && d->choices != NULL) {
+          status = dpd_keys_choice_get(keys, d->name, &s, &err);
+        }
+        if (status != DPD_OK) {
+          print_error("model %s: default of '%s': %s\n", m->name, d->name, err.reason);
+          fail();
+        }
+      }
+      dpd_keys_free(keys);
+    }
+  }
+}
+
+/* The default keys validate for every command that has a run hook. */
+static void default_keys_validate_for_every_command(void **state) {
+  const dpd_model_type *m;
+  (void)state;
+  for (size_t i = 0; (m = dpd_model_at(i)) != NULL; i++) {
+    for (const dpd_model_command *c = m->commands; c->name != NULL; c++) {
+      dpd_keys *keys;
+      dpd_output *out = NULL;
+      dpd_run_env env = dpd_run_env_default();
+      dpd_err err;
+      if (c->run == NULL) {
+        continue;
+      }
+      env.validate_only = 1;
+      assert_int_equal(dpd_model_keys_create(m, c->name, &keys, &err), DPD_OK);
+      if (dpd_model_run(m, c->name, keys, &env, &out, &err) != DPD_OK) {
+        print_error("model %s %s with default keys: %s\n", m->name, c->name, err.reason);
+        fail();
+      }
+      assert_null(out);
+      dpd_keys_free(keys);
+    }
+  }
+}
+
+static void check_well_formed(const dpd_model_type *m, const dpd_output *out) {
+  const dpd_table *t = dpd_output_table_get(out, "trajectory.tsv");
+  const double *time;
+  assert_non_null(out->summary);
+  assert_non_null(out->headline);
+  assert_non_null(t);
+  assert_true(t->rows >= 2);
+  time = t->data; /* first column: t on [0, 1] */
+  assert_string_equal(t->columns[0], "t");
+  assert_true(time[0] == 0.0);
+  assert_true(time[t->rows - 1] == 1.0);
+  for (size_t j = 1; j < t->rows; j++) {
+    assert_true(time[j] > time[j - 1]);
+  }
+  for (size_t k = 0; k < t->rows * t->ncols; k++) {
+    if (!isfinite(t->data[k])) {
+      print_error("model %s: trajectory value %zu of column %s not finite\n", m->name, k % t->rows,
+                  t->columns[k / t->rows]);
+      fail();
+    }
+  }
+  assert_non_null(cJSON_GetObjectItemCaseSensitive(out->summary, "command"));
+}
+
+static void same_output(const dpd_output *a, const dpd_output *b) {
+  assert_int_equal(a->ntables, b->ntables);
+  for (size_t i = 0; i < a->ntables; i++) {
+    assert_int_equal(a->tables[i].rows, b->tables[i].rows);
+    assert_int_equal(a->tables[i].ncols, b->tables[i].ncols);
+    assert_memory_equal(a->tables[i].data, b->tables[i].data,
+                        a->tables[i].rows * a->tables[i].ncols * sizeof(double));
+  }
+}
+
+/* simulate on the model's small problem: well formed, and the same bits for 1 and 3 threads. */
+static void simulate_is_well_formed_and_thread_independent(void **state) {
+  const dpd_model_type *m;
+  (void)state;
+  for (size_t i = 0; (m = dpd_model_at(i)) != NULL; i++) {
+    const dpd_model_command *c = dpd_model_command_get(m, "simulate");
+    dpd_output *one = NULL, *three = NULL;
+    dpd_keys *k1, *k3;
+    dpd_run_env env = dpd_run_env_default();
+    dpd_err err;
+    assert_non_null(c); /* every model simulates */
+    if (c->run == NULL) {
+      continue; /* run by the CLI still (linreg) */
+    }
+    keys_small(m, "simulate", "1", &k1);
+    keys_small(m, "simulate", "3", &k3);
+    if (dpd_model_run(m, "simulate", k1, &env, &one, &err) != DPD_OK ||
+        dpd_model_run(m, "simulate", k3, &env, &three, &err) != DPD_OK) {
+      print_error("model %s simulate: %s\n", m->name, err.reason);
+      fail();
+    }
+    check_well_formed(m, one);
+    same_output(one, three);
+    dpd_output_free(one);
+    dpd_output_free(three);
+    dpd_keys_free(k1);
+    dpd_keys_free(k3);
+  }
+}
+
+static const dpd_key_desc demo_keys[] = {
+    {"x", DPD_KEY_REAL, "1.5", 0, 10, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, NULL, "a real"},
+    {"k", DPD_KEY_INT, "3", 1, 5, 0, NULL, "a b", "an integer"},
+    {"law", DPD_KEY_TEXT, "up", 0, 0, 0, "up|down|sideways", "b", "a choice"},
+    {"mem", DPD_KEY_BYTES, NULL, 0, 0, 0, NULL, NULL, "a limit"},
+    {NULL, DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL}};
+
+static void keys_validate_and_name_the_key(void **state) {
+  const dpd_key_desc *tables[1] = {demo_keys};
+  dpd_keys *keys;
+  dpd_err err;
+  double x;
+  size_t s;
+  (void)state;
+  assert_int_equal(dpd_keys_create(tables, 1, "a", &keys, &err), DPD_OK);
+  assert_int_equal(dpd_keys_real_get(keys, "x", &x, &err), DPD_OK);
+  assert_true(x == 1.5);
+  assert_int_equal(dpd_keys_set(keys, "x", "0", &err), DPD_OK);
+  assert_int_equal(dpd_keys_real_get(keys, "x", &x, &err), DPD_EINVAL);
+  assert_non_null(strstr(err.reason, "'x': 0 (allowed: 0 < x <= 10, or inf)"));
+  assert_int_equal(dpd_keys_set(keys, "x", " inf ", &err), DPD_OK);
+  assert_int_equal(dpd_keys_real_get(keys, "x", &x, &err), DPD_OK);
+  assert_true(isinf(x));
+  assert_int_equal(dpd_keys_set(keys, "x", "0x1p3", &err), DPD_OK); /* no hexadecimal */
+  assert_int_equal(dpd_keys_real_get(keys, "x", &x, &err), DPD_EINVAL);
+  assert_int_equal(dpd_keys_set(keys, "k", "6", &err), DPD_OK);
+  assert_int_equal(dpd_keys_size_get(keys, "k", &s, &err), DPD_EINVAL);
+  assert_non_null(strstr(err.reason, "integer 1 <= k <= 5"));
+  assert_int_equal(dpd_keys_set(keys, "law", "left", &err), DPD_OK);
+  assert_int_equal(dpd_keys_choice_get(keys, "law", &s, &err), DPD_EINVAL);
+  assert_non_null(strstr(err.reason, "(allowed: up, down, sideways)"));
+  assert_int_equal(dpd_keys_set(keys, "law", "sideways", &err), DPD_OK);
+  assert_int_equal(dpd_keys_choice_get(keys, "law", &s, &err), DPD_OK);
+  assert_int_equal(s, 2);
+  assert_int_equal(dpd_keys_set(keys, "nope", "1", &err), DPD_EINVAL);
+  /* restrict: law applies only to command b; given, it is an error when strict */
+  assert_int_equal(dpd_keys_restrict(keys, 1, "command a", &err), DPD_EINVAL);
+  assert_non_null(strstr(err.reason, "key 'law' does not apply to command a"));
+  assert_int_equal(dpd_keys_restrict(keys, 0, "command a", &err), DPD_OK);
+  assert_null(dpd_keys_text_get(keys, "law"));
+  assert_int_equal(dpd_keys_bytes_get(keys, "mem", 7 << 20, &s, &err), DPD_OK);
+  assert_int_equal(s, 7 << 20);
+  assert_int_equal(dpd_keys_set(keys, "mem", "2G", &err), DPD_OK);
+  assert_int_equal(dpd_keys_bytes_get(keys, "mem", 0, &s, &err), DPD_OK);
+  assert_int_equal(s, (size_t)2 << 30);
+  dpd_keys_free(keys);
+}
+
+static void keys_record_values_in_effect(void **state) {
+  const dpd_key_desc *tables[1] = {demo_keys};
+  dpd_keys *keys;
+  dpd_err err;
+  char buf[64];
+  double x;
+  (void)state;
+  assert_int_equal(dpd_keys_create(tables, 1, "b", &keys, &err), DPD_OK);
+  assert_int_equal(dpd_keys_set(keys, "x", " 007.50 ", &err), DPD_OK);
+  assert_int_equal(dpd_keys_record_get(keys, 0, buf, sizeof buf, &x), 1);
+  assert_string_equal(buf, "7.5");
+  assert_int_equal(dpd_keys_effective_real_set(keys, "k", 0.1 + 0.2, &err), DPD_OK);
+  assert_false(dpd_keys_given(keys, "k"));
+  assert_string_equal(dpd_keys_text_get(keys, "k"), "0.30000000000000004");
+  assert_int_equal(dpd_keys_default_set(keys, "x", "2", &err), DPD_OK); /* given: kept */
+  assert_string_equal(dpd_keys_text_get(keys, "x"), " 007.50 ");
+  dpd_keys_free(keys);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(every_key_table_is_well_formed),
+      cmocka_unit_test(default_keys_validate_for_every_command),
+      cmocka_unit_test(simulate_is_well_formed_and_thread_independent),
+      cmocka_unit_test(keys_validate_and_name_the_key),
+      cmocka_unit_test(keys_record_values_in_effect),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
