@@ -99,7 +99,7 @@ static inline int fuzz_validate(cli_params *p, const char *command, dpd_err *err
   if (strcmp(command, "account") == 0 && cli_is_given(p, "sequence")) {
     double *cols[2] = {NULL, NULL};
     size_t rows = 0, ncols = 0;
-    int status = cli_read_table("sequence", cli_get_text(p, "sequence"), 2, 2, p->max_memory, cols,
+    int status = dpd__read_table("sequence", cli_get_text(p, "sequence"), 2, 2, p->max_memory, cols,
                                 &rows, &ncols, err);
     fuzz_note("account sequence", status, err);
     free(cols[0]);

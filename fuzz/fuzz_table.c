@@ -1,5 +1,5 @@
 /* Fuzz harness: the input is a data file (spectrum, theta_star, schedule or account --sequence)
- * read by cli_read_table with 1 to 2, exactly 1 and exactly 2 columns, 64 MiB of rows at most.
+ * read by dpd__read_table with 1 to 2, exactly 1 and exactly 2 columns, 64 MiB of rows at most.
  * SPDX-License-Identifier: MIT */
 #include "fuzz_common.h"
 
@@ -15,7 +15,7 @@ int main(int argc, char **argv) {
     double *cols[2] = {NULL, NULL};
     size_t rows = 0, ncols = 0;
     dpd_err_reset(&err);
-    int status = cli_read_table("spectrum", argv[1], ranges[r][0], ranges[r][1], FUZZ_MAX_MEMORY,
+    int status = dpd__read_table("spectrum", argv[1], ranges[r][0], ranges[r][1], FUZZ_MAX_MEMORY,
                                 cols, &rows, &ncols, &err);
     fuzz_note("read", status, &err);
     if (status == DPD_OK) {

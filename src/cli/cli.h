@@ -17,6 +17,7 @@
 
 #include "dpdyn/dpd.h"
 #include "dpdyn/model.h"
+#include "core/table_impl.h"
 
 enum { CLI_EXIT_OK = 0, CLI_EXIT_USAGE = 1, CLI_EXIT_NUMERIC = 2, CLI_EXIT_IO = 3 };
 
@@ -92,36 +93,8 @@ void cli_keys_to_header(const dpd_keys *keys, FILE *f);
 
 /* ---- bounded input readers (input.c) ---- */
 
-/* Limits of the readers (documented in docs/input.md). */
-#define CLI_MAX_INI_BYTES (1 << 20)                      /* an INI file */
-#define CLI_MAX_DATA_BYTES ((unsigned long long)1 << 32) /* a data file */
-#define CLI_MAX_DATA_LINE 65536                          /* a data line, comment excluded */
-#define CLI_TABLE_MAX_COLS 16
-
-/* Data-line iterator over a text file: '#' starts a comment (of any length) that runs to the
- * end of the line; blank lines are skipped; NUL bytes, over-long data lines and files larger
- * than CLI_MAX_DATA_BYTES are errors naming `key`. */
-typedef struct {
-  FILE *f;
-  const char *key, *path;
-  char *line;
-  size_t cap;
-  size_t lineno;            /* number of the line last returned (1-based) */
-  unsigned long long bytes; /* bytes read so far */
-  int at_eof;
-} cli_lines;
-
-int cli_lines_open(cli_lines *r, const char *key, const char *path, dpd_err *err);
-int cli_lines_next(cli_lines *r, char **line, dpd_err *err); /* 1 line, 0 end, < 0 error */
-void cli_lines_close(cli_lines *r);
-
-/* Reads a whitespace- (or comma-) separated numeric table with `ncols` columns per row
- * (ncols_min..ncols_max accepted, the same on every row), '#' comments allowed. The rows may
- * take at most `max_bytes` of memory. Returns column-major arrays owned by the caller (free
- * each). */
-int cli_read_table(const char *key, const char *path, size_t ncols_min, size_t ncols_max,
-                   size_t max_bytes, double **cols, size_t *nrows, size_t *ncols_found,
-                   dpd_err *err);
+/* Limit of the INI reader (documented in docs/input.md; data tables: core/table_impl.h). */
+#define CLI_MAX_INI_BYTES (1 << 20) /* an INI file */
 
 /* An INI file prepared for libinih: read whole (at most CLI_MAX_INI_BYTES, no NUL byte),
  * comment lines blanked, indentation removed, no key line longer than libinih's buffer. The

@@ -134,7 +134,7 @@ static int parse_problem(cli_params *p, linreg_run *r, dpd_err *err) {
 
   if (starts_with(spec, "file:")) {
     size_t rows, ncols;
-    if ((status = cli_read_table("spectrum", spec + 5, 1, 2, p->max_memory, r->spec_cols, &rows,
+    if ((status = dpd__read_table("spectrum", spec + 5, 1, 2, p->max_memory, r->spec_cols, &rows,
                                  &ncols, err)) < 0) {
       return status;
     }
@@ -225,7 +225,7 @@ static int parse_problem(cli_params *p, linreg_run *r, dpd_err *err) {
     pc.theta = DPD_THETA_FLAT;
   } else if (starts_with(theta, "file:")) {
     size_t rows, ncols;
-    if ((status = cli_read_table("theta_star", theta + 5, 1, 1, p->max_memory, r->theta_cols, &rows,
+    if ((status = dpd__read_table("theta_star", theta + 5, 1, 1, p->max_memory, r->theta_cols, &rows,
                                  &ncols, err)) < 0) {
       return status;
     }
@@ -308,7 +308,7 @@ static int setup_schedule(const cli_params *p, linreg_run *r, dpd_err *err) {
     size_t rows, ncols;
     sc.kind = DPD_SCHEDULE_TABLE;
     limit_key = "schedule";
-    if ((status = cli_read_table("schedule", name + 5, 2, 2, p->max_memory, r->sched_cols, &rows,
+    if ((status = dpd__read_table("schedule", name + 5, 2, 2, p->max_memory, r->sched_cols, &rows,
                                  &ncols, err)) < 0) {
       return status;
     }
@@ -754,7 +754,7 @@ static int run_account_sequence(cli_params *p, double start, dpd_err *err) {
       (status = cli_out_init(&o, cli_get_text(p, "out"), err)) < 0) {
     return cli_exit_code(status);
   }
-  if ((status = cli_read_table("sequence", path, 2, 2, p->max_memory, cols, &rows, &ncols, err)) <
+  if ((status = dpd__read_table("sequence", path, 2, 2, p->max_memory, cols, &rows, &ncols, err)) <
       0) {
     cli_out_free(&o);
     return cli_exit_code(status);
