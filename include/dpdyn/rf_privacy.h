@@ -1,15 +1,18 @@
-/* Privacy accounting for full-batch DP-GD on random features (MATH.md 2).
+/* Privacy calibration of full-batch DP-GD on random features (MATH.md 2), the rf model's API over
+ * the core's GDP conversions (dpdyn/privacy.h).
  * SPDX-License-Identifier: MIT
  *
  * Setting: T full-batch steps of step size eta, replace-one sensitivity 2 eta C / n and per-step
  * noise standard deviation sqrt(eta) (2C/n) sigma, so each step is a Gaussian mechanism whose
- * sensitivity/noise ratio is sqrt(eta)/sigma.
+ * sensitivity/noise ratio is sqrt(eta)/sigma: in the core's words its noise multiplier is
+ * sigma / sqrt(eta).
  *
  *  - Moments-accountant bound of the seed (notes A.3):
  *      sigma_moments = sqrt(eta T) sqrt(8 log(1/delta)) / eps, valid for 0 < eps < 8 log(1/delta).
  *  - Exact accounting (Dong-Roth-Su 2022, Cor. 3.3 and Cor. 2.13): the T steps compose to mu-GDP
  *    with mu = sqrt(eta T)/sigma, which is (eps, delta(eps; mu))-DP for every eps >= 0 with
- *      delta(eps; mu) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2).
+ *      delta(eps; mu) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)
+ *    (dpd_privacy_gdp_delta, dpd_privacy_gdp_eps, dpd_privacy_gdp_mu).
  *
  * Every function is pure and thread-safe. Errors are reported through the optional `dpd_err`
  * (NULL allowed) and a negative status; outputs are written only on success. */
@@ -18,27 +21,12 @@
 
 #include <stddef.h>
 
+#include "dpdyn/privacy.h"
 #include "dpdyn/status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* delta(eps; mu) of mu-GDP at eps >= 0 (eps = +inf gives 0), mu > 0 (mu = +inf gives 1).
- * Evaluated without cancellation through the Mills ratio when both terms are tiny, so it keeps
- * relative accuracy down to the underflow threshold. Returns DPD_EINVAL for NaN or out-of-range
- * arguments, naming the argument. `delta` is written on success (borrowed output). */
-DPD_API int dpd_rf_privacy_delta_gdp(double eps, double mu, double *delta, dpd_err *err);
-
-/* Smallest eps >= 0 with delta(eps; mu) <= delta, by bisection: the returned eps is always
- * valid (delta(eps; mu) <= delta is re-checked) and within a relative 1e-13 of the exact value.
- * 0 when already delta(0; mu) <= delta. mu in (0, inf), delta in (0, 1). */
-DPD_API int dpd_rf_privacy_eps_gdp(double delta, double mu, double *eps, dpd_err *err);
-
-/* Largest mu with delta(eps; mu) <= delta, by bisection that never overshoots (the returned mu
- * satisfies the constraint, re-checked), within a relative 1e-13. eps in (0, inf), delta in
- * (0, 1). */
-DPD_API int dpd_rf_privacy_mu_gdp(double eps, double delta, double *mu, dpd_err *err);
 
 /* The seed's moments-accountant noise multiplier sqrt(eta T) sqrt(8 log(1/delta)) / eps.
  * eta > 0, steps >= 1, delta in (0, 1), 0 < eps < 8 log(1/delta) (outside this range the bound
@@ -47,13 +35,14 @@ DPD_API int dpd_rf_privacy_sigma_moments(double eta, size_t steps, double eps, d
                                          double *sigma, dpd_err *err);
 
 /* Smallest noise multiplier for which the T-step DP-GD is (eps, delta)-DP by the exact GDP
- * accounting: sqrt(eta T) / mu_gdp(eps, delta), rounded up so that the delivered mu never
- * exceeds the admissible one. eta > 0, steps >= 1, eps > 0, delta in (0, 1). */
+ * accounting: sqrt(eta T) / dpd_privacy_gdp_mu(eps, delta), rounded up so that the delivered mu
+ * never exceeds the admissible one. eta > 0, steps >= 1, eps > 0, delta in (0, 1). */
 DPD_API int dpd_rf_privacy_sigma_exact(double eta, size_t steps, double eps, double delta,
                                        double *sigma, dpd_err *err);
 
 /* The eps that noise multiplier `sigma` actually delivers at `delta` under the exact accounting:
- * eps_gdp(delta, sqrt(eta T) / sigma). eta > 0, steps >= 1, sigma > 0, delta in (0, 1). */
+ * dpd_privacy_gdp_eps(sqrt(eta T) / sigma, delta). eta > 0, steps >= 1, sigma > 0,
+ * delta in (0, 1). */
 DPD_API int dpd_rf_privacy_eps_delivered(double eta, size_t steps, double sigma, double delta,
                                          double *eps, dpd_err *err);
 
@@ -70,6 +59,13 @@ typedef struct {
  * dpd_rf_privacy_sigma_moments. */
 DPD_API int dpd_rf_privacy_report_eval(double eta, size_t steps, double eps, double delta,
                                        dpd_rf_privacy_report *report, dpd_err *err);
+
+/* Every guarantee of T steps with the seed's sigma (>= 0; 0 is non-private) in the core's
+ * vocabulary (dpd_privacy_guarantee_from_gdp with mu = sqrt(eta T)/sigma, the mu of
+ * dpd_rf_privacy_eps_delivered, so g->epsilon_gdp is its eps exactly); g->source is GAUSSIAN
+ * with g->sigma = sigma/sqrt(eta), the per-step noise multiplier. `g` is a borrowed output. */
+DPD_API int dpd_rf_privacy_guarantee_eval(double eta, size_t steps, double sigma, double delta,
+                                          dpd_privacy_guarantee *g, dpd_err *err);
 
 #ifdef __cplusplus
 }
