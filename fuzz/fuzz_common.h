@@ -18,6 +18,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "cli/cli.h"
+#include "models/linreg/linreg_impl.h"
 
 /* Memory limit of every fuzz run (the last flag, so it overrides the input's own). */
 #define FUZZ_MAX_MEMORY_FLAG "--max_memory=64M"
@@ -91,26 +92,21 @@ static inline int fuzz_validate(cli_params *p, const char *command, dpd_err *err
   if (p->help) {
     return DPD_OK;
   }
-  if (dpd_model_command_get(p->model, command)->run != NULL) {
-    int status = cli_model_validate(p, err);
-    fuzz_note("model validation", status, err);
-    return status;
-  }
-  if (strcmp(command, "account") == 0 && cli_is_given(p, "sequence")) {
-    double *cols[2] = {NULL, NULL};
-    size_t rows = 0, ncols = 0;
-    int status = dpd__read_table("sequence", cli_get_text(p, "sequence"), 2, 2, p->max_memory, cols,
-                                &rows, &ncols, err);
-    fuzz_note("account sequence", status, err);
-    free(cols[0]);
-    free(cols[1]);
+  if (strcmp(p->model->name, "linreg") == 0 && strcmp(command, "tune") != 0 &&
+      !(strcmp(command, "account") == 0 && cli_is_given(p, "sequence"))) {
+    /* the linreg set-up with the build (problem and schedule), within max_memory */
+    dpd_run_env env = dpd_run_env_default();
+    linreg_run *run = NULL;
+    int status;
+    env.max_memory = p->max_memory;
+    status = dpd__linreg_setup(p->keys, &env, 1, &run, err);
+    fuzz_note("linreg set-up", status, err);
+    dpd__linreg_free(run);
     return status;
   }
   {
-    cli_linreg_run *run = NULL;
-    int status = cli_linreg_setup(p, command, &run, err);
-    fuzz_note("linreg set-up", status, err);
-    cli_linreg_free(run);
+    int status = cli_model_validate(p, err);
+    fuzz_note("model validation", status, err);
     return status;
   }
 }

@@ -16,7 +16,7 @@ int main(int argc, char **argv) {
     size_t rows = 0, ncols = 0;
     dpd_err_reset(&err);
     int status = dpd__read_table("spectrum", argv[1], ranges[r][0], ranges[r][1], FUZZ_MAX_MEMORY,
-                                cols, &rows, &ncols, &err);
+                                 cols, &rows, &ncols, &err);
     fuzz_note("read", status, &err);
     if (status == DPD_OK) {
       /* Touch every value read, as the callers do. */

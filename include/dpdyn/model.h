@@ -37,6 +37,9 @@ typedef struct {
   size_t rows, ncols;
   char **columns; /* [ncols] column names */
   double *data;   /* [ncols * rows]: column k is data + k * rows */
+  size_t block;   /* rows per block (a blank line between blocks: gnuplot's scan lines for
+                     splot); 0: one block */
+  char *comment;  /* one more line for the file's header (NULL: none) */
 } dpd_table;
 
 /* What a run produces: a summary (JSON object: scalars, the parameters in effect under
@@ -48,6 +51,11 @@ typedef struct {
   size_t ntables;
   char *figure; /* the figure of the run (NULL: none) */
   int plot;     /* whether the user asked for the figure (key plot, or the command's default) */
+  char *report; /* text for a reader (the CLI prints it on stdout); NULL: the summary's scalars,
+                   one per line */
+  char **notes; /* notes and warnings about the run ("warning: ..." / "note: ..."), one line
+                   each: the CLI prints them on stderr after the output is published */
+  size_t nnotes;
 } dpd_output;
 
 /* Creates an empty output (summary: an empty object). *out: returned-owned. */
@@ -80,6 +88,11 @@ typedef struct {
   dpd_run_progress_fn progress; /* NULL: silent */
   void *progress_user;
   int validate_only; /* 1: validate every key, build nothing, return DPD_OK */
+  /* Called once every key is valid, before anything large is built or computed (the CLI
+   * prepares its output directory there): a negative return stops the run with that status
+   * and err filled. NULL: none. */
+  int (*validated)(void *user, dpd_err *err);
+  void *validated_user;
 } dpd_run_env;
 
 DPD_API dpd_run_env dpd_run_env_default(void);

@@ -169,47 +169,13 @@ void cli_json_number(cJSON *obj, const char *key, double v);
 /* Sets `key` to null and records `reason` in the object's "not_available" member. */
 void cli_json_na(cJSON *obj, const char *key, const char *reason);
 
-/* Writes the standard '#' header of a data file; `figure` names the gnuplot
- * script (plots/<figure>.gp) that `dpdyn plot` uses for the directory. */
-void cli_write_header(FILE *f, const cli_params *p, const char *figure, const char *columns);
-
 /* ---- plotting (plot.c) ---- */
 
 /* Renders `dir` with the embedded gnuplot script `script`: writes
  * dir/<script>.gp and dir/<script>.png. Returns CLI_EXIT_* code. */
 int cli_plot_render(const char *dir, const char *script, dpd_err *err);
 
-/* ---- linreg set-up shared by the linreg commands (cmd_linreg.c) ---- */
-
-/* Everything a linreg command needs, validated from the parameters: the problem,
- * the schedule and the numbers of the ODE and the simulation (opaque). */
-typedef struct linreg_run cli_linreg_run;
-
-/* Validates every linreg key of `p` for `command` and builds the run (*out owned,
- * free with cli_linreg_free). Returns a DPD status, the message in err. */
-int cli_linreg_setup(cli_params *p, const char *command, cli_linreg_run **out, dpd_err *err);
-void cli_linreg_free(cli_linreg_run *r);
-const dpd_linreg_problem *cli_linreg_problem(const cli_linreg_run *r);
-const dpd_schedule_config *cli_linreg_schedule_config(const cli_linreg_run *r);
-/* ODE and simulation configurations of the parameters in effect (bounds off). */
-dpd_ode_config cli_linreg_ode_config(const cli_linreg_run *r);
-dpd_linreg_sim_config cli_linreg_sim_config(const cli_linreg_run *r);
-/* The summary.json object every linreg command starts from (caller owns it). */
-cJSON *cli_linreg_summary(const cli_params *p, const cli_linreg_run *r);
-/* Writes a gnuplot-ready table: the standard header, then `rows` rows of `ncols`. */
-int cli_write_table(cli_out *o, const cli_params *p, const char *name, const char *columns,
-                    size_t rows, size_t ncols, const double *const *cols, dpd_err *err);
-/* The same with the figure named in the header given explicitly. */
-int cli_write_figure_table(cli_out *o, const cli_params *p, const char *name, const char *figure,
-                           const char *columns, size_t rows, size_t ncols,
-                           const double *const *cols, dpd_err *err);
-
-/* After a successful linreg command: one note on stderr for each flag that had no effect on it
- * (a key of another command or schedule family). */
-void cli_linreg_note_unused(const cli_params *p, const char *command);
-
 /* ---- commands ---- */
-int cli_cmd_linreg(const char *command, cli_params *p, double start_seconds, dpd_err *err);
 int cli_cmd_plot(int argc, char **argv, dpd_err *err);
 /* A command of the registry (p->model has a run hook for p->command): validates, runs and
  * writes the output directory. Returns a CLI_EXIT_* code. */
@@ -217,7 +183,6 @@ int cli_cmd_model(cli_params *p, double start, dpd_err *err);
 /* Validates every key of `p` for its model and command without building anything (the fuzz
  * harnesses, sweep). Returns a DPD status, the message in err. */
 int cli_model_validate(cli_params *p, dpd_err *err);
-int cli_cmd_tune(cli_params *p, double start_seconds, dpd_err *err);
 
 double cli_now(void);
 

@@ -1,10 +1,10 @@
 /* Any command of any model of the registry: validate, run, write the output directory.
  * SPDX-License-Identifier: MIT
  *
- * The model's command (dpdyn/model.h) validates every key first (env.validate_only), so a bad
- * value is reported before the output directory is touched or anything large is built; then it
- * runs and returns its summary and tables, which are written here, staged and published as one
- * unit (output.c), with the figure when asked. */
+ * The model's command (dpdyn/model.h) validates every key first and then calls env.validated,
+ * where the output directory is checked, so a bad value is reported before the directory is
+ * touched or anything large is built; then it runs and returns its summary and tables, which
+ * are written here, staged and published as one unit (output.c), with the figure when asked. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <string.h>
@@ -38,29 +38,43 @@ static int write_table(cli_out *o, const dpd_keys *keys, const dpd_table *t, dpd
     fprintf(f, " %s", t->columns[k]);
   }
   fputc('\n', f);
+  if (t->comment != NULL) {
+    fprintf(f, "# %s\n", t->comment);
+  }
   for (size_t i = 0; i < t->rows; i++) {
     for (size_t k = 0; k < t->ncols; k++) {
       fprintf(f, k == 0 ? "%.10g" : " %.10g", t->data[k * t->rows + i]);
     }
     fputc('\n', f);
+    if (t->block > 0 && (i + 1) % t->block == 0) {
+      fputc('\n', f); /* gnuplot: the end of a scan line */
+    }
   }
   return cli_out_commit(o, f, tmp, t->name, err);
+}
+
+typedef struct {
+  cli_out *o;
+  const char *dir;
+} out_ready;
+
+/* Every key is valid: check the output directory before any heavy work. */
+static int prepare_output(void *user, dpd_err *err) {
+  out_ready *r = user;
+  return cli_out_init(r->o, r->dir, err);
 }
 
 int cli_cmd_model(cli_params *p, double start, dpd_err *err) {
   dpd_run_env env = dpd_run_env_default();
   dpd_output *res = NULL;
   cli_out o = {0};
+  out_ready ready = {&o, cli_get_text(p, "out")};
   int status, code = CLI_EXIT_OK;
   env.max_memory = p->max_memory;
   env.progress = isatty(STDERR_FILENO) ? progress_line : NULL;
   env.progress_user = (void *)p->command;
-  env.validate_only = 1;
-  if ((status = dpd_model_run(p->model, p->command, p->keys, &env, &res, err)) < 0 ||
-      (status = cli_out_init(&o, cli_get_text(p, "out"), err)) < 0) {
-    return cli_exit_code(status);
-  }
-  env.validate_only = 0;
+  env.validated = prepare_output;
+  env.validated_user = &ready;
   if ((status = dpd_model_run(p->model, p->command, p->keys, &env, &res, err)) < 0 ||
       (status = dpd_output_params_set(res, p->keys, err)) < 0) {
     goto done;
@@ -76,10 +90,27 @@ int cli_cmd_model(cli_params *p, double start, dpd_err *err) {
   }
   printf("# dpdyn %s %s (%s)\n", dpd_version(), p->command,
          res->headline != NULL ? res->headline : p->model->name);
-  cli_print_summary(res->summary);
+  if (res->report != NULL) {
+    fputs(res->report, stdout);
+  } else {
+    cli_print_summary(res->summary);
+  }
   code = cli_out_finish(&o, res->plot ? res->figure : NULL, err);
-  if (code == CLI_EXIT_OK && res->ntables > 0) {
-    printf("# wrote %s/\n", o.dir);
+  if (code == CLI_EXIT_OK) {
+    if (res->ntables > 0) {
+      printf("# wrote %s/\n", o.dir);
+    }
+    fflush(stdout);
+    for (size_t k = 0; k < res->nnotes; k++) {
+      fprintf(stderr, "dpdyn %s: %s\n", p->command, res->notes[k]);
+    }
+    /* a flag whose key the run did not use (another command's, another schedule family's) */
+    for (size_t k = 0; k < p->nraw; k++) {
+      if (p->raw[k].flag != NULL && dpd_keys_text_get(p->keys, p->raw[k].key) == NULL) {
+        fprintf(stderr, "dpdyn %s: note: '%s' has no effect on %s (%s)\n", p->command,
+                p->raw[k].flag, p->command, res->headline != NULL ? res->headline : "");
+      }
+    }
   }
 done:
   if (status < 0) {

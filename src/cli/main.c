@@ -173,17 +173,9 @@ int main(int argc, char **argv) {
     cli_params_free(&params);
     return CLI_EXIT_OK;
   }
-  if (dpd_model_command_get(params.model, command)->run != NULL) {
-    code = cli_cmd_model(&params, start, &err);
-  } else if (strcmp(command, "tune") == 0) {
-    code = cli_cmd_tune(&params, start, &err);
-  } else {
-    code = cli_cmd_linreg(command, &params, start, &err);
-  }
+  code = cli_cmd_model(&params, start, &err);
   if (code != CLI_EXIT_OK) {
     print_error(command, err.reason);
-  } else if (strcmp(params.model->name, "linreg") == 0) {
-    cli_linreg_note_unused(&params, command); /* after success: never before an error line */
   }
   cli_params_free(&params);
   return code;

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "models/model_impl.h"
 #include "core/error_impl.h"
 
 double cli_now(void) {
@@ -591,30 +592,9 @@ void cli_print_summary(const cJSON *root) {
 }
 
 void cli_json_na(cJSON *obj, const char *key, const char *reason) {
-  cJSON *why = cJSON_GetObjectItemCaseSensitive(obj, "not_available");
-  cJSON_AddNullToObject(obj, key);
-  if (why == NULL) {
-    why = cJSON_AddObjectToObject(obj, "not_available");
-  }
-  if (why != NULL) {
-    cJSON_AddStringToObject(why, key, reason);
-  }
+  dpd__json_na(obj, key, reason);
 }
 
 void cli_json_number(cJSON *obj, const char *key, double v) {
-  if (isfinite(v)) {
-    cJSON_AddNumberToObject(obj, key, v);
-  } else if (isnan(v)) {
-    cli_json_na(obj, key, "undefined for these parameters");
-  } else {
-    cJSON_AddStringToObject(obj, key, v > 0 ? "inf" : "-inf");
-  }
-}
-
-void cli_write_header(FILE *f, const cli_params *p, const char *figure, const char *columns) {
-  fprintf(f, "# dpdyn %s\n", dpd_version());
-  fprintf(f, "# command: %s\n", p->command);
-  fprintf(f, "# figure: %s\n", figure);
-  cli_params_to_header(p, f);
-  fprintf(f, "# columns: %s\n", columns);
+  dpd__json_number(obj, key, v);
 }

@@ -6,6 +6,7 @@
 
 #include "core/error_impl.h"
 #include "dpdyn/model.h"
+#include "models/model_impl.h"
 
 static char *dup_text(const char *s) {
   size_t len = strlen(s);
@@ -37,6 +38,7 @@ static void table_clear(dpd_table *t) {
   free(t->data);
   free(t->name);
   free(t->figure);
+  free(t->comment);
 }
 
 void dpd_output_free(dpd_output *out) {
@@ -47,6 +49,11 @@ void dpd_output_free(dpd_output *out) {
     table_clear(&out->tables[i]);
   }
   free(out->tables);
+  for (size_t i = 0; i < out->nnotes; i++) {
+    free(out->notes[i]);
+  }
+  free(out->notes);
+  free(out->report);
   free(out->headline);
   free(out->figure);
   cJSON_Delete(out->summary);
@@ -119,25 +126,33 @@ const double *dpd_table_column_get(const dpd_table *t, const char *column) {
   return NULL;
 }
 
-void dpd_output_na_set(dpd_output *out, const char *key, const char *reason) {
-  cJSON *why = cJSON_GetObjectItemCaseSensitive(out->summary, "not_available");
-  cJSON_AddNullToObject(out->summary, key);
+void dpd__json_na(cJSON *obj, const char *key, const char *reason) {
+  cJSON *why = cJSON_GetObjectItemCaseSensitive(obj, "not_available");
+  cJSON_AddNullToObject(obj, key);
   if (why == NULL) {
-    why = cJSON_AddObjectToObject(out->summary, "not_available");
+    why = cJSON_AddObjectToObject(obj, "not_available");
   }
   if (why != NULL) {
     cJSON_AddStringToObject(why, key, reason);
   }
 }
 
-void dpd_output_number_set(dpd_output *out, const char *key, double v) {
+void dpd__json_number(cJSON *obj, const char *key, double v) {
   if (isfinite(v)) {
-    cJSON_AddNumberToObject(out->summary, key, v);
+    cJSON_AddNumberToObject(obj, key, v);
   } else if (isnan(v)) {
-    dpd_output_na_set(out, key, "undefined for these parameters");
+    dpd__json_na(obj, key, "undefined for these parameters");
   } else {
-    cJSON_AddStringToObject(out->summary, key, v > 0 ? "inf" : "-inf");
+    cJSON_AddStringToObject(obj, key, v > 0 ? "inf" : "-inf");
   }
+}
+
+void dpd_output_na_set(dpd_output *out, const char *key, const char *reason) {
+  dpd__json_na(out->summary, key, reason);
+}
+
+void dpd_output_number_set(dpd_output *out, const char *key, double v) {
+  dpd__json_number(out->summary, key, v);
 }
 
 int dpd_output_params_set(dpd_output *out, const dpd_keys *keys, dpd_err *err) {

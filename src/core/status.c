@@ -8,8 +8,8 @@
 
 const char *dpd_status_str(int status) {
   switch (status) {
-#define DPD_X_CASE(name, value, msg)                                           \
-  case name:                                                                   \
+#define DPD_X_CASE(name, value, msg)                                                               \
+  case name:                                                                                       \
     return msg;
     DPD_STATUS_LIST(DPD_X_CASE)
 #undef DPD_X_CASE
@@ -24,7 +24,9 @@ void dpd_err_reset(dpd_err *err) {
   }
 }
 
-const char *dpd_version(void) { return DPD_VERSION_STRING; }
+const char *dpd_version(void) {
+  return DPD_VERSION_STRING;
+}
 
 int dpd__error_set(dpd_err *err, int status, const char *file, int line, const char *fmt, ...) {
   if (err != NULL) {

@@ -13,13 +13,29 @@
 DPD_HIDDEN_FN int dpd__model_memory_check(const dpd_keys *keys, const dpd_run_env *env,
                                           double bytes, const char *driver, dpd_err *err);
 
+/* To call once every key is valid, before anything large is built: 1 when env->validate_only
+ * (return DPD_OK, nothing built), 0 to go on, < 0 when env->validated refuses (return it). */
+DPD_HIDDEN_FN int dpd__model_validated(const dpd_run_env *env, dpd_err *err);
+
 /* The value of the key `plot` (0/1), or `def` when it is not given. */
 DPD_HIDDEN_FN int dpd__model_plot_get(const dpd_keys *keys, int def, int *plot, dpd_err *err);
+
+/* A number in a JSON object: finite as a number, +-inf as the strings "inf"/"-inf", NaN as null
+ * with a reason under the object's "not_available" (a summary never holds NaN). */
+DPD_HIDDEN_FN void dpd__json_number(cJSON *obj, const char *key, double v);
+DPD_HIDDEN_FN void dpd__json_na(cJSON *obj, const char *key, const char *reason);
 
 /* Sets out->headline / out->figure (copies). */
 DPD_HIDDEN_FN int dpd__output_headline_set(dpd_output *out, dpd_err *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 DPD_HIDDEN_FN int dpd__output_figure_set(dpd_output *out, const char *figure, dpd_err *err);
+/* Appends a note line / report text (printf-style). */
+DPD_HIDDEN_FN int dpd__output_note_add(dpd_output *out, dpd_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+DPD_HIDDEN_FN int dpd__output_report_add(dpd_output *out, dpd_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Sets the extra header line of the last table added. */
+DPD_HIDDEN_FN int dpd__output_table_comment_set(dpd_output *out, const char *comment, dpd_err *err);
 
 /* The registered model types (one per folder of src/models/). */
 extern const dpd_model_type dpd__model_linreg DPD_HIDDEN_FN;

@@ -85,7 +85,7 @@ int dpd_model_keys_create(const dpd_model_type *m, const char *command, dpd_keys
 }
 
 dpd_run_env dpd_run_env_default(void) {
-  dpd_run_env env = {0, NULL, NULL, 0};
+  dpd_run_env env = {0, NULL, NULL, 0, NULL, NULL};
   return env;
 }
 
@@ -157,4 +157,59 @@ int dpd__output_figure_set(dpd_output *out, const char *figure, dpd_err *err) {
     memcpy(out->figure, figure, strlen(figure) + 1);
   }
   return DPD_OK;
+}
+
+int dpd__output_note_add(dpd_output *out, dpd_err *err, const char *fmt, ...) {
+  char buf[512], **grown;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  grown = realloc(out->notes, (out->nnotes + 1) * sizeof *grown);
+  if (grown == NULL) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+  }
+  out->notes = grown;
+  if ((out->notes[out->nnotes] = malloc(strlen(buf) + 1)) == NULL) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+  }
+  memcpy(out->notes[out->nnotes++], buf, strlen(buf) + 1);
+  return DPD_OK;
+}
+
+int dpd__output_report_add(dpd_output *out, dpd_err *err, const char *fmt, ...) {
+  char buf[1024], *grown;
+  size_t have = out->report != NULL ? strlen(out->report) : 0;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  grown = realloc(out->report, have + strlen(buf) + 1);
+  if (grown == NULL) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+  }
+  memcpy(grown + have, buf, strlen(buf) + 1);
+  out->report = grown;
+  return DPD_OK;
+}
+
+int dpd__output_table_comment_set(dpd_output *out, const char *comment, dpd_err *err) {
+  dpd_table *t = &out->tables[out->ntables - 1];
+  free(t->comment);
+  if ((t->comment = malloc(strlen(comment) + 1)) == NULL) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+  }
+  memcpy(t->comment, comment, strlen(comment) + 1);
+  return DPD_OK;
+}
+
+int dpd__model_validated(const dpd_run_env *env, dpd_err *err) {
+  int status;
+  if (env->validate_only) {
+    return 1;
+  }
+  if (env->validated != NULL && (status = env->validated(env->validated_user, err)) < 0) {
+    return status;
+  }
+  return 0;
 }

@@ -1,12 +1,11 @@
 /* model=linreg: one-pass DP-SGD for linear regression (MATH.md 1) as a model type.
  * SPDX-License-Identifier: MIT
  *
- * The keys of the model. Its commands are still run by the CLI (src/cli/cmd_linreg.c,
- * cmd_tune.c): their `run` hooks are NULL until they move here. */
+ * The keys of the model; its commands are in linreg_run.c and linreg_tune.c. */
 #include <math.h>
 #include <stddef.h>
 
-#include "models/model_impl.h"
+#include "models/linreg/linreg_impl.h"
 
 #define LR_SIM "simulate sde compare tune"
 #define LR_ALL "simulate sde ode compare account tune"
@@ -14,7 +13,7 @@
 
 static const dpd_key_desc linreg_keys[] = {
     {"d", DPD_KEY_INT, NULL, 1, 2147483648.0, 0, NULL, LR_ALL, "dimension d"},
-    {"n", DPD_KEY_INT, NULL, 1, 18446744073709551615.0, 0, NULL, LR_ALL,
+    {"n", DPD_KEY_INT, NULL, 1, 1099511627776.0, 0, NULL, LR_ALL,
      "samples = steps n (or give gamma)"},
     {"gamma", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_ALL,
      "d/n (replaces n)"},
@@ -40,7 +39,7 @@ static const dpd_key_desc linreg_keys[] = {
      "const | sqrt | hyperbolic | optimal | step | cosine | file:PATH (columns t eta)"},
     {"eta0", DPD_KEY_REAL, "1", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_ALL,
      "eta~(0) for const, sqrt, hyperbolic, step, cosine"},
-    {"a", DPD_KEY_REAL, "1", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, LR_ALL,
+    {"a", DPD_KEY_REAL, "1", -1, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_ALL,
      "hyperbolic decay: eta~(t) = eta0/(1 + a t)"},
     {"c1", DPD_KEY_REAL, "1", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_ALL,
      "optimal: eta~(t) = c1/(t + gamma max(c2, c3/rho))"},
@@ -66,7 +65,7 @@ static const dpd_key_desc linreg_keys[] = {
     {"grid", DPD_KEY_INT, "101", 2, 16777216.0, 0, NULL, LR_ALL, "recorded time points on [0, 1]"},
     {"method", DPD_KEY_TEXT, "bdf", 0, 0, 0, NULL, LR_THEORY,
      "ODE method: bdf | adams | volterra (FFT, constant schedules without clipping)"},
-    {"rtol", DPD_KEY_REAL, "1e-8", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_THEORY,
+    {"rtol", DPD_KEY_REAL, "1e-8", 0, 1, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_THEORY,
      "ODE relative tolerance"},
     {"atol", DPD_KEY_REAL, "1e-12", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_THEORY,
      "ODE absolute tolerance on the risk"},
@@ -84,27 +83,9 @@ static const dpd_key_desc linreg_keys[] = {
      "replicates of the confirmation simulation, 0 = skip (default 64)"},
     {NULL, DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL}};
 
-static const dpd_model_command linreg_commands[] = {
-    {"simulate", "one-pass DP-SGD over `seeds` replicates: excess risk with standard errors",
-     "trajectory.tsv release.tsv summary.json", "dpdyn simulate --d=200 --n=800 --c=1 --rho=2",
-     NULL},
-    {"sde", "homogenized SDE (H-DP-SGD) by Euler-Maruyama over `seeds` replicates",
-     "trajectory.tsv release.tsv summary.json", "dpdyn sde --d=200 --n=800 --c=1 --rho=2", NULL},
-    {"ode", "deterministic equivalent: coupled risk ODEs, bounds, last-iterate jump",
-     "trajectory.tsv release.tsv summary.json", "dpdyn ode --d=1000 --n=4000 --c=1 --rho=2", NULL},
-    {"compare", "simulation against the ODE (+ the SDE with --sde=1): gaps, figure",
-     "trajectory.tsv release.tsv summary.json compare.png",
-     "dpdyn compare --d=200 --n=800 --c=1 --rho=2", NULL},
-    {"account", "privacy of the schedule: rho_eff, (epsilon, delta), calibration", "summary.json",
-     "dpdyn account --d=1000 --n=4000 --epsilon=2 --delta=1e-6 --schedule=sqrt", NULL},
-    {"tune", "optimise c and the schedule on the ODE; heat map; confirm by simulation",
-     "trajectory.tsv release.tsv heatmap.tsv summary.json tune.png",
-     "dpdyn tune --d=1000 --n=4000 --rho=2 --schedule=sqrt", NULL},
-    {NULL, NULL, NULL, NULL, NULL}};
-
 static const char *const linreg_small[] = {"d",  "20", "n", "80",  "seeds", "3", "grid",
                                            "11", "c",  "1", "rho", "2",     NULL};
 
 const dpd_model_type dpd__model_linreg = {
     "linreg", "linear regression, one-pass DP-SGD with clipping (MATH.md 1)", linreg_keys,
-    linreg_commands, linreg_small};
+    dpd__linreg_commands, linreg_small};

@@ -349,8 +349,8 @@ static int run_account(dpd_keys *keys, const dpd_run_env *env, dpd_output **out,
   rf_run r;
   int status;
   *out = NULL;
-  if ((status = setup(keys, env, &r, err)) < 0 || env->validate_only) {
-    return status;
+  if ((status = setup(keys, env, &r, err)) < 0 || (status = dpd__model_validated(env, err)) != 0) {
+    return status < 0 ? status : DPD_OK;
   }
   if ((status = output_begin("account", &r, out, err)) < 0) {
     return status;
@@ -401,8 +401,8 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
   double ts_train = NAN, ts_test = NAN;
 
   *outp = NULL;
-  if ((status = setup(keys, env, &r, err)) < 0 || env->validate_only) {
-    return status;
+  if ((status = setup(keys, env, &r, err)) < 0 || (status = dpd__model_validated(env, err)) != 0) {
+    return status < 0 ? status : DPD_OK;
   }
   /* theta* (dgelsd) and the OU eigenproblem (dsyevd) run in LAPACK, whose rounding depends on
    * OpenBLAS's thread count; one thread keeps every output bit-identical for any `threads`

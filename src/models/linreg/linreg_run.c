@@ -1,23 +1,25 @@
-/* dpdyn simulate | ode | compare | account for model=linreg.
+/* model=linreg: the commands simulate | sde | ode | compare | account (model.h).
  * SPDX-License-Identifier: MIT
  *
- * Validates every parameter before anything runs or is written, then calls
- * the library and writes summary.json, trajectory.tsv (the training
- * trajectory on the grid; the row at t = 1 is the iterate before the release
- * noise), release.tsv (before/after the last-iterate noise) and, when asked,
- * a gnuplot figure. */
-#define _POSIX_C_SOURCE 200809L
+ * Validates every key before anything runs (env->validate_only stops there), then calls the
+ * library and returns the summary, trajectory.tsv (the training trajectory on the grid; the row
+ * at t = 1 is the iterate before the release noise) and release.tsv (before/after the
+ * last-iterate noise). The keys in effect are recorded: those of the command and of the
+ * schedule family; the others are dropped (the CLI notes the flags that had no effect). */
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "cli/cli.h"
 #include "core/error_impl.h"
+#include "core/table_impl.h"
+#include "dpdyn/clip.h"
 #include "dpdyn/sde.h"
 #include "dpdyn/volterra.h"
+#include "models/linreg/linreg_impl.h"
 
 typedef struct linreg_run {
   size_t d, n;
@@ -28,7 +30,7 @@ typedef struct linreg_run {
   int with_sde;
   int use_volterra; /* method = volterra: the FFT Volterra solver instead of CVODE */
   size_t seeds, grid;
-  unsigned long long seed;
+  uint64_t seed;
   int threads;
   int plot;
   dpd_ode_method method;
@@ -44,6 +46,7 @@ typedef struct linreg_run {
   dpd_linreg_problem_config pc; /* validated, built once every key has been checked */
   double memory_estimate;       /* bytes the command is expected to need (check_memory) */
   int d_from_spectrum;          /* d implied by a levels:/file: spectrum (not given) */
+  const dpd_run_env *env;       /* borrowed for the set-up */
 } linreg_run;
 
 static void run_free(linreg_run *r) {
@@ -93,11 +96,11 @@ static int parse_levels(const char *spec, linreg_run *r, size_t *count, dpd_err 
       if (end == s || m == 0) {
         goto bad;
       }
-      if (errno == ERANGE || m > CLI_MAX_DIM - total) {
+      if (errno == ERANGE || m > LINREG_MAX_DIM - total) {
         return DPD_FAIL(err, DPD_EINVAL,
                         "invalid value for 'spectrum': '%s' has multiplicities summing to more "
                         "than %zu (allowed: d = sum of multiplicities <= %zu)",
-                        spec, CLI_MAX_DIM, CLI_MAX_DIM);
+                        spec, LINREG_MAX_DIM, LINREG_MAX_DIM);
       }
       s = end;
     }
@@ -125,17 +128,17 @@ bad:
                   spec);
 }
 
-static int parse_problem(cli_params *p, linreg_run *r, dpd_err *err) {
+static int parse_problem(dpd_keys *keys, linreg_run *r, dpd_err *err) {
   dpd_linreg_problem_config pc = dpd_linreg_problem_config_default();
-  const char *spec = cli_get_text(p, "spectrum");
-  const char *theta = cli_get_text(p, "theta_star");
+  const char *spec = dpd_keys_text_get(keys, "spectrum");
+  const char *theta = dpd_keys_text_get(keys, "theta_star");
   int status;
   size_t nvalues = 0, spectrum_d = 0;
 
   if (starts_with(spec, "file:")) {
     size_t rows, ncols;
-    if ((status = dpd__read_table("spectrum", spec + 5, 1, 2, p->max_memory, r->spec_cols, &rows,
-                                 &ncols, err)) < 0) {
+    if ((status = dpd__read_table("spectrum", spec + 5, 1, 2, r->env->max_memory, r->spec_cols,
+                                  &rows, &ncols, err)) < 0) {
       return status;
     }
     r->mult = malloc(rows * sizeof *r->mult);
@@ -157,11 +160,11 @@ static int parse_problem(cli_params *p, linreg_run *r, dpd_err *err) {
                         "(allowed: integer >= 1)",
                         m, k + 1, spec + 5);
       }
-      if (m > (double)(CLI_MAX_DIM - spectrum_d)) {
+      if (m > (double)(LINREG_MAX_DIM - spectrum_d)) {
         return DPD_FAIL(err, DPD_EINVAL,
                         "invalid value for 'spectrum': multiplicities in '%s' sum to more than "
                         "%zu by data row %zu (allowed: d = sum of multiplicities <= %zu)",
-                        spec + 5, CLI_MAX_DIM, k + 1, CLI_MAX_DIM);
+                        spec + 5, LINREG_MAX_DIM, k + 1, LINREG_MAX_DIM);
       }
       r->mult[k] = (size_t)m;
       spectrum_d += r->mult[k];
@@ -196,8 +199,8 @@ static int parse_problem(cli_params *p, linreg_run *r, dpd_err *err) {
   }
 
   /* d: given, or implied by a levels/file spectrum. */
-  if (cli_is_given(p, "d") || spectrum_d == 0) {
-    if ((status = cli_get_size(p, "d", 1, CLI_MAX_DIM, &r->d, err)) < 0) {
+  if (dpd_keys_given(keys, "d") || spectrum_d == 0) {
+    if ((status = dpd_keys_size_range_get(keys, "d", 1, LINREG_MAX_DIM, &r->d, err)) < 0) {
       return status;
     }
     if (spectrum_d != 0 && spectrum_d != r->d) {
@@ -216,7 +219,8 @@ static int parse_problem(cli_params *p, linreg_run *r, dpd_err *err) {
   pc.nvalues = nvalues;
   pc.seed = r->seed;
 
-  if ((status = cli_get_real(p, "theta_norm", 0.0, 0, INFINITY, 0, 0, &pc.theta_norm, err)) < 0) {
+  if ((status = dpd_keys_real_range_get(keys, "theta_norm", 0.0, 0, INFINITY, 0, 0, &pc.theta_norm,
+                                        err)) < 0) {
     return status;
   }
   if (strcmp(theta, "random") == 0) {
@@ -225,8 +229,8 @@ static int parse_problem(cli_params *p, linreg_run *r, dpd_err *err) {
     pc.theta = DPD_THETA_FLAT;
   } else if (starts_with(theta, "file:")) {
     size_t rows, ncols;
-    if ((status = dpd__read_table("theta_star", theta + 5, 1, 1, p->max_memory, r->theta_cols, &rows,
-                                 &ncols, err)) < 0) {
+    if ((status = dpd__read_table("theta_star", theta + 5, 1, 1, r->env->max_memory, r->theta_cols,
+                                  &rows, &ncols, err)) < 0) {
       return status;
     }
     if (rows != r->d) {
@@ -239,7 +243,7 @@ static int parse_problem(cli_params *p, linreg_run *r, dpd_err *err) {
     pc.theta_given = r->theta_cols[0];
     /* One rule: theta_norm given rescales the file's vector to that norm; not given, the
      * components are used as they are and theta_norm records their norm. */
-    if (!cli_is_given(p, "theta_norm")) {
+    if (!dpd_keys_given(keys, "theta_norm")) {
       double norm2 = 0.0;
       for (size_t i = 0; i < rows; i++) {
         norm2 += r->theta_cols[0][i] * r->theta_cols[0][i];
@@ -251,7 +255,7 @@ static int parse_problem(cli_params *p, linreg_run *r, dpd_err *err) {
                         theta + 5);
       }
       pc.theta_norm = 0.0; /* use the file's components as they are */
-      if (cli_set_effective(p, "theta_norm", sqrt(norm2)) < 0) {
+      if (dpd_keys_effective_real_set(keys, "theta_norm", sqrt(norm2), NULL) < 0) {
         return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
       }
     }
@@ -264,9 +268,9 @@ static int parse_problem(cli_params *p, linreg_run *r, dpd_err *err) {
   return DPD_OK;
 }
 
-static int setup_schedule(const cli_params *p, linreg_run *r, dpd_err *err) {
+static int setup_schedule(const dpd_keys *keys, linreg_run *r, dpd_err *err) {
   dpd_schedule_config sc = dpd_schedule_config_default();
-  const char *name = cli_get_text(p, "schedule");
+  const char *name = dpd_keys_text_get(keys, "schedule");
   const char *limit_key = "eta0";
   int status;
   double sup;
@@ -274,42 +278,47 @@ static int setup_schedule(const cli_params *p, linreg_run *r, dpd_err *err) {
     sc.kind = strcmp(name, "const") == 0  ? DPD_SCHEDULE_CONST
               : strcmp(name, "sqrt") == 0 ? DPD_SCHEDULE_SQRT
                                           : DPD_SCHEDULE_HYPERBOLIC;
-    if ((status = cli_get_real(p, "eta0", 0.0, 0, INFINITY, 0, 0, &sc.eta0, err)) < 0) {
+    if ((status = dpd_keys_real_range_get(keys, "eta0", 0.0, 0, INFINITY, 0, 0, &sc.eta0, err)) <
+        0) {
       return status;
     }
     if (sc.kind == DPD_SCHEDULE_HYPERBOLIC &&
-        (status = cli_get_real(p, "a", -1.0, 0, INFINITY, 0, 0, &sc.a, err)) < 0) {
+        (status = dpd_keys_real_range_get(keys, "a", -1.0, 0, INFINITY, 0, 0, &sc.a, err)) < 0) {
       return status;
     }
   } else if (strcmp(name, "optimal") == 0) {
     sc.kind = DPD_SCHEDULE_OPTIMAL;
     limit_key = "c1";
-    if ((status = cli_get_real(p, "c1", 0.0, 0, INFINITY, 0, 0, &sc.c1, err)) < 0 ||
-        (status = cli_get_real(p, "c2", 0.0, 0, INFINITY, 0, 0, &sc.c2, err)) < 0 ||
-        (status = cli_get_real(p, "c3", 0.0, 1, INFINITY, 0, 0, &sc.c3, err)) < 0) {
+    if ((status = dpd_keys_real_range_get(keys, "c1", 0.0, 0, INFINITY, 0, 0, &sc.c1, err)) < 0 ||
+        (status = dpd_keys_real_range_get(keys, "c2", 0.0, 0, INFINITY, 0, 0, &sc.c2, err)) < 0 ||
+        (status = dpd_keys_real_range_get(keys, "c3", 0.0, 1, INFINITY, 0, 0, &sc.c3, err)) < 0) {
       return status;
     }
     sc.gamma = r->gamma;
     sc.rho = r->rho;
   } else if (strcmp(name, "step") == 0) {
     sc.kind = DPD_SCHEDULE_STEP;
-    if ((status = cli_get_real(p, "eta0", 0.0, 0, INFINITY, 0, 0, &sc.eta0, err)) < 0 ||
-        (status = cli_get_real(p, "factor", 0.0, 0, INFINITY, 0, 0, &sc.factor, err)) < 0 ||
-        (status = cli_get_size(p, "drops", 1, 1000000, &sc.drops, err)) < 0) {
+    if ((status = dpd_keys_real_range_get(keys, "eta0", 0.0, 0, INFINITY, 0, 0, &sc.eta0, err)) <
+            0 ||
+        (status = dpd_keys_real_range_get(keys, "factor", 0.0, 0, INFINITY, 0, 0, &sc.factor,
+                                          err)) < 0 ||
+        (status = dpd_keys_size_range_get(keys, "drops", 1, 1000000, &sc.drops, err)) < 0) {
       return status;
     }
   } else if (strcmp(name, "cosine") == 0) {
     sc.kind = DPD_SCHEDULE_COSINE;
-    if ((status = cli_get_real(p, "eta0", 0.0, 0, INFINITY, 0, 0, &sc.eta0, err)) < 0 ||
-        (status = cli_get_real(p, "eta_min", 0.0, 1, INFINITY, 0, 0, &sc.eta_min, err)) < 0) {
+    if ((status = dpd_keys_real_range_get(keys, "eta0", 0.0, 0, INFINITY, 0, 0, &sc.eta0, err)) <
+            0 ||
+        (status = dpd_keys_real_range_get(keys, "eta_min", 0.0, 1, INFINITY, 0, 0, &sc.eta_min,
+                                          err)) < 0) {
       return status;
     }
   } else if (starts_with(name, "file:")) {
     size_t rows, ncols;
     sc.kind = DPD_SCHEDULE_TABLE;
     limit_key = "schedule";
-    if ((status = dpd__read_table("schedule", name + 5, 2, 2, p->max_memory, r->sched_cols, &rows,
-                                 &ncols, err)) < 0) {
+    if ((status = dpd__read_table("schedule", name + 5, 2, 2, r->env->max_memory, r->sched_cols,
+                                  &rows, &ncols, err)) < 0) {
       return status;
     }
     sc.table_t = r->sched_cols[0];
@@ -341,7 +350,7 @@ static int setup_schedule(const cli_params *p, linreg_run *r, dpd_err *err) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for '%s': %s gives sup eta~ = %g (allowed: sup eta~ < 2/gamma "
                     "= %g, the stability limit)",
-                    limit_key, cli_get_text(p, limit_key), sup, 2.0 / r->gamma);
+                    limit_key, dpd_keys_text_get(keys, limit_key), sup, 2.0 / r->gamma);
   }
   if (isfinite(r->rho) && !dpd_schedule_is_nonincreasing(r->schedule)) {
     return DPD_FAIL(err, DPD_EINVAL,
@@ -383,7 +392,7 @@ static int parse_noise(const char *text, dpd_noise_spec *noise, dpd_err *err) {
 /* The memory a linreg command needs, estimated from the validated sizes before anything large
  * is allocated (bytes; measured against peak RSS in tests/cli/test_limits.sh). The key named in
  * an error is the one whose term dominates. */
-static int check_memory(const cli_params *p, const char *command, linreg_run *r, dpd_err *err) {
+static int check_memory(const dpd_keys *keys, const char *command, linreg_run *r, dpd_err *err) {
   const double d = (double)r->d, n = (double)r->n;
   const double threads = r->threads > 0 ? r->threads : omp_get_max_threads();
   const double groups = r->pc.spectrum == DPD_SPECTRUM_ISO        ? 1.0
@@ -409,19 +418,19 @@ static int check_memory(const cli_params *p, const char *command, linreg_run *r,
     by_n += 16.0 * n;
   }
   if (by_n >= by_d && by_n >= by_seeds) {
-    driver = cli_is_given(p, "n") || !cli_is_given(p, "gamma") ? "n" : "gamma";
+    driver = dpd_keys_given(keys, "n") || !dpd_keys_given(keys, "gamma") ? "n" : "gamma";
   } else if (by_seeds >= by_d) {
     driver = "seeds";
   } else {
     driver = r->d_from_spectrum ? "spectrum" : "d";
   }
   r->memory_estimate = by_d + by_n + by_seeds + 8.0 * 8.0 * (double)r->grid;
-  return cli_check_memory(p, r->memory_estimate, driver, err);
+  return dpd__model_memory_check(keys, r->env, r->memory_estimate, driver, err);
 }
 
 /* method = volterra (ode, compare) needs a constant schedule and no clipping: checked with the
  * other keys, before anything runs. */
-static int check_volterra(const cli_params *p, const char *command, const linreg_run *r,
+static int check_volterra(const dpd_keys *keys, const char *command, const linreg_run *r,
                           dpd_err *err) {
   double eta0, eta1;
   if (!r->use_volterra || !(strcmp(command, "ode") == 0 || strcmp(command, "compare") == 0)) {
@@ -434,7 +443,7 @@ static int check_volterra(const cli_params *p, const char *command, const linreg
                     "invalid value for 'schedule': %s with eta~(0) = %g, eta~(1) = %g is not "
                     "constant (allowed with method = volterra: a constant schedule; use "
                     "method = bdf otherwise)",
-                    cli_get_text(p, "schedule"), eta0, eta1);
+                    dpd_keys_text_get(keys, "schedule"), eta0, eta1);
   }
   if (isfinite(r->c)) {
     return DPD_FAIL(err, DPD_EINVAL,
@@ -445,110 +454,77 @@ static int check_volterra(const cli_params *p, const char *command, const linreg
   return DPD_OK;
 }
 
-/* Keys a linreg command uses: the common ones, its own, and those of its schedule family. A flag
- * outside them has no effect: a note says so (scripts pass one set of flags to several
- * commands, so it is not an error). */
-void cli_linreg_note_unused(const cli_params *p, const char *command) {
-  static const char *const common[] = {
-      "model",      "d",          "n",    "gamma", "zeta",       "noise", "spectrum",
-      "theta_star", "theta_norm", "c",    "rho",   "epsilon",    "delta", "schedule",
-      "seed",       "threads",    "grid", "out",   "max_memory", "plot",  NULL};
-  static const struct {
-    const char *name;
-    const char *const keys[11];
-  } own[] = {{"simulate", {"seeds", NULL}},
-             {"sde", {"seeds", "dt", NULL}},
-             {"ode", {"method", "rtol", "atol", NULL}},
-             {"compare", {"seeds", "method", "rtol", "atol", "sde", "dt", NULL}},
-             {"account", {NULL}},
-             {"tune",
-              {"seeds", "method", "rtol", "atol", "tune", "c_min", "c_max", "heatmap",
-               "heatmap_eta", "confirm_seeds", NULL}}};
-  static const struct {
-    const char *prefix;
-    const char *const keys[4];
-  } family[] = {{"const", {"eta0", NULL}},
-                {"sqrt", {"eta0", NULL}},
-                {"hyperbolic", {"eta0", "a", NULL}},
-                {"optimal", {"c1", "c2", "c3", NULL}},
-                {"step", {"eta0", "factor", "drops", NULL}},
-                {"cosine", {"eta0", "eta_min", NULL}},
-                {"file:", {NULL}}};
-  const char *allowed[64];
-  const char *schedule = cli_get_text(p, "schedule");
-  size_t n = 0;
-  char what[96];
-  if (strcmp(command, "account") == 0 && cli_is_given(p, "sequence")) {
-    return; /* its own keys are checked strictly */
+/* The keys of each schedule family (the others do not apply to it). */
+static const struct {
+  const char *prefix; /* a name, or a prefix ending in ':' */
+  const char *keys;
+} schedule_keys[] = {{"const", "eta0"},
+                     {"sqrt", "eta0"},
+                     {"hyperbolic", "eta0 a"},
+                     {"optimal", "c1 c2 c3"},
+                     {"step", "eta0 factor drops"},
+                     {"cosine", "eta0 eta_min"},
+                     {"file:", ""}};
+static const char *const schedule_all_keys[] = {"eta0",   "a",     "c1",      "c2", "c3",
+                                                "factor", "drops", "eta_min", NULL};
+
+/* Drops the keys not in effect: those of other commands (table) and of other schedule
+ * families, so that summaries and headers record only what the run used. */
+void dpd__linreg_keys_in_effect(dpd_keys *keys) {
+  const char *schedule = dpd_keys_text_get(keys, "schedule");
+  const char *own = "";
+  (void)dpd_keys_restrict(keys, 0, "", NULL);
+  if (schedule == NULL) {
+    return;
   }
-  for (size_t k = 0; common[k] != NULL; k++) {
-    allowed[n++] = common[k];
-  }
-  for (size_t c = 0; c < sizeof own / sizeof own[0]; c++) {
-    if (strcmp(own[c].name, command) == 0) {
-      for (size_t k = 0; own[c].keys[k] != NULL; k++) {
-        allowed[n++] = own[c].keys[k];
-      }
+  for (size_t f = 0; f < sizeof schedule_keys / sizeof schedule_keys[0]; f++) {
+    size_t len = strlen(schedule_keys[f].prefix);
+    if (strncmp(schedule, schedule_keys[f].prefix, len) == 0 &&
+        (schedule_keys[f].prefix[len - 1] == ':' || schedule[len] == '\0')) {
+      own = schedule_keys[f].keys;
     }
   }
-  for (size_t f = 0; f < sizeof family / sizeof family[0]; f++) {
-    size_t len = strlen(family[f].prefix);
-    if (strncmp(schedule, family[f].prefix, len) == 0 &&
-        (family[f].prefix[len - 1] == ':' || schedule[len] == '\0')) {
-      for (size_t k = 0; family[f].keys[k] != NULL; k++) {
-        allowed[n++] = family[f].keys[k];
-      }
+  for (size_t k = 0; schedule_all_keys[k] != NULL; k++) {
+    const char *hit = strstr(own, schedule_all_keys[k]);
+    size_t len = strlen(schedule_all_keys[k]);
+    int mine = 0;
+    while (hit != NULL && !mine) {
+      mine = (hit == own || hit[-1] == ' ') && (hit[len] == '\0' || hit[len] == ' ');
+      hit = strstr(hit + 1, schedule_all_keys[k]);
+    }
+    if (!mine) {
+      dpd_keys_unset(keys, schedule_all_keys[k]);
     }
   }
-  allowed[n] = NULL;
-  snprintf(what, sizeof what, "%s with schedule=%.40s", command, schedule);
-  cli_params_note_unused(p, allowed, what);
 }
 
-/* Everything that does not depend on the command. */
-static int setup(cli_params *p, const char *command, linreg_run *r, dpd_err *err) {
+/* Everything that does not depend on the command. With build = 0, nothing is built. */
+static int setup(dpd_keys *keys, const dpd_run_env *env, linreg_run *r, int build, dpd_err *err) {
   int status;
-  const char *model = cli_get_text(p, "model");
-  const char *noise = cli_get_text(p, "noise");
-  const char *method = cli_get_text(p, "method");
+  const char *command = dpd_keys_command_get(keys);
+  const char *noise = dpd_keys_text_get(keys, "noise");
+  const char *method = dpd_keys_text_get(keys, "method");
   size_t threads;
-  static const char *const rf_only[] = {"p",     "n_test",      "activation", "target",
-                                        "input", "eta",         "steps",      "clip",
-                                        "sigma", "calibration", NULL};
-  if (strcmp(model, "linreg") != 0) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'model': '%s' (allowed for %s: linreg%s)",
-                    model, command,
-                    strcmp(command, "ode") == 0 || strcmp(command, "sde") == 0 ||
-                            strcmp(command, "tune") == 0
-                        ? "; model=rf has simulate, ou, compare and account"
-                        : ", rf");
-  }
-  for (size_t k = 0; rf_only[k] != NULL; k++) {
-    if (cli_is_given(p, rf_only[k])) {
-      return DPD_FAIL(err, DPD_EINVAL,
-                      "key '%s' does not apply to model=linreg (it is a model=rf key; set "
-                      "--model=rf, or see 'dpdyn %s --help')",
-                      rf_only[k], command);
-    }
-  }
+  r->env = env;
   if ((status = parse_noise(noise, &r->noise, err)) < 0) {
     return status;
   }
-  if (cli_is_given(p, "delta")) {
-    if ((status = cli_get_real(p, "delta", 0.0, 0, 1.0, 0, 0, &r->delta, err)) < 0) {
+  if (dpd_keys_given(keys, "delta")) {
+    if ((status = dpd_keys_real_range_get(keys, "delta", 0.0, 0, 1.0, 0, 0, &r->delta, err)) < 0) {
       return status;
     }
     r->have_delta = 1;
   }
-  if (cli_is_given(p, "epsilon")) {
-    if ((status = cli_get_real(p, "epsilon", 0.0, 0, INFINITY, 0, 0, &r->epsilon, err)) < 0) {
+  if (dpd_keys_given(keys, "epsilon")) {
+    if ((status = dpd_keys_real_range_get(keys, "epsilon", 0.0, 0, INFINITY, 0, 0, &r->epsilon,
+                                          err)) < 0) {
       return status;
     }
     if (!r->have_delta) {
       return DPD_FAIL(err, DPD_EINVAL,
                       "missing value for 'delta' (allowed: 0 < delta < 1; required with epsilon)");
     }
-    if (cli_is_given(p, "rho")) {
+    if (dpd_keys_given(keys, "rho")) {
       return DPD_FAIL(err, DPD_EINVAL,
                       "invalid value for 'epsilon': give either rho or (epsilon, delta), not both");
     }
@@ -556,29 +532,30 @@ static int setup(cli_params *p, const char *command, linreg_run *r, dpd_err *err
       return status;
     }
     r->have_epsilon = 1;
-  } else if ((status = cli_get_real(p, "rho", 0.0, 0, INFINITY, 0, 1, &r->rho, err)) < 0) {
+  } else if ((status = dpd_keys_real_range_get(keys, "rho", 0.0, 0, INFINITY, 0, 1, &r->rho, err)) <
+             0) {
     return status;
   }
-  if ((status = cli_get_real(p, "zeta", 0.0, 1, INFINITY, 0, 0, &r->zeta, err)) < 0 ||
-      (status = cli_get_real(p, "c", 0.0, 0, INFINITY, 0, 1, &r->c, err)) < 0 ||
-      (status = cli_get_size(p, "seeds", 1, (size_t)1 << 24, &r->seeds, err)) < 0 ||
-      (status = cli_get_size(p, "grid", 2, (size_t)1 << 24, &r->grid, err)) < 0 ||
-      (status = cli_get_size(p, "threads", 0, 4096, &threads, err)) < 0 ||
-      (status = cli_get_u64(p, "seed", &r->seed, err)) < 0 ||
-      (status = cli_get_real(p, "rtol", 0.0, 0, 1.0, 0, 0, &r->rtol, err)) < 0 ||
-      (status = cli_get_real(p, "atol", 0.0, 0, INFINITY, 0, 0, &r->atol, err)) < 0) {
+  if ((status = dpd_keys_real_range_get(keys, "zeta", 0.0, 1, INFINITY, 0, 0, &r->zeta, err)) < 0 ||
+      (status = dpd_keys_real_range_get(keys, "c", 0.0, 0, INFINITY, 0, 1, &r->c, err)) < 0 ||
+      (status = dpd_keys_size_range_get(keys, "seeds", 1, (size_t)1 << 24, &r->seeds, err)) < 0 ||
+      (status = dpd_keys_size_range_get(keys, "grid", 2, (size_t)1 << 24, &r->grid, err)) < 0 ||
+      (status = dpd_keys_size_range_get(keys, "threads", 0, 4096, &threads, err)) < 0 ||
+      (status = dpd_keys_u64_get(keys, "seed", &r->seed, err)) < 0 ||
+      (status = dpd_keys_real_range_get(keys, "rtol", 0.0, 0, 1.0, 0, 0, &r->rtol, err)) < 0 ||
+      (status = dpd_keys_real_range_get(keys, "atol", 0.0, 0, INFINITY, 0, 0, &r->atol, err)) < 0) {
     return status;
   }
   r->threads = (int)threads;
   r->noise.zeta = r->zeta;
-  if (cli_is_given(p, "dt")) {
-    if ((status = cli_get_real(p, "dt", 0.0, 0, 1.0, 1, 0, &r->dt, err)) < 0) {
+  if (dpd_keys_given(keys, "dt")) {
+    if ((status = dpd_keys_real_range_get(keys, "dt", 0.0, 0, 1.0, 1, 0, &r->dt, err)) < 0) {
       return status;
     }
   }
   {
     size_t v;
-    if ((status = cli_get_size(p, "sde", 0, 1, &v, err)) < 0) {
+    if ((status = dpd_keys_size_range_get(keys, "sde", 0, 1, &v, err)) < 0) {
       return status;
     }
     r->with_sde = strcmp(command, "sde") == 0 || (strcmp(command, "compare") == 0 && v == 1);
@@ -599,25 +576,20 @@ static int setup(cli_params *p, const char *command, linreg_run *r, dpd_err *err
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'method': '%s' (allowed: bdf, adams, volterra)", method);
   }
-  r->plot = strcmp(command, "compare") == 0;
-  if (cli_is_given(p, "plot")) {
-    size_t v;
-    if ((status = cli_get_size(p, "plot", 0, 1, &v, err)) < 0) {
-      return status;
-    }
-    r->plot = (int)v;
+  if ((status = dpd__model_plot_get(keys, strcmp(command, "compare") == 0, &r->plot, err)) < 0) {
+    return status;
   }
-  if ((status = parse_problem(p, r, err)) < 0) {
+  if ((status = parse_problem(keys, r, err)) < 0) {
     return status;
   }
   /* n, or gamma = d/n. */
-  if (cli_is_given(p, "n")) {
-    if ((status = cli_get_size(p, "n", 1, (size_t)1 << 40, &r->n, err)) < 0) {
+  if (dpd_keys_given(keys, "n")) {
+    if ((status = dpd_keys_size_range_get(keys, "n", 1, (size_t)1 << 40, &r->n, err)) < 0) {
       return status;
     }
-    if (cli_is_given(p, "gamma")) {
+    if (dpd_keys_given(keys, "gamma")) {
       double g;
-      if ((status = cli_get_real(p, "gamma", 0.0, 0, INFINITY, 0, 0, &g, err)) < 0) {
+      if ((status = dpd_keys_real_range_get(keys, "gamma", 0.0, 0, INFINITY, 0, 0, &g, err)) < 0) {
         return status;
       }
       if (fabs(g * (double)r->n - (double)r->d) > 0.5) {
@@ -627,9 +599,9 @@ static int setup(cli_params *p, const char *command, linreg_run *r, dpd_err *err
                         g, r->d, r->n);
       }
     }
-  } else if (cli_is_given(p, "gamma")) {
+  } else if (dpd_keys_given(keys, "gamma")) {
     double g, nn;
-    if ((status = cli_get_real(p, "gamma", 0.0, 0, INFINITY, 0, 0, &g, err)) < 0) {
+    if ((status = dpd_keys_real_range_get(keys, "gamma", 0.0, 0, INFINITY, 0, 0, &g, err)) < 0) {
       return status;
     }
     nn = round((double)r->d / g);
@@ -645,199 +617,180 @@ static int setup(cli_params *p, const char *command, linreg_run *r, dpd_err *err
                     "missing value for 'n' (allowed: integer n >= 1, or give gamma = d/n > 0)");
   }
   r->gamma = (double)r->d / (double)r->n;
-  if (cli_set_effective(p, "d", (double)r->d) < 0 || cli_set_effective(p, "n", (double)r->n) < 0 ||
-      cli_set_effective(p, "gamma", r->gamma) < 0 || cli_set_effective(p, "rho", r->rho) < 0) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-  }
-  if ((status = setup_schedule(p, r, err)) < 0 ||
-      (status = check_volterra(p, command, r, err)) < 0 ||
-      (status = check_memory(p, command, r, err)) < 0) {
+  if ((status = dpd_keys_effective_real_set(keys, "d", (double)r->d, err)) < 0 ||
+      (status = dpd_keys_effective_real_set(keys, "n", (double)r->n, err)) < 0 ||
+      (status = dpd_keys_effective_real_set(keys, "gamma", r->gamma, err)) < 0 ||
+      (status = dpd_keys_effective_real_set(keys, "rho", r->rho, err)) < 0 ||
+      (status = setup_schedule(keys, r, err)) < 0 ||
+      (status = check_volterra(keys, command, r, err)) < 0 ||
+      (status = check_memory(keys, command, r, err)) < 0) {
     return status;
   }
-  /* Every key is valid and the run fits in memory: build the problem. */
+  if (!build) {
+    return DPD_OK;
+  }
+  return dpd__linreg_build(keys, r, err);
+}
+
+int dpd__linreg_build(dpd_keys *keys, linreg_run *r, dpd_err *err) {
+  /* Every key is valid and the run fits in memory: record the keys in effect, build. */
+  dpd__linreg_keys_in_effect(keys);
   return dpd_linreg_problem_create(&r->pc, &r->problem, err);
 }
 
-static void add_privacy_json(cJSON *root, const linreg_run *r) {
+static void add_privacy(dpd_output *out, const linreg_run *r) {
   double rho_z = 0.5 * r->rho * r->rho;
-  cli_json_number(root, "rho", r->rho);
-  cli_json_number(root, "zcdp", rho_z);
+  dpd_output_number_set(out, "rho", r->rho);
+  dpd_output_number_set(out, "zcdp", rho_z);
   if (r->have_delta) {
     double eps = INFINITY;
     if (isfinite(r->rho)) {
       dpd_privacy_eps_tight(rho_z, r->delta, &eps, NULL);
     }
-    cli_json_number(root, "delta", r->delta);
-    cli_json_number(root, "epsilon_bun_steinke", dpd_privacy_eps_bun_steinke(rho_z, r->delta));
-    cli_json_number(root, "epsilon_tight", eps);
+    dpd_output_number_set(out, "delta", r->delta);
+    dpd_output_number_set(out, "epsilon_bun_steinke", dpd_privacy_eps_bun_steinke(rho_z, r->delta));
+    dpd_output_number_set(out, "epsilon_tight", eps);
   }
 }
 
-static cJSON *summary_new(const cli_params *p, const linreg_run *r) {
-  cJSON *root = cJSON_CreateObject();
-  cJSON *params = cJSON_CreateObject();
-  cJSON_AddStringToObject(root, "command", p->command);
-  cJSON_AddStringToObject(root, "model", "linreg");
-  cJSON_AddStringToObject(root, "version", dpd_version());
-  cli_json_number(root, "seed", (double)r->seed);
-  cJSON_AddNumberToObject(root, "d", (double)r->d);
-  cJSON_AddNumberToObject(root, "n", (double)r->n);
-  cJSON_AddNumberToObject(root, "gamma", r->gamma);
-  cJSON_AddStringToObject(root, "noise_law", dpd_noise_law_name(r->noise.law));
+int dpd__linreg_output_begin(const dpd_keys *keys, const linreg_run *r, dpd_output **outp,
+                             dpd_err *err) {
+  dpd_output *out;
+  int status;
+  if ((status = dpd_output_create(outp, err)) < 0) {
+    return status;
+  }
+  out = *outp;
+  out->plot = r->plot;
+  if ((status = dpd__output_headline_set(
+           out, err, "model linreg, d = %zu, n = %zu, schedule %s, seed %llu", r->d, r->n,
+           dpd_schedule_name(r->schedule), (unsigned long long)r->seed)) < 0) {
+    return status;
+  }
+  cJSON_AddStringToObject(out->summary, "command", dpd_keys_command_get(keys));
+  cJSON_AddStringToObject(out->summary, "model", "linreg");
+  cJSON_AddStringToObject(out->summary, "version", dpd_version());
+  dpd_output_number_set(out, "seed", (double)r->seed);
+  cJSON_AddNumberToObject(out->summary, "d", (double)r->d);
+  cJSON_AddNumberToObject(out->summary, "n", (double)r->n);
+  cJSON_AddNumberToObject(out->summary, "gamma", r->gamma);
+  cJSON_AddStringToObject(out->summary, "noise_law", dpd_noise_law_name(r->noise.law));
   if (r->noise.law == DPD_NOISE_STUDENT) {
-    cJSON_AddNumberToObject(root, "noise_nu", r->noise.nu);
+    cJSON_AddNumberToObject(out->summary, "noise_nu", r->noise.nu);
   }
-  cJSON_AddStringToObject(root, "schedule", dpd_schedule_name(r->schedule));
-  cJSON_AddNumberToObject(root, "initial_excess_risk", dpd_linreg_initial_risk(r->problem));
-  cJSON_AddNumberToObject(root, "memory_estimate_bytes", round(r->memory_estimate));
-  add_privacy_json(root, r);
-  cli_params_to_json(p, params);
-  cJSON_AddItemToObject(root, "params", params);
-  return root;
+  cJSON_AddStringToObject(out->summary, "schedule", dpd_schedule_name(r->schedule));
+  cJSON_AddNumberToObject(out->summary, "initial_excess_risk", dpd_linreg_initial_risk(r->problem));
+  cJSON_AddNumberToObject(out->summary, "memory_estimate_bytes", round(r->memory_estimate));
+  add_privacy(out, r);
+  return DPD_OK;
 }
 
-static int write_table(cli_out *o, const cli_params *p, const char *name, const char *figure,
-                       const char *columns, size_t rows, size_t ncols, const double *const *cols,
-                       dpd_err *err) {
-  char *tmp;
-  FILE *f = cli_out_open(o, name, &tmp, err);
-  if (f == NULL) {
-    return err->status;
-  }
-  cli_write_header(f, p, figure, columns);
-  for (size_t i = 0; i < rows; i++) {
-    for (size_t k = 0; k < ncols; k++) {
-      fprintf(f, k == 0 ? "%.10g" : " %.10g", cols[k][i]);
-    }
-    fputc('\n', f);
-  }
-  return cli_out_commit(o, f, tmp, name, err);
-}
-
-/* Human-readable summary on stdout: every number of the summary, one per line. */
-static void print_summary(const cJSON *root, const char *command, const linreg_run *r) {
-  printf("# dpdyn %s %s (model linreg, d = %zu, n = %zu, schedule %s, seed %llu)\n", dpd_version(),
-         command, r->d, r->n, dpd_schedule_name(r->schedule), r->seed);
-  cli_print_summary(root);
-}
-
-static void add_epsilons(cJSON *root, double rho, double delta, const char *suffix) {
+static void add_epsilons(dpd_output *out, double rho, double delta, const char *suffix) {
   char key[64];
   double rz = 0.5 * rho * rho, eps = INFINITY;
   if (isfinite(rho)) {
     dpd_privacy_eps_tight(rz, delta, &eps, NULL);
   }
   snprintf(key, sizeof key, "epsilon_bun_steinke%s", suffix);
-  cli_json_number(root, key, dpd_privacy_eps_bun_steinke(rz, delta));
+  dpd_output_number_set(out, key, dpd_privacy_eps_bun_steinke(rz, delta));
   snprintf(key, sizeof key, "epsilon_tight%s", suffix);
-  cli_json_number(root, key, eps);
+  dpd_output_number_set(out, key, eps);
 }
 
-static int write_summary(cli_out *o, cJSON *root, double start, dpd_err *err) {
-  cli_json_number(root, "wall_seconds", cli_now() - start);
-  return cli_out_json(o, "summary.json", root, err);
-}
-
-/* dpdyn account --sequence FILE: rho_eff of an arbitrary (eta_k, sigma_k) sequence. */
-static int run_account_sequence(cli_params *p, double start, dpd_err *err) {
-  const char *path = cli_get_text(p, "sequence");
+/* dpdyn account --sequence FILE: rho_eff of an arbitrary (eta_k, sigma_k) sequence. Only the keys
+ * of this mode apply (a --d or --rho here would be silently ignored otherwise). */
+static int run_account_sequence(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp,
+                                dpd_err *err) {
+  static const char *const allowed[] = {"model", "sequence", "delta", "out", "max_memory", NULL};
+  const char *path = dpd_keys_text_get(keys, "sequence");
   double *cols[2] = {NULL, NULL}, delta = 0.0, rho_eff;
   size_t rows = 0, ncols = 0;
-  int status, code = CLI_EXIT_OK, have_delta = cli_is_given(p, "delta");
-  cJSON *root, *params;
-  cli_out o;
-  static const char *const keys[] = {"model", "sequence", "delta", "out", "max_memory", NULL};
-  /* Only the keys of this mode (a --d or --rho here would be silently ignored otherwise); the
-   * output directory is checked before the file is read. */
-  if ((status = cli_params_restrict(p, keys, "account --sequence", err)) < 0 ||
-      (have_delta && (status = cli_get_real(p, "delta", 0.0, 0, 1.0, 0, 0, &delta, err)) < 0) ||
-      (status = cli_out_init(&o, cli_get_text(p, "out"), err)) < 0) {
-    return cli_exit_code(status);
+  int status, have_delta = dpd_keys_given(keys, "delta");
+  dpd_output *out;
+  *outp = NULL;
+  for (size_t i = 0; i < dpd_keys_count(keys); i++) {
+    const char *name = dpd_keys_desc_get(keys, i)->name;
+    int in = 0;
+    for (size_t k = 0; allowed[k] != NULL; k++) {
+      in |= strcmp(allowed[k], name) == 0;
+    }
+    if (in) {
+      continue;
+    }
+    if (dpd_keys_given_at(keys, i)) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "key '%s' does not apply to account --sequence (allowed keys: model, "
+                      "sequence, delta, out, max_memory)",
+                      name);
+    }
+    dpd_keys_unset(keys, name);
   }
-  if ((status = dpd__read_table("sequence", path, 2, 2, p->max_memory, cols, &rows, &ncols, err)) <
-      0) {
-    cli_out_free(&o);
-    return cli_exit_code(status);
+  if ((have_delta &&
+       (status = dpd_keys_real_range_get(keys, "delta", 0.0, 0, 1.0, 0, 0, &delta, err)) < 0) ||
+      (status = dpd__model_validated(env, err)) != 0) {
+    return status < 0 ? status : DPD_OK; /* the output is prepared before the file is read */
+  }
+  if ((status = dpd__read_table("sequence", path, 2, 2, env->max_memory, cols, &rows, &ncols,
+                                err)) < 0) {
+    return status;
   }
   for (size_t k = 0; k < rows; k++) {
     if (cols[0][k] < 0.0 || cols[1][k] < 0.0) {
-      DPD_FAIL(err, DPD_EINVAL,
-               "invalid value for 'sequence': row %zu of '%s' has eta = %g, sigma = %g (allowed: "
-               "eta >= 0, sigma >= 0)",
-               k + 1, path, cols[0][k], cols[1][k]);
+      status = DPD_FAIL(err, DPD_EINVAL,
+                        "invalid value for 'sequence': row %zu of '%s' has eta = %g, sigma = %g "
+                        "(allowed: eta >= 0, sigma >= 0)",
+                        k + 1, path, cols[0][k], cols[1][k]);
       free(cols[0]);
       free(cols[1]);
-      cli_out_free(&o);
-      return CLI_EXIT_USAGE;
+      return status;
     }
   }
   rho_eff = dpd_privacy_rho_eff(cols[0], cols[1], rows);
   free(cols[0]);
   free(cols[1]);
-  root = cJSON_CreateObject();
-  params = cJSON_CreateObject();
-  cJSON_AddStringToObject(root, "command", "account");
-  cJSON_AddStringToObject(root, "version", dpd_version());
-  cJSON_AddStringToObject(root, "sequence", path);
-  cJSON_AddNumberToObject(root, "steps", (double)rows);
-  cli_json_number(root, "rho_eff", rho_eff);
-  cli_json_number(root, "zcdp_eff", 0.5 * rho_eff * rho_eff);
+  if ((status = dpd_output_create(outp, err)) < 0 ||
+      (status = dpd__output_headline_set(*outp, err, "sequence '%s', %zu steps", path, rows)) < 0) {
+    return status;
+  }
+  out = *outp;
+  cJSON_AddStringToObject(out->summary, "command", "account");
+  cJSON_AddStringToObject(out->summary, "version", dpd_version());
+  cJSON_AddStringToObject(out->summary, "sequence", path);
+  cJSON_AddNumberToObject(out->summary, "steps", (double)rows);
+  dpd_output_number_set(out, "rho_eff", rho_eff);
+  dpd_output_number_set(out, "zcdp_eff", 0.5 * rho_eff * rho_eff);
   if (have_delta) {
-    cli_json_number(root, "delta", delta);
-    add_epsilons(root, rho_eff, delta, "_eff");
+    dpd_output_number_set(out, "delta", delta);
+    add_epsilons(out, rho_eff, delta, "_eff");
   }
-  cli_params_to_json(p, params);
-  cJSON_AddItemToObject(root, "params", params);
-  printf("# dpdyn %s account (sequence '%s', %zu steps)\n", dpd_version(), path, rows);
-  {
-    const cJSON *item;
-    cJSON_ArrayForEach(item, root) {
-      if (cJSON_IsNumber(item)) {
-        printf("%-32s %.10g\n", item->string, item->valuedouble);
-      }
-    }
-  }
-  if ((status = write_summary(&o, root, start, err)) == DPD_OK) {
-    code = cli_out_finish(&o, NULL, err);
-  }
-  cli_out_free(&o);
-  cJSON_Delete(root);
-  return status < 0 ? cli_exit_code(status) : code;
+  return DPD_OK;
 }
 
-static int run_account(const cli_params *p, linreg_run *r, cli_out *o, double start, dpd_err *err) {
-  cJSON *root;
+/* dpdyn account: the privacy of the schedule (no simulation). */
+static int account_summary(linreg_run *r, dpd_output *out, dpd_err *err) {
   double *eta = malloc(r->n * sizeof *eta), *sigma = malloc(r->n * sizeof *sigma);
   double rho_eff;
-  int status, code = CLI_EXIT_OK;
   if (eta == NULL || sigma == NULL) {
     free(eta);
     free(sigma);
-    return cli_exit_code(DPD_FAIL(err, DPD_ENOMEM, "out of memory for n = %zu steps", r->n));
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory for n = %zu steps", r->n);
   }
   dpd_schedule_steps(r->schedule, r->n, r->rho, eta, sigma);
   rho_eff = dpd_privacy_rho_eff(eta, sigma, r->n);
   free(eta);
   free(sigma);
-  root = summary_new(p, r);
-  cli_json_number(root, "rho_target", r->rho);
-  cli_json_number(root, "rho_eff", rho_eff);
-  cli_json_number(root, "zcdp_eff", 0.5 * rho_eff * rho_eff);
+  dpd_output_number_set(out, "rho_target", r->rho);
+  dpd_output_number_set(out, "rho_eff", rho_eff);
+  dpd_output_number_set(out, "zcdp_eff", 0.5 * rho_eff * rho_eff);
   if (r->have_delta) {
-    add_epsilons(root, rho_eff, r->delta, "_eff");
+    add_epsilons(out, rho_eff, r->delta, "_eff");
   }
   if (r->have_epsilon) {
-    cli_json_number(root, "epsilon", r->epsilon);
-    cli_json_number(root, "rho_bun_steinke",
-                    dpd_privacy_rho_from_eps_bun_steinke(r->epsilon, r->delta));
+    dpd_output_number_set(out, "epsilon", r->epsilon);
+    dpd_output_number_set(out, "rho_bun_steinke",
+                          dpd_privacy_rho_from_eps_bun_steinke(r->epsilon, r->delta));
   }
-  status = write_summary(o, root, start, err);
-  if (status == DPD_OK) {
-    print_summary(root, "account", r);
-    code = cli_out_finish(o, NULL, err);
-  }
-  cJSON_Delete(root);
-  return status < 0 ? cli_exit_code(status) : code;
+  return DPD_OK;
 }
 
 /* A simulation-like result (simulate or sde) as training-trajectory columns:
@@ -870,26 +823,26 @@ static void sup_gaps(const double *a, const double *b, const double *se, size_t 
   }
 }
 
-static void add_stochastic_json(cJSON *root, const char *prefix, const dpd_linreg_sim_result *res,
-                                const char *clip_key) {
+static void add_stochastic(dpd_output *out, const char *prefix, const dpd_linreg_sim_result *res,
+                           const char *clip_key) {
   char key[96];
   snprintf(key, sizeof key, "%sfinal_excess_risk", prefix);
-  cli_json_number(root, key, res->final_risk);
+  dpd_output_number_set(out, key, res->final_risk);
   snprintf(key, sizeof key, "%sfinal_excess_risk_se", prefix);
-  cli_json_number(root, key, res->final_risk_se);
+  dpd_output_number_set(out, key, res->final_risk_se);
   snprintf(key, sizeof key, "%sexcess_risk_before_release", prefix);
-  cli_json_number(root, key, res->before_release);
+  dpd_output_number_set(out, key, res->before_release);
   snprintf(key, sizeof key, "%sexcess_risk_before_release_se", prefix);
-  cli_json_number(root, key, res->before_release_se);
+  dpd_output_number_set(out, key, res->before_release_se);
   snprintf(key, sizeof key, "%srelease_jump", prefix);
-  cli_json_number(root, key, res->final_risk - res->before_release);
+  dpd_output_number_set(out, key, res->final_risk - res->before_release);
   snprintf(key, sizeof key, "%s%s", prefix, clip_key);
-  cli_json_number(root, key, res->clip_fraction_total);
+  dpd_output_number_set(out, key, res->clip_fraction_total);
 }
 
-/* ---- pieces shared with the other linreg commands (cli.h) ---- */
+/* ---- pieces shared with tune (linreg_impl.h) ---- */
 
-dpd_ode_config cli_linreg_ode_config(const linreg_run *r) {
+dpd_ode_config dpd__linreg_ode_config(const linreg_run *r) {
   dpd_ode_config oc = dpd_ode_config_default();
   oc.gamma = r->gamma;
   oc.zeta = r->zeta;
@@ -904,7 +857,7 @@ dpd_ode_config cli_linreg_ode_config(const linreg_run *r) {
   return oc;
 }
 
-dpd_linreg_sim_config cli_linreg_sim_config(const linreg_run *r) {
+dpd_linreg_sim_config dpd__linreg_sim_config(const linreg_run *r) {
   dpd_linreg_sim_config sc = dpd_linreg_sim_config_default();
   sc.n = r->n;
   sc.zeta = r->zeta;
@@ -916,51 +869,41 @@ dpd_linreg_sim_config cli_linreg_sim_config(const linreg_run *r) {
   sc.seed = r->seed;
   sc.grid = r->grid;
   sc.threads = r->threads;
-  sc.progress = isatty(STDERR_FILENO);
+  sc.progress = r->env->progress != NULL;
   return sc;
 }
 
-int cli_linreg_setup(cli_params *p, const char *command, linreg_run **out, dpd_err *err) {
+int dpd__linreg_setup(dpd_keys *keys, const dpd_run_env *env, int build, linreg_run **out,
+                      dpd_err *err) {
   int status;
   *out = calloc(1, sizeof **out);
   if (*out == NULL) {
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
   }
-  if ((status = setup(p, command, *out, err)) < 0) {
-    cli_linreg_free(*out);
+  if ((status = setup(keys, env, *out, build, err)) < 0) {
+    dpd__linreg_free(*out);
     *out = NULL;
   }
   return status;
 }
 
-void cli_linreg_free(linreg_run *r) {
+void dpd__linreg_free(linreg_run *r) {
   if (r != NULL) {
     run_free(r);
     free(r);
   }
 }
 
-const dpd_linreg_problem *cli_linreg_problem(const linreg_run *r) {
+const dpd_linreg_problem *dpd__linreg_problem(const linreg_run *r) {
   return r->problem;
 }
 
-const dpd_schedule_config *cli_linreg_schedule_config(const linreg_run *r) {
+const dpd_schedule_config *dpd__linreg_schedule_config(const linreg_run *r) {
   return &r->schedule_cfg;
 }
 
-cJSON *cli_linreg_summary(const cli_params *p, const linreg_run *r) {
-  return summary_new(p, r);
-}
-
-int cli_write_table(cli_out *o, const cli_params *p, const char *name, const char *columns,
-                    size_t rows, size_t ncols, const double *const *cols, dpd_err *err) {
-  return write_table(o, p, name, p->command, columns, rows, ncols, cols, err);
-}
-
-int cli_write_figure_table(cli_out *o, const cli_params *p, const char *name, const char *figure,
-                           const char *columns, size_t rows, size_t ncols,
-                           const double *const *cols, dpd_err *err) {
-  return write_table(o, p, name, figure, columns, rows, ncols, cols, err);
+int dpd__linreg_plot(const linreg_run *r) {
+  return r->plot;
 }
 
 /* method = volterra: the convolution-Volterra form of the ODE solved with FFTs
@@ -993,39 +936,41 @@ static int solve_volterra(const linreg_run *r, const dpd_ode_config *oc, dpd_ode
   return DPD_OK;
 }
 
-int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *err) {
+/* simulate | sde | ode | compare | account. */
+static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, dpd_err *err) {
+  const char *command = dpd_keys_command_get(keys);
   linreg_run r;
   dpd_linreg_sim_result *sim = NULL, *sde = NULL;
   dpd_ode_result *ode = NULL;
-  cJSON *root = NULL;
-  cli_out o = {0};
-  int status = DPD_OK, code = CLI_EXIT_OK;
+  dpd_output *out = NULL;
+  int status = DPD_OK;
   int is_sde = strcmp(command, "sde") == 0;
   int do_sim = strcmp(command, "simulate") == 0 || strcmp(command, "compare") == 0;
   int do_ode = strcmp(command, "ode") == 0 || strcmp(command, "compare") == 0;
   double *sim_traj = NULL, *sim_se = NULL, *sde_traj = NULL, *sde_se = NULL;
   const char *figure = command;
   memset(&r, 0, sizeof r);
+  *outp = NULL;
 
-  if (strcmp(command, "account") == 0 && cli_is_given(p, "sequence")) {
-    return run_account_sequence(p, start, err);
+  if (strcmp(command, "account") == 0 && dpd_keys_given(keys, "sequence")) {
+    return run_account_sequence(keys, env, outp, err);
   }
-  if ((status = setup(p, command, &r, err)) < 0) {
+  if ((status = setup(keys, env, &r, 0, err)) < 0 ||
+      (status = dpd__model_validated(env, err)) != 0 ||
+      (status = dpd__linreg_build(keys, &r, err)) < 0) {
     run_free(&r);
-    return cli_exit_code(status);
+    return status < 0 ? status : DPD_OK;
   }
-  if ((status = cli_out_init(&o, cli_get_text(p, "out"), err)) < 0) {
-    run_free(&r);
-    return cli_exit_code(status);
+  if ((status = dpd__linreg_output_begin(keys, &r, &out, err)) < 0) {
+    goto done;
   }
   if (strcmp(command, "account") == 0) {
-    code = run_account(p, &r, &o, start, err);
-    cli_out_free(&o);
-    run_free(&r);
-    return code;
+    out->plot = 0;
+    status = account_summary(&r, out, err);
+    goto done;
   }
   if (do_ode) {
-    dpd_ode_config oc = cli_linreg_ode_config(&r);
+    dpd_ode_config oc = dpd__linreg_ode_config(&r);
     oc.bounds = 1;
     if (r.use_volterra) {
       status = solve_volterra(&r, &oc, &ode, err);
@@ -1037,7 +982,7 @@ int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *er
     }
   }
   if (do_sim) {
-    dpd_linreg_sim_config sc = cli_linreg_sim_config(&r);
+    dpd_linreg_sim_config sc = dpd__linreg_sim_config(&r);
     if ((status = dpd_linreg_sim_run(r.problem, r.schedule, &sc, &sim, err)) < 0) {
       goto done;
     }
@@ -1055,7 +1000,7 @@ int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *er
     ec.grid = r.grid;
     ec.dt = r.dt;
     ec.threads = r.threads;
-    ec.progress = isatty(STDERR_FILENO);
+    ec.progress = env->progress != NULL;
     if ((status = dpd_linreg_sde_run(r.problem, r.schedule, &ec, &sde, err)) < 0) {
       goto done;
     }
@@ -1065,8 +1010,6 @@ int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *er
     status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
     goto done;
   }
-
-  root = summary_new(p, &r);
   {
     size_t g = r.grid;
     const double *t = sim != NULL ? sim->t : sde != NULL ? sde->t : ode->t;
@@ -1093,9 +1036,9 @@ int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *er
     cols[ncols++] = t;
     rel[nrel++] = &one;
     if (main_run != NULL) {
-      add_stochastic_json(root, "", main_run,
-                          sim != NULL ? "clipped_fraction" : "expected_clipped_fraction");
-      cJSON_AddNumberToObject(root, "seeds", (double)r.seeds);
+      add_stochastic(out, "", main_run,
+                     sim != NULL ? "clipped_fraction" : "expected_clipped_fraction");
+      cJSON_AddNumberToObject(out->summary, "seeds", (double)r.seeds);
       ADD_COL(main_traj, "excess_risk");
       ADD_COL(main_se, "excess_risk_se");
       ADD_REL(&main_run->before_release, "before");
@@ -1107,28 +1050,28 @@ int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *er
       const char *prefix = main_run != NULL ? "ode_" : "";
       char key[64];
       snprintf(key, sizeof key, "%sfinal_excess_risk", prefix);
-      cli_json_number(root, key, ode->final_risk);
+      dpd_output_number_set(out, key, ode->final_risk);
       if (main_run == NULL) {
-        cli_json_number(root, "final_excess_risk_se", 0.0);
+        dpd_output_number_set(out, "final_excess_risk_se", 0.0);
       }
       snprintf(key, sizeof key, "%sexcess_risk_before_release", prefix);
-      cli_json_number(root, key, ode->before_release);
+      dpd_output_number_set(out, key, ode->before_release);
       snprintf(key, sizeof key, "%srelease_jump", prefix);
-      cli_json_number(root, key, ode->release_jump);
+      dpd_output_number_set(out, key, ode->release_jump);
       snprintf(key, sizeof key, "%slower_bound_before_release", prefix);
       if (r.use_volterra) {
-        cli_json_na(root, key, "method = volterra solves the ODE without its bounds");
+        dpd_output_na_set(out, key, "method = volterra solves the ODE without its bounds");
       } else {
-        cli_json_number(root, key, ode->lower[g - 1]);
+        dpd_output_number_set(out, key, ode->lower[g - 1]);
       }
       snprintf(key, sizeof key, "%supper_bound_before_release", prefix);
       if (r.use_volterra) {
-        cli_json_na(root, key, "method = volterra solves the ODE without its bounds");
+        dpd_output_na_set(out, key, "method = volterra solves the ODE without its bounds");
       } else {
-        cli_json_number(root, key, ode->upper[g - 1]);
+        dpd_output_number_set(out, key, ode->upper[g - 1]);
       }
-      cJSON_AddNumberToObject(root, "ode_steps", (double)ode->steps);
-      cJSON_AddNumberToObject(root, "distinct_eigenvalues", (double)r.problem->ngroups);
+      cJSON_AddNumberToObject(out->summary, "ode_steps", (double)ode->steps);
+      cJSON_AddNumberToObject(out->summary, "distinct_eigenvalues", (double)r.problem->ngroups);
       if (main_run == NULL) {
         ADD_COL(ode->risk, "excess_risk");
         ADD_COL(ode->lower, "lower_bound");
@@ -1158,24 +1101,24 @@ int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *er
     if (sim != NULL && ode != NULL) {
       double sup, sup_se, final_gap = fabs(ode->final_risk - sim->final_risk);
       sup_gaps(ode->risk, sim_traj, sim_se, g, &sup, &sup_se);
-      cli_json_number(root, "sup_gap", sup);
-      cli_json_number(root, "sup_gap_in_se", sup_se);
-      cli_json_number(root, "final_gap", final_gap);
-      cli_json_number(root, "final_gap_in_se",
-                      sim->final_risk_se > 0 ? final_gap / sim->final_risk_se : INFINITY);
+      dpd_output_number_set(out, "sup_gap", sup);
+      dpd_output_number_set(out, "sup_gap_in_se", sup_se);
+      dpd_output_number_set(out, "final_gap", final_gap);
+      dpd_output_number_set(out, "final_gap_in_se",
+                            sim->final_risk_se > 0 ? final_gap / sim->final_risk_se : INFINITY);
     }
     if (sim != NULL && sde != NULL) {
       /* Three-way comparison: the SDE's own columns and gaps. */
       double sup, sup_se, final_gap = fabs(ode->final_risk - sde->final_risk);
       double both = hypot(sim->final_risk_se, sde->final_risk_se);
       figure = "compare3";
-      add_stochastic_json(root, "sde_", sde, "expected_clipped_fraction");
+      add_stochastic(out, "sde_", sde, "expected_clipped_fraction");
       sup_gaps(ode->risk, sde_traj, sde_se, g, &sup, &sup_se);
-      cli_json_number(root, "sde_sup_gap", sup);
-      cli_json_number(root, "sde_sup_gap_in_se", sup_se);
-      cli_json_number(root, "sde_final_gap", final_gap);
-      cli_json_number(root, "sde_vs_simulate_final_gap_in_se",
-                      both > 0 ? fabs(sde->final_risk - sim->final_risk) / both : INFINITY);
+      dpd_output_number_set(out, "sde_sup_gap", sup);
+      dpd_output_number_set(out, "sde_sup_gap_in_se", sup_se);
+      dpd_output_number_set(out, "sde_final_gap", final_gap);
+      dpd_output_number_set(out, "sde_vs_simulate_final_gap_in_se",
+                            both > 0 ? fabs(sde->final_risk - sim->final_risk) / both : INFINITY);
       ADD_COL(sde_traj, "sde_excess_risk");
       ADD_COL(sde_se, "sde_excess_risk_se");
       ADD_REL(&sde->before_release, "sde_before");
@@ -1184,32 +1127,50 @@ int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *er
       ADD_REL(&sde->final_risk_se, "sde_after_se");
     }
     if (is_sde) {
-      cli_json_number(root, "dt", r.dt > 0.0 ? r.dt : 1.0 / (double)r.n);
+      dpd_output_number_set(out, "dt", r.dt > 0.0 ? r.dt : 1.0 / (double)r.n);
     }
 #undef ADD_COL
 #undef ADD_REL
-    if ((status = write_table(&o, p, "trajectory.tsv", figure, names, g, ncols, cols, err)) < 0 ||
-        (status = write_table(&o, p, "release.tsv", figure, rel_names, 1, nrel, rel, err)) < 0 ||
-        (status = write_summary(&o, root, start, err)) < 0) {
+    if ((status = dpd__output_figure_set(out, figure, err)) < 0 ||
+        (status = dpd_output_table_add(out, "trajectory.tsv", figure, names, g, ncols, cols, err)) <
+            0 ||
+        (status = dpd_output_table_add(out, "release.tsv", figure, rel_names, 1, nrel, rel, err)) <
+            0) {
       goto done;
     }
   }
-  print_summary(root, command, &r);
-  code = cli_out_finish(&o, r.plot ? figure : NULL, err);
-  if (code == CLI_EXIT_OK) {
-    printf("# wrote %s/\n", o.dir);
-  }
 done:
-  if (status < 0) {
-    code = cli_exit_code(status);
-  }
   free(sim_traj);
   free(sde_traj);
-  cJSON_Delete(root);
   dpd_linreg_sim_result_free(sim);
   dpd_linreg_sim_result_free(sde);
   dpd_ode_result_free(ode);
-  cli_out_free(&o);
   run_free(&r);
-  return code;
+  if (status < 0) {
+    dpd_output_free(out);
+    out = NULL;
+  }
+  *outp = out;
+  return status;
 }
+
+const dpd_model_command dpd__linreg_commands[] = {
+    {"simulate", "one-pass DP-SGD over `seeds` replicates: excess risk with standard errors",
+     "trajectory.tsv release.tsv summary.json", "dpdyn simulate --d=200 --n=800 --c=1 --rho=2",
+     run_command},
+    {"sde", "homogenized SDE (H-DP-SGD) by Euler-Maruyama over `seeds` replicates",
+     "trajectory.tsv release.tsv summary.json", "dpdyn sde --d=200 --n=800 --c=1 --rho=2",
+     run_command},
+    {"ode", "deterministic equivalent: coupled risk ODEs, bounds, last-iterate jump",
+     "trajectory.tsv release.tsv summary.json", "dpdyn ode --d=1000 --n=4000 --c=1 --rho=2",
+     run_command},
+    {"compare", "simulation against the ODE (+ the SDE with --sde=1): gaps, figure",
+     "trajectory.tsv release.tsv summary.json compare.png",
+     "dpdyn compare --d=200 --n=800 --c=1 --rho=2", run_command},
+    {"account", "privacy of the schedule (or of a sequence): rho_eff, (epsilon, delta)",
+     "summary.json", "dpdyn account --d=1000 --n=4000 --epsilon=2 --delta=1e-6 --schedule=sqrt",
+     run_command},
+    {"tune", "optimise c and the schedule on the ODE; heat map; confirm by simulation",
+     "trajectory.tsv release.tsv heatmap.tsv summary.json tune.png",
+     "dpdyn tune --d=1000 --n=4000 --rho=2 --schedule=sqrt", dpd__linreg_tune},
+    {NULL, NULL, NULL, NULL, NULL}};
