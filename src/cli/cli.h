@@ -214,6 +214,31 @@ void cli_json_na(cJSON *obj, const char *key, const char *reason);
  * script (plots/<figure>.gp) that `dpdyn plot` uses for the directory. */
 void cli_write_header(FILE *f, const cli_params *p, const char *figure, const char *columns);
 
+/* ---- progress lines (progress.c) ---- */
+
+/* The library reports progress through a dpd_progress_fn (dpdyn/replicate.h) and prints
+ * nothing; these callbacks draw the line on stderr, redrawn in place with '\r' and ended with a
+ * newline at done == total. They never ask for a stop (return 0). */
+
+/* `callback` when stderr is a terminal, NULL (no progress) otherwise: the value for a config's
+ * progress field. */
+dpd_progress_fn cli_progress_on_tty(dpd_progress_fn callback);
+
+/* "dpdyn <what>: <done>/<total> replicates" at every call; `what` is the command's name (a
+ * string, only read), e.g. progress_user = "simulate". */
+int cli_progress_replicates(void *what, size_t done, size_t total);
+
+/* State of a percentage line: "dpdyn <what>: <P>% of <total> <unit>", drawn when the whole
+ * percentage changes and at the end. */
+typedef struct {
+  const char *what; /* "rf" */
+  const char *unit; /* "DP-GD steps" */
+  size_t percent;   /* percentage of the last call (0 before the first) */
+} cli_progress_percent;
+
+/* Draws the line of `state` (a cli_progress_percent, updated). */
+int cli_progress_percent_draw(void *state, size_t done, size_t total);
+
 /* ---- plotting (plot.c) ---- */
 
 /* Renders `dir` with the embedded gnuplot script `script`: writes

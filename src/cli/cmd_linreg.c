@@ -916,7 +916,8 @@ dpd_linreg_sim_config cli_linreg_sim_config(const linreg_run *r) {
   sc.seed = r->seed;
   sc.grid = r->grid;
   sc.threads = r->threads;
-  sc.progress = isatty(STDERR_FILENO);
+  sc.progress = cli_progress_on_tty(cli_progress_replicates);
+  sc.progress_user = "simulate";
   return sc;
 }
 
@@ -1055,7 +1056,8 @@ int cli_cmd_linreg(const char *command, cli_params *p, double start, dpd_err *er
     ec.grid = r.grid;
     ec.dt = r.dt;
     ec.threads = r.threads;
-    ec.progress = isatty(STDERR_FILENO);
+    ec.progress = cli_progress_on_tty(cli_progress_replicates);
+    ec.progress_user = "sde";
     if ((status = dpd_linreg_sde_run(r.problem, r.schedule, &ec, &sde, err)) < 0) {
       goto done;
     }

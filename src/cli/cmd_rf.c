@@ -47,6 +47,8 @@ typedef struct {
   double epsilon_exact; /* epsilon that the sigma in use delivers (exact accounting) */
   int plot;
   double memory_estimate; /* bytes the command is expected to need (check_memory) */
+
+  cli_progress_percent progress; /* the progress line of DP-GD (sc.progress_user) */
 } rf_run;
 
 static const char *const rf_keys[] = {
@@ -287,7 +289,9 @@ static int setup(cli_params *p, const char *command, rf_run *r, dpd_err *err) {
   } else {
     r->plot = strcmp(command, "compare") == 0;
   }
-  r->sc.progress = isatty(STDERR_FILENO);
+  r->progress = (cli_progress_percent){.what = "rf", .unit = "DP-GD steps", .percent = 0};
+  r->sc.progress = cli_progress_on_tty(cli_progress_percent_draw);
+  r->sc.progress_user = &r->progress;
   return strcmp(command, "account") == 0 ? DPD_OK : check_memory(p, command, r, err);
 }
 
