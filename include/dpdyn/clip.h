@@ -10,7 +10,7 @@
 #ifndef DPD_CLIP_H
 #define DPD_CLIP_H
 
-#include "dpdyn/linreg.h"
+#include "dpdyn/noise.h"
 #include "dpdyn/status.h"
 
 #ifdef __cplusplus

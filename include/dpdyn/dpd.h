@@ -4,7 +4,9 @@
 #define DPD_DPD_H
 
 #include "dpdyn/status.h"
+#include "dpdyn/isa.h"
 #include "dpdyn/rng.h"
+#include "dpdyn/noise.h"
 #include "dpdyn/clip.h"
 #include "dpdyn/schedule.h"
 #include "dpdyn/privacy.h"

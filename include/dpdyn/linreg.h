@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dpdyn/noise.h"
+#include "dpdyn/replicate.h"
 #include "dpdyn/schedule.h"
 #include "dpdyn/status.h"
 
@@ -31,21 +33,6 @@ typedef enum {
   DPD_THETA_FLAT,       /* (u_i^T theta*)^2 = |theta*|^2 / d */
   DPD_THETA_GIVEN       /* components in the eigenbasis (rescaled to theta_norm unless theta_norm <= 0) */
 } dpd_theta_kind;
-
-/* Label-noise laws, each with mean 0 and variance zeta^2 (MATH.md 1.1). */
-typedef enum {
-  DPD_NOISE_GAUSSIAN = 0, /* N(0, zeta^2) */
-  DPD_NOISE_LAPLACE,      /* Laplace with scale zeta / sqrt(2) */
-  DPD_NOISE_RADEMACHER,   /* +-zeta with probability 1/2 each */
-  DPD_NOISE_STUDENT       /* Student-t with nu > 2 degrees of freedom, scaled by zeta sqrt((nu-2)/nu) */
-} dpd_noise_law;
-
-/* A label-noise law with its parameters. */
-typedef struct {
-  dpd_noise_law law;
-  double zeta; /* standard deviation >= 0 */
-  double nu;   /* Student-t degrees of freedom, > 2 (ignored by the other laws) */
-} dpd_noise_spec;
 
 typedef struct {
   size_t d;                 /* dimension, >= 1 */
@@ -102,7 +89,9 @@ typedef struct {
   uint64_t seed;       /* master seed: replicate r uses stream (seed, r) */
   size_t grid;         /* recorded times t_j = j/(grid-1), j = 0..grid-1, grid >= 2 */
   int threads;         /* OpenMP threads (<= 0: all); results do not depend on it */
-  int progress;        /* 1: report progress on stderr */
+  dpd_progress_fn progress; /* replicates done, from the calling thread (replicate.h); NULL:
+                               none (default). Returning non-zero stops the run (DPD_ECANCELLED) */
+  void *progress_user;      /* passed to progress (borrowed; default NULL) */
 } dpd_linreg_sim_config;
 
 typedef struct {
@@ -138,9 +127,10 @@ DPD_API dpd_linreg_sim_config dpd_linreg_sim_config_default(void);
  * drawn from the blocks right after the fill (a random number of them); the
  * next step's fill starts at the next unused block.
  * Grid point j records the risk at step k_j = round(j n / (grid - 1)) (ties
- * up); k_{grid-1} = n is the released iterate. The only output is the
- * optional progress line on stderr (cfg->progress). Thread-safe: uses OpenMP
- * internally, shares nothing between calls. */
+ * up); k_{grid-1} = n is the released iterate. Prints nothing: progress goes
+ * to the optional cfg->progress (replicate.h), and a stop it requests returns
+ * DPD_ECANCELLED. Thread-safe: uses OpenMP internally, shares nothing between
+ * calls. */
 DPD_API int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
                                const dpd_linreg_sim_config *cfg, dpd_linreg_sim_result **out,
                                dpd_err *err);

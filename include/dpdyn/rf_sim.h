@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dpdyn/replicate.h"
 #include "dpdyn/rf.h"
 #include "dpdyn/status.h"
 
@@ -41,7 +42,10 @@ typedef struct {
   uint64_t seed; /* replicate r uses stream (seed, r) */
   size_t grid;   /* recorded steps k_j = round(j T / (grid - 1)), j = 0..grid-1, grid >= 2 */
   int threads;   /* OpenMP threads (<= 0: all); results do not depend on it */
-  int progress;  /* 1: a progress line on stderr (steps done over all replicates) */
+  dpd_progress_fn progress; /* DP-GD steps done over all replicates (total seeds * T), from the
+                               calling thread (replicate.h); NULL: none. Returning non-zero
+                               stops the run (DPD_ECANCELLED) */
+  void *progress_user;      /* passed to progress (borrowed) */
 } dpd_rf_sim_config;
 
 typedef struct {
@@ -61,13 +65,14 @@ typedef struct {
 } dpd_rf_sim_result;
 
 /* Defaults: T = 1000, eta = 0.1, clip = INFINITY, sigma = 0, seeds = 8, seed = 1, grid = 101,
- * threads = 0, progress = 0. */
+ * threads = 0, progress = NULL, progress_user = NULL. */
 DPD_API dpd_rf_sim_config dpd_rf_sim_config_default(void);
 
 /* Runs cfg->seeds replicates of DP-GD on `problem` (borrowed). *out is returned-owned
  * (dpd_rf_sim_result_free). Returns DPD_EINVAL naming the key, value and allowed range (T,
  * seeds or grid too small, eta or clip not > 0, sigma < 0, sigma > 0 with clip = INFINITY),
- * DPD_ENOMEM, and DPD_ENONFINITE naming replicate and step when an iterate diverges. Memory:
+ * DPD_ENOMEM, DPD_ENONFINITE naming replicate and step when an iterate diverges, and
+ * DPD_ECANCELLED when cfg->progress asks for a stop. Prints nothing. Memory:
  * per thread 10 p + n doubles (iterate, gradient, noise, block partials); nothing n x p is
  * allocated. Thread-safe. */
 DPD_API int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,

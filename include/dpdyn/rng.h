@@ -38,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dpdyn/isa.h"
 #include "dpdyn/status.h"
 
 #ifdef __cplusplus
@@ -81,19 +82,18 @@ DPD_API void dpd_rng_uniform_fill(dpd_rng *rng, double *out, size_t n);
  * the values drawn but only on the stream position before. */
 DPD_API double dpd_rng_gamma_sample(dpd_rng *rng, double shape);
 
-/* Instruction-set paths of the bulk fills (for tests and benchmarks; all give
- * bit-identical values). */
-typedef enum {
-  DPD_RNG_ISA_AUTO = 0, /* the fastest path this CPU supports */
-  DPD_RNG_ISA_SCALAR,   /* portable C */
-  DPD_RNG_ISA_AVX2,
-  DPD_RNG_ISA_AVX512 /* AVX-512F + DQ */
-} dpd_rng_isa;
+/* Instruction-set paths of the bulk fills (for tests and benchmarks; all give bit-identical
+ * values): the library-wide dpd_isa of isa.h under their former names. */
+typedef dpd_isa dpd_rng_isa;
+#define DPD_RNG_ISA_AUTO DPD_ISA_AUTO     /* the fastest path this CPU supports */
+#define DPD_RNG_ISA_SCALAR DPD_ISA_SCALAR /* portable C */
+#define DPD_RNG_ISA_AVX2 DPD_ISA_AVX2
+#define DPD_RNG_ISA_AVX512 DPD_ISA_AVX512 /* AVX-512F + DQ */
 
-/* The path DPD_RNG_ISA_AUTO selects on this CPU. Thread-safe. */
+/* dpd_isa_get() (isa.h): the path DPD_RNG_ISA_AUTO selects on this CPU. Thread-safe. */
 DPD_API dpd_rng_isa dpd_rng_isa_get(void);
 
-/* "auto", "scalar", "avx2", "avx512". */
+/* dpd_isa_name() (isa.h): "auto", "scalar", "avx2", "avx512". */
 DPD_API const char *dpd_rng_isa_name(dpd_rng_isa isa);
 
 /* dpd_rng_gaussian_fill on a chosen path. Returns DPD_EINVAL (and leaves rng

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "dpdyn/linreg.h"
+#include "dpdyn/replicate.h"
 #include "dpdyn/schedule.h"
 #include "dpdyn/status.h"
 
@@ -32,7 +33,9 @@ typedef struct {
   double dt;           /* Euler-Maruyama step in (0, 1]; 0 = default 1/n. When 1/dt is not an
                           integer, t_k = k dt and the last step is shortened to end at t = 1 */
   int threads;         /* OpenMP threads (<= 0: all); results do not depend on it */
-  int progress;        /* 1: progress on stderr */
+  dpd_progress_fn progress; /* replicates done, from the calling thread (replicate.h); NULL:
+                               none (default). Returning non-zero stops the run (DPD_ECANCELLED) */
+  void *progress_user;      /* passed to progress (borrowed; default NULL) */
 } dpd_linreg_sde_config;
 
 DPD_API dpd_linreg_sde_config dpd_linreg_sde_config_default(void);
@@ -50,8 +53,8 @@ DPD_API dpd_linreg_sde_config dpd_linreg_sde_config_default(void);
  * the key, the value and the allowed range, e.g. "invalid value for 'dt': 2
  * (allowed: 0 < dt <= 1, ...)"), DPD_ENOMEM, DPD_ENONFINITE naming the
  * replicate and t when the state becomes non-finite, or the clipping factors'
- * failure. The only output is the optional progress line on stderr.
- * Thread-safe: uses OpenMP internally, shares nothing between calls. */
+ * failure, or DPD_ECANCELLED when cfg->progress asks for a stop. Prints
+ * nothing. Thread-safe: uses OpenMP internally, shares nothing between calls. */
 DPD_API int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
                                const dpd_linreg_sde_config *cfg, dpd_linreg_sim_result **out,
                                dpd_err *err);

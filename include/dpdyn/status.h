@@ -25,7 +25,8 @@ extern "C" {
   X(DPD_ESOLVER, -3, "solver failure (ODE integrator or linear algebra)")       \
   X(DPD_ENONFINITE, -4, "non-finite value (numerical instability)")           \
   X(DPD_EIO, -5, "input/output failure")                                       \
-  X(DPD_EMAXITER, -6, "iteration limit reached without convergence")
+  X(DPD_EMAXITER, -6, "iteration limit reached without convergence")         \
+  X(DPD_ECANCELLED, -7, "stopped on request (progress callback)")
 
 typedef enum {
 #define DPD_X_ENUM(name, value, msg) name = value,

@@ -169,6 +169,31 @@ void cli_json_number(cJSON *obj, const char *key, double v);
 /* Sets `key` to null and records `reason` in the object's "not_available" member. */
 void cli_json_na(cJSON *obj, const char *key, const char *reason);
 
+/* ---- progress lines (progress.c) ---- */
+
+/* The library reports progress through a dpd_progress_fn (dpdyn/replicate.h) and prints
+ * nothing; these callbacks draw the line on stderr, redrawn in place with '\r' and ended with a
+ * newline at done == total. They never ask for a stop (return 0). */
+
+/* "dpdyn <what>: <done>/<total> replicates" at every call; `what` is the command's name (a
+ * string, only read), e.g. progress_user = "simulate". */
+int cli_progress_replicates(void *what, size_t done, size_t total);
+
+/* State of a percentage line: "dpdyn <what>: <P>% of <total> <unit>", drawn when the whole
+ * percentage changes and at the end. */
+typedef struct {
+  const char *what; /* "rf" */
+  const char *unit; /* "DP-GD steps" */
+  size_t percent;   /* percentage of the last call (0 before the first) */
+} cli_progress_percent;
+
+/* Draws the line of `state` (a cli_progress_percent, updated). */
+int cli_progress_percent_draw(void *state, size_t done, size_t total);
+
+/* The run environment's progress (dpdyn/model.h): `state` is a cli_progress_percent whose
+ * `what` is the command; replicates are counted, other units drawn as a percentage. */
+int cli_progress_draw(void *state, const char *unit, size_t done, size_t total);
+
 /* ---- plotting (plot.c) ---- */
 
 /* Renders `dir` with the embedded gnuplot script `script`: writes

@@ -13,16 +13,6 @@
 #include "cli/cli.h"
 #include "core/error_impl.h"
 
-/* Progress on a terminal: one line rewritten in place. */
-static int progress_line(void *user, const char *what, size_t done, size_t total) {
-  const char *command = user;
-  fprintf(stderr, "\rdpdyn %s: %zu/%zu %s", command, done, total, what);
-  if (done == total) {
-    fputc('\n', stderr);
-  }
-  return 0;
-}
-
 static int write_table(cli_out *o, const dpd_keys *keys, const dpd_table *t, dpd_err *err) {
   char *tmp;
   FILE *f = cli_out_open(o, t->name, &tmp, err);
@@ -71,8 +61,9 @@ int cli_cmd_model(cli_params *p, double start, dpd_err *err) {
   out_ready ready = {&o, cli_get_text(p, "out")};
   int status, code = CLI_EXIT_OK;
   env.max_memory = p->max_memory;
-  env.progress = isatty(STDERR_FILENO) ? progress_line : NULL;
-  env.progress_user = (void *)p->command;
+  cli_progress_percent line = {p->command, "", 0};
+  env.progress = isatty(STDERR_FILENO) ? cli_progress_draw : NULL;
+  env.progress_user = &line;
   env.validated = prepare_output;
   env.validated_user = &ready;
   if ((status = dpd_model_run(p->model, p->command, p->keys, &env, &res, err)) < 0 ||

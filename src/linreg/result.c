@@ -1,6 +1,5 @@
-/* Result object and replicate statistics of the stochastic drivers.
+/* Result object of the linear-regression stochastic drivers (simulate, sde).
  * SPDX-License-Identifier: MIT */
-#include <math.h>
 #include <stdlib.h>
 
 #include "linreg/result_impl.h"
@@ -23,18 +22,4 @@ dpd_linreg_sim_result *dpd__sim_result_create(size_t grid, size_t seeds) {
     return NULL;
   }
   return res;
-}
-
-void dpd__mean_se(const double *x, size_t count, size_t stride, double *mean, double *se) {
-  double shift = x[0], sum = 0.0, ss = 0.0, m;
-  for (size_t r = 0; r < count; r++) {
-    sum += x[r * stride] - shift;
-  }
-  m = shift + sum / (double)count;
-  for (size_t r = 0; r < count; r++) {
-    double dev = x[r * stride] - m;
-    ss += dev * dev;
-  }
-  *mean = m;
-  *se = count > 1 ? sqrt(ss / (double)(count - 1) / (double)count) : 0.0;
 }

@@ -51,17 +51,18 @@
  * serial in replicate order: results do not depend on the number of threads. */
 #include <float.h>
 #include <math.h>
-#include <omp.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error_impl.h"
-#include "linreg/result_impl.h"
+#include "core/isa_impl.h"
+#include "core/replicate_impl.h"
+#include "core/stats_impl.h"
 #include "dpdyn/clip.h"
 #include "dpdyn/rng.h"
 #include "dpdyn/sde.h"
+#include "linreg/result_impl.h"
 #include "linreg/sde_impl.h"
 
 /* Defaults of dpd_linreg_sde_config (those of dpd_linreg_sim_config where shared). */
@@ -96,7 +97,8 @@ dpd_linreg_sde_config dpd_linreg_sde_config_default(void) {
   cfg.grid = SDE_GRID_DEFAULT;
   cfg.dt = SDE_DT_DEFAULT;
   cfg.threads = 0;
-  cfg.progress = 0;
+  cfg.progress = NULL;
+  cfg.progress_user = NULL;
   return cfg;
 }
 
@@ -164,7 +166,17 @@ double dpd__sde_em_step(size_t dim, const double *a, const double *b, const dpd_
 
 /* ---- The H-DP-SGD integrator --------------------------------------------------------------- */
 
-/* Everything a replicate needs, shared read-only by all threads. */
+/* What one replicate reports besides its rows. */
+typedef struct {
+  double before_release; /* risk at t = 1 without the last-step noise */
+  double fail_t;         /* time at which a non-finite value appeared */
+  size_t fail_step;
+  double fail_R; /* risk at which the clipping factors failed (re-evaluated for the reason) */
+  int status;    /* DPD_OK, DPD_ENONFINITE, or the clipping factors' failure */
+} replicate_info;
+
+/* Everything a replicate needs, shared by all threads: read-only but for the output rows of
+ * each replicate. */
 typedef struct {
   size_t d, n, nsteps, grid;
   const double *lambda;      /* [d] */
@@ -183,16 +195,11 @@ typedef struct {
   double dt;   /* step of the non-uniform grid */
   int uniform; /* 1: t_k = k / nsteps */
   uint64_t seed;
+  size_t e_len;         /* the workspace: e [e_len], then the Gaussian buffer [2d + 2] */
+  double *risk_rows;    /* [seeds * grid] outputs: replicate r writes row r of each */
+  double *clip_rows;    /* [seeds * grid] */
+  replicate_info *info; /* [seeds] */
 } sde_plan;
-
-/* What one replicate reports besides its rows. */
-typedef struct {
-  double before_release; /* risk at t = 1 without the last-step noise */
-  double fail_t;         /* time at which a non-finite value appeared */
-  size_t fail_step;
-  double fail_R; /* risk at which the clipping factors failed (re-evaluated for the reason) */
-  int status;    /* DPD_OK, DPD_ENONFINITE, or the clipping factors' failure */
-} replicate_info;
 
 /* Step time t_k, k = 0..nsteps. */
 ALWAYS_INLINE double step_time(const sde_plan *plan, size_t k) {
@@ -351,42 +358,18 @@ ALWAYS_INLINE void run_replicate_body(const sde_plan *plan, size_t rep, double *
   }
 }
 
-typedef void (*replicate_fn)(const sde_plan *, size_t, double *, double *, double *, double *,
-                             replicate_info *);
-
-static void run_replicate_generic(const sde_plan *plan, size_t rep, double *e, double *buf,
-                                  double *risk_row, double *clip_row, replicate_info *info) {
-  run_replicate_body(plan, rep, e, buf, risk_row, clip_row, info);
+/* Replicate `rep` of the run (dpd__replicate_fn): its rows and info, its status. */
+ALWAYS_INLINE int run_replicate(void *job, size_t rep, double *work) {
+  const sde_plan *plan = job;
+  const size_t grid = plan->grid;
+  run_replicate_body(plan, rep, work, work + plan->e_len, plan->risk_rows + rep * grid,
+                     plan->clip_rows + rep * grid, plan->info + rep);
+  return plan->info[rep].status;
 }
 
-#if defined(__x86_64__) || defined(__i386__)
-__attribute__((target("avx2"))) static void run_replicate_avx2(const sde_plan *plan, size_t rep,
-                                                               double *e, double *buf,
-                                                               double *risk_row, double *clip_row,
-                                                               replicate_info *info) {
-  run_replicate_body(plan, rep, e, buf, risk_row, clip_row, info);
-}
-
-__attribute__((target("avx512f,prefer-vector-width=512"))) static void
-run_replicate_avx512(const sde_plan *plan, size_t rep, double *e, double *buf, double *risk_row,
-                     double *clip_row, replicate_info *info) {
-  run_replicate_body(plan, rep, e, buf, risk_row, clip_row, info);
-}
-#endif
-
-static replicate_fn select_kernel(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  switch (dpd_rng_isa_get()) {
-  case DPD_RNG_ISA_AVX512:
-    return run_replicate_avx512;
-  case DPD_RNG_ISA_AVX2:
-    return run_replicate_avx2;
-  default:
-    break;
-  }
-#endif
-  return run_replicate_generic;
-}
+DPD__ISA_CLONES(int, replicate_kernel,
+                (void *job, size_t rep, double *work, dpd__replicate_slot *slot),
+                ((void)slot, run_replicate(job, rep, work)))
 
 /* ---- Driver ---------------------------------------------------------------------------------- */
 
@@ -516,10 +499,6 @@ int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
     return status;
   }
   const size_t d = problem->d, n = cfg->n, seeds = cfg->seeds, grid = cfg->grid;
-  int nthreads = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
-  if ((size_t)nthreads > seeds) {
-    nthreads = (int)seeds;
-  }
   size_t nsteps;
   int uniform;
   double dt;
@@ -527,7 +506,6 @@ int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
   /* Per thread: e [d] and the Gaussian buffer [2d + 2], each starting on a cache line. */
   const size_t e_len = (d + CACHE_DOUBLES - 1) / CACHE_DOUBLES * CACHE_DOUBLES;
   const size_t buf_len = (2 * d + 2 + CACHE_DOUBLES - 1) / CACHE_DOUBLES * CACHE_DOUBLES;
-  const size_t stride = e_len + buf_len;
 
   dpd_linreg_sim_result *res = dpd__sim_result_create(grid, seeds);
   double *eta = malloc(n * sizeof *eta);
@@ -538,11 +516,8 @@ int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
   double *jump_sd = malloc((njumps + 1) * sizeof *jump_sd);
   double *clip_rows = malloc(seeds * grid * sizeof *clip_rows);
   replicate_info *info = malloc(seeds * sizeof *info);
-  /* aligned_alloc needs a size that is a multiple of the alignment: stride is. */
-  double *work =
-      aligned_alloc(CACHE_DOUBLES * sizeof *work, (size_t)nthreads * stride * sizeof *work);
   if (res == NULL || eta == NULL || sigma == NULL || kgrid == NULL || clip_rows == NULL ||
-      info == NULL || work == NULL || jump_t == NULL || jump_sd == NULL) {
+      info == NULL || jump_t == NULL || jump_sd == NULL) {
     status = DPD_FAIL(err, DPD_ENOMEM, "sde: out of memory (d = %zu, n = %zu, seeds = %zu)", d, n,
                       seeds);
     goto cleanup;
@@ -571,7 +546,11 @@ int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
                    .njumps = njumps,
                    .dt = dt,
                    .uniform = uniform,
-                   .seed = cfg->seed};
+                   .seed = cfg->seed,
+                   .e_len = e_len,
+                   .risk_rows = res->risk_replicates,
+                   .clip_rows = clip_rows,
+                   .info = info};
   /* Impulse of a drop: 2 C sigma with sigma^2 = (eta~(t-)^2 - eta~(t+)^2) / (n^2 rho^2). */
   dpd_schedule_jumps(schedule, jump_t, jump_sd, njumps);
   for (size_t j = 0; j < njumps; j++) {
@@ -583,65 +562,45 @@ int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
   }
   kgrid[grid - 1] = nsteps;
 
-  const replicate_fn kernel = select_kernel();
-  const int progress = cfg->progress;
-  size_t done = 0;
-
-#pragma omp parallel num_threads(nthreads)
-  {
-    double *e = work + (size_t)omp_get_thread_num() * stride;
-    double *buf = e + e_len;
-#pragma omp for schedule(dynamic, 1)
-    for (size_t rep = 0; rep < seeds; rep++) {
-      kernel(&plan, rep, e, buf, res->risk_replicates + rep * grid, clip_rows + rep * grid,
-             info + rep);
-      if (progress) {
-#pragma omp critical(dpd_sde_progress)
-        {
-          done++;
-          fprintf(stderr, "\rdpdyn sde: %zu/%zu replicates", done, seeds);
-          if (done == seeds) {
-            fputc('\n', stderr);
-          }
-        }
-      }
-    }
+  const dpd__replicate_plan reps = {.n = seeds,
+                                    .threads = cfg->threads,
+                                    .work_doubles = e_len + buf_len,
+                                    .units = 1,
+                                    .progress = cfg->progress,
+                                    .progress_user = cfg->progress_user,
+                                    .what = "sde"};
+  size_t rep;
+  status = dpd__replicate_run(&reps, DPD__ISA_CLONE_PICK(DPD_ISA_AUTO, replicate_kernel), &plan,
+                              &rep, err);
+  if (status == DPD_ENONFINITE && rep < seeds) {
+    double sup = dpd_schedule_sup(schedule);
+    status = DPD_FAIL(err, DPD_ENONFINITE,
+                      "sde: replicate %zu (stream (%llu, %zu)) became non-finite at t = %.6g "
+                      "(step %zu of %zu): non-finite risk (sup eta~ = %g; plain SGD is stable "
+                      "only for eta~ < 2/gamma = %g)",
+                      rep, (unsigned long long)cfg->seed, rep, info[rep].fail_t,
+                      info[rep].fail_step + 1, nsteps, sup, 2.0 * (double)n / (double)d);
+  } else if (status < 0 && rep < seeds) {
+    /* The clipping factors are pure: evaluated again at the same R, they fail again and give
+     * their reason. */
+    dpd_err why;
+    double mu, nu;
+    dpd_err_reset(&why);
+    (void)dpd_clip_noise_factors_eval(&plan.noise, plan.c, info[rep].fail_R, &mu, &nu, NULL, NULL,
+                                      &why);
+    status =
+        DPD_FAIL(err, status, "sde: replicate %zu, t = %.6g, R = %g: clipping factors failed: %s",
+                 rep, info[rep].fail_t, info[rep].fail_R, why.reason);
   }
-
-  for (size_t rep = 0; rep < seeds; rep++) {
-    if (info[rep].status == DPD_ENONFINITE) {
-      double sup = dpd_schedule_sup(schedule);
-      status = DPD_FAIL(err, DPD_ENONFINITE,
-                        "sde: replicate %zu (stream (%llu, %zu)) became non-finite at t = %.6g "
-                        "(step %zu of %zu): non-finite risk (sup eta~ = %g; plain SGD is stable "
-                        "only for eta~ < 2/gamma = %g)",
-                        rep, (unsigned long long)cfg->seed, rep, info[rep].fail_t,
-                        info[rep].fail_step + 1, nsteps, sup, 2.0 * (double)n / (double)d);
-      goto cleanup;
-    }
-    if (info[rep].status < 0) {
-      /* The clipping factors are pure: evaluated again at the same R, they fail again and
-       * give their reason. */
-      dpd_err why;
-      double mu, nu;
-      dpd_err_reset(&why);
-      (void)dpd_clip_noise_factors_eval(&plan.noise, plan.c, info[rep].fail_R, &mu, &nu, NULL, NULL,
-                                        &why);
-      status = DPD_FAIL(err, info[rep].status,
-                        "sde: replicate %zu, t = %.6g, R = %g: clipping factors failed: %s", rep,
-                        info[rep].fail_t, info[rep].fail_R, why.reason);
-      goto cleanup;
-    }
+  if (status < 0) {
+    goto cleanup;
   }
 
   /* Serial reduction in replicate order: identical for any thread count. */
+  dpd__stats_columns_mean_se(res->risk_replicates, seeds, grid, res->risk_mean, res->risk_se);
   double clip_total = 0.0;
   for (size_t j = 0; j < grid; j++) {
-    dpd__mean_se(res->risk_replicates + j, seeds, grid, &res->risk_mean[j], &res->risk_se[j]);
-    double clip = 0.0;
-    for (size_t rep = 0; rep < seeds; rep++) {
-      clip += clip_rows[rep * grid + j];
-    }
+    const double clip = dpd__stats_sum(clip_rows + j, seeds, grid);
     clip_total += clip;
     double length = j > 0 ? step_time(&plan, kgrid[j]) - step_time(&plan, kgrid[j - 1]) : 0.0;
     res->clip_fraction[j] = length > 0.0 ? clip / (length * (double)seeds) : 0.0;
@@ -651,10 +610,10 @@ int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
   res->final_risk_se = res->risk_se[grid - 1];
   {
     double *before = clip_rows; /* reuse: the clipping integrals are reduced already */
-    for (size_t rep = 0; rep < seeds; rep++) {
-      before[rep] = info[rep].before_release;
+    for (size_t r = 0; r < seeds; r++) {
+      before[r] = info[r].before_release;
     }
-    dpd__mean_se(before, seeds, 1, &res->before_release, &res->before_release_se);
+    dpd__stats_mean_se(before, seeds, 1, &res->before_release, &res->before_release_se);
   }
   *out = res;
   res = NULL;
@@ -669,6 +628,5 @@ cleanup:
   free(kgrid);
   free(clip_rows);
   free(info);
-  free(work);
   return status;
 }

@@ -30,17 +30,18 @@
  * parallel; each writes its own trajectory row, and the reduction over replicates is serial
  * in replicate order, so results do not depend on the number of threads. */
 #include <math.h>
-#include <omp.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error_impl.h"
-#include "linreg/result_impl.h"
+#include "core/isa_impl.h"
+#include "core/noise_impl.h"
+#include "core/replicate_impl.h"
+#include "core/stats_impl.h"
 #include "dpdyn/linreg.h"
 #include "dpdyn/rng.h"
-#include "linreg/noise_impl.h"
+#include "linreg/result_impl.h"
 
 /* Defaults of dpd_linreg_sim_config (docs/INTERFACE.md). */
 #define SIM_N_DEFAULT 1000
@@ -68,7 +69,8 @@ dpd_linreg_sim_config dpd_linreg_sim_config_default(void) {
   cfg.seed = SIM_SEED_DEFAULT;
   cfg.grid = SIM_GRID_DEFAULT;
   cfg.threads = 0;
-  cfg.progress = 0;
+  cfg.progress = NULL;
+  cfg.progress_user = NULL;
   return cfg;
 }
 
@@ -84,7 +86,15 @@ void dpd_linreg_sim_result_free(dpd_linreg_sim_result *r) {
   free(r);
 }
 
-/* Everything a replicate needs, shared read-only by all threads. */
+/* What one replicate reports besides its risk row. */
+typedef struct {
+  double before_release; /* risk of theta_n without the last step's noise */
+  size_t fail_step;      /* step at which a non-finite value appeared */
+  int status;            /* DPD_OK or DPD_ENONFINITE */
+} replicate_info;
+
+/* Everything a replicate needs, shared by all threads: read-only but for the output rows of
+ * each replicate. */
 typedef struct {
   size_t d, n, grid;
   const double *lambda;      /* [d] */
@@ -97,14 +107,11 @@ typedef struct {
   dpd_noise_spec noise; /* label-noise law (noise.law == GAUSSIAN: z = zeta * Gaussian) */
   double C;             /* c sqrt(d); INFINITY: no clipping */
   uint64_t seed;
+  size_t e_len;         /* the workspace: e [e_len], then the Gaussian buffer [2d + 2] */
+  double *risk_rows;    /* [seeds * grid] outputs: replicate r writes row r of each */
+  double *clip_rows;    /* [seeds * grid] */
+  replicate_info *info; /* [seeds] */
 } sim_plan;
-
-/* What one replicate reports besides its risk row. */
-typedef struct {
-  double before_release; /* risk of theta_n without the last step's noise */
-  size_t fail_step;      /* step at which a non-finite value appeared */
-  int status;            /* DPD_OK or DPD_ENONFINITE */
-} replicate_info;
 
 /* Sum of eight partial sums in a fixed order (the same in every instruction set). */
 ALWAYS_INLINE double sum8(const double s[8]) {
@@ -288,42 +295,18 @@ ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *
   }
 }
 
-typedef void (*replicate_fn)(const sim_plan *, size_t, double *, double *, double *, double *,
-                             replicate_info *);
-
-static void run_replicate_generic(const sim_plan *plan, size_t rep, double *e, double *buf,
-                                  double *risk_row, double *clip_row, replicate_info *info) {
-  run_replicate_body(plan, rep, e, buf, risk_row, clip_row, info);
+/* Replicate `rep` of the run (dpd__replicate_fn): its rows and info, its status. */
+ALWAYS_INLINE int run_replicate(void *job, size_t rep, double *work) {
+  const sim_plan *plan = job;
+  const size_t grid = plan->grid;
+  run_replicate_body(plan, rep, work, work + plan->e_len, plan->risk_rows + rep * grid,
+                     plan->clip_rows + rep * grid, plan->info + rep);
+  return plan->info[rep].status;
 }
 
-#if defined(__x86_64__) || defined(__i386__)
-__attribute__((target("avx2"))) static void run_replicate_avx2(const sim_plan *plan, size_t rep,
-                                                               double *e, double *buf,
-                                                               double *risk_row, double *clip_row,
-                                                               replicate_info *info) {
-  run_replicate_body(plan, rep, e, buf, risk_row, clip_row, info);
-}
-
-__attribute__((target("avx512f,prefer-vector-width=512"))) static void
-run_replicate_avx512(const sim_plan *plan, size_t rep, double *e, double *buf, double *risk_row,
-                     double *clip_row, replicate_info *info) {
-  run_replicate_body(plan, rep, e, buf, risk_row, clip_row, info);
-}
-#endif
-
-static replicate_fn select_kernel(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  switch (dpd_rng_isa_get()) {
-  case DPD_RNG_ISA_AVX512:
-    return run_replicate_avx512;
-  case DPD_RNG_ISA_AVX2:
-    return run_replicate_avx2;
-  default:
-    break;
-  }
-#endif
-  return run_replicate_generic;
-}
+DPD__ISA_CLONES(int, replicate_kernel,
+                (void *job, size_t rep, double *work, dpd__replicate_slot *slot),
+                ((void)slot, run_replicate(job, rep, work)))
 
 static int validate(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
                     const dpd_linreg_sim_config *cfg, dpd_linreg_sim_result **out, dpd_err *err) {
@@ -385,7 +368,6 @@ static int validate(const dpd_linreg_problem *problem, const dpd_schedule *sched
   return DPD_OK;
 }
 
-
 int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
                        const dpd_linreg_sim_config *cfg, dpd_linreg_sim_result **out,
                        dpd_err *err) {
@@ -397,14 +379,9 @@ int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
     return status;
   }
   const size_t d = problem->d, n = cfg->n, seeds = cfg->seeds, grid = cfg->grid;
-  int nthreads = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
-  if ((size_t)nthreads > seeds) {
-    nthreads = (int)seeds;
-  }
   /* Per thread: e [d] and the Gaussian buffer [2d + 2], each starting on a cache line. */
   const size_t e_len = (d + CACHE_DOUBLES - 1) / CACHE_DOUBLES * CACHE_DOUBLES;
   const size_t buf_len = (2 * d + 2 + CACHE_DOUBLES - 1) / CACHE_DOUBLES * CACHE_DOUBLES;
-  const size_t stride = e_len + buf_len;
 
   dpd_linreg_sim_result *res = dpd__sim_result_create(grid, seeds);
   double *eta = malloc(n * sizeof *eta);
@@ -412,11 +389,8 @@ int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
   size_t *kgrid = malloc(grid * sizeof *kgrid);
   double *clip_rows = malloc(seeds * grid * sizeof *clip_rows);
   replicate_info *info = malloc(seeds * sizeof *info);
-  double *work = NULL;
-  /* aligned_alloc needs a size that is a multiple of the alignment: stride is. */
-  work = aligned_alloc(CACHE_DOUBLES * sizeof *work, (size_t)nthreads * stride * sizeof *work);
   if (res == NULL || eta == NULL || sigma == NULL || kgrid == NULL || clip_rows == NULL ||
-      info == NULL || work == NULL) {
+      info == NULL) {
     status = DPD_FAIL(err, DPD_ENOMEM, "simulate: out of memory (d = %zu, n = %zu, seeds = %zu)", d,
                       n, seeds);
     goto cleanup;
@@ -430,65 +404,51 @@ int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
   }
   kgrid[grid - 1] = n;
 
-  const sim_plan plan = {.d = d,
-                         .n = n,
-                         .grid = grid,
-                         .lambda = problem->lambda,
-                         .sqrt_lambda = problem->sqrt_lambda,
-                         .theta_star = problem->theta_star,
-                         .eta = eta,
-                         .sigma = sigma,
-                         .kgrid = kgrid,
-                         .zeta = cfg->zeta,
-                         .noise = {.law = cfg->noise, .zeta = cfg->zeta, .nu = cfg->noise_nu},
-                         .C = isfinite(cfg->c) ? cfg->c * sqrt((double)d) : INFINITY,
-                         .seed = cfg->seed};
-  const replicate_fn kernel = select_kernel();
-  const int progress = cfg->progress;
-  size_t done = 0;
-
-#pragma omp parallel num_threads(nthreads)
-  {
-    double *e = work + (size_t)omp_get_thread_num() * stride;
-    double *buf = e + e_len;
-#pragma omp for schedule(dynamic, 1)
-    for (size_t rep = 0; rep < seeds; rep++) {
-      kernel(&plan, rep, e, buf, res->risk_replicates + rep * grid, clip_rows + rep * grid,
-             info + rep);
-      if (progress) {
-#pragma omp critical(dpd_sim_progress)
-        {
-          done++;
-          fprintf(stderr, "\rdpdyn simulate: %zu/%zu replicates", done, seeds);
-          if (done == seeds) {
-            fputc('\n', stderr);
-          }
-        }
-      }
-    }
+  sim_plan plan = {.d = d,
+                   .n = n,
+                   .grid = grid,
+                   .lambda = problem->lambda,
+                   .sqrt_lambda = problem->sqrt_lambda,
+                   .theta_star = problem->theta_star,
+                   .eta = eta,
+                   .sigma = sigma,
+                   .kgrid = kgrid,
+                   .zeta = cfg->zeta,
+                   .noise = {.law = cfg->noise, .zeta = cfg->zeta, .nu = cfg->noise_nu},
+                   .C = isfinite(cfg->c) ? cfg->c * sqrt((double)d) : INFINITY,
+                   .seed = cfg->seed,
+                   .e_len = e_len,
+                   .risk_rows = res->risk_replicates,
+                   .clip_rows = clip_rows,
+                   .info = info};
+  const dpd__replicate_plan reps = {.n = seeds,
+                                    .threads = cfg->threads,
+                                    .work_doubles = e_len + buf_len,
+                                    .units = 1,
+                                    .progress = cfg->progress,
+                                    .progress_user = cfg->progress_user,
+                                    .what = "simulate"};
+  size_t rep;
+  status = dpd__replicate_run(&reps, DPD__ISA_CLONE_PICK(DPD_ISA_AUTO, replicate_kernel), &plan,
+                              &rep, err);
+  if (status < 0 && rep < seeds) {
+    double sup = dpd_schedule_sup(schedule);
+    status = DPD_FAIL(err, DPD_ENONFINITE,
+                      "simulate: replicate %zu (stream (%llu, %zu)) diverged at step %zu of %zu: "
+                      "non-finite residual or risk (sup eta~ = %g; plain SGD is stable only "
+                      "for eta~ < 2/gamma = %g)",
+                      rep, (unsigned long long)cfg->seed, rep, info[rep].fail_step, n, sup,
+                      2.0 * (double)n / (double)d);
   }
-
-  for (size_t rep = 0; rep < seeds; rep++) {
-    if (info[rep].status < 0) {
-      double sup = dpd_schedule_sup(schedule);
-      status = DPD_FAIL(err, DPD_ENONFINITE,
-                        "simulate: replicate %zu (stream (%llu, %zu)) diverged at step %zu of %zu: "
-                        "non-finite residual or risk (sup eta~ = %g; plain SGD is stable only "
-                        "for eta~ < 2/gamma = %g)",
-                        rep, (unsigned long long)cfg->seed, rep, info[rep].fail_step, n, sup,
-                        2.0 * (double)n / (double)d);
-      goto cleanup;
-    }
+  if (status < 0) {
+    goto cleanup;
   }
 
   /* Serial reduction in replicate order: identical for any thread count. */
+  dpd__stats_columns_mean_se(res->risk_replicates, seeds, grid, res->risk_mean, res->risk_se);
   double clipped_total = 0.0;
   for (size_t j = 0; j < grid; j++) {
-    dpd__mean_se(res->risk_replicates + j, seeds, grid, &res->risk_mean[j], &res->risk_se[j]);
-    double clipped = 0.0;
-    for (size_t rep = 0; rep < seeds; rep++) {
-      clipped += clip_rows[rep * grid + j];
-    }
+    const double clipped = dpd__stats_sum(clip_rows + j, seeds, grid);
     clipped_total += clipped;
     size_t steps = j > 0 ? kgrid[j] - kgrid[j - 1] : 0;
     res->clip_fraction[j] = steps > 0 ? clipped / ((double)steps * (double)seeds) : 0.0;
@@ -498,10 +458,10 @@ int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
   res->final_risk_se = res->risk_se[grid - 1];
   {
     double *before = clip_rows; /* reuse: the clip counts are reduced already */
-    for (size_t rep = 0; rep < seeds; rep++) {
-      before[rep] = info[rep].before_release;
+    for (size_t r = 0; r < seeds; r++) {
+      before[r] = info[r].before_release;
     }
-    dpd__mean_se(before, seeds, 1, &res->before_release, &res->before_release_se);
+    dpd__stats_mean_se(before, seeds, 1, &res->before_release, &res->before_release_se);
   }
   *out = res;
   res = NULL;
@@ -514,6 +474,5 @@ cleanup:
   free(kgrid);
   free(clip_rows);
   free(info);
-  free(work);
   return status;
 }

@@ -61,6 +61,7 @@
 #include <fftw3.h>
 
 #include "core/error_impl.h"
+#include "core/isa_impl.h"
 #include "dpdyn/volterra.h"
 #include "linreg/ode_impl.h"
 #include "linreg/volterra_impl.h"
@@ -398,7 +399,7 @@ static void pass_prop_generic(tab_block *blk, const pass_args *pa) {
   pass_prop_body(blk, pa, 1);
 }
 
-#if defined(__x86_64__) || defined(__i386__)
+#if DPD__ISA_X86
 __attribute__((target("avx2"))) static void pass_tab_avx2(tab_block *blk, const pass_args *pa) {
   pass_tab_body(blk, pa, 2);
 }
@@ -419,20 +420,6 @@ pass_prop_avx512(tab_block *blk, const pass_args *pa) {
 #endif
 
 typedef void (*pass_fn)(tab_block *blk, const pass_args *pa);
-
-/* 2: AVX-512, 1: AVX2, 0: baseline. */
-static int simd_level(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) {
-    return 2;
-  }
-  if (__builtin_cpu_supports("avx2")) {
-    return 1;
-  }
-#endif
-  return 0;
-}
 
 /* ---- Plan ----------------------------------------------------------------------------------- */
 
@@ -562,26 +549,18 @@ int dpd_volterra_plan_create(const dpd_volterra_config *cfg, const dpd_linreg_pr
     dpd_volterra_plan_free(plan);
     return status;
   }
-  dpd__volterra_plan_simd_set(plan, simd_level());
+  dpd__volterra_plan_simd_set(plan, (int)(dpd_isa_get() - DPD_ISA_SCALAR));
   *out = plan;
   return DPD_OK;
 }
 
 int dpd__volterra_plan_simd_set(dpd_volterra_plan *plan, int level) {
-  if (level < 0 || level > simd_level()) {
+  const dpd_isa isa = (dpd_isa)(DPD_ISA_SCALAR + level);
+  if (level < 0 || level > 2 || !dpd_isa_available(isa)) {
     return -1;
   }
-  plan->tab = pass_tab_generic;
-  plan->prop = pass_prop_generic;
-#if defined(__x86_64__) || defined(__i386__)
-  if (level == 2) {
-    plan->tab = pass_tab_avx512;
-    plan->prop = pass_prop_avx512;
-  } else if (level == 1) {
-    plan->tab = pass_tab_avx2;
-    plan->prop = pass_prop_avx2;
-  }
-#endif
+  plan->tab = DPD__ISA_PICK(isa, pass_tab_generic, pass_tab_avx2, pass_tab_avx512);
+  plan->prop = DPD__ISA_PICK(isa, pass_prop_generic, pass_prop_avx2, pass_prop_avx512);
   return 0;
 }
 

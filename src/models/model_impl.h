@@ -17,6 +17,15 @@ DPD_HIDDEN_FN int dpd__model_memory_check(const dpd_keys *keys, const dpd_run_en
  * (return DPD_OK, nothing built), 0 to go on, < 0 when env->validated refuses (return it). */
 DPD_HIDDEN_FN int dpd__model_validated(const dpd_run_env *env, dpd_err *err);
 
+/* A library run's progress (dpd_progress_fn, replicate.h) forwarded to env->progress with the
+ * unit counted: progress = dpd__model_progress, progress_user = &bridge (it must outlive the
+ * run). */
+typedef struct {
+  const dpd_run_env *env;
+  const char *unit; /* "replicates", "DP-GD steps" */
+} dpd__progress_bridge;
+DPD_HIDDEN_FN int dpd__model_progress(void *bridge, size_t done, size_t total);
+
 /* The value of the key `plot` (0/1), or `def` when it is not given. */
 DPD_HIDDEN_FN int dpd__model_plot_get(const dpd_keys *keys, int def, int *plot, dpd_err *err);
 

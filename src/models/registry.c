@@ -213,3 +213,8 @@ int dpd__model_validated(const dpd_run_env *env, dpd_err *err) {
   }
   return 0;
 }
+
+int dpd__model_progress(void *bridge, size_t done, size_t total) {
+  const dpd__progress_bridge *b = bridge;
+  return b->env->progress(b->env->progress_user, b->unit, done, total);
+}

@@ -24,16 +24,17 @@
 #include <lapacke.h>
 #include <math.h>
 #include <omp.h>
-#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error_impl.h"
+#include "core/isa_impl.h"
+#include "core/replicate_impl.h"
+#include "core/stats_impl.h"
 #include "dpdyn/rf.h"
 #include "dpdyn/rf_sim.h"
 #include "dpdyn/rng.h"
-#include "linreg/result_impl.h"
 #include "rf/dot_impl.h"
 #include "rf/rf_sim_impl.h"
 
@@ -54,7 +55,8 @@ dpd_rf_sim_config dpd_rf_sim_config_default(void) {
   cfg.seed = RF_SIM_SEED_DEFAULT;
   cfg.grid = RF_SIM_GRID_DEFAULT;
   cfg.threads = 0;
-  cfg.progress = 0;
+  cfg.progress = NULL;
+  cfg.progress_user = NULL;
   return cfg;
 }
 
@@ -134,71 +136,23 @@ static inline __attribute__((always_inline)) double sq_resid_body(const double *
   return sum;
 }
 
-typedef size_t (*chunk_fn)(const dpd_rf_problem *, const double *, double, size_t, size_t, double *,
-                           double *);
-typedef double (*sq_fn)(const double *, const double *, size_t, const double *, size_t, size_t);
-
-static size_t chunk_pass_generic(const dpd_rf_problem *problem, const double *theta, double C,
-                                 size_t i0, size_t i1, double *gp, double *r) {
-  return chunk_pass_body(problem, theta, C, i0, i1, gp, r);
-}
-static double sq_resid_generic(const double *phi, const double *y, size_t p, const double *theta,
-                               size_t i0, size_t i1) {
-  return sq_resid_body(phi, y, p, theta, i0, i1);
-}
-
-#if defined(__x86_64__) || defined(__i386__)
-__attribute__((target("avx2"))) static size_t chunk_pass_avx2(const dpd_rf_problem *problem,
-                                                              const double *theta, double C,
-                                                              size_t i0, size_t i1, double *gp,
-                                                              double *r) {
-  return chunk_pass_body(problem, theta, C, i0, i1, gp, r);
-}
-__attribute__((target("avx2"))) static double sq_resid_avx2(const double *phi, const double *y,
-                                                            size_t p, const double *theta,
-                                                            size_t i0, size_t i1) {
-  return sq_resid_body(phi, y, p, theta, i0, i1);
-}
-__attribute__((target("avx512f,prefer-vector-width=512"))) static size_t
-chunk_pass_avx512(const dpd_rf_problem *problem, const double *theta, double C, size_t i0,
-                  size_t i1, double *gp, double *r) {
-  return chunk_pass_body(problem, theta, C, i0, i1, gp, r);
-}
-__attribute__((target("avx512f,prefer-vector-width=512"))) static double
-sq_resid_avx512(const double *phi, const double *y, size_t p, const double *theta, size_t i0,
-                size_t i1) {
-  return sq_resid_body(phi, y, p, theta, i0, i1);
-}
-#endif
-
-/* The kernels for `isa` (falls back to generic when this CPU cannot run it). */
-static void select_kernels(dpd_rng_isa isa, chunk_fn *chunk, sq_fn *sq) {
-  *chunk = chunk_pass_generic;
-  *sq = sq_resid_generic;
-#if defined(__x86_64__) || defined(__i386__)
-  dpd_rng_isa best = dpd_rng_isa_get();
-  if (isa == DPD_RNG_ISA_AVX512 && best == DPD_RNG_ISA_AVX512) {
-    *chunk = chunk_pass_avx512;
-    *sq = sq_resid_avx512;
-  } else if (isa != DPD_RNG_ISA_SCALAR &&
-             (best == DPD_RNG_ISA_AVX2 || best == DPD_RNG_ISA_AVX512)) {
-    *chunk = chunk_pass_avx2;
-    *sq = sq_resid_avx2;
-  }
-#else
-  (void)isa;
-#endif
-}
+DPD__ISA_CLONES(size_t, chunk_pass,
+                (const dpd_rf_problem *problem, const double *theta, double C, size_t i0, size_t i1,
+                 double *gp, double *r),
+                chunk_pass_body(problem, theta, C, i0, i1, gp, r))
+DPD__ISA_CLONES(double, sq_resid,
+                (const double *phi, const double *y, size_t p, const double *theta, size_t i0,
+                 size_t i1),
+                sq_resid_body(phi, y, p, theta, i0, i1))
 
 /* g = clipped mean gradient with the block partials in parts[(K - 1) p] (work), blocks run on
  * `threads` threads (1: serially), with the kernels of `isa`. */
 static size_t gradient_pass_isa(const dpd_rf_problem *problem, const double *theta, double C,
-                                double *g, double *parts, double *r, int threads, dpd_rng_isa isa) {
+                                double *g, double *parts, double *r, int threads, dpd_isa isa) {
   const size_t n = problem->n, p = problem->p, K = chunks_of(n);
   size_t counts[RF_CHUNKS] = {0};
-  chunk_fn chunk;
-  sq_fn unused;
-  select_kernels(isa, &chunk, &unused);
+  size_t (*const chunk)(const dpd_rf_problem *, const double *, double, size_t, size_t, double *,
+                        double *) = DPD__ISA_CLONE_PICK(isa, chunk_pass);
 #pragma omp parallel for num_threads(threads) schedule(static, 1) if (threads > 1)
   for (size_t c = 0; c < K; c++) {
     counts[c] =
@@ -217,11 +171,11 @@ static size_t gradient_pass_isa(const dpd_rf_problem *problem, const double *the
 
 static size_t gradient_pass(const dpd_rf_problem *problem, const double *theta, double C, double *g,
                             double *parts, double *r, int threads) {
-  return gradient_pass_isa(problem, theta, C, g, parts, r, threads, dpd_rng_isa_get());
+  return gradient_pass_isa(problem, theta, C, g, parts, r, threads, DPD_ISA_AUTO);
 }
 
 size_t dpd__rf_clipped_gradient_isa(const dpd_rf_problem *problem, const double *theta, double C,
-                                    double *g, double *r, dpd_rng_isa isa) {
+                                    double *g, double *r, dpd_isa isa) {
   const size_t K = chunks_of(problem->n);
   double *parts = K > 1 ? malloc((K - 1) * problem->p * sizeof *parts) : NULL;
   if (K > 1 && parts == NULL) {
@@ -234,7 +188,7 @@ size_t dpd__rf_clipped_gradient_isa(const dpd_rf_problem *problem, const double 
 
 size_t dpd_rf_clipped_gradient_eval(const dpd_rf_problem *problem, const double *theta, double C,
                                     double *g, double *r) {
-  return dpd__rf_clipped_gradient_isa(problem, theta, C, g, r, dpd_rng_isa_get());
+  return dpd__rf_clipped_gradient_isa(problem, theta, C, g, r, DPD_ISA_AUTO);
 }
 
 /* (1/rows) sum_i (phi_i . theta - y_i)^2 with the same fixed row blocks (partial sums added in
@@ -244,9 +198,8 @@ static double risk_pass(const dpd_rf_problem *problem, const double *theta, int 
   const double *phi = test ? problem->phi_test : problem->phi;
   const double *y = test ? problem->y_test : problem->y;
   double part[RF_CHUNKS] = {0};
-  chunk_fn unused;
-  sq_fn sq;
-  select_kernels(dpd_rng_isa_get(), &unused, &sq);
+  double (*const sq)(const double *, const double *, size_t, const double *, size_t, size_t) =
+      DPD__ISA_CLONE_PICK(DPD_ISA_AUTO, sq_resid);
 #pragma omp parallel for num_threads(threads) schedule(static, 1) if (threads > 1)
   for (size_t c = 0; c < K; c++) {
     part[c] = sq(phi, y, p, theta, c * rows / K, (c + 1) * rows / K);
@@ -306,41 +259,33 @@ static int validate(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
   return DPD_OK;
 }
 
+/* Everything a replicate needs, shared by all threads: read-only but for the output slots of
+ * each replicate. */
 typedef struct {
   const dpd_rf_problem *problem;
   const size_t *kgrid; /* [grid] */
   size_t T, grid;
   double eta, C, noise_scale; /* noise_scale = sqrt(eta) (2 C / n) sigma, 0: none */
   uint64_t seed;
-  int progress;       /* progress line on stderr */
-  size_t total_steps; /* seeds * T */
-  size_t *steps_done; /* shared counter (progress only) */
+  int inner;            /* threads on the row blocks of one replicate */
+  double *train, *test; /* [seeds * grid] outputs: replicate r writes row r of each */
+  double *clips;        /* [seeds * T] */
+  size_t *fail;         /* [seeds] failing step + 1, 0: none */
+  double *theta_last;   /* [p] theta_T of replicate 0 */
 } plan;
 
-/* Adds `k` finished steps to the shared count and redraws the progress line (at most every
- * percent). Output only; the results never depend on it. */
-static void progress_add(const plan *pl, size_t k) {
-#pragma omp critical(dpd_rf_progress)
-  {
-    size_t before = *pl->steps_done, after = before + k;
-    *pl->steps_done = after;
-    if (after * 100 / pl->total_steps != before * 100 / pl->total_steps ||
-        after == pl->total_steps) {
-      fprintf(stderr, "\rdpdyn rf: %3zu%% of %zu DP-GD steps", after * 100 / pl->total_steps,
-              pl->total_steps);
-      if (after == pl->total_steps) {
-        fputc('\n', stderr);
-      }
-    }
-  }
-}
+/* Steps between two progress reports of a replicate. */
+#define RF_PROGRESS_STEPS 16
 
 /* One replicate: writes its train/test rows [grid], clip counts [T], and theta_T into theta.
- * Returns the failing step + 1 on a non-finite risk, 0 otherwise. */
+ * Returns the failing step + 1 on a non-finite risk, 0 otherwise, and SIZE_MAX when a stop
+ * was requested. */
 static size_t replicate(const plan *pl, size_t rep, double *theta, double *g, double *xi, double *r,
-                        double *parts, int inner, double *train, double *test, double *clips) {
+                        double *parts, double *train, double *test, double *clips,
+                        dpd__replicate_slot *slot) {
   const dpd_rf_problem *pr = pl->problem;
   const size_t n = pr->n, p = pr->p;
+  const int inner = pl->inner;
   dpd_rng rng;
   dpd_rng_init(&rng, pl->seed, (uint64_t)rep);
   memset(theta, 0, p * sizeof *theta);
@@ -356,8 +301,8 @@ static size_t replicate(const plan *pl, size_t rep, double *theta, double *g, do
       test[j] = risk_pass(pr, theta, 1, inner);
       j++;
     }
-    if (pl->progress && ((t + 1) % 16 == 0 || t + 1 == pl->T)) {
-      progress_add(pl, (t + 1) % 16 == 0 ? 16 : (t + 1) % 16);
+    if ((t + 1) % RF_PROGRESS_STEPS == 0 && dpd__replicate_progress(slot, RF_PROGRESS_STEPS)) {
+      return SIZE_MAX;
     }
     const double eta = pl->eta;
     if (pl->noise_scale > 0.0) {
@@ -386,6 +331,23 @@ static size_t replicate(const plan *pl, size_t rep, double *theta, double *g, do
   return 0;
 }
 
+/* Replicate `rep` on this thread's workspace (dpd__replicate_fn). */
+static int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slot *slot) {
+  const plan *pl = job;
+  const size_t n = pl->problem->n, p = pl->problem->p, grid = pl->grid;
+  double *theta = work, *g = theta + p, *xi = g + p, *r = xi + p, *parts = r + n;
+  const size_t fail = replicate(pl, rep, theta, g, xi, r, parts, pl->train + rep * grid,
+                                pl->test + rep * grid, pl->clips + rep * pl->T, slot);
+  if (fail == SIZE_MAX) {
+    return DPD_ECANCELLED;
+  }
+  pl->fail[rep] = fail;
+  if (rep == 0) {
+    memcpy(pl->theta_last, theta, p * sizeof *theta);
+  }
+  return fail > 0 ? DPD_ENONFINITE : DPD_OK;
+}
+
 int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
                    dpd_rf_sim_result **out, dpd_err *err) {
   if (out != NULL) {
@@ -404,12 +366,10 @@ int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
     inner = nthreads;
     nthreads = 1;
   }
-  const size_t stride = (2 + chunks_of(n)) * p + n;
 
   dpd_rf_sim_result *res = calloc(1, sizeof *res);
   double *clip_rows = malloc(seeds * T * sizeof *clip_rows);
   size_t *fail = malloc(seeds * sizeof *fail);
-  double *work = malloc((size_t)nthreads * stride * sizeof *work);
   if (res != NULL) {
     res->grid = grid;
     res->seeds = seeds;
@@ -426,7 +386,7 @@ int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
     res->theta_last = malloc(p * sizeof *res->theta_last);
     res->first_clip = malloc(seeds * sizeof *res->first_clip);
   }
-  if (res == NULL || clip_rows == NULL || fail == NULL || work == NULL || res->step == NULL ||
+  if (res == NULL || clip_rows == NULL || fail == NULL || res->step == NULL ||
       res->train_mean == NULL || res->train_se == NULL || res->test_mean == NULL ||
       res->test_se == NULL || res->train_replicates == NULL || res->test_replicates == NULL ||
       res->clip_fraction == NULL || res->theta_last == NULL || res->first_clip == NULL) {
@@ -437,64 +397,54 @@ int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
   dpd_rf_sim_grid_steps(T, grid, res->step);
 
   const double C = isfinite(cfg->clip) ? cfg->clip * sqrt((double)p) : INFINITY;
-  size_t steps_done = 0;
-  const plan pl = {.problem = problem,
-                   .kgrid = res->step,
-                   .T = T,
-                   .grid = grid,
-                   .eta = cfg->eta,
-                   .C = C,
-                   .noise_scale =
-                       cfg->sigma > 0.0 ? sqrt(cfg->eta) * (2.0 * C / (double)n) * cfg->sigma : 0.0,
-                   .seed = cfg->seed,
-                   .progress = cfg->progress,
-                   .total_steps = seeds * T,
-                   .steps_done = &steps_done};
-
-#pragma omp parallel num_threads(nthreads)
-  {
-    double *theta = work + (size_t)omp_get_thread_num() * stride;
-    double *g = theta + p, *xi = g + p, *r = xi + p, *parts = r + n;
-#pragma omp for schedule(dynamic, 1)
-    for (size_t rep = 0; rep < seeds; rep++) {
-      fail[rep] =
-          replicate(&pl, rep, theta, g, xi, r, parts, inner, res->train_replicates + rep * grid,
-                    res->test_replicates + rep * grid, clip_rows + rep * T);
-      if (rep == 0) {
-        memcpy(res->theta_last, theta, p * sizeof *theta);
-      }
-    }
+  plan pl = {.problem = problem,
+             .kgrid = res->step,
+             .T = T,
+             .grid = grid,
+             .eta = cfg->eta,
+             .C = C,
+             .noise_scale =
+                 cfg->sigma > 0.0 ? sqrt(cfg->eta) * (2.0 * C / (double)n) * cfg->sigma : 0.0,
+             .seed = cfg->seed,
+             .inner = inner,
+             .train = res->train_replicates,
+             .test = res->test_replicates,
+             .clips = clip_rows,
+             .fail = fail,
+             .theta_last = res->theta_last};
+  const dpd__replicate_plan reps = {.n = seeds,
+                                    .threads = nthreads,
+                                    .work_doubles = (2 + chunks_of(n)) * p + n,
+                                    .units = T,
+                                    .progress = cfg->progress,
+                                    .progress_user = cfg->progress_user,
+                                    .what = "rf_sim"};
+  size_t rep;
+  status = dpd__replicate_run(&reps, run_replicate, &pl, &rep, err);
+  if (status < 0 && rep < seeds) {
+    status = DPD_FAIL(err, DPD_ENONFINITE,
+                      "rf_sim: replicate %zu (stream (%llu, %zu)) diverged at step %zu of %zu: "
+                      "non-finite risk (eta = %g; plain GD is stable only for eta < 2 / "
+                      "lambda_max((2/n) Phi^T Phi))",
+                      rep, (unsigned long long)cfg->seed, rep, fail[rep] - 1, T, cfg->eta);
   }
-
-  for (size_t rep = 0; rep < seeds; rep++) {
-    if (fail[rep] > 0) {
-      status = DPD_FAIL(err, DPD_ENONFINITE,
-                        "rf_sim: replicate %zu (stream (%llu, %zu)) diverged at step %zu of %zu: "
-                        "non-finite risk (eta = %g; plain GD is stable only for eta < 2 / "
-                        "lambda_max((2/n) Phi^T Phi))",
-                        rep, (unsigned long long)cfg->seed, rep, fail[rep] - 1, T, cfg->eta);
-      goto cleanup;
-    }
+  if (status < 0) {
+    goto cleanup;
   }
   /* Serial reductions in replicate order: identical for any thread count. */
-  for (size_t j = 0; j < grid; j++) {
-    dpd__mean_se(res->train_replicates + j, seeds, grid, &res->train_mean[j], &res->train_se[j]);
-    dpd__mean_se(res->test_replicates + j, seeds, grid, &res->test_mean[j], &res->test_se[j]);
-  }
+  dpd__stats_columns_mean_se(res->train_replicates, seeds, grid, res->train_mean, res->train_se);
+  dpd__stats_columns_mean_se(res->test_replicates, seeds, grid, res->test_mean, res->test_se);
   double total = 0.0;
   for (size_t t = 0; t < T; t++) {
-    double c = 0.0;
-    for (size_t rep = 0; rep < seeds; rep++) {
-      c += clip_rows[rep * T + t];
-    }
+    const double c = dpd__stats_sum(clip_rows + t, seeds, T);
     total += c;
     res->clip_fraction[t] = c / ((double)n * (double)seeds);
   }
-  for (size_t rep = 0; rep < seeds; rep++) {
-    res->first_clip[rep] = T;
+  for (size_t r = 0; r < seeds; r++) {
+    res->first_clip[r] = T;
     for (size_t t = 0; t < T; t++) {
-      if (clip_rows[rep * T + t] > 0.0) {
-        res->first_clip[rep] = t;
+      if (clip_rows[r * T + t] > 0.0) {
+        res->first_clip[r] = t;
         break;
       }
     }
@@ -508,7 +458,6 @@ cleanup:
   dpd_rf_sim_result_free(res);
   free(clip_rows);
   free(fail);
-  free(work);
   return status;
 }
 

@@ -34,11 +34,10 @@
 
 #include <Random123/philox.h>
 
-#if defined(__x86_64__) || defined(__i386__)
+#include "core/isa_impl.h"
+#define DPD_RNG_X86 DPD__ISA_X86
+#if DPD_RNG_X86
 #include <immintrin.h>
-#define DPD_RNG_X86 1
-#else
-#define DPD_RNG_X86 0
 #endif
 
 #include "dpdyn/rng.h"
@@ -354,45 +353,14 @@ DEFINE_FILL(uniform_fill_avx2, __attribute__((target("avx2"))), philox_uniforms_
             interleave_array)
 #endif
 
-/* ---- Instruction-set selection ---- */
-
-static int isa_available(dpd_rng_isa isa) {
-  switch (isa) {
-  case DPD_RNG_ISA_SCALAR:
-    return 1;
-#if DPD_RNG_X86
-  case DPD_RNG_ISA_AVX2:
-    return __builtin_cpu_supports("avx2");
-  case DPD_RNG_ISA_AVX512:
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
-#endif
-  default:
-    return 0;
-  }
-}
+/* ---- Instruction-set selection (core/isa.c) ---- */
 
 dpd_rng_isa dpd_rng_isa_get(void) {
-  if (isa_available(DPD_RNG_ISA_AVX512)) {
-    return DPD_RNG_ISA_AVX512;
-  }
-  if (isa_available(DPD_RNG_ISA_AVX2)) {
-    return DPD_RNG_ISA_AVX2;
-  }
-  return DPD_RNG_ISA_SCALAR;
+  return dpd_isa_get();
 }
 
 const char *dpd_rng_isa_name(dpd_rng_isa isa) {
-  switch (isa) {
-  case DPD_RNG_ISA_AUTO:
-    return "auto";
-  case DPD_RNG_ISA_SCALAR:
-    return "scalar";
-  case DPD_RNG_ISA_AVX2:
-    return "avx2";
-  case DPD_RNG_ISA_AVX512:
-    return "avx512";
-  }
-  return "unknown";
+  return dpd_isa_name(isa);
 }
 
 /* ---- Public API ---- */
@@ -437,10 +405,7 @@ double dpd_rng_gaussian(dpd_rng *rng) {
 }
 
 int dpd_rng_gaussian_fill_isa(dpd_rng *rng, double *out, size_t n, dpd_rng_isa isa) {
-  if (isa == DPD_RNG_ISA_AUTO) {
-    isa = dpd_rng_isa_get();
-  }
-  if (!isa_available(isa)) {
+  if (!dpd__isa_supported(isa)) {
     return DPD_EINVAL;
   }
   rng->cached = 0;
@@ -448,19 +413,7 @@ int dpd_rng_gaussian_fill_isa(dpd_rng *rng, double *out, size_t n, dpd_rng_isa i
   if (n == 0) {
     return DPD_OK;
   }
-  switch (isa) {
-#if DPD_RNG_X86
-  case DPD_RNG_ISA_AVX512:
-    gaussian_fill_avx512(rng, out, n);
-    break;
-  case DPD_RNG_ISA_AVX2:
-    gaussian_fill_avx2(rng, out, n);
-    break;
-#endif
-  default:
-    gaussian_fill_scalar(rng, out, n);
-    break;
-  }
+  DPD__ISA_PICK(isa, gaussian_fill_scalar, gaussian_fill_avx2, gaussian_fill_avx512)(rng, out, n);
   rng->counter += (uint64_t)((n + 1) / 2);
   return DPD_OK;
 }
@@ -475,18 +428,7 @@ void dpd_rng_uniform_fill(dpd_rng *rng, double *out, size_t n) {
   if (n == 0) {
     return;
   }
-  switch (dpd_rng_isa_get()) {
-#if DPD_RNG_X86
-  case DPD_RNG_ISA_AVX512:
-    uniform_fill_avx512(rng, out, n);
-    break;
-  case DPD_RNG_ISA_AVX2:
-    uniform_fill_avx2(rng, out, n);
-    break;
-#endif
-  default:
-    uniform_fill_scalar(rng, out, n);
-    break;
-  }
+  DPD__ISA_PICK(DPD_ISA_AUTO, uniform_fill_scalar, uniform_fill_avx2, uniform_fill_avx512)
+  (rng, out, n);
   rng->counter += (uint64_t)((n + 1) / 2);
 }

@@ -36,7 +36,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "dpdyn/dpd.h"
-#include "linreg/noise_impl.h"
+#include "core/noise_impl.h"
 
 static const unsigned long test_seed = 20240611UL;
 static const double zeta_test = 0.5;

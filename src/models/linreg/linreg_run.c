@@ -43,10 +43,11 @@ typedef struct linreg_run {
   double *theta_cols[1];
   double *sched_cols[2];
   size_t *mult;
-  dpd_linreg_problem_config pc; /* validated, built once every key has been checked */
-  double memory_estimate;       /* bytes the command is expected to need (check_memory) */
-  int d_from_spectrum;          /* d implied by a levels:/file: spectrum (not given) */
-  const dpd_run_env *env;       /* borrowed for the set-up */
+  dpd_linreg_problem_config pc;  /* validated, built once every key has been checked */
+  double memory_estimate;        /* bytes the command is expected to need (check_memory) */
+  int d_from_spectrum;           /* d implied by a levels:/file: spectrum (not given) */
+  const dpd_run_env *env;        /* borrowed for the set-up */
+  dpd__progress_bridge progress; /* replicates to env->progress (progress_user of the runs) */
 } linreg_run;
 
 static void run_free(linreg_run *r) {
@@ -506,6 +507,7 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, linreg_run *r, int buil
   const char *method = dpd_keys_text_get(keys, "method");
   size_t threads;
   r->env = env;
+  r->progress = (dpd__progress_bridge){env, "replicates"};
   if ((status = parse_noise(noise, &r->noise, err)) < 0) {
     return status;
   }
@@ -869,7 +871,8 @@ dpd_linreg_sim_config dpd__linreg_sim_config(const linreg_run *r) {
   sc.seed = r->seed;
   sc.grid = r->grid;
   sc.threads = r->threads;
-  sc.progress = r->env->progress != NULL;
+  sc.progress = r->env->progress != NULL ? dpd__model_progress : NULL;
+  sc.progress_user = (void *)&r->progress;
   return sc;
 }
 
@@ -1000,7 +1003,8 @@ static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
     ec.grid = r.grid;
     ec.dt = r.dt;
     ec.threads = r.threads;
-    ec.progress = env->progress != NULL;
+    ec.progress = env->progress != NULL ? dpd__model_progress : NULL;
+    ec.progress_user = &r.progress;
     if ((status = dpd_linreg_sde_run(r.problem, r.schedule, &ec, &sde, err)) < 0) {
       goto done;
     }

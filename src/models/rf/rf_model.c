@@ -82,6 +82,8 @@ typedef struct {
   double epsilon_exact; /* epsilon that the sigma in use delivers (exact accounting) */
   int plot;
   double memory_estimate; /* bytes the command is expected to need (check_memory) */
+
+  dpd__progress_bridge progress; /* DP-GD steps to env->progress (sc.progress_user) */
 } rf_run;
 
 /* The seed's moments sigma for r->epsilon and the epsilon it really delivers; left NAN where
@@ -279,7 +281,9 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, rf_run *r, dpd_err *err
   if ((status = dpd__model_plot_get(keys, strcmp(command, "compare") == 0, &r->plot, err)) < 0) {
     return status;
   }
-  r->sc.progress = env->progress != NULL;
+  r->progress = (dpd__progress_bridge){env, "DP-GD steps"};
+  r->sc.progress = env->progress != NULL ? dpd__model_progress : NULL;
+  r->sc.progress_user = &r->progress;
   return strcmp(command, "account") == 0 ? DPD_OK : check_memory(keys, env, command, r, err);
 }
 

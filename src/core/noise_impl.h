@@ -3,7 +3,7 @@
 #ifndef DPD_NOISE_IMPL_H
 #define DPD_NOISE_IMPL_H
 
-#include "dpdyn/linreg.h"
+#include "dpdyn/noise.h"
 #include "dpdyn/rng.h"
 
 /* One label noise z of the law in `noise` (mean 0, variance zeta^2) from a standard Gaussian

@@ -18,7 +18,7 @@
 #include <math.h>
 
 #include "dpdyn/rng.h"
-#include "linreg/noise_impl.h"
+#include "core/noise_impl.h"
 
 static const double inv_sqrt2 = 0.70710678118654752440084436210485;
 
