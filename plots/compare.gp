@@ -2,7 +2,8 @@
 # equivalent (coupled risk ODEs), its two-sided bounds and the release jump.
 # usage: gnuplot -c compare.gp trajectory.tsv release.tsv OUT [png|svg] [title]
 # trajectory.tsv columns: t excess_risk excess_risk_se ode_excess_risk
-#                         ode_lower_bound ode_upper_bound clipped_fraction
+#                         [ode_lower_bound ode_upper_bound] clipped_fraction
+#                         (no bound columns when the ODE method does not give them, e.g. volterra)
 # release.tsv columns:    t before before_se after after_se ode_before ode_after
 data = ARG1
 release = ARG2
@@ -17,10 +18,11 @@ set grid
 set key bottom left opaque box
 set xrange [0:1.05]
 pos(x) = (x > 0) ? x : NaN
+stats data u 1 nooutput
+BOUNDS = (STATS_columns >= 7) ? \
+  'data u 1:5 w l lc rgb "#555555" lw 1 dt 3 t "ODE lower bound", data u 1:6 w l lc rgb "#555555" lw 1 dt 4 t "ODE upper bound",' : ''
 plot data u 1:(pos($2-2*$3)):($2+2*$3) w filledcurves lc rgb "#a6cee3" fs transparent solid 0.6 noborder t "DP-SGD mean ± 2 SE", \
      data u 1:2 w l lc rgb "#1f78b4" lw 1.5 t "DP-SGD mean", \
-     data u 1:4 w l lc rgb "#e31a1c" lw 2 dt 2 t "ODE (deterministic equivalent)", \
-     data u 1:5 w l lc rgb "#555555" lw 1 dt 3 t "ODE lower bound", \
-     data u 1:6 w l lc rgb "#555555" lw 1 dt 4 t "ODE upper bound", \
+     data u 1:4 w l lc rgb "#e31a1c" lw 2 dt 2 t "ODE (deterministic equivalent)", @BOUNDS \
      release u 1:6:(0):($7-$6) w vectors head filled lc rgb "#e31a1c" lw 1.5 t "ODE release jump", \
      release u ($1+0.015):4:(2*$5) w yerrorbars pt 7 ps 0.8 lc rgb "#1f78b4" t "DP-SGD released iterate ± 2 SE"

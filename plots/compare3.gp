@@ -1,8 +1,9 @@
 # dpdyn compare --sde=1: DP-SGD simulation and the homogenized SDE (means +- 2 SE)
 # against the deterministic equivalent, its bounds and the release jump.
 # usage: gnuplot -c compare3.gp trajectory.tsv release.tsv OUT [png|svg] [title]
-# trajectory.tsv columns: t excess_risk excess_risk_se ode_excess_risk ode_lower_bound
-#                         ode_upper_bound clipped_fraction sde_excess_risk sde_excess_risk_se
+# trajectory.tsv columns: t excess_risk excess_risk_se ode_excess_risk [ode_lower_bound
+#                         ode_upper_bound] clipped_fraction sde_excess_risk sde_excess_risk_se
+#                         (no bound columns when the ODE method does not give them, e.g. volterra)
 # release.tsv columns:    t before before_se after after_se ode_before ode_after
 #                         sde_before sde_before_se sde_after sde_after_se
 data = ARG1
@@ -18,13 +19,16 @@ set grid
 set key bottom left opaque box
 set xrange [0:1.06]
 pos(x) = (x > 0) ? x : NaN
+stats data u 1 nooutput
+has_bounds = (STATS_columns >= 9)
+sde = has_bounds ? 8 : 6  # column of sde_excess_risk
+BOUNDS = has_bounds ? \
+  'data u 1:5 w l lc rgb "#555555" lw 1 dt 3 t "ODE lower bound", data u 1:6 w l lc rgb "#555555" lw 1 dt 4 t "ODE upper bound",' : ''
 plot data u 1:(pos($2-2*$3)):($2+2*$3) w filledcurves lc rgb "#a6cee3" fs transparent solid 0.6 noborder t "DP-SGD mean ± 2 SE", \
      data u 1:2 w l lc rgb "#1f78b4" lw 1.5 t "DP-SGD mean", \
-     data u 1:(pos($8-2*$9)):($8+2*$9) w filledcurves lc rgb "#b2df8a" fs transparent solid 0.5 noborder t "SDE mean ± 2 SE", \
-     data u 1:8 w l lc rgb "#33a02c" lw 1.5 dt 4 t "SDE mean (Euler–Maruyama)", \
-     data u 1:4 w l lc rgb "#e31a1c" lw 2 dt 2 t "ODE (deterministic equivalent)", \
-     data u 1:5 w l lc rgb "#555555" lw 1 dt 3 t "ODE lower bound", \
-     data u 1:6 w l lc rgb "#555555" lw 1 dt 4 t "ODE upper bound", \
+     data u 1:(pos(column(sde)-2*column(sde+1))):(column(sde)+2*column(sde+1)) w filledcurves lc rgb "#b2df8a" fs transparent solid 0.5 noborder t "SDE mean ± 2 SE", \
+     data u 1:sde w l lc rgb "#33a02c" lw 1.5 dt 4 t "SDE mean (Euler–Maruyama)", \
+     data u 1:4 w l lc rgb "#e31a1c" lw 2 dt 2 t "ODE (deterministic equivalent)", @BOUNDS \
      release u 1:6:(0):($7-$6) w vectors head filled lc rgb "#e31a1c" lw 1.5 t "ODE release jump", \
      release u ($1+0.015):4:(2*$5) w yerrorbars pt 7 ps 0.8 lc rgb "#1f78b4" t "DP-SGD released ± 2 SE", \
      release u ($1+0.03):10:(2*$11) w yerrorbars pt 5 ps 0.8 lc rgb "#33a02c" t "SDE released ± 2 SE"

@@ -1,7 +1,8 @@
 # dpdyn ode: the deterministic equivalent R(t), its two-sided bounds and the
 # last-iterate release jump.
 # usage: gnuplot -c ode.gp trajectory.tsv release.tsv OUT [png|svg] [title]
-# trajectory.tsv columns: t excess_risk lower_bound upper_bound
+# trajectory.tsv columns: t excess_risk [lower_bound upper_bound]
+# (the bound columns are absent when the method does not give the bounds, e.g. volterra)
 data = ARG1
 release = ARG2
 fmt = (ARGC >= 4) ? ARG4 : "png"
@@ -14,7 +15,8 @@ set logscale y
 set grid
 set key bottom left opaque box
 set xrange [0:1.05]
-plot data u 1:2 w l lc rgb "#e31a1c" lw 2 t "R(t)", \
-     data u 1:3 w l lc rgb "#555555" dt 3 t "lower bound", \
-     data u 1:4 w l lc rgb "#555555" dt 4 t "upper bound", \
+stats data u 1 nooutput
+BOUNDS = (STATS_columns >= 4) ? \
+  'data u 1:3 w l lc rgb "#555555" dt 3 t "lower bound", data u 1:4 w l lc rgb "#555555" dt 4 t "upper bound",' : ''
+plot data u 1:2 w l lc rgb "#e31a1c" lw 2 t "R(t)", @BOUNDS \
      release u 1:6:(0):($7-$6) w vectors head filled lc rgb "#e31a1c" lw 1.5 t "release jump"

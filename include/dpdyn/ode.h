@@ -6,7 +6,8 @@
  *             + m_j (gamma lambda_j eta~^2 nu_c(P) P + 2 c^2 gamma^2 sigma~^2),
  *   R = (1/d) sum_j lambda_j S_j,  P = R + zeta^2/2,
  * the two decoupled scalar bounds, and the last-iterate release jump
- * 2 c^2 gamma^2 eta~(1)^2 / rho^2, with SUNDIALS CVODE. Every solver
+ * 2 c^2 gamma^2 eta~(1)^2 / rho^2, with SUNDIALS CVODE (methods bdf and adams;
+ * method volterra solves the same risk by FFTs, dpdyn/volterra.h). Every CVODE
  * configuration costs O(ngroups) per step: the Jacobian is diagonal plus rank
  * one and is never formed (BDF + Newton with an exact Sherman-Morrison solve
  * or with matrix-free SPGMR preconditioned by the diagonal part, or Adams with
@@ -24,7 +25,13 @@
 extern "C" {
 #endif
 
-typedef enum { DPD_ODE_BDF = 0, DPD_ODE_ADAMS } dpd_ode_method;
+/* Methods: dpd_ode_config.method names one entry of the method table below
+ * (dpd_ode_method_types). */
+typedef enum {
+  DPD_ODE_BDF = 0, /* CVODE BDF (variable order 1-5) with Newton iterations: stiff problems */
+  DPD_ODE_ADAMS,   /* CVODE Adams-Moulton (order 1-12) with fixed-point iterations */
+  DPD_ODE_VOLTERRA /* the convolution-Volterra form solved with FFTs (dpdyn/volterra.h) */
+} dpd_ode_method;
 
 /* Linear solver of the BDF Newton iteration (both O(ngroups), matrix-free). */
 typedef enum {
@@ -44,14 +51,15 @@ typedef struct {
   double c;     /* clipping scale > 0, INFINITY = none (default); must be finite when rho is */
   double rho;   /* privacy > 0, INFINITY = none (default); needs a non-increasing schedule */
   size_t grid;  /* output times t_j = j/(grid-1), grid >= 2 (default 101) */
-  dpd_ode_method method; /* default DPD_ODE_BDF */
+  dpd_ode_method method; /* default DPD_ODE_BDF (the method table below) */
   double rtol;           /* relative tolerance, default 1e-8 (CVODE controls the local error: the
                             global error of R is typically 5-50 rtol) */
   double atol;    /* absolute tolerance on R, default 1e-12; group j gets atol m_j / lambda_j,
                      so that all groups together contribute at most atol to R */
   long max_steps; /* CVODE mxstep (steps between two output times), >= 1, default 100000 */
   int bounds;     /* 1: also solve the two bounds (always with CVODE BDF and a dense 2 x 2
-                     solver: the lower bound is as stiff as the full system); 0 (default) */
+                     solver: the lower bound is as stiff as the full system) when the method
+                     gives them (DPD_ODE_GIVES_BOUNDS; others leave them NULL); 0 (default) */
   dpd_ode_linsol linsol; /* BDF: default DPD_ODE_LINSOL_SM */
   int krylov_maxl;       /* BDF + SPGMR: Krylov dimension >= 1, default 5 (2 suffice: the
                             preconditioned Newton matrix is identity plus rank one) */
@@ -72,8 +80,9 @@ typedef struct {
   size_t grid;
   double *t;             /* [grid] t_j = j/(grid-1) */
   double *risk;          /* [grid] R(t); risk[grid-1] = R(1-) (before release) */
-  double *lower;         /* [grid] lower bound before release (NULL if bounds == 0) */
-  double *upper;         /* [grid] upper bound before release (NULL if bounds == 0); the
+  double *lower;         /* [grid] lower bound before release; NULL (absent) if bounds == 0
+                            or the method does not give them (DPD_ODE_GIVES_BOUNDS) */
+  double *upper;         /* [grid] upper bound before release; NULL exactly when lower is; the
                             upper bound may overflow on steep spectra without clipping (it
                             grows like exp(lambda_max gamma int eta~^2)): from the first
                             output time where its solver fails, upper = INFINITY and
@@ -81,7 +90,8 @@ typedef struct {
   double before_release; /* R(1-) */
   double release_jump;   /* 2 c^2 gamma^2 eta~(1)^2 / rho^2 (0 if rho = inf) */
   double final_risk;     /* R_out = R(1-) + jump */
-  long steps, rhs_evals; /* CVODE statistics of the main system */
+  long steps, rhs_evals; /* CVODE statistics of the main system (volterra: steps = the finest
+                            step count, the other counters 0) */
   long lin_iters;        /* SPGMR iterations (0 with the exact Sherman-Morrison solve) */
   long nonlin_iters;     /* Newton (BDF) or fixed-point (Adams) iterations */
   long err_test_fails;   /* rejected steps (local error test) */
@@ -89,15 +99,59 @@ typedef struct {
   long jtimes_evals;     /* Jacobian-vector products (BDF + SPGMR only, else 0) */
 } dpd_ode_result;
 
+/* Capability flags of a method (dpd_ode_method_type.flags, combined with |). */
+enum {
+  /* Requirements, checked by dpd_ode_solve (DPD_EINVAL naming the key and the method): */
+  DPD_ODE_NEEDS_CONST_SCHEDULE = 1, /* eta~ constant on [0, 1] (eta~(0) = eta~(1) and
+                                       non-increasing) */
+  DPD_ODE_NEEDS_NO_CLIPPING = 2,    /* clipping factors that do not depend on the risk: c = inf,
+                                       or both mu_frozen and nu_frozen set */
+  /* Capabilities: */
+  DPD_ODE_GIVES_BOUNDS = 4, /* solves the two bounds when cfg->bounds (else lower = upper = NULL) */
+  DPD_ODE_THREAD_SAFE = 8   /* dpd_ode_solve may run concurrently for distinct arguments */
+};
+
+/* An ODE method (the gsl_odeiv2_step_type idea): a static const description in the library,
+ * listed in dpd_ode_method_types. Never created or freed by callers. */
+typedef struct dpd_ode_method_type {
+  const char *name;        /* "bdf", "adams", "volterra": the CLI's key value */
+  const char *description; /* one line, for listings and --help */
+  dpd_ode_method id;       /* its value of dpd_ode_config.method */
+  unsigned flags;          /* DPD_ODE_NEEDS_* | DPD_ODE_GIVES_BOUNDS | DPD_ODE_THREAD_SAFE */
+  /* Solves with cfg->method == id, called by dpd_ode_solve after the common validation and the
+   * requirement checks of `flags` (*out is NULL on entry); same contract as dpd_ode_solve. */
+  int (*solve)(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
+               const dpd_ode_config *cfg, dpd_ode_result **out, dpd_err *err);
+} dpd_ode_method_type;
+
+/* The method table: every method, NULL-terminated, in the order of dpd_ode_method (bdf, adams,
+ * volterra). Iterate with `for (const dpd_ode_method_type *const *m = dpd_ode_method_types; *m;
+ * m++)`. Static, read-only, thread-safe. */
+DPD_API extern const dpd_ode_method_type *const dpd_ode_method_types[];
+
+/* The method called `name` (exact, case-sensitive), or NULL when there is none (or name is
+ * NULL). `name` is borrowed; the result is static. */
+DPD_API const dpd_ode_method_type *dpd_ode_method_lookup(const char *name);
+
+/* The method whose id is `method`, or NULL for a value outside the table. */
+DPD_API const dpd_ode_method_type *dpd_ode_method_type_get(dpd_ode_method method);
+
 /* Default configuration (values listed next to each field). */
 DPD_API dpd_ode_config dpd_ode_config_default(void);
 
-/* Solves the grouped ODE system on [0, 1] (and the bounds when cfg->bounds).
+/* Solves the grouped ODE system on [0, 1] (and the bounds when cfg->bounds and the method gives
+ * them) with the method cfg->method of the table:
+ *  - bdf, adams: CVODE, as described at the top of this header.
+ *  - volterra: dpd_volterra_solve (dpdyn/volterra.h) with dpd_volterra_config_default(), its
+ *    step count rounded up to a multiple of grid - 1 (400 steps, Richardson-extrapolated, for
+ *    grid <= 401); needs a constant schedule and c = inf (or frozen mu and nu); rtol, atol,
+ *    max_steps, linsol, krylov_maxl and the label-noise law are ignored; lower = upper = NULL.
  * `problem`, `schedule` and `cfg` are borrowed for the call only. *out is
  * returned-owned (dpd_ode_result_free) and NULL on failure; all memory is
  * allocated before the integration starts and released on every path.
  * Returns DPD_OK, DPD_EINVAL for a bad config (the reason names the key, the
- * value and the allowed range), DPD_ENOMEM, DPD_ESOLVER when CVODE fails (the
+ * value and the allowed range; a requirement of the method that is not met names the key and
+ * the method), DPD_ENOMEM, DPD_ESOLVER when CVODE fails (the
  * reason includes CVODE's flag name, its message and t), DPD_ENONFINITE when
  * the state becomes non-finite, and the status of dpd_clip_noise_factors_eval
  * (DPD_EMAXITER, with its reason and t) when a quadrature of the clipping
@@ -107,7 +161,8 @@ DPD_API dpd_ode_config dpd_ode_config_default(void);
  * default error handler aborts on such a failure: callers that use
  * non-Gaussian laws turn it off first (gsl_set_error_handler_off; the CLI
  * does). CVODE never prints. Thread-safe for distinct
- * arguments (no shared state). */
+ * arguments (no shared state) with the methods flagged DPD_ODE_THREAD_SAFE (bdf,
+ * adams); volterra plans FFTs with FFTW's process-wide planner: one thread at a time. */
 DPD_API int dpd_ode_solve(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
                           const dpd_ode_config *cfg, dpd_ode_result **out, dpd_err *err);
 

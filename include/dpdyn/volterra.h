@@ -28,7 +28,8 @@
  * dpd_volterra_execute then solves any number of models with them and allocates only its
  * result. The FFTW planner is process-wide state (the
  * one exception to "no globals", STYLE 19): create and free plans from one thread at a time.
- * Results: dpd_ode_result (dpdyn/ode.h), with lower = upper = NULL. */
+ * Results: dpd_ode_result (dpdyn/ode.h), with lower = upper = NULL. The same solver is the
+ * method DPD_ODE_VOLTERRA of dpd_ode_solve (a default plan per call). */
 #ifndef DPD_VOLTERRA_H
 #define DPD_VOLTERRA_H
 

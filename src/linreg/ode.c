@@ -477,9 +477,11 @@ static int validate(const dpd_linreg_problem *problem, const dpd_schedule *sched
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'grid': %zu (allowed: integer >= 2)",
                     cfg->grid);
   }
-  if (cfg->method != DPD_ODE_BDF && cfg->method != DPD_ODE_ADAMS) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'method': %d (allowed: bdf, adams)",
-                    (int)cfg->method);
+  if (dpd_ode_method_type_get(cfg->method) == NULL) {
+    char names[128];
+    dpd__ode_method_names(0, 0, names, sizeof names);
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'method': %d (allowed: %s)",
+                    (int)cfg->method, names);
   }
   if (!(cfg->rtol > 0.0) || !isfinite(cfg->rtol)) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'rtol': %g (allowed: finite, > 0)",
@@ -1107,20 +1109,14 @@ static dpd_ode_result *result_alloc(size_t grid, int bounds) {
   return r;
 }
 
-int dpd_ode_solve(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
-                  const dpd_ode_config *cfg, dpd_ode_result **out, dpd_err *err) {
+/* Methods bdf and adams (cfg->method picks CVODE's multistep family); called by dpd_ode_solve
+ * (ode_method.c) with a validated configuration and *out = NULL. */
+static int cvode_solve(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
+                       const dpd_ode_config *cfg, dpd_ode_result **out, dpd_err *err) {
   ode_run run;
   dpd_ode_result *res = NULL;
   int status;
   double R0, eta1;
-
-  if (out == NULL) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'out': NULL (allowed: a pointer)");
-  }
-  *out = NULL;
-  if ((status = validate(problem, schedule, cfg, err)) < 0) {
-    return status;
-  }
 
   memset(&run, 0, sizeof run);
   model_init(&run.work.model, problem, schedule, cfg);
@@ -1179,3 +1175,17 @@ cleanup:
   }
   return status;
 }
+
+/* ---- Method types (listed in ode_method.c) ------------------------------------------------- */
+
+__attribute__((visibility("hidden"))) const dpd_ode_method_type dpd__ode_method_bdf = {
+    "bdf",
+    "CVODE BDF with Newton iterations (Sherman-Morrison or SPGMR), O(ngroups) per step; any "
+    "schedule and clipping; gives the bounds",
+    DPD_ODE_BDF, DPD_ODE_GIVES_BOUNDS | DPD_ODE_THREAD_SAFE, cvode_solve};
+
+__attribute__((visibility("hidden"))) const dpd_ode_method_type dpd__ode_method_adams = {
+    "adams",
+    "CVODE Adams-Moulton with fixed-point iterations, O(ngroups) per step; for non-stiff "
+    "problems; any schedule and clipping; gives the bounds",
+    DPD_ODE_ADAMS, DPD_ODE_GIVES_BOUNDS | DPD_ODE_THREAD_SAFE, cvode_solve};

@@ -18,4 +18,10 @@ __attribute__((visibility("hidden"))) int dpd__ode_validate(const dpd_linreg_pro
                                                             const dpd_ode_config *cfg,
                                                             dpd_err *err);
 
+/* The names of the methods of the table whose flags include all of `with` and none of `without`
+ * (0, 0: every method), ", "-separated ("bdf, adams, volterra"), into buf[size] (truncated to
+ * fit; always terminated when size > 0): the "allowed" list of messages. */
+__attribute__((visibility("hidden"))) void dpd__ode_method_names(unsigned with, unsigned without,
+                                                                 char *buf, size_t size);
+
 #endif /* DPD_ODE_IMPL_H */

@@ -30,6 +30,7 @@
 
 #include "core/error_impl.h"
 #include "dpdyn/tune.h"
+#include "linreg/ode_impl.h"
 
 /* Defaults (STYLE 25: one place). */
 static const double tune_c_min_default = 1e-2;
@@ -232,6 +233,19 @@ static int validate_config(const dpd_tune_config *cfg, dpd_err *err) {
   }
   if (!(oc->rho > 0.0)) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'rho': %g (allowed: > 0, or inf)", oc->rho);
+  }
+  {
+    /* The objective is evaluated from several threads at varying c and schedules. */
+    const unsigned needs = DPD_ODE_NEEDS_CONST_SCHEDULE | DPD_ODE_NEEDS_NO_CLIPPING;
+    const dpd_ode_method_type *type = dpd_ode_method_type_get(oc->method);
+    if (type != NULL && ((type->flags & DPD_ODE_THREAD_SAFE) == 0 || (type->flags & needs) != 0)) {
+      char allowed[128];
+      dpd__ode_method_names(DPD_ODE_THREAD_SAFE, needs, allowed, sizeof allowed);
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for 'method': %s (allowed for tuning: %s; tuning solves "
+                      "from several threads at varying c and schedules)",
+                      type->name, allowed);
+    }
   }
   return DPD_OK;
 }

@@ -840,3 +840,21 @@ int dpd_volterra_solve(const dpd_linreg_problem *problem, const dpd_schedule *sc
   dpd_volterra_plan_free(plan);
   return status;
 }
+
+/* ---- Method type volterra of dpd_ode_solve (listed in ode_method.c) ------------------------ */
+
+/* The default plan, its step count rounded up to a multiple of grid - 1 (the output grid must
+ * fall on the mesh). Called by dpd_ode_solve with a validated configuration and *out = NULL. */
+static int method_solve(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
+                        const dpd_ode_config *cfg, dpd_ode_result **out, dpd_err *err) {
+  dpd_volterra_config vc = dpd_volterra_config_default();
+  size_t per = cfg->grid - 1;
+  vc.steps = (vc.steps + per - 1) / per * per;
+  return dpd_volterra_solve(problem, schedule, cfg, &vc, out, err);
+}
+
+__attribute__((visibility("hidden"))) const dpd_ode_method_type dpd__ode_method_volterra = {
+    "volterra",
+    "FFT solve of the convolution-Volterra form, O(N log^2 N + ngroups N); constant schedules "
+    "without clipping; no bounds",
+    DPD_ODE_VOLTERRA, DPD_ODE_NEEDS_CONST_SCHEDULE | DPD_ODE_NEEDS_NO_CLIPPING, method_solve};

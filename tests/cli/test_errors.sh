@@ -66,6 +66,7 @@ expect_error step_increasing "'schedule': 'step' increases" ode "${base[@]}" --s
 expect_error cosine_eta_min "'eta_min': -1 \(allowed: 0 <= eta_min\)" ode "${base[@]}" --schedule=cosine --eta_min=-1
 expect_error volterra_schedule "'schedule': sqrt .* is not constant" ode "${base[@]}" --schedule=sqrt --method=volterra
 expect_error bad_method "'method': 'rk4' \(allowed: bdf, adams, volterra\)" ode "${base[@]}" --method=rk4
+expect_error tune_volterra "'method': 'volterra' with tune \(allowed for tune: bdf, adams;" tune "${base[@]}" --method=volterra
 expect_error rf_eta "'eta': -1 \(allowed: 0 < eta\)" account --model=rf --eta=-1 --steps=10 --epsilon=1 --delta=1e-3
 expect_error rf_steps "'steps': '0' \(allowed: integer 1 <=" account --model=rf --eta=0.1 --steps=0 --epsilon=1 --delta=1e-3
 expect_error rf_delta "'delta': 1.5 \(allowed: 0 < delta < 1\)" account --model=rf --eta=0.1 --steps=10 --epsilon=1 --delta=1.5

@@ -81,6 +81,23 @@ if msg=$(paste <(rows "$work/v_bdf/trajectory.tsv" | cut -d' ' -f1-2) \
 else
   bad "volterra vs bdf: $msg"
 fi
+# A method without bounds writes no bound columns (bdf: both), and its figures render.
+if grep -qx '# columns: t excess_risk' "$work/v_volterra/trajectory.tsv" &&
+  grep -qx '# columns: t excess_risk lower_bound upper_bound' "$work/v_bdf/trajectory.tsv" &&
+  [ "$(rows "$work/v_volterra/trajectory.tsv" | awk '{ print NF }' | sort -u)" = 2 ]; then
+  ok "volterra trajectory has no bound columns"
+else
+  bad "volterra trajectory columns: $(grep '^# columns' "$work/v_volterra/trajectory.tsv")"
+fi
+if "$dpdyn" compare --d=40 --n=160 --seeds=2 --grid=5 --schedule=const --eta0=1 --sde=1 \
+  --method=volterra --plot=1 --out="$work/v_c3" >/dev/null 2>"$work/v_c3.err" &&
+  [ -s "$work/v_c3/compare3.png" ] && [ ! -s "$work/v_c3.err" ] &&
+  "$dpdyn" plot "$work/v_volterra" >/dev/null 2>"$work/v_plot.err" &&
+  [ -s "$work/v_volterra/ode.png" ] && [ ! -s "$work/v_plot.err" ]; then
+  ok "figures without bound columns render without warnings (compare3, ode)"
+else
+  bad "figures without bounds: $(cat "$work/v_c3.err" "$work/v_plot.err" 2>/dev/null)"
+fi
 
 # 2. Simulation: bit-identical for 1 and 2 threads, and equal to the committed answer.
 for th in 1 2; do

@@ -701,6 +701,164 @@ static void divergent_risk_is_reported_as_nonfinite(void **state) {
   dpd_linreg_problem_free(p);
 }
 
+/* ---- (8) The method table ------------------------------------------------------------------ */
+
+/* The table is well formed: NULL-terminated, in the order of dpd_ode_method, names unique and
+ * found by lookup, every entry with a description and a solve function; an unknown name or id is
+ * not found. */
+static void method_table_is_consistent_and_lookup_rejects_unknown_names(void **state) {
+  size_t n = 0;
+  (void)state;
+  for (const dpd_ode_method_type *const *m = dpd_ode_method_types; *m != NULL; m++, n++) {
+    assert_int_equal((int)(*m)->id, (int)n);
+    assert_non_null((*m)->name);
+    assert_true((*m)->name[0] != '\0');
+    assert_non_null((*m)->description);
+    assert_true((*m)->description[0] != '\0');
+    assert_non_null((*m)->solve);
+    assert_ptr_equal(dpd_ode_method_lookup((*m)->name), *m);
+    assert_ptr_equal(dpd_ode_method_type_get((*m)->id), *m);
+    print_message("%-9s flags %u: %s\n", (*m)->name, (*m)->flags, (*m)->description);
+  }
+  assert_int_equal(n, 3);
+  assert_string_equal(dpd_ode_method_types[DPD_ODE_BDF]->name, "bdf");
+  assert_string_equal(dpd_ode_method_types[DPD_ODE_ADAMS]->name, "adams");
+  assert_string_equal(dpd_ode_method_types[DPD_ODE_VOLTERRA]->name, "volterra");
+  assert_null(dpd_ode_method_lookup("rk4"));
+  assert_null(dpd_ode_method_lookup("BDF")); /* case-sensitive */
+  assert_null(dpd_ode_method_lookup("bdf "));
+  assert_null(dpd_ode_method_lookup(""));
+  assert_null(dpd_ode_method_lookup(NULL));
+  assert_null(dpd_ode_method_type_get((dpd_ode_method)n));
+  assert_null(dpd_ode_method_type_get((dpd_ode_method)-1));
+  assert_int_equal((int)dpd_ode_config_default().method, (int)DPD_ODE_BDF);
+}
+
+/* Every method of the table solves a small constant-schedule, unclipped problem that meets
+ * every requirement (three eigenvalue levels, eta~ = 0.9, c = rho = inf), and agrees with bdf.
+ * Tolerance: both CVODE methods run at rtol = 1e-10; their global error is typically 5-50 rtol
+ * (ode.h), so two of them differ by at most 100 rtol = 1e-8. Volterra's error is not set by
+ * rtol: with 400 Richardson-extrapolated steps on this non-stiff spectrum (a_max h = 2 lambda_max
+ * eta~ / 400 = 0.011) it is below 1e-9 (docs/volterra.md: 3e-10 on the isotropic case, where the
+ * remainder is the ODE's own error), inside the same 100 rtol. The bounds exist exactly for the
+ * methods that give them. */
+static void every_method_solves_const_unclipped_problem_like_bdf(void **state) {
+  const double values[3] = {2.5, 0.8, 0.15};
+  const size_t mult[3] = {3, 7, 20};
+  const double rtol = 1e-10, tol = 100.0 * rtol;
+  dpd_linreg_problem *p = make_levels(3, values, mult, 30, 23);
+  dpd_schedule *s = make_schedule(DPD_SCHEDULE_CONST, 0.9, 1.0);
+  dpd_ode_config cfg = dpd_ode_config_default();
+  dpd_ode_result *ref;
+  size_t n = 0;
+  (void)state;
+  cfg.gamma = 0.6;
+  cfg.zeta = 0.45;
+  cfg.grid = 21;
+  cfg.rtol = rtol;
+  cfg.atol = 1e-15;
+  cfg.bounds = 1;
+  ref = solve_ok(p, s, &cfg);
+  for (const dpd_ode_method_type *const *m = dpd_ode_method_types; *m != NULL; m++, n++) {
+    dpd_ode_result *res;
+    double worst = 0.0;
+    cfg.method = (*m)->id;
+    res = solve_ok(p, s, &cfg);
+    assert_int_equal(res->grid, cfg.grid);
+    for (size_t j = 0; j < cfg.grid; j++) {
+      assert_true(res->t[j] == ref->t[j]);
+      worst = fmax(worst, fabs(res->risk[j] / ref->risk[j] - 1.0));
+    }
+    print_message("%-9s max relative difference to bdf %.3g (tolerance %.3g), %ld steps\n",
+                  (*m)->name, worst, tol, res->steps);
+    assert_true(worst <= tol);
+    assert_rel(res->final_risk, ref->final_risk, tol);
+    assert_true(res->release_jump == 0.0); /* rho = inf */
+    if ((*m)->flags & DPD_ODE_GIVES_BOUNDS) {
+      assert_non_null(res->lower);
+      assert_non_null(res->upper);
+      for (size_t j = 0; j < cfg.grid; j++) {
+        assert_true(res->lower[j] <= res->risk[j] * (1.0 + tol));
+        assert_true(res->risk[j] <= res->upper[j] * (1.0 + tol));
+      }
+    } else {
+      assert_null(res->lower);
+      assert_null(res->upper);
+    }
+    dpd_ode_result_free(res);
+    /* Without bounds asked for, no method gives them. */
+    cfg.bounds = 0;
+    res = solve_ok(p, s, &cfg);
+    assert_null(res->lower);
+    assert_null(res->upper);
+    dpd_ode_result_free(res);
+    cfg.bounds = 1;
+  }
+  assert_int_equal(n, 3);
+  dpd_ode_result_free(ref);
+  dpd_schedule_free(s);
+  dpd_linreg_problem_free(p);
+}
+
+/* A requirement of a method's flags that is not met is DPD_EINVAL naming the key and the
+ * method; a method without that requirement solves the same configuration. */
+static void method_requirement_violation_is_einval_naming_key_and_method(void **state) {
+  dpd_linreg_problem *p = make_iso(5, 29);
+  dpd_schedule *cst = make_schedule(DPD_SCHEDULE_CONST, 0.8, 1.0);
+  dpd_schedule *sqrt_s = make_schedule(DPD_SCHEDULE_SQRT, 0.8, 1.0);
+  size_t violations = 0;
+  (void)state;
+  for (const dpd_ode_method_type *const *m = dpd_ode_method_types; *m != NULL; m++) {
+    static const struct {
+      unsigned flag;
+      const char *key;
+    } reqs[2] = {{DPD_ODE_NEEDS_CONST_SCHEDULE, "schedule"}, {DPD_ODE_NEEDS_NO_CLIPPING, "c"}};
+    for (size_t k = 0; k < 2; k++) {
+      dpd_ode_config cfg = dpd_ode_config_default();
+      const dpd_schedule *s = cst;
+      cfg.method = (*m)->id;
+      cfg.grid = 5;
+      if (reqs[k].flag == DPD_ODE_NEEDS_CONST_SCHEDULE) {
+        s = sqrt_s; /* decreasing: eta~(1) = 0 */
+      } else {
+        cfg.c = 1.1; /* clipping at the current risk (mu, nu not frozen) */
+      }
+      if ((*m)->flags & reqs[k].flag) {
+        char name[64];
+        expect_einval(p, s, &cfg, reqs[k].key);
+        {
+          dpd_ode_result *res = NULL;
+          dpd_err err;
+          dpd_err_reset(&err);
+          assert_int_equal(dpd_ode_solve(p, s, &cfg, &res, &err), DPD_EINVAL);
+          snprintf(name, sizeof name, "method = %s", (*m)->name);
+          if (strstr(err.reason, name) == NULL) {
+            print_error("reason '%s' does not name \"%s\"\n", err.reason, name);
+            fail();
+          }
+          print_message("%s: %s\n", (*m)->name, err.reason);
+        }
+        /* Frozen factors lift the clipping requirement. */
+        if (reqs[k].flag == DPD_ODE_NEEDS_NO_CLIPPING) {
+          dpd_ode_result *res;
+          cfg.mu_frozen = 0.9;
+          cfg.nu_frozen = 0.8;
+          res = solve_ok(p, s, &cfg);
+          dpd_ode_result_free(res);
+        }
+        violations++;
+      } else {
+        dpd_ode_result *res = solve_ok(p, s, &cfg);
+        dpd_ode_result_free(res);
+      }
+    }
+  }
+  assert_int_equal(violations, 2); /* volterra: both */
+  dpd_schedule_free(sqrt_s);
+  dpd_schedule_free(cst);
+  dpd_linreg_problem_free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(iso_const_schedule_matches_exponential_solution),
@@ -717,6 +875,9 @@ int main(void) {
       cmocka_unit_test(invalid_config_is_rejected_with_key_value_and_range),
       cmocka_unit_test(solver_failure_reports_cvode_flag_and_time),
       cmocka_unit_test(divergent_risk_is_reported_as_nonfinite),
+      cmocka_unit_test(method_table_is_consistent_and_lookup_rejects_unknown_names),
+      cmocka_unit_test(every_method_solves_const_unclipped_problem_like_bdf),
+      cmocka_unit_test(method_requirement_violation_is_einval_naming_key_and_method),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

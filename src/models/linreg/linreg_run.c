@@ -18,7 +18,6 @@
 #include "core/table_impl.h"
 #include "dpdyn/clip.h"
 #include "dpdyn/sde.h"
-#include "dpdyn/volterra.h"
 #include "models/linreg/linreg_impl.h"
 
 typedef struct linreg_run {
@@ -28,7 +27,6 @@ typedef struct linreg_run {
   dpd_noise_spec noise;
   double dt; /* sde step (0 = 1/n) */
   int with_sde;
-  int use_volterra; /* method = volterra: the FFT Volterra solver instead of CVODE */
   size_t seeds, grid;
   uint64_t seed;
   int threads;
@@ -429,28 +427,58 @@ static int check_memory(const dpd_keys *keys, const char *command, linreg_run *r
   return dpd__model_memory_check(keys, r->env, r->memory_estimate, driver, err);
 }
 
-/* method = volterra (ode, compare) needs a constant schedule and no clipping: checked with the
- * other keys, before anything runs. */
-static int check_volterra(const dpd_keys *keys, const char *command, const linreg_run *r,
-                          dpd_err *err) {
+/* The names of the ODE methods whose flags include all of `with` and none of `without` (0, 0:
+ * all), ", "-separated. */
+static void method_names(unsigned with, unsigned without, char *buf, size_t size) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (const dpd_ode_method_type *const *m = dpd_ode_method_types; *m != NULL; m++) {
+    if (((*m)->flags & with) == with && ((*m)->flags & without) == 0 && used < size) {
+      int k = snprintf(buf + used, size - used, "%s%s", used > 0 ? ", " : "", (*m)->name);
+      used += k > 0 ? (size_t)k : 0;
+    }
+  }
+}
+
+/* The requirements of the ODE method (its capability flags), checked with the other keys
+ * before anything runs, in messages that name the user's keys: ode and compare check the
+ * schedule and c; tune varies c and the schedule from several threads and writes the bounds,
+ * so it takes only thread-safe methods without requirements that give the bounds. */
+static int check_method(const dpd_keys *keys, const char *command, const linreg_run *r,
+                        dpd_err *err) {
+  const unsigned needs = DPD_ODE_NEEDS_CONST_SCHEDULE | DPD_ODE_NEEDS_NO_CLIPPING;
+  const dpd_ode_method_type *type = dpd_ode_method_type_get(r->method);
+  const char *fallback = dpd_ode_method_type_get(dpd_ode_config_default().method)->name;
   double eta0, eta1;
-  if (!r->use_volterra || !(strcmp(command, "ode") == 0 || strcmp(command, "compare") == 0)) {
+  const unsigned tune_gives = DPD_ODE_THREAD_SAFE | DPD_ODE_GIVES_BOUNDS;
+  if (strcmp(command, "tune") == 0 &&
+      ((type->flags & needs) != 0 || (type->flags & tune_gives) != tune_gives)) {
+    char allowed[128];
+    method_names(tune_gives, needs, allowed, sizeof allowed);
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'method': '%s' with tune (allowed for tune: %s; tune "
+                    "solves from several threads at varying c and schedules, and writes the "
+                    "bounds)",
+                    type->name, allowed);
+  }
+  if (!(strcmp(command, "ode") == 0 || strcmp(command, "compare") == 0)) {
     return DPD_OK;
   }
   eta0 = dpd_schedule_eval(r->schedule, 0.0);
   eta1 = dpd_schedule_eval(r->schedule, 1.0);
-  if (!dpd_schedule_is_nonincreasing(r->schedule) || eta0 != eta1) {
+  if ((type->flags & DPD_ODE_NEEDS_CONST_SCHEDULE) &&
+      (!dpd_schedule_is_nonincreasing(r->schedule) || eta0 != eta1)) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'schedule': %s with eta~(0) = %g, eta~(1) = %g is not "
-                    "constant (allowed with method = volterra: a constant schedule; use "
-                    "method = bdf otherwise)",
-                    dpd_keys_text_get(keys, "schedule"), eta0, eta1);
+                    "constant (allowed with method = %s: a constant schedule; use "
+                    "method = %s otherwise)",
+                    dpd_keys_text_get(keys, "schedule"), eta0, eta1, type->name, fallback);
   }
-  if (isfinite(r->c)) {
+  if ((type->flags & DPD_ODE_NEEDS_NO_CLIPPING) && isfinite(r->c)) {
     return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'c': %g with method = volterra (allowed: c = inf; "
-                    "clipping makes the equation nonlinear, use method = bdf)",
-                    r->c);
+                    "invalid value for 'c': %g with method = %s (allowed: c = inf; "
+                    "clipping makes the equation nonlinear, use method = %s)",
+                    r->c, type->name, fallback);
   }
   return DPD_OK;
 }
@@ -568,16 +596,13 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, linreg_run *r, int buil
                     "finite: the noise is calibrated to the clipping threshold)",
                     r->rho);
   }
-  if (strcmp(method, "bdf") == 0) {
-    r->method = DPD_ODE_BDF;
-  } else if (strcmp(method, "adams") == 0) {
-    r->method = DPD_ODE_ADAMS;
-  } else if (strcmp(method, "volterra") == 0) {
-    r->use_volterra = 1;
-  } else {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'method': '%s' (allowed: bdf, adams, volterra)", method);
+  if (dpd_ode_method_lookup(method) == NULL) {
+    char allowed[128];
+    method_names(0, 0, allowed, sizeof allowed);
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'method': '%s' (allowed: %s)", method,
+                    allowed);
   }
+  r->method = dpd_ode_method_lookup(method)->id;
   if ((status = dpd__model_plot_get(keys, strcmp(command, "compare") == 0, &r->plot, err)) < 0) {
     return status;
   }
@@ -624,7 +649,7 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, linreg_run *r, int buil
       (status = dpd_keys_effective_real_set(keys, "gamma", r->gamma, err)) < 0 ||
       (status = dpd_keys_effective_real_set(keys, "rho", r->rho, err)) < 0 ||
       (status = setup_schedule(keys, r, err)) < 0 ||
-      (status = check_volterra(keys, command, r, err)) < 0 ||
+      (status = check_method(keys, command, r, err)) < 0 ||
       (status = check_memory(keys, command, r, err)) < 0) {
     return status;
   }
@@ -909,36 +934,6 @@ int dpd__linreg_plot(const linreg_run *r) {
   return r->plot;
 }
 
-/* method = volterra: the convolution-Volterra form of the ODE solved with FFTs
- * (constant schedules, no clipping; MATH.md 1.9). It has no bounds: their
- * columns are NaN. The solver's step count is a multiple of grid - 1. */
-static int solve_volterra(const linreg_run *r, const dpd_ode_config *oc, dpd_ode_result **out,
-                          dpd_err *err) {
-  dpd_volterra_config vc = dpd_volterra_config_default();
-  size_t per = r->grid - 1;
-  int status;
-  vc.steps = (vc.steps + per - 1) / per * per;
-  if ((status = dpd_volterra_solve(r->problem, r->schedule, oc, &vc, out, err)) < 0) {
-    return status;
-  }
-  if ((*out)->lower == NULL || (*out)->upper == NULL) {
-    free((*out)->lower);
-    free((*out)->upper);
-    (*out)->lower = malloc(r->grid * sizeof *(*out)->lower);
-    (*out)->upper = malloc(r->grid * sizeof *(*out)->upper);
-    if ((*out)->lower == NULL || (*out)->upper == NULL) {
-      dpd_ode_result_free(*out);
-      *out = NULL;
-      return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-    }
-    for (size_t j = 0; j < r->grid; j++) {
-      (*out)->lower[j] = NAN;
-      (*out)->upper[j] = NAN;
-    }
-  }
-  return DPD_OK;
-}
-
 /* simulate | sde | ode | compare | account. */
 static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, dpd_err *err) {
   const char *command = dpd_keys_command_get(keys);
@@ -974,13 +969,8 @@ static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
   }
   if (do_ode) {
     dpd_ode_config oc = dpd__linreg_ode_config(&r);
-    oc.bounds = 1;
-    if (r.use_volterra) {
-      status = solve_volterra(&r, &oc, &ode, err);
-    } else {
-      status = dpd_ode_solve(r.problem, r.schedule, &oc, &ode, err);
-    }
-    if (status < 0) {
+    oc.bounds = 1; /* NULL when the method does not give them */
+    if ((status = dpd_ode_solve(r.problem, r.schedule, &oc, &ode, err)) < 0) {
       goto done;
     }
   }
@@ -1062,32 +1052,36 @@ static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
       dpd_output_number_set(out, key, ode->before_release);
       snprintf(key, sizeof key, "%srelease_jump", prefix);
       dpd_output_number_set(out, key, ode->release_jump);
-      snprintf(key, sizeof key, "%slower_bound_before_release", prefix);
-      if (r.use_volterra) {
-        dpd_output_na_set(out, key, "method = volterra solves the ODE without its bounds");
-      } else {
-        dpd_output_number_set(out, key, ode->lower[g - 1]);
-      }
-      snprintf(key, sizeof key, "%supper_bound_before_release", prefix);
-      if (r.use_volterra) {
-        dpd_output_na_set(out, key, "method = volterra solves the ODE without its bounds");
-      } else {
-        dpd_output_number_set(out, key, ode->upper[g - 1]);
+      for (int b = 0; b < 2; b++) {
+        const double *bound = b == 0 ? ode->lower : ode->upper;
+        snprintf(key, sizeof key, "%s%s_bound_before_release", prefix, b == 0 ? "lower" : "upper");
+        if (bound == NULL) {
+          char why[96];
+          snprintf(why, sizeof why, "method = %s solves the ODE without its bounds",
+                   dpd_ode_method_type_get(r.method)->name);
+          dpd_output_na_set(out, key, why);
+        } else {
+          dpd_output_number_set(out, key, bound[g - 1]);
+        }
       }
       cJSON_AddNumberToObject(out->summary, "ode_steps", (double)ode->steps);
       cJSON_AddNumberToObject(out->summary, "distinct_eigenvalues", (double)r.problem->ngroups);
       if (main_run == NULL) {
         ADD_COL(ode->risk, "excess_risk");
-        ADD_COL(ode->lower, "lower_bound");
-        ADD_COL(ode->upper, "upper_bound");
+        if (ode->lower != NULL) {
+          ADD_COL(ode->lower, "lower_bound");
+          ADD_COL(ode->upper, "upper_bound");
+        }
         ADD_REL(&nan, "before");
         ADD_REL(&nan, "before_se");
         ADD_REL(&nan, "after");
         ADD_REL(&nan, "after_se");
       } else {
         ADD_COL(ode->risk, "ode_excess_risk");
-        ADD_COL(ode->lower, "ode_lower_bound");
-        ADD_COL(ode->upper, "ode_upper_bound");
+        if (ode->lower != NULL) {
+          ADD_COL(ode->lower, "ode_lower_bound");
+          ADD_COL(ode->upper, "ode_upper_bound");
+        }
       }
       ADD_REL(&ode->before_release, "ode_before");
       ADD_REL(&ode->final_risk, "ode_after");
