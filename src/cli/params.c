@@ -207,8 +207,11 @@ static int key_error(const cli_params *p, const cli_raw *r, dpd_err *err) {
         size_t len = 0;
         list[0] = '\0';
         for (size_t k = 0; k < dpd_keys_count(p->keys) && len < sizeof list; k++) {
-          len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k ? ", " : "",
-                                  dpd_keys_desc_get(p->keys, k)->name);
+          const dpd_key_desc *own = dpd_keys_desc_get(p->keys, k);
+          if (dpd_key_desc_applies(own, p->command)) {
+            len +=
+                (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", own->name);
+          }
         }
         return DPD_FAIL(err, DPD_EINVAL,
                         "key '%s' does not apply to model=%s %s (allowed keys: %s)", r->key,

@@ -4,6 +4,7 @@
 #define DPD_MODEL_IMPL_H
 
 #include "dpdyn/model.h"
+#include "dpdyn/privacy.h"
 
 #define DPD_HIDDEN_FN __attribute__((visibility("hidden")))
 
@@ -33,6 +34,10 @@ DPD_HIDDEN_FN int dpd__model_plot_get(const dpd_keys *keys, int def, int *plot, 
  * with a reason under the object's "not_available" (a summary never holds NaN). */
 DPD_HIDDEN_FN void dpd__json_number(cJSON *obj, const char *key, double v);
 DPD_HIDDEN_FN void dpd__json_na(cJSON *obj, const char *key, const char *reason);
+
+/* Writes the guarantees of a run as the summary's "privacy" object: mu (when GDP holds), zcdp,
+ * delta, epsilon (the tightest) with its conversion, and each conversion's epsilon. */
+DPD_HIDDEN_FN void dpd__output_guarantee(dpd_output *out, const dpd_privacy_guarantee *g);
 
 /* Sets out->headline / out->figure (copies). */
 DPD_HIDDEN_FN int dpd__output_headline_set(dpd_output *out, dpd_err *err, const char *fmt, ...)

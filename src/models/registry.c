@@ -218,3 +218,23 @@ int dpd__model_progress(void *bridge, size_t done, size_t total) {
   const dpd__progress_bridge *b = bridge;
   return b->env->progress(b->env->progress_user, b->unit, done, total);
 }
+
+void dpd__output_guarantee(dpd_output *out, const dpd_privacy_guarantee *g) {
+  cJSON *p = cJSON_AddObjectToObject(out->summary, "privacy");
+  if (p == NULL) {
+    return;
+  }
+  if (!isnan(g->mu)) {
+    dpd__json_number(p, "mu", g->mu);
+  }
+  dpd__json_number(p, "zcdp", g->zcdp);
+  dpd__json_number(p, "delta", g->delta);
+  dpd__json_number(p, "epsilon", g->epsilon);
+  cJSON_AddStringToObject(p, "epsilon_conversion",
+                          dpd_privacy_conversion_name(g->epsilon_conversion));
+  if (!isnan(g->mu)) {
+    dpd__json_number(p, "epsilon_gdp", g->epsilon_gdp);
+  }
+  dpd__json_number(p, "epsilon_zcdp_tight", g->epsilon_zcdp);
+  dpd__json_number(p, "epsilon_bun_steinke", g->epsilon_bun_steinke);
+}

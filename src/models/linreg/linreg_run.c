@@ -554,14 +554,27 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, linreg_run *r, int buil
       return DPD_FAIL(err, DPD_EINVAL,
                       "missing value for 'delta' (allowed: 0 < delta < 1; required with epsilon)");
     }
-    if (dpd_keys_given(keys, "rho")) {
+    if (dpd_keys_given(keys, "rho") || dpd_keys_given(keys, "zcdp")) {
       return DPD_FAIL(err, DPD_EINVAL,
-                      "invalid value for 'epsilon': give either rho or (epsilon, delta), not both");
+                      "invalid value for 'epsilon': give either %s or (epsilon, delta), not both",
+                      dpd_keys_given(keys, "rho") ? "rho" : "zcdp");
     }
     if ((status = dpd_privacy_rho_from_eps(r->epsilon, r->delta, &r->rho, err)) < 0) {
       return status;
     }
     r->have_epsilon = 1;
+  } else if (dpd_keys_given(keys, "zcdp")) {
+    /* the whole run is zcdp-zCDP: rho^2/2 = zcdp */
+    double zcdp;
+    if (dpd_keys_given(keys, "rho")) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for 'zcdp': give one of rho, zcdp or (epsilon, delta), not "
+                      "two (rho is the alias sqrt(2 zcdp))");
+    }
+    if ((status = dpd_keys_real_get(keys, "zcdp", &zcdp, err)) < 0) {
+      return status;
+    }
+    r->rho = sqrt(2.0 * zcdp);
   } else if ((status = dpd_keys_real_range_get(keys, "rho", 0.0, 0, INFINITY, 0, 1, &r->rho, err)) <
              0) {
     return status;
@@ -667,6 +680,14 @@ int dpd__linreg_build(dpd_keys *keys, linreg_run *r, dpd_err *err) {
 
 static void add_privacy(dpd_output *out, const linreg_run *r) {
   double rho_z = 0.5 * r->rho * r->rho;
+  dpd_privacy_guarantee g;
+  /* Every guarantee of the run (docs/privacy.md): the algorithm is rho^2/2-zCDP (its proof gives
+   * no GDP curve, so no mu and no GDP epsilon are claimed); epsilon at the delta given, else at
+   * 1/n. */
+  if (dpd_privacy_guarantee_from_zcdp(rho_z, r->have_delta ? r->delta : 1.0 / (double)r->n, &g,
+                                      NULL) == DPD_OK) {
+    dpd__output_guarantee(out, &g);
+  }
   dpd_output_number_set(out, "rho", r->rho);
   dpd_output_number_set(out, "zcdp", rho_z);
   if (r->have_delta) {

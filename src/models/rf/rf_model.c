@@ -28,6 +28,7 @@
 
 #include "core/error_impl.h"
 #include "dpdyn/ou.h"
+#include "dpdyn/privacy.h"
 #include "dpdyn/rf.h"
 #include "dpdyn/rf_privacy.h"
 #include "dpdyn/rf_sim.h"
@@ -55,6 +56,10 @@ static const dpd_key_desc rf_keys[] = {
      NULL, NULL, "C_clip / sqrt(p); inf = no clipping"},
     {"sigma", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_HI_OPEN, NULL, NULL,
      "noise multiplier given directly instead of epsilon"},
+    {"mu", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_INF, NULL, NULL,
+     "privacy of the whole run as mu-GDP: sigma = sqrt(eta T)/mu; inf = none"},
+    {"zcdp", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_INF, NULL, NULL,
+     "privacy of the whole run as zCDP rho_z (= mu^2/2 for DP-GD's Gaussian noise)"},
     {"epsilon", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
      "target epsilon (with delta): sigma is calibrated"},
     {"delta", DPD_KEY_REAL, NULL, 0, 1, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
@@ -235,6 +240,38 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, rf_run *r, dpd_err *err
                     "invalid value for 'sigma': given together with epsilon (allowed: one of "
                     "epsilon (sigma is calibrated) or sigma (its epsilon is reported))");
   }
+  {
+    /* One budget: epsilon (with delta), mu, zcdp or sigma. mu and zcdp fix sigma exactly: T steps
+     * of DP-GD are sqrt(eta T)/sigma-GDP, i.e. (eta T / (2 sigma^2))-zCDP. */
+    const char *const budget[] = {"epsilon", "sigma", "mu", "zcdp"};
+    const char *first = NULL;
+    for (size_t k = 0; k < 4; k++) {
+      if (!dpd_keys_given(keys, budget[k])) {
+        continue;
+      }
+      if (first != NULL) {
+        return DPD_FAIL(err, DPD_EINVAL,
+                        "invalid value for '%s': given together with %s (allowed: one of "
+                        "epsilon (with delta), mu, zcdp or sigma)",
+                        budget[k], first);
+      }
+      first = budget[k];
+    }
+    if (first != NULL && (strcmp(first, "mu") == 0 || strcmp(first, "zcdp") == 0)) {
+      double v, mu;
+      if ((status = dpd_keys_real_get(keys, first, &v, err)) < 0) {
+        return status;
+      }
+      mu = strcmp(first, "mu") == 0 ? v : sqrt(2.0 * v);
+      if (!(mu > 0.0)) {
+        return DPD_FAIL(err, DPD_EINVAL,
+                        "invalid value for '%s': 0 (allowed: > 0, or inf for a non-private run)",
+                        first);
+      }
+      sigma = isinf(mu) ? 0.0 : sqrt(r->sc.eta * (double)r->sc.T) / mu;
+      have_sigma = 2; /* sigma derived, as if given */
+    }
+  }
   r->sigma_moments = NAN;
   r->eps_moments = NAN;
   if (r->have_epsilon) {
@@ -251,7 +288,7 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, rf_run *r, dpd_err *err
                       r->epsilon, 8.0 * log(1.0 / r->delta));
     }
     sigma = r->moments ? r->sigma_moments : r->sigma_exact;
-  } else if (have_sigma) {
+  } else if (have_sigma == 1) {
     if ((status = dpd_keys_real_get(keys, "sigma", &sigma, err)) < 0) {
       return status;
     }
@@ -312,6 +349,13 @@ static void add_privacy(dpd_output *out, const rf_run *r) {
   }
   dpd_output_number_set(out, "delta", r->delta);
   dpd_output_number_set(out, "mu_gdp", mu);
+  {
+    /* Every guarantee of the run (docs/privacy.md): mu-GDP exactly (Gaussian noise). */
+    dpd_privacy_guarantee g;
+    if (dpd_privacy_guarantee_from_gdp(mu, r->delta, &g, NULL) == DPD_OK) {
+      dpd__output_guarantee(out, &g);
+    }
+  }
   cJSON_AddStringToObject(out->summary, "calibration",
                           !r->have_epsilon ? "none"
                           : r->moments     ? "moments"
