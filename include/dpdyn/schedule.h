@@ -86,6 +86,33 @@ DPD_API int dpd_schedule_is_nonincreasing(const dpd_schedule *s);
 DPD_API void dpd_schedule_steps(const dpd_schedule *s, size_t n, double rho, double *eta,
                                 double *sigma);
 
+/* The families as a table (the key `schedule` of a model, its "allowed" list, the keys that
+ * apply to each family, and --help come from it): the name (file is written file:PATH), the
+ * kind, the config fields it reads as `key = field` (a model's keys of the same names carry
+ * their ranges), and one line. Adding a family: its formulas in schedule.c and one line here. */
+typedef struct {
+  const char *key;    /* "eta0" */
+  size_t offset;      /* offsetof(dpd_schedule_config, eta0) */
+  int integer;        /* 1: a size_t field (drops), 0: a double */
+} dpd_schedule_param;
+
+typedef struct {
+  const char *name;     /* "const", ..., "file" */
+  int takes_path;       /* 1: written name:PATH (file) */
+  dpd_schedule_kind kind;
+  const dpd_schedule_param *params; /* NULL-key terminated: the parameters it reads */
+  const char *summary;
+} dpd_schedule_family;
+
+/* The i-th family (NULL past the end). */
+DPD_API const dpd_schedule_family *dpd_schedule_family_at(size_t i);
+/* The family of a `schedule` value ("sqrt", "file:PATH"), NULL if none. */
+DPD_API const dpd_schedule_family *dpd_schedule_family_lookup(const char *spec);
+/* Whether `key` is a parameter of family f. */
+DPD_API int dpd_schedule_family_reads(const dpd_schedule_family *f, const char *key);
+/* "const, sqrt, ..., file:PATH": the allowed values, for messages. */
+DPD_API void dpd_schedule_family_list(char *buf, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -802,6 +802,27 @@ static void ode_rejects_invalid_noise_naming_the_key(void **state) {
   dpd_linreg_problem_free(p);
 }
 
+/* The law table parses every law it lists, and names the allowed forms otherwise. */
+static void noise_spec_parse_follows_the_table(void **state) {
+  const dpd_noise_law_type *t;
+  dpd_noise_spec spec;
+  dpd_err err;
+  (void)state;
+  for (size_t i = 0; (t = dpd_noise_law_type_at(i)) != NULL; i++) {
+    char text[64];
+    snprintf(text, sizeof text, t->parameter != NULL ? "%s:4.5" : "%s", t->name);
+    assert_int_equal(dpd_noise_spec_parse(text, &spec, &err), DPD_OK);
+    assert_int_equal(spec.law, t->law);
+    assert_true(spec.nu == (t->parameter != NULL ? 4.5 : 0.0));
+  }
+  assert_int_equal(dpd_noise_spec_parse("student:2", &spec, &err), DPD_EINVAL);
+  assert_non_null(strstr(err.reason, "finite NU > 2"));
+  assert_int_equal(dpd_noise_spec_parse("student:0x10", &spec, &err), DPD_EINVAL);
+  assert_int_equal(dpd_noise_spec_parse("cauchy", &spec, &err), DPD_EINVAL);
+  assert_non_null(strstr(err.reason, "(allowed: gaussian, laplace, rademacher, student:NU)"));
+  assert_int_equal(dpd_noise_spec_parse("gaussian:1", &spec, &err), DPD_EINVAL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(factors_match_stratified_conditional_monte_carlo),
@@ -823,6 +844,7 @@ int main(void) {
       cmocka_unit_test(ode_jacobian_matches_finite_differences_for_every_law),
       cmocka_unit_test(ode_solvers_agree_and_bounds_bracket_for_every_law),
       cmocka_unit_test(ode_rejects_invalid_noise_naming_the_key),
+      cmocka_unit_test(noise_spec_parse_follows_the_table),
   };
   gsl_set_error_handler_off();
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -550,6 +550,33 @@ static void create_rejects_bad_tables(void **state) {
   expect_einval(&cfg, "kind", NULL);
 }
 
+/* The family table: every family is found by its name (file by file:PATH), each kind once, its
+ * parameters are fields of the config, and the list names every family. */
+static void family_table_is_consistent(void **state) {
+  const dpd_schedule_family *f;
+  char list[256];
+  int seen[16] = {0};
+  (void)state;
+  dpd_schedule_family_list(list, sizeof list);
+  for (size_t i = 0; (f = dpd_schedule_family_at(i)) != NULL; i++) {
+    char spec[64];
+    snprintf(spec, sizeof spec, f->takes_path ? "%s:/some/path" : "%s", f->name);
+    assert_ptr_equal(dpd_schedule_family_lookup(spec), f);
+    assert_int_equal(seen[f->kind]++, 0);
+    assert_non_null(strstr(list, f->name));
+    for (const dpd_schedule_param *q = f->params; q->key != NULL; q++) {
+      assert_true(q->offset + (q->integer ? sizeof(size_t) : sizeof(double)) <=
+                  sizeof(dpd_schedule_config));
+      assert_true(dpd_schedule_family_reads(f, q->key));
+    }
+  }
+  assert_null(dpd_schedule_family_lookup("Const"));
+  assert_null(dpd_schedule_family_lookup("file:"));
+  assert_null(dpd_schedule_family_lookup("sqrtx"));
+  assert_false(dpd_schedule_family_reads(dpd_schedule_family_lookup("sqrt"), "a"));
+  assert_true(dpd_schedule_family_reads(dpd_schedule_family_lookup("hyperbolic"), "a"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(config_default_matches_header),
@@ -566,6 +593,7 @@ int main(void) {
       cmocka_unit_test(create_rejects_bad_eta0),
       cmocka_unit_test(create_rejects_bad_optimal_parameters),
       cmocka_unit_test(create_rejects_bad_tables),
+      cmocka_unit_test(family_table_is_consistent),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

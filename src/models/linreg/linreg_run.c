@@ -17,6 +17,7 @@
 #include "core/error_impl.h"
 #include "core/table_impl.h"
 #include "dpdyn/clip.h"
+#include "dpdyn/noise.h"
 #include "dpdyn/sde.h"
 #include "models/linreg/linreg_impl.h"
 
@@ -273,61 +274,38 @@ static int setup_schedule(const dpd_keys *keys, linreg_run *r, dpd_err *err) {
   const char *limit_key = "eta0";
   int status;
   double sup;
-  if (strcmp(name, "const") == 0 || strcmp(name, "sqrt") == 0 || strcmp(name, "hyperbolic") == 0) {
-    sc.kind = strcmp(name, "const") == 0  ? DPD_SCHEDULE_CONST
-              : strcmp(name, "sqrt") == 0 ? DPD_SCHEDULE_SQRT
-                                          : DPD_SCHEDULE_HYPERBOLIC;
-    if ((status = dpd_keys_real_range_get(keys, "eta0", 0.0, 0, INFINITY, 0, 0, &sc.eta0, err)) <
-        0) {
+  const dpd_schedule_family *family = dpd_schedule_family_lookup(name);
+  if (family == NULL) {
+    char allowed[256];
+    dpd_schedule_family_list(allowed, sizeof allowed);
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'schedule': '%s' (allowed: %s)", name,
+                    allowed);
+  }
+  sc.kind = family->kind;
+  /* The family's parameters, each validated by the range of its key in the model's table. */
+  for (const dpd_schedule_param *q = family->params; q->key != NULL; q++) {
+    void *field = (char *)&sc + q->offset;
+    status = q->integer ? dpd_keys_size_get(keys, q->key, (size_t *)field, err)
+                        : dpd_keys_real_get(keys, q->key, (double *)field, err);
+    if (status < 0) {
       return status;
     }
-    if (sc.kind == DPD_SCHEDULE_HYPERBOLIC &&
-        (status = dpd_keys_real_range_get(keys, "a", -1.0, 0, INFINITY, 0, 0, &sc.a, err)) < 0) {
-      return status;
-    }
-  } else if (strcmp(name, "optimal") == 0) {
-    sc.kind = DPD_SCHEDULE_OPTIMAL;
+  }
+  if (sc.kind == DPD_SCHEDULE_OPTIMAL) {
     limit_key = "c1";
-    if ((status = dpd_keys_real_range_get(keys, "c1", 0.0, 0, INFINITY, 0, 0, &sc.c1, err)) < 0 ||
-        (status = dpd_keys_real_range_get(keys, "c2", 0.0, 0, INFINITY, 0, 0, &sc.c2, err)) < 0 ||
-        (status = dpd_keys_real_range_get(keys, "c3", 0.0, 1, INFINITY, 0, 0, &sc.c3, err)) < 0) {
-      return status;
-    }
     sc.gamma = r->gamma;
     sc.rho = r->rho;
-  } else if (strcmp(name, "step") == 0) {
-    sc.kind = DPD_SCHEDULE_STEP;
-    if ((status = dpd_keys_real_range_get(keys, "eta0", 0.0, 0, INFINITY, 0, 0, &sc.eta0, err)) <
-            0 ||
-        (status = dpd_keys_real_range_get(keys, "factor", 0.0, 0, INFINITY, 0, 0, &sc.factor,
-                                          err)) < 0 ||
-        (status = dpd_keys_size_range_get(keys, "drops", 1, 1000000, &sc.drops, err)) < 0) {
-      return status;
-    }
-  } else if (strcmp(name, "cosine") == 0) {
-    sc.kind = DPD_SCHEDULE_COSINE;
-    if ((status = dpd_keys_real_range_get(keys, "eta0", 0.0, 0, INFINITY, 0, 0, &sc.eta0, err)) <
-            0 ||
-        (status = dpd_keys_real_range_get(keys, "eta_min", 0.0, 1, INFINITY, 0, 0, &sc.eta_min,
-                                          err)) < 0) {
-      return status;
-    }
-  } else if (starts_with(name, "file:")) {
+  } else if (family->takes_path) {
     size_t rows, ncols;
-    sc.kind = DPD_SCHEDULE_TABLE;
+    const char *path = name + strlen(family->name) + 1;
     limit_key = "schedule";
-    if ((status = dpd__read_table("schedule", name + 5, 2, 2, r->env->max_memory, r->sched_cols,
-                                  &rows, &ncols, err)) < 0) {
+    if ((status = dpd__read_table("schedule", path, 2, 2, r->env->max_memory, r->sched_cols, &rows,
+                                  &ncols, err)) < 0) {
       return status;
     }
     sc.table_t = r->sched_cols[0];
     sc.table_eta = r->sched_cols[1];
     sc.table_len = rows;
-  } else {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'schedule': '%s' (allowed: const, sqrt, hyperbolic, "
-                    "optimal, step, cosine, file:PATH)",
-                    name);
   }
   r->schedule_cfg = sc;
   if ((status = dpd_schedule_create(&sc, &r->schedule, err)) < 0) {
@@ -356,34 +334,6 @@ static int setup_schedule(const dpd_keys *keys, linreg_run *r, dpd_err *err) {
                     "invalid value for 'schedule': '%s' increases on [0, 1] (allowed: a "
                     "non-increasing schedule when rho is finite)",
                     name);
-  }
-  return DPD_OK;
-}
-
-/* noise = gaussian | laplace | rademacher | student:NU */
-static int parse_noise(const char *text, dpd_noise_spec *noise, dpd_err *err) {
-  noise->nu = 0.0;
-  if (strcmp(text, "gaussian") == 0) {
-    noise->law = DPD_NOISE_GAUSSIAN;
-  } else if (strcmp(text, "laplace") == 0) {
-    noise->law = DPD_NOISE_LAPLACE;
-  } else if (strcmp(text, "rademacher") == 0) {
-    noise->law = DPD_NOISE_RADEMACHER;
-  } else if (starts_with(text, "student:")) {
-    char *end;
-    noise->law = DPD_NOISE_STUDENT;
-    noise->nu = strtod(text + 8, &end);
-    if (end == text + 8 || *end != '\0' || !(noise->nu > 2.0) || !isfinite(noise->nu)) {
-      return DPD_FAIL(err, DPD_EINVAL,
-                      "invalid value for 'noise': '%s' (allowed: student:NU with finite NU > 2, "
-                      "so that the variance is finite)",
-                      text);
-    }
-  } else {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'noise': '%s' (allowed: gaussian, laplace, rademacher, "
-                    "student:NU)",
-                    text);
   }
   return DPD_OK;
 }
@@ -483,46 +433,19 @@ static int check_method(const dpd_keys *keys, const char *command, const linreg_
   return DPD_OK;
 }
 
-/* The keys of each schedule family (the others do not apply to it). */
-static const struct {
-  const char *prefix; /* a name, or a prefix ending in ':' */
-  const char *keys;
-} schedule_keys[] = {{"const", "eta0"},
-                     {"sqrt", "eta0"},
-                     {"hyperbolic", "eta0 a"},
-                     {"optimal", "c1 c2 c3"},
-                     {"step", "eta0 factor drops"},
-                     {"cosine", "eta0 eta_min"},
-                     {"file:", ""}};
-static const char *const schedule_all_keys[] = {"eta0",   "a",     "c1",      "c2", "c3",
-                                                "factor", "drops", "eta_min", NULL};
-
-/* Drops the keys not in effect: those of other commands (table) and of other schedule
- * families, so that summaries and headers record only what the run used. */
+/* Drops the keys not in effect: those of other commands (table) and the parameters of the
+ * schedule families other than the run's, so that summaries and headers record only what the
+ * run used. */
 void dpd__linreg_keys_in_effect(dpd_keys *keys) {
   const char *schedule = dpd_keys_text_get(keys, "schedule");
-  const char *own = "";
+  const dpd_schedule_family *own = schedule != NULL ? dpd_schedule_family_lookup(schedule) : NULL;
+  const dpd_schedule_family *f;
   (void)dpd_keys_restrict(keys, 0, "", NULL);
-  if (schedule == NULL) {
-    return;
-  }
-  for (size_t f = 0; f < sizeof schedule_keys / sizeof schedule_keys[0]; f++) {
-    size_t len = strlen(schedule_keys[f].prefix);
-    if (strncmp(schedule, schedule_keys[f].prefix, len) == 0 &&
-        (schedule_keys[f].prefix[len - 1] == ':' || schedule[len] == '\0')) {
-      own = schedule_keys[f].keys;
-    }
-  }
-  for (size_t k = 0; schedule_all_keys[k] != NULL; k++) {
-    const char *hit = strstr(own, schedule_all_keys[k]);
-    size_t len = strlen(schedule_all_keys[k]);
-    int mine = 0;
-    while (hit != NULL && !mine) {
-      mine = (hit == own || hit[-1] == ' ') && (hit[len] == '\0' || hit[len] == ' ');
-      hit = strstr(hit + 1, schedule_all_keys[k]);
-    }
-    if (!mine) {
-      dpd_keys_unset(keys, schedule_all_keys[k]);
+  for (size_t i = 0; own != NULL && (f = dpd_schedule_family_at(i)) != NULL; i++) {
+    for (const dpd_schedule_param *q = f->params; q->key != NULL; q++) {
+      if (!dpd_schedule_family_reads(own, q->key)) {
+        dpd_keys_unset(keys, q->key);
+      }
     }
   }
 }
@@ -536,7 +459,7 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, linreg_run *r, int buil
   size_t threads;
   r->env = env;
   r->progress = (dpd__progress_bridge){env, "replicates"};
-  if ((status = parse_noise(noise, &r->noise, err)) < 0) {
+  if ((status = dpd_noise_spec_parse(noise, &r->noise, err)) < 0) {
     return status;
   }
   if (dpd_keys_given(keys, "delta")) {
