@@ -81,11 +81,7 @@ size_t cli_physical_memory(void);
  * bytes needed. */
 int cli_check_memory(const cli_params *p, double bytes, const char *driver, dpd_err *err);
 
-/* Adds every key in effect to a JSON object (numbers as numbers). */
-void cli_params_to_json(const cli_params *p, cJSON *obj);
-void cli_keys_to_json(const dpd_keys *keys, cJSON *obj);
 /* Writes "# key = value" lines for every key in effect. */
-void cli_params_to_header(const cli_params *p, FILE *f);
 void cli_keys_to_header(const dpd_keys *keys, FILE *f);
 
 /* Largest dimension (d, sum of multiplicities) a run accepts. */

@@ -17,15 +17,7 @@
 
 #include "cli/cli.h"
 #include "core/error_impl.h"
-
-static char *dup_string(const char *s) {
-  size_t len = strlen(s);
-  char *d = malloc(len + 1);
-  if (d != NULL) {
-    memcpy(d, s, len + 1);
-  }
-  return d;
-}
+#include "core/text_impl.h"
 
 /* The last raw entry that set `key` (flags come after the INI file), NULL if none. */
 static const cli_raw *raw_find(const cli_params *p, const char *key) {
@@ -57,8 +49,8 @@ static int raw_add(cli_params *p, const char *key, const char *value, size_t ini
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
   }
   p->raw = grown;
-  p->raw[p->nraw].key = dup_string(key);
-  p->raw[p->nraw].value = dup_string(value);
+  p->raw[p->nraw].key = dpd__text_dup(key);
+  p->raw[p->nraw].value = dpd__text_dup(value);
   p->raw[p->nraw].ini_line = ini_line;
   p->raw[p->nraw].flag = flag;
   if (p->raw[p->nraw].key == NULL || p->raw[p->nraw].value == NULL) {
@@ -391,26 +383,6 @@ int cli_get_u64(const cli_params *p, const char *key, unsigned long long *out, d
   return status;
 }
 
-void cli_keys_to_json(const dpd_keys *keys, cJSON *obj) {
-  for (size_t i = 0; i < dpd_keys_count(keys); i++) {
-    const dpd_key_desc *d = dpd_keys_desc_get(keys, i);
-    char buf[512];
-    double x;
-    if (dpd_keys_value_get(keys, i) == NULL || d->kind == DPD_KEY_BYTES) {
-      continue;
-    }
-    if (dpd_keys_record_get(keys, i, buf, sizeof buf, &x) > 0) {
-      cli_json_number(obj, d->name, x);
-    } else {
-      cJSON_AddStringToObject(obj, d->name, dpd_keys_value_get(keys, i));
-    }
-  }
-}
-
-void cli_params_to_json(const cli_params *p, cJSON *obj) {
-  cli_keys_to_json(p->keys, obj);
-}
-
 void cli_keys_to_header(const dpd_keys *keys, FILE *f) {
   for (size_t i = 0; i < dpd_keys_count(keys); i++) {
     const dpd_key_desc *d = dpd_keys_desc_get(keys, i);
@@ -423,8 +395,4 @@ void cli_keys_to_header(const dpd_keys *keys, FILE *f) {
             dpd_keys_record_get(keys, i, buf, sizeof buf, &x) > 0 ? buf
                                                                   : dpd_keys_value_get(keys, i));
   }
-}
-
-void cli_params_to_header(const cli_params *p, FILE *f) {
-  cli_keys_to_header(p->keys, f);
 }

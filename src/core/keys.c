@@ -24,15 +24,6 @@ struct dpd_keys {
   size_t n;
 };
 
-static char *dup_text(const char *s) {
-  size_t len = strlen(s);
-  char *d = malloc(len + 1);
-  if (d != NULL) {
-    memcpy(d, s, len + 1);
-  }
-  return d;
-}
-
 int dpd_key_desc_applies(const dpd_key_desc *d, const char *command) {
   const char *s = d->commands;
   size_t len = strlen(command);
@@ -88,7 +79,7 @@ int dpd_keys_create(const dpd_key_desc *const *tables, size_t ntables, const cha
       total++;
     }
   }
-  k->command = dup_text(command != NULL ? command : "");
+  k->command = dpd__text_dup(command != NULL ? command : "");
   k->slots = calloc(total > 0 ? total : 1, sizeof *k->slots);
   if (k->command == NULL || k->slots == NULL) {
     dpd_keys_free(k);
@@ -102,7 +93,7 @@ int dpd_keys_create(const dpd_key_desc *const *tables, size_t ntables, const cha
       }
       s = &k->slots[k->n++];
       s->desc = d;
-      if (d->def != NULL && (s->value = dup_text(d->def)) == NULL) {
+      if (d->def != NULL && (s->value = dpd__text_dup(d->def)) == NULL) {
         dpd_keys_free(k);
         return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
       }
@@ -115,7 +106,7 @@ int dpd_keys_create(const dpd_key_desc *const *tables, size_t ntables, const cha
 int dpd_keys_copy(const dpd_keys *keys, dpd_keys **out, dpd_err *err) {
   dpd_keys *k = calloc(1, sizeof *k);
   *out = NULL;
-  if (k == NULL || (k->command = dup_text(keys->command)) == NULL ||
+  if (k == NULL || (k->command = dpd__text_dup(keys->command)) == NULL ||
       (k->slots = calloc(keys->n > 0 ? keys->n : 1, sizeof *k->slots)) == NULL) {
     dpd_keys_free(k);
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
@@ -125,7 +116,7 @@ int dpd_keys_copy(const dpd_keys *keys, dpd_keys **out, dpd_err *err) {
     k->slots[i].value = NULL;
     k->n = i + 1;
     if (keys->slots[i].value != NULL &&
-        (k->slots[i].value = dup_text(keys->slots[i].value)) == NULL) {
+        (k->slots[i].value = dpd__text_dup(keys->slots[i].value)) == NULL) {
       dpd_keys_free(k);
       return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
     }
@@ -165,7 +156,7 @@ static int store(dpd_keys *keys, const char *name, const char *text, int given, 
   if (i < 0) {
     return DPD_FAIL(err, DPD_EINVAL, "unknown key '%s'", name);
   }
-  if ((copy = dup_text(text)) == NULL) {
+  if ((copy = dpd__text_dup(text)) == NULL) {
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
   }
   free(keys->slots[i].value);

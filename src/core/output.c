@@ -5,17 +5,9 @@
 #include <string.h>
 
 #include "core/error_impl.h"
+#include "core/text_impl.h"
 #include "dpdyn/model.h"
 #include "models/model_impl.h"
-
-static char *dup_text(const char *s) {
-  size_t len = strlen(s);
-  char *d = malloc(len + 1);
-  if (d != NULL) {
-    memcpy(d, s, len + 1);
-  }
-  return d;
-}
 
 int dpd_output_create(dpd_output **out, dpd_err *err) {
   dpd_output *o = calloc(1, sizeof *o);
@@ -75,8 +67,8 @@ int dpd_output_table_add(dpd_output *out, const char *name, const char *figure, 
   t = &out->tables[out->ntables];
   memset(t, 0, sizeof *t);
   t->rows = rows;
-  t->name = dup_text(name);
-  t->figure = dup_text(figure != NULL ? figure : "");
+  t->name = dpd__text_dup(name);
+  t->figure = dpd__text_dup(figure != NULL ? figure : "");
   t->columns = calloc(ncols > 0 ? ncols : 1, sizeof *t->columns);
   t->data = malloc((ncols * rows > 0 ? ncols * rows : 1) * sizeof *t->data);
   if (t->name == NULL || t->figure == NULL || t->columns == NULL || t->data == NULL) {

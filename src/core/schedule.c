@@ -64,8 +64,7 @@ static int validate(const dpd_schedule_config *cfg, dpd_err *err) {
       return status;
     }
     if (!(cfg->a > -1.0) || !isfinite(cfg->a)) {
-      return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'a': %g (allowed: finite, > -1)",
-                      cfg->a);
+      return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'a': %g (allowed: finite, > -1)", cfg->a);
     }
     return DPD_OK;
   case DPD_SCHEDULE_OPTIMAL:
@@ -89,8 +88,8 @@ static int validate(const dpd_schedule_config *cfg, dpd_err *err) {
       return status;
     }
     if (cfg->drops < 1 || cfg->drops > 1000000) {
-      return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'drops': %zu (allowed: 1 <= drops <= 1e6)",
-                      cfg->drops);
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for 'drops': %zu (allowed: 1 <= drops <= 1e6)", cfg->drops);
     }
     return DPD_OK;
   case DPD_SCHEDULE_COSINE:
@@ -134,8 +133,7 @@ static int validate(const dpd_schedule_config *cfg, dpd_err *err) {
     }
     return DPD_OK;
   }
-  return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'schedule': unknown kind %d",
-                  (int)cfg->kind);
+  return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'schedule': unknown kind %d", (int)cfg->kind);
 }
 
 int dpd_schedule_create(const dpd_schedule_config *cfg, dpd_schedule **out, dpd_err *err) {
@@ -172,8 +170,8 @@ int dpd_schedule_create(const dpd_schedule_config *cfg, dpd_schedule **out, dpd_
 }
 
 const char *dpd_schedule_name(const dpd_schedule *s) {
-  static const char *const names[] = {"const",   "sqrt", "hyperbolic", "optimal",
-                                      "file",    "step", "cosine"};
+  static const char *const names[] = {"const", "sqrt", "hyperbolic", "optimal",
+                                      "file",  "step", "cosine"};
   return names[s->cfg.kind];
 }
 

@@ -90,3 +90,12 @@ void dpd__format_shortest(char *buf, size_t cap, double x) {
     snprintf(buf, cap, "%.17g", x);
   }
 }
+
+char *dpd__text_dup(const char *s) {
+  size_t len = strlen(s);
+  char *d = malloc(len + 1);
+  if (d != NULL) {
+    memcpy(d, s, len + 1);
+  }
+  return d;
+}

@@ -16,6 +16,8 @@ DPD_HIDDEN int dpd__is_inf_literal(const char *s);
 DPD_HIDDEN int dpd__trim_copy(char *dst, size_t cap, const char *src);
 /* An unsigned decimal integer (surrounding space allowed; +N is N; -0 is 0); -1 otherwise. */
 DPD_HIDDEN int dpd__parse_u64(const char *text, unsigned long long *out);
+/* A malloc'ed copy of s (NULL when out of memory). */
+DPD_HIDDEN char *dpd__text_dup(const char *s);
 /* The shortest of %.15g / %.17g that reads back as the same double. */
 DPD_HIDDEN void dpd__format_shortest(char *buf, size_t cap, double x);
 

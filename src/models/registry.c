@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/error_impl.h"
+#include "core/text_impl.h"
 #include "models/model_impl.h"
 
 static const dpd_model_type *const models[] = {&dpd__model_linreg, &dpd__model_rf, NULL};
@@ -140,21 +141,17 @@ int dpd__output_headline_set(dpd_output *out, dpd_err *err, const char *fmt, ...
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
   free(out->headline);
-  if ((out->headline = malloc(strlen(buf) + 1)) == NULL) {
+  if ((out->headline = dpd__text_dup(buf)) == NULL) {
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
   }
-  memcpy(out->headline, buf, strlen(buf) + 1);
   return DPD_OK;
 }
 
 int dpd__output_figure_set(dpd_output *out, const char *figure, dpd_err *err) {
   free(out->figure);
   out->figure = NULL;
-  if (figure != NULL) {
-    if ((out->figure = malloc(strlen(figure) + 1)) == NULL) {
-      return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-    }
-    memcpy(out->figure, figure, strlen(figure) + 1);
+  if (figure != NULL && (out->figure = dpd__text_dup(figure)) == NULL) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
   }
   return DPD_OK;
 }
@@ -170,10 +167,10 @@ int dpd__output_note_add(dpd_output *out, dpd_err *err, const char *fmt, ...) {
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
   }
   out->notes = grown;
-  if ((out->notes[out->nnotes] = malloc(strlen(buf) + 1)) == NULL) {
+  if ((out->notes[out->nnotes] = dpd__text_dup(buf)) == NULL) {
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
   }
-  memcpy(out->notes[out->nnotes++], buf, strlen(buf) + 1);
+  out->nnotes++;
   return DPD_OK;
 }
 
@@ -196,10 +193,9 @@ int dpd__output_report_add(dpd_output *out, dpd_err *err, const char *fmt, ...) 
 int dpd__output_table_comment_set(dpd_output *out, const char *comment, dpd_err *err) {
   dpd_table *t = &out->tables[out->ntables - 1];
   free(t->comment);
-  if ((t->comment = malloc(strlen(comment) + 1)) == NULL) {
+  if ((t->comment = dpd__text_dup(comment)) == NULL) {
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
   }
-  memcpy(t->comment, comment, strlen(comment) + 1);
   return DPD_OK;
 }
 
