@@ -51,8 +51,5 @@ DPD_HIDDEN_FN int dpd__output_report_add(dpd_output *out, dpd_err *err, const ch
 /* Sets the extra header line of the last table added. */
 DPD_HIDDEN_FN int dpd__output_table_comment_set(dpd_output *out, const char *comment, dpd_err *err);
 
-/* The registered model types (one per folder of src/models/). */
-extern const dpd_model_type dpd__model_linreg DPD_HIDDEN_FN;
-extern const dpd_model_type dpd__model_rf DPD_HIDDEN_FN;
 
 #endif
