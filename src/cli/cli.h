@@ -57,6 +57,9 @@ const cli_key *cli_key_table(void);
 int cli_params_parse(cli_params *p, const char *command, int argc, char **argv, dpd_err *err);
 void cli_params_free(cli_params *p);
 
+/* The shortest of %.15g / %.17g that reads back as the same double. */
+void cli_format_shortest(char *buf, size_t cap, double x);
+
 /* Raw text of a key (given or default), NULL if unset. */
 const char *cli_get_text(const cli_params *p, const char *key);
 int cli_is_given(const cli_params *p, const char *key);
@@ -154,6 +157,8 @@ void cli_ini_text_free(cli_ini_text *t);
 
 /* "dir/name", malloc'ed (NULL when out of memory). */
 char *cli_path_join(const char *dir, const char *name);
+/* mkdir -p `path`; an I/O error names it. Returns a DPD status. */
+int cli_make_dirs(const char *path, dpd_err *err);
 
 /* Marker file of every published output directory. */
 #define CLI_OUT_MARKER ".dpdyn"
@@ -219,6 +224,13 @@ void cli_write_header(FILE *f, const cli_params *p, const char *figure, const ch
 /* Renders `dir` with the embedded gnuplot script `script`: writes
  * dir/<script>.gp and dir/<script>.png. Returns CLI_EXIT_* code. */
 int cli_plot_render(const char *dir, const char *script, dpd_err *err);
+/* Writes dir/<script>.gp, the embedded script `script` after the lines of `preamble` (the
+ * settings of this figure), and runs `gnuplot -c dir/<script>.gp dir/DATA IMAGE FORMAT`, which
+ * renders dir/<script>.<format> (in place). Returns a CLI_EXIT_* code. */
+int cli_plot_script(const char *dir, const char *script, const char *preamble, const char *data,
+                    const char *format, dpd_err *err);
+/* Writes `text` as dir/name in place (a temporary name, then rename). Returns a DPD status. */
+int cli_write_in_place(const char *dir, const char *name, const char *text, dpd_err *err);
 
 /* ---- linreg set-up shared by the linreg commands (cmd_linreg.c) ---- */
 
@@ -249,6 +261,23 @@ int cli_write_figure_table(cli_out *o, const cli_params *p, const char *name, co
  * (a key of another command or schedule family). */
 void cli_linreg_note_unused(const cli_params *p, const char *command);
 
+/* ---- dispatch (run.c) ---- */
+
+/* The usage text of `dpdyn` (every command, one line each). */
+void cli_usage(FILE *f);
+/* Prints "dpdyn COMMAND: reason" on stderr as one line (control characters escaped). */
+void cli_print_error(const char *command, const char *reason);
+/* Whether cli_run runs `command` (every command but sweep and plot). */
+int cli_is_run_command(const char *command);
+/* Runs one command: argv[0] = COMMAND, then an optional INI file and --key=value flags (argv
+ * borrowed). `notes`: print the notes on flags without effect after success. Returns a CLI_EXIT_*
+ * code; on failure err->reason holds the one-line message, not printed. */
+int cli_run(int argc, char **argv, int notes, dpd_err *err);
+/* Validates every key of a run of `command` with the parsed parameters `p` without running it
+ * or writing anything (`p` may be changed: defaults filled in). Returns a DPD status, the
+ * message in err. The mode `account --sequence` is checked when it runs. */
+int cli_validate(const char *command, cli_params *p, dpd_err *err);
+
 /* ---- commands ---- */
 int cli_cmd_linreg(const char *command, cli_params *p, double start_seconds, dpd_err *err);
 int cli_cmd_plot(int argc, char **argv, dpd_err *err);
@@ -258,6 +287,11 @@ int cli_cmd_rf(const char *command, cli_params *p, double start, dpd_err *err);
  * harnesses). Returns a DPD status, the message in err. */
 int cli_rf_validate(cli_params *p, const char *command, dpd_err *err);
 int cli_cmd_tune(cli_params *p, double start_seconds, dpd_err *err);
+/* Validates every key of `dpdyn tune` without running it. Returns a DPD status. */
+int cli_tune_validate(cli_params *p, dpd_err *err);
+/* dpdyn sweep COMMAND [FILE.ini] [--key=SPEC ...] (argv borrowed, after "sweep"): prints its own
+ * messages; returns a CLI_EXIT_* code. */
+int cli_cmd_sweep(int argc, char **argv);
 
 double cli_now(void);
 

@@ -570,3 +570,15 @@ done:
   cli_linreg_free(run);
   return code;
 }
+
+int cli_tune_validate(cli_params *p, dpd_err *err) {
+  tune_options t;
+  family_info fam = {DPD_SCHEDULE_CONST, "", 0};
+  cli_linreg_run *run = NULL;
+  int status;
+  if ((status = parse_options(p, &t, &fam, err)) == DPD_OK) {
+    status = cli_linreg_setup(p, "tune", &run, err);
+  }
+  cli_linreg_free(run);
+  return status;
+}

@@ -1,7 +1,8 @@
 /* Parameters of the dpdyn CLI: INI file (libinih) + --key=value flags.
  * SPDX-License-Identifier: MIT
  *
- * Flags override the INI file; section names in the INI file are ignored.
+ * Flags override the INI file; section names in the INI file are ignored, except [sweep]
+ * (the grid of `dpdyn sweep`), whose keys no single run reads.
  * Every key must be known: an unknown key is an input error, as is a value
  * that does not parse completely or lies outside its allowed range. */
 #define _DEFAULT_SOURCE
@@ -155,7 +156,6 @@ typedef struct {
 static int on_ini_entry(void *user, const char *section, const char *name, const char *value) {
   ini_ctx *ctx = user;
   size_t line;
-  (void)section;
   if (ctx->failed) {
     return 0;
   }
@@ -163,6 +163,9 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
    * indentation removed, so no line continues another). */
   line = ctx->calls < ctx->text->nkeys ? ctx->text->key_lines[ctx->calls] : 0;
   ctx->calls++;
+  if (strcmp(section, "sweep") == 0) {
+    return 1; /* the grid of `dpdyn sweep` (cmd_sweep.c), not a parameter of one run */
+  }
   if (set_value(ctx->p, name, value, line > 0 ? line : 1, NULL, ctx->err) < 0) {
     ctx->failed = 1;
     return 0;
@@ -568,6 +571,10 @@ int cli_get_u64(const cli_params *p, const char *key, unsigned long long *out, d
                     text == NULL ? "" : text, key);
   }
   return DPD_OK;
+}
+
+void cli_format_shortest(char *buf, size_t cap, double x) {
+  format_shortest(buf, cap, x);
 }
 
 /* The value of a numeric key as recorded in summaries and headers: the number in effect in its
