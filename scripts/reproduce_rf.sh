@@ -1,19 +1,31 @@
 #!/usr/bin/env bash
 # Random-features reproduction study (MATH.md 2; Bombari & Mondelli, PNAS 122 (2025)
-# e2423072122, the synthetic experiment of its released code). Writes into docs/figures/:
+# e2423072122, the synthetic experiment of its released code), as `dpdyn sweep` grids. Writes into
+# docs/figures/:
 #   rf_psweep.png / rf_psweep.tsv / rf_psweep_best.tsv
 #       test risk of DP-GD (best T in {2d, 5d, 10d} per p and epsilon) and of theta* = Phi^+ y
 #       against p = 32 ... 1.03e5 (12 log-spaced values, plus p = n), d = 100, n = 2000,
-#       epsilon in {1, 2, 4}, delta = 1/n, C_clip = 0.5 sqrt(p), eta = 1/p, 2 replicates;
+#       epsilon in {1, 2, 4}, delta = 1/n, C_clip = 0.5 sqrt(p), eta = 1/p, 2 replicates:
+#       dpdyn sweep simulate --model=rf --p=... --epsilon=1,2,4 --steps=200,500,1000;
 #   rf_heatmap.png / rf_heatmap.tsv
 #       test risk over (C_clip / sqrt(p), tau = eta T) at p = 4000, 8 x 8 log-spaced grid,
-#       epsilon in {1, 2, 4}, 1 replicate per cell;
+#       epsilon in {1, 2, 4}, 1 replicate per cell:
+#       dpdyn sweep simulate --model=rf --epsilon=1,2,4 --clip=log:... --steps=log:10:10000:8;
 #   rf_compare_unclipped.png, rf_compare_seed_scaling.png
 #       dpdyn compare on models/rf/ou_unclipped.ini and models/rf/seed_scaling.ini;
-#   rf_seed_scaling_p.txt: the seed's scaling at p = 1000 ... 64000, simulation against OU;
+#   rf_seed_scaling_p.txt: the seed's scaling at p = 1000 ... 64000, simulation against OU
+#       (dpdyn sweep compare --p=1000,4000,16000,64000);
 #   rf_study.txt: the tables quoted in docs/rf.md.
-# About an hour on 2 cores (the p = 1e5 problem alone holds 2.4 GB of features): p sweep 30,
-# heat map 20, comparisons 10 minutes.
+# rf_psweep.tsv and rf_heatmap.tsv keep the layout the figures and tables read; their numbers are
+# the sweeps' sweep.tsv columns (sigma, final_test_risk(_se), final_train_risk,
+# clipped_fraction_final, clipped_fraction_mean, theta_star_test_risk, theta_star_train_risk).
+# Every point is an ordinary `dpdyn simulate` run, which builds its own features and computes
+# theta* (the former driver built them once per p): the p sweep costs about 40 minutes more, the
+# heat map about 10 (p = 1e5 alone: 9 points of 2.4 GB of features and a 2000 x 1.03e5 least-
+# squares problem each). The sweeps live in $SWEEPS (default BUILD/reproduce_rf): a stopped run
+# resumes where it stopped (rm -rf it to start over). MPIRUN="mpirun -np 2" runs each sweep's
+# points on 2 Open MPI ranks; THREADS sets every point's threads (default 0 = all cores; with
+# MPIRUN give cores / ranks).
 # usage: scripts/reproduce_rf.sh [STAGE ...]   (BUILD=dir for another build directory)
 #   stages: psweep heatmap compare plots (default: all four); `plots` alone redraws the figures
 #   and tables from the files already in docs/figures/.
@@ -24,10 +36,19 @@ build=${BUILD:-$src/build}
 figs=$src/docs/figures
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$figs"
-for exe in dpdyn dpd_study_rf; do
-  [ -x "$build/$exe" ] || { echo "reproduce_rf: $build/$exe not built (scripts/setup.sh)" >&2; exit 1; }
-done
+sweeps=${SWEEPS:-$build/reproduce_rf}
+threads=${THREADS:-0}
+mkdir -p "$figs" "$sweeps"
+[ -x "$build/dpdyn" ] || { echo "reproduce_rf: $build/dpdyn not built (scripts/setup.sh)" >&2; exit 1; }
+# MPIRUN (e.g. "mpirun -np 2") shares each sweep's points among ranks; unset: one process.
+sweep() { ${MPIRUN:-} "$build/dpdyn" sweep "$@" --threads="$threads" --plot_y=none >/dev/null; }
+# the setting of the seed's experiment: d = 100, n = 2000, n_test = 1000, x ~ N(0, I_d),
+# y = sign(u^T x), tanh features, eta = 1/p and delta = 1/n (the defaults), exact calibration
+rf=(--model=rf --d=100 --n=2000 --n_test=1000 --target=sign --activation=tanh --input=gaussian
+    --zeta=0 --calibration=exact --seed=1 --grid=2)
+# tsv_awk PROGRAM FILE: awk on a tab-separated sweep.tsv (the program finds its columns by name
+# in the row of column names, c["final_test_risk"])
+tsv_awk() { awk -F'\t' "$1" "$2"; }
 command -v gnuplot >/dev/null || { echo "reproduce_rf: gnuplot not installed" >&2; exit 1; }
 step() { echo "== $*" >&2; }
 n=2000
@@ -41,13 +62,43 @@ if has psweep; then
   ps=$(awk -v n=$n 'BEGIN { for (i = 0; i < 12; i++) { p = int(10^(1.5 + i * 3.514 / 11) + 0.5);
                             printf "%s%d", (i ? "," : ""), p; if (p < n && int(10^(1.5 + (i + 1) * 3.514 / 11) + 0.5) > n) printf ",%d", n } }')
   step "p sweep: p = $ps"
-  "$build/dpd_study_rf" psweep "$work/psweep.tsv" "$ps" 1,2,4 2,5,10 0.5 2
-  cp "$work/psweep.tsv" "$figs/rf_psweep.tsv"
+  sweep simulate "${rf[@]}" --clip=0.5 --seeds=2 --p="$ps" --epsilon=1,2,4 --steps=200,500,1000 \
+    --out="$sweeps/psweep"
+  # the layout of rf_psweep.tsv: per p a star row, then its DP-GD rows (p is the slowest axis)
+  tsv_awk '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+    { p = $c["p"]
+      if (!(p in star)) { star[p] = 1
+        printf "star %d %.8g %.8g\n", p, $c["theta_star_test_risk"], $c["theta_star_train_risk"] }
+      printf "dpgd %d %g %.6g %.6g %d %.8g %.8g %.4g %.8g %.6g %.6g\n", p, $c["epsilon"], 0.5,
+        $c["steps"] / 100, $c["steps"], $c["sigma"], $c["final_test_risk"], $c["final_test_risk_se"],
+        $c["final_train_risk"], $c["clipped_fraction_final"], $c["clipped_fraction_mean"] }' \
+    "$sweeps/psweep/sweep.tsv" >"$work/psweep_rows.tsv"
+  {
+    echo "# dpdyn sweep simulate --model=rf (scripts/reproduce_rf.sh, $sweeps/psweep): d=100 n=2000 n_test=1000 sign target, tanh, eta=1/p, delta=1/n, exact calibration, clip=0.5, seeds=2"
+    echo "# star rows: star p theta_star_test theta_star_train"
+    echo "# dpgd rows: dpgd p eps clip ctime T sigma test test_se train clipped_final clipped_mean"
+    cat "$work/psweep_rows.tsv"
+  } >"$figs/rf_psweep.tsv"
 fi
 if has heatmap; then
   step "heat map at p = $p_heat"
-  "$build/dpd_study_rf" heatmap "$work/heatmap.tsv" $p_heat 1,2,4 0.01 31.6227766 8 0.1 100 8 1
-  cp "$work/heatmap.tsv" "$figs/rf_heatmap.tsv"
+  # C_clip / sqrt(p) from 0.01 to 10^1.5, T from 10 to 10^4 (tau = T / p), 8 log-spaced values
+  sweep simulate "${rf[@]}" --p=$p_heat --seeds=1 --epsilon=1,2,4 --clip=log:0.01:31.6227766:8 \
+    --steps=log:10:10000:8 --out="$sweeps/heatmap"
+  # rf_heatmap.gp's layout: scans over T separated by a blank line, epsilon blocks by two
+  tsv_awk '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+    { if (rows++ > 0 && $c["clip"] != clip) printf "\n"
+      if (rows > 1 && $c["epsilon"] != eps) printf "\n"
+      clip = $c["clip"]; eps = $c["epsilon"]
+      printf "%g %.6g %.6g %d %.8g %.8g %.4g %.8g %.6g %.6g\n", $c["epsilon"], $c["clip"],
+        $c["steps"] / 100, $c["steps"], $c["sigma"], $c["final_test_risk"], $c["final_test_risk_se"],
+        $c["final_train_risk"], $c["clipped_fraction_final"], $c["clipped_fraction_mean"] }
+    END { printf "\n\n" }' "$sweeps/heatmap/sweep.tsv" >"$work/heatmap_rows.tsv"
+  {
+    echo "# dpdyn sweep simulate --model=rf (scripts/reproduce_rf.sh, $sweeps/heatmap): p=$p_heat d=100 n=2000 n_test=1000 sign target, tanh, eta=1/p, delta=1/n, exact calibration, seeds=1, ctime = T / d"
+    echo "# columns: eps clip ctime T sigma test test_se train clipped_final clipped_mean"
+    cat "$work/heatmap_rows.tsv"
+  } >"$figs/rf_heatmap.tsv"
 fi
 if has compare; then
   for m in ou_unclipped seed_scaling; do
@@ -58,18 +109,20 @@ if has compare; then
       "$work/$m.txt" >"$figs/rf_compare_$m.txt"
   done
   # The seed's scaling at several p: clipped fraction and the gap to the (unclipped) OU curve.
-  : >"$figs/rf_seed_scaling_p.txt"
-  printf '%8s %10s %10s %10s %10s %10s %10s %12s %12s\n' p sim se ou gap gap_in_se \
-    clip_mean clip_final ou_exit_step >>"$figs/rf_seed_scaling_p.txt"
-  for p in 1000 4000 16000 64000; do
-    step "compare, seed scaling, p = $p"
-    "$build/dpdyn" compare "$src/models/rf/seed_scaling.ini" --p=$p --eta=$(awk -v p=$p 'BEGIN { print 1 / p }') \
-      --seeds=8 --plot=0 --out="$work/ss$p" >"$work/ss$p.txt"
-    awk -v p=$p '{ v[$1] = $2 } END { printf "%8d %10.5f %10.5f %10.5f %10.5f %10.1f %10.3f %12.3f %12d\n", p,
-      v["final_test_risk"], v["final_test_risk_se"], v["ou_final_test_risk"], v["final_gap"],
-      v["final_gap_in_se"], v["clipped_fraction_mean"], v["clipped_fraction_final"], v["ou_exit_step"] }' \
-      "$work/ss$p.txt" >>"$figs/rf_seed_scaling_p.txt"
-  done
+  # eta = 1/p at every p: the INI without its eta line (1/p is the default of model=rf).
+  grep -Ev '^eta[[:space:]]*=' "$src/models/rf/seed_scaling.ini" >"$work/seed_scaling_p.ini"
+  step "compare, seed scaling, p = 1000, 4000, 16000, 64000"
+  sweep compare "$work/seed_scaling_p.ini" --p=1000,4000,16000,64000 --seeds=8 --plot=0 \
+    --out="$sweeps/seed_scaling_p"
+  {
+    printf '%8s %10s %10s %10s %10s %10s %10s %12s %12s\n' p sim se ou gap gap_in_se \
+      clip_mean clip_final ou_exit_step
+    tsv_awk '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+      { printf "%8d %10.5f %10.5f %10.5f %10.5f %10.1f %10.3f %12.3f %12d\n", $c["p"],
+          $c["final_test_risk"], $c["final_test_risk_se"], $c["ou_final_test_risk"], $c["final_gap"],
+          $c["final_gap_in_se"], $c["clipped_fraction_mean"], $c["clipped_fraction_final"],
+          $c["ou_exit_step"] }' "$sweeps/seed_scaling_p/sweep.tsv"
+  } >"$figs/rf_seed_scaling_p.txt"
 fi
 has plots || exit 0
 

@@ -46,6 +46,9 @@ typedef struct {
 int cli_params_parse(cli_params *p, const char *command, int argc, char **argv, dpd_err *err);
 void cli_params_free(cli_params *p);
 
+/* The shortest of %.15g / %.17g that reads back as the same double. */
+void cli_format_shortest(char *buf, size_t cap, double x);
+
 /* Raw text of a key (given or default), NULL if unset. */
 const char *cli_get_text(const cli_params *p, const char *key);
 int cli_is_given(const cli_params *p, const char *key);
@@ -109,6 +112,8 @@ void cli_ini_text_free(cli_ini_text *t);
 
 /* "dir/name", malloc'ed (NULL when out of memory). */
 char *cli_path_join(const char *dir, const char *name);
+/* mkdir -p `path`; an I/O error names it. Returns a DPD status. */
+int cli_make_dirs(const char *path, dpd_err *err);
 
 /* Marker file of every published output directory. */
 #define CLI_OUT_MARKER ".dpdyn"
@@ -195,15 +200,49 @@ int cli_progress_draw(void *state, const char *unit, size_t done, size_t total);
 /* Renders `dir` with the embedded gnuplot script `script`: writes
  * dir/<script>.gp and dir/<script>.png. Returns CLI_EXIT_* code. */
 int cli_plot_render(const char *dir, const char *script, dpd_err *err);
+/* Writes dir/<script>.gp, the embedded script `script` after the lines of `preamble` (the
+ * settings of this figure), and runs `gnuplot -c dir/<script>.gp dir/DATA IMAGE FORMAT`, which
+ * renders dir/<script>.<format> (in place). Returns a CLI_EXIT_* code. */
+int cli_plot_script(const char *dir, const char *script, const char *preamble, const char *data,
+                    const char *format, dpd_err *err);
+/* Writes `text` as dir/name in place (a temporary name, then rename). Returns a DPD status. */
+int cli_write_in_place(const char *dir, const char *name, const char *text, dpd_err *err);
+
+/* ---- dispatch (run.c) ---- */
+
+/* The usage text of `dpdyn` (every command, one line each, from the registry). */
+void cli_usage(FILE *f);
+/* Prints "dpdyn COMMAND: reason" on stderr as one line (control characters escaped). */
+void cli_print_error(const char *command, const char *reason);
+/* Whether cli_run runs `command` (a command of a model of the registry; not sweep or plot). */
+int cli_is_run_command(const char *command);
+/* Fills err with "unknown command 'X' (allowed: every command)"; returns CLI_EXIT_USAGE. */
+int cli_unknown_command(const char *command, dpd_err *err);
+/* Runs one command: argv[0] = COMMAND, then an optional INI file and --key=value flags (argv
+ * borrowed). `notes`: print the run's notes and those on flags without effect after success.
+ * Returns a CLI_EXIT_* code; on failure err->reason holds the one-line message, not printed. */
+int cli_run(int argc, char **argv, int notes, dpd_err *err);
+/* Validates every key of a run of `command` with the parsed parameters `p` without running it
+ * or writing anything (`p` may be changed: defaults filled in). Returns a DPD status, the
+ * message in err. */
+int cli_validate(const char *command, cli_params *p, dpd_err *err);
+/* The descriptor of a key in any model's table or the common keys (NULL: unknown). */
+const dpd_key_desc *cli_key_find(const char *name);
 
 /* ---- commands ---- */
 int cli_cmd_plot(int argc, char **argv, dpd_err *err);
 /* A command of the registry (p->model has a run hook for p->command): validates, runs and
- * writes the output directory. Returns a CLI_EXIT_* code. */
-int cli_cmd_model(cli_params *p, double start, dpd_err *err);
+ * writes the output directory; `notes`: print the run's notes on stderr after success. Returns
+ * a CLI_EXIT_* code. */
+int cli_cmd_model(cli_params *p, double start, int notes, dpd_err *err);
 /* Validates every key of `p` for its model and command without building anything (the fuzz
  * harnesses, sweep). Returns a DPD status, the message in err. */
 int cli_model_validate(cli_params *p, dpd_err *err);
+/* dpdyn sweep COMMAND [FILE.ini] [--key=SPEC ...] (argv borrowed, after "sweep"): prints its own
+ * messages; returns a CLI_EXIT_* code. */
+int cli_cmd_sweep(int argc, char **argv);
+/* Adds every key in effect to a JSON object (numbers as numbers). */
+void cli_params_to_json(const cli_params *p, cJSON *obj);
 
 double cli_now(void);
 

@@ -54,7 +54,7 @@ static int prepare_output(void *user, dpd_err *err) {
   return cli_out_init(r->o, r->dir, err);
 }
 
-int cli_cmd_model(cli_params *p, double start, dpd_err *err) {
+int cli_cmd_model(cli_params *p, double start, int notes, dpd_err *err) {
   dpd_run_env env = dpd_run_env_default();
   dpd_output *res = NULL;
   cli_out o = {0};
@@ -91,6 +91,8 @@ int cli_cmd_model(cli_params *p, double start, dpd_err *err) {
     if (res->ntables > 0) {
       printf("# wrote %s/\n", o.dir);
     }
+  }
+  if (code == CLI_EXIT_OK && notes) {
     fflush(stdout);
     for (size_t k = 0; k < res->nnotes; k++) {
       fprintf(stderr, "dpdyn %s: %s\n", p->command, res->notes[k]);

@@ -292,6 +292,7 @@ static int check_replaceable(const char *dir, dpd_err *err) {
 int cli_out_init(cli_out *o, const char *dir, dpd_err *err) {
   size_t len = strlen(dir);
   memset(o, 0, sizeof *o);
+  reg_published = 0; /* a new run (dpdyn sweep runs several in one process) */
   if (len == 0) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'out': '' (allowed: a directory path)");
   }
@@ -346,6 +347,10 @@ static int make_dirs(const char *path, dpd_err *err) {
     return DPD_FAIL(err, DPD_EIO, "'%s' is not a directory", path);
   }
   return DPD_OK;
+}
+
+int cli_make_dirs(const char *path, dpd_err *err) {
+  return make_dirs(path, err);
 }
 
 /* Creates the staging directory at the first write. */

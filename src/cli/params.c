@@ -1,7 +1,8 @@
 /* Parameters of the dpdyn CLI: INI file (libinih) + --key=value flags.
  * SPDX-License-Identifier: MIT
  *
- * Flags override the INI file; section names in the INI file are ignored.
+ * Flags override the INI file; section names in the INI file are ignored, except [sweep]
+ * (the grid of `dpdyn sweep`), whose keys no single run reads.
  * Every key must be known: an unknown key is an input error, as is a value
  * that does not parse completely or lies outside its allowed range. */
 #define _DEFAULT_SOURCE
@@ -17,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "core/error_impl.h"
+#include "models/model_impl.h"
 #include "core/text_impl.h"
 
 /* The last raw entry that set `key` (flags come after the INI file), NULL if none. */
@@ -73,7 +75,6 @@ typedef struct {
 static int on_ini_entry(void *user, const char *section, const char *name, const char *value) {
   ini_ctx *ctx = user;
   size_t line;
-  (void)section;
   if (ctx->failed) {
     return 0;
   }
@@ -81,6 +82,9 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
    * indentation removed, so no line continues another). */
   line = ctx->calls < ctx->text->nkeys ? ctx->text->key_lines[ctx->calls] : 0;
   ctx->calls++;
+  if (strcmp(section, "sweep") == 0) {
+    return 1; /* the grid of `dpdyn sweep` (cmd_sweep.c), not a parameter of one run */
+  }
   if (raw_add(ctx->p, name, value, line > 0 ? line : 1, NULL, ctx->err) < 0) {
     ctx->failed = 1;
     return 0;
@@ -381,6 +385,10 @@ int cli_get_u64(const cli_params *p, const char *key, unsigned long long *out, d
     *out = (unsigned long long)v;
   }
   return status;
+}
+
+void cli_params_to_json(const cli_params *p, cJSON *obj) {
+  dpd__keys_json(p->keys, obj);
 }
 
 void cli_keys_to_header(const dpd_keys *keys, FILE *f) {

@@ -34,6 +34,9 @@ static const plot_script scripts[] = {{"compare", dpd_plot_compare, "release.tsv
                                       {"rf_simulate", dpd_plot_rf_simulate, "clipping.tsv"},
                                       {"rf_ou", dpd_plot_rf_ou, "trajectory.tsv"},
                                       {"rf_compare", dpd_plot_rf_compare, "clipping.tsv"},
+                                      /* dpdyn sweep (cli_plot_script) */
+                                      {"sweep_line", dpd_plot_sweep_line, NULL},
+                                      {"sweep_heat", dpd_plot_sweep_heat, NULL},
                                       {NULL, NULL, NULL}};
 
 static const plot_script *script_find(const char *name) {
@@ -71,8 +74,7 @@ static void read_title(const char *data, const char *script, char *title, size_t
   fclose(f);
 }
 
-/* Writes `text` as dir/name in place (temporary name, then rename). */
-static int write_in_place(const char *dir, const char *name, const char *text, dpd_err *err) {
+int cli_write_in_place(const char *dir, const char *name, const char *text, dpd_err *err) {
   char *tmp = cli_temp_begin(dir, name), *final = cli_path_join(dir, name);
   FILE *f;
   int status = DPD_OK;
@@ -117,14 +119,57 @@ static int has_data_rows(const char *path) {
   return found;
 }
 
+/* Runs gnuplot with `argv` (argv[0] "gnuplot"), which renders the image `img_tmp`; renames it to
+ * `img` when gnuplot succeeds. Returns a CLI_EXIT_* code. */
+static int run_gnuplot(char **argv, const char *img_tmp, const char *img, dpd_err *err) {
+  const char *gnuplot = DPD_GNUPLOT[0] != '\0' ? DPD_GNUPLOT : "gnuplot";
+  posix_spawnattr_t attr;
+  sigset_t old;
+  pid_t pid;
+  int status;
+  /* Spawn and record the child as one step for the signal handler (which stops it); the
+   * child starts with the signals unblocked. */
+  cli_signals_block(&old);
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setsigmask(&attr, &old);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  status = posix_spawnp(&pid, gnuplot, NULL, &attr, argv, environ);
+  if (status != 0) {
+    /* Fall back to gnuplot on PATH if the configured one moved. */
+    status = posix_spawnp(&pid, "gnuplot", NULL, &attr, argv, environ);
+  }
+  posix_spawnattr_destroy(&attr);
+  if (status == 0) {
+    cli_child_set((long)pid);
+  }
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  if (status != 0) {
+    DPD_FAIL(err, DPD_EIO, "cannot run gnuplot: %s (install the gnuplot package)",
+             strerror(status));
+    return CLI_EXIT_IO;
+  }
+  if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    cli_child_set(0);
+    unlink(img_tmp);
+    DPD_FAIL(err, DPD_EIO, "gnuplot failed rendering '%s'", img);
+    return CLI_EXIT_IO;
+  }
+  cli_child_set(0);
+  if (rename(img_tmp, img) != 0) {
+    DPD_FAIL(err, DPD_EIO, "cannot rename into '%s': %s", img, strerror(errno));
+    unlink(img_tmp);
+    return CLI_EXIT_IO;
+  }
+  return CLI_EXIT_OK;
+}
+
 static int render(const char *dir, const char *script, const char *format, dpd_err *err) {
   const plot_script *sc = script_find(script);
   const char *text = sc != NULL ? sc->text : NULL;
   char *gp = NULL, *data = NULL, *release = NULL, *img_tmp = NULL, *img = NULL;
   char gp_name[64], img_name[64], title[512];
-  int status, code = CLI_EXIT_OK;
-  pid_t pid;
-  if (text == NULL) {
+  int code = CLI_EXIT_OK;
+  if (text == NULL || sc->second == NULL) {
     DPD_FAIL(err, DPD_EINVAL,
              "no figure '%s' (allowed: compare, compare3, simulate, sde, ode, tune, rf_simulate, "
              "rf_ou, rf_compare)",
@@ -153,7 +198,7 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
     code = CLI_EXIT_USAGE;
     goto done;
   }
-  if (write_in_place(dir, gp_name, text, err) < 0) {
+  if (cli_write_in_place(dir, gp_name, text, err) < 0) {
     code = CLI_EXIT_IO;
     goto done;
   }
@@ -165,46 +210,9 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
   }
   read_title(data, script, title, sizeof title);
   {
-    const char *gnuplot = DPD_GNUPLOT[0] != '\0' ? DPD_GNUPLOT : "gnuplot";
     char *argv[] = {(char *)"gnuplot", (char *)"-c",   gp,    data, release,
                     img_tmp,           (char *)format, title, NULL};
-    posix_spawnattr_t attr;
-    sigset_t old;
-    /* Spawn and record the child as one step for the signal handler (which stops it); the
-     * child starts with the signals unblocked. */
-    cli_signals_block(&old);
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setsigmask(&attr, &old);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-    status = posix_spawnp(&pid, gnuplot, NULL, &attr, argv, environ);
-    if (status != 0) {
-      /* Fall back to gnuplot on PATH if the configured one moved. */
-      status = posix_spawnp(&pid, "gnuplot", NULL, &attr, argv, environ);
-    }
-    posix_spawnattr_destroy(&attr);
-    if (status == 0) {
-      cli_child_set((long)pid);
-    }
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    if (status != 0) {
-      DPD_FAIL(err, DPD_EIO, "cannot run gnuplot: %s (install the gnuplot package)",
-               strerror(status));
-      code = CLI_EXIT_IO;
-      goto done;
-    }
-    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      cli_child_set(0);
-      unlink(img_tmp);
-      DPD_FAIL(err, DPD_EIO, "gnuplot failed rendering '%s'", img);
-      code = CLI_EXIT_IO;
-      goto done;
-    }
-    cli_child_set(0);
-  }
-  if (rename(img_tmp, img) != 0) {
-    DPD_FAIL(err, DPD_EIO, "cannot rename into '%s': %s", img, strerror(errno));
-    unlink(img_tmp);
-    code = CLI_EXIT_IO;
+    code = run_gnuplot(argv, img_tmp, img, err);
   }
 done:
   cli_temp_end(img_tmp);
@@ -217,6 +225,51 @@ done:
 
 int cli_plot_render(const char *dir, const char *script, dpd_err *err) {
   return render(dir, script, "png", err);
+}
+
+int cli_plot_script(const char *dir, const char *script, const char *preamble, const char *data,
+                    const char *format, dpd_err *err) {
+  const plot_script *sc = script_find(script);
+  char gp_name[64], img_name[64];
+  char *gp = NULL, *data_path = NULL, *img = NULL, *img_tmp = NULL, *text = NULL;
+  int code = CLI_EXIT_OK;
+  if (sc == NULL) {
+    DPD_FAIL(err, DPD_EINVAL, "no figure '%s'", script);
+    return CLI_EXIT_USAGE;
+  }
+  snprintf(gp_name, sizeof gp_name, "%s.gp", script);
+  snprintf(img_name, sizeof img_name, "%s.%s", script, format);
+  gp = cli_path_join(dir, gp_name);
+  data_path = cli_path_join(dir, data);
+  img = cli_path_join(dir, img_name);
+  text = malloc(strlen(preamble) + strlen(sc->text) + 1);
+  if (gp == NULL || data_path == NULL || img == NULL || text == NULL) {
+    DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    code = CLI_EXIT_IO;
+    goto done;
+  }
+  strcpy(text, preamble);
+  strcat(text, sc->text);
+  if (cli_write_in_place(dir, gp_name, text, err) < 0) {
+    code = CLI_EXIT_IO;
+    goto done;
+  }
+  if ((img_tmp = cli_temp_begin(dir, img_name)) == NULL) {
+    DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    code = CLI_EXIT_IO;
+    goto done;
+  }
+  {
+    char *argv[] = {(char *)"gnuplot", (char *)"-c", gp, data_path, img_tmp, (char *)format, NULL};
+    code = run_gnuplot(argv, img_tmp, img, err);
+  }
+done:
+  cli_temp_end(img_tmp);
+  free(gp);
+  free(data_path);
+  free(img);
+  free(text);
+  return code;
 }
 
 /* dpdyn plot DIR [--format=png|svg] */

@@ -147,11 +147,7 @@ void dpd_output_number_set(dpd_output *out, const char *key, double v) {
   dpd__json_number(out->summary, key, v);
 }
 
-int dpd_output_params_set(dpd_output *out, const dpd_keys *keys, dpd_err *err) {
-  cJSON *params = cJSON_CreateObject();
-  if (params == NULL) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-  }
+void dpd__keys_json(const dpd_keys *keys, cJSON *obj) {
   for (size_t i = 0; i < dpd_keys_count(keys); i++) {
     const dpd_key_desc *d = dpd_keys_desc_get(keys, i);
     char buf[512];
@@ -162,13 +158,21 @@ int dpd_output_params_set(dpd_output *out, const dpd_keys *keys, dpd_err *err) {
     }
     kind = dpd_keys_record_get(keys, i, buf, sizeof buf, &x);
     if (kind == 1) {
-      cJSON_AddNumberToObject(params, d->name, x);
+      cJSON_AddNumberToObject(obj, d->name, x);
     } else if (kind == 2) {
-      cJSON_AddStringToObject(params, d->name, "inf");
+      cJSON_AddStringToObject(obj, d->name, "inf");
     } else {
-      cJSON_AddStringToObject(params, d->name, dpd_keys_value_get(keys, i));
+      cJSON_AddStringToObject(obj, d->name, dpd_keys_value_get(keys, i));
     }
   }
+}
+
+int dpd_output_params_set(dpd_output *out, const dpd_keys *keys, dpd_err *err) {
+  cJSON *params = cJSON_CreateObject();
+  if (params == NULL) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+  }
+  dpd__keys_json(keys, params);
   cJSON_AddItemToObject(out->summary, "params", params);
   return DPD_OK;
 }

@@ -39,6 +39,10 @@ DPD_HIDDEN_FN void dpd__json_na(cJSON *obj, const char *key, const char *reason)
  * delta, epsilon (the tightest) with its conversion, and each conversion's epsilon. */
 DPD_HIDDEN_FN void dpd__output_guarantee(dpd_output *out, const dpd_privacy_guarantee *g);
 
+/* Adds every key in effect to a JSON object (numbers as numbers, inf as "inf"; BYTES keys,
+ * resource limits, left out). */
+DPD_HIDDEN_FN void dpd__keys_json(const dpd_keys *keys, cJSON *obj);
+
 /* Sets out->headline / out->figure (copies). */
 DPD_HIDDEN_FN int dpd__output_headline_set(dpd_output *out, dpd_err *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -11,7 +11,7 @@
  * both products: r_i = phi_i . theta, then g += (2 w_i r_i / n) phi_i while the row is still in
  * cache. Phi (n x p, row-major) is thus read once per step instead of twice (two dgemv), which
  * halves the traffic when Phi does not fit in cache; no n x p per-sample gradient is
- * ever formed. scripts/bench_rf.sh compares this pass with two OpenBLAS dgemv and NumPy.
+ * ever formed. bench/bench_rf.sh compares this pass with two OpenBLAS dgemv and NumPy.
  *
  * Why not OpenBLAS dgemv: its result may depend on its own thread count (it splits the
  * reduction of Phi^T v across threads), and openblas_set_num_threads is process-global, so it

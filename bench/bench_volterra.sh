@@ -4,11 +4,11 @@
 # sigma~^2 (the case where both solve the same equation, MATH.md 1.9).
 # SPDX-License-Identifier: MIT
 #
-# Usage: scripts/bench_volterra.sh [BUILD_DIR [ODE_RTOL [MAX_D]]]
+# Usage: bench/bench_volterra.sh [BUILD_DIR [ODE_RTOL [MAX_D]]]
 #   BUILD_DIR  CMake build directory holding dpd_bench_volterra (default: build)
 #   ODE_RTOL   relative tolerance of the ODE (default: 1e-8, the library default)
 #   MAX_D      largest dimension (default: 1000000)
-# Parameters (fixed in scripts/bench_volterra.c): eta0 = 1, gamma = 0.5, zeta = 0.5, c = 1,
+# Parameters (fixed in bench/bench_volterra.c): eta0 = 1, gamma = 0.5, zeta = 0.5, c = 1,
 # mu = nu = 1, sigma~^2 = 0.3, rho = inf, theta* random (seed 1), grid = 101; Volterra with
 # its defaults (N = 400 steps, Richardson extrapolation from 2N, graded start).
 # Columns: d, alpha, lambda_max, ODE and Volterra wall and CPU seconds, speed-ups (ODE time /

@@ -5,7 +5,7 @@
 #       fixed-order pass over Phi per step) with one replicate on one thread, and per
 #       replicate-step with THREADS replicates on THREADS threads; and two OpenBLAS dgemv per
 #       step (Phi theta, then Phi^T v) with THREADS OpenBLAS threads, on the same Phi;
-#   (b) scripts/bench_rf_numpy.py: the same DP-GD step written in NumPy (Phi @ theta,
+#   (b) bench/bench_rf_numpy.py: the same DP-GD step written in NumPy (Phi @ theta,
 #       Phi.T @ v, precomputed row norms, default_rng().standard_normal(p)) with
 #       OPENBLAS_NUM_THREADS=OMP_NUM_THREADS=THREADS, and once with one thread;
 #   (c) the dgemv reproducibility check: the bit pattern of Phi^T v from dgemv with
@@ -15,7 +15,7 @@
 # (default 3), the fastest round counting for each figure. The script ends with key=value lines:
 # seconds per step, the ratios and the effective bandwidth (bytes of Phi read per step over the
 # time: dpdyn reads Phi once per step, dgemv and NumPy twice).
-# Usage: scripts/bench_rf.sh [n p d T]    (BUILD=dir for another build directory, THREADS=n,
+# Usage: bench/bench_rf.sh [n p d T]    (BUILD=dir for another build directory, THREADS=n,
 #                                          PYTHON=interpreter with NumPy, ROUNDS=k)
 # SPDX-License-Identifier: MIT
 set -euo pipefail
@@ -38,7 +38,7 @@ done
 value() { sed -n "s/^$1=\([^ ]*\).*/\1/p" <<<"$2" | tail -n 1; }
 
 echo "# machine: $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-echo "# command: scripts/bench_rf.sh $n $p $d $T  (THREADS=$threads)"
+echo "# command: bench/bench_rf.sh $n $p $d $T  (THREADS=$threads)"
 # Other processes on the cores change the multithreaded figures most; the load shows them.
 echo "# load average before the run: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 
@@ -71,11 +71,11 @@ for ((k = 1; k <= rounds; k++)); do
   line+=" simN_step_s=$(value simN_step_s "$o") gemv2_step_s=$(value gemv2_step_s "$o")"
   if [ -n "$python" ]; then
     np_out=$(OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=$threads MKL_NUM_THREADS=$threads \
-      "$python" "$root/scripts/bench_rf_numpy.py" "${np_args[@]}")
+      "$python" "$root/bench/bench_rf_numpy.py" "${np_args[@]}")
     np1_out=$(OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 \
-      "$python" "$root/scripts/bench_rf_numpy.py" "${np_args[@]}")
+      "$python" "$root/bench/bench_rf_numpy.py" "${np_args[@]}")
     if [ "$k" = 1 ]; then
-      echo "# numpy: $python scripts/bench_rf_numpy.py ${np_args[*]}  (threads=$threads, and 1)"
+      echo "# numpy: $python bench/bench_rf_numpy.py ${np_args[*]}  (threads=$threads, and 1)"
       echo "$np_out"
     fi
     tn=$(lower "$tn" "$(value numpy_s_per_step "$np_out")")

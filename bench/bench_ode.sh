@@ -3,11 +3,11 @@
 # distinct eigenvalues, to show that the cost is linear in d.
 # SPDX-License-Identifier: MIT
 #
-# Usage: scripts/bench_ode.sh [BUILD_DIR [METHOD [MAX_D]]]
+# Usage: bench/bench_ode.sh [BUILD_DIR [METHOD [MAX_D]]]
 #   BUILD_DIR  CMake build directory holding dpd_bench_ode (default: build)
 #   METHOD     bdf (default: BDF + Sherman-Morrison), bdf-spgmr or adams
 #   MAX_D      largest dimension (default: 1000000)
-# Parameters (fixed in scripts/bench_ode.c): gamma = 0.5, zeta = 0.5, c = 1,
+# Parameters (fixed in bench/bench_ode.c): gamma = 0.5, zeta = 0.5, c = 1,
 # rho = 1, schedule sqrt (eta0 = 1), theta* random (seed 1), rtol 1e-8.
 # Columns: d, alpha, lambda_max, wall seconds, CVODE steps, rhs evaluations,
 # nonlinear iterations, SPGMR iterations, nanoseconds per (step * d), R_out.

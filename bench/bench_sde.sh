@@ -9,7 +9,7 @@
 # the SDE's achieved Gaussian rate (2 d per step) against the limit. The two C drivers are run
 # three times each and the fastest run is kept, as is the highest of three measurements of the
 # limit (the machine may be shared); NumPy runs once.
-# Usage: scripts/bench_sde.sh            (BUILD=dir to use another build directory,
+# Usage: bench/bench_sde.sh            (BUILD=dir to use another build directory,
 #                                         PYTHON=interpreter with NumPy, THREADS=n)
 # SPDX-License-Identifier: MIT
 set -euo pipefail
@@ -64,7 +64,7 @@ echo "sim_final_risk=$(value final_risk "$tmp/sim.out") +- $(value final_risk_se
 
 t_np=""
 if [ -n "$python" ]; then
-  "$python" "$root/scripts/bench_sde_numpy.py" --d $d --n $n --seeds $seeds --c 1 --rho 1 \
+  "$python" "$root/bench/bench_sde_numpy.py" --d $d --n $n --seeds $seeds --c 1 --rho 1 \
     --schedule sqrt --eta0 1 >"$tmp/np.out"
   t_np=$(value seconds "$tmp/np.out")
   echo "numpy_seconds=$t_np"

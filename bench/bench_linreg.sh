@@ -7,7 +7,7 @@
 #   (c) the machine's Gaussian-generation limit (dpd_bench_gauss, all threads),
 # then the ratios numpy_time / dpdyn_time (target >= 5 on 2 cores) and the simulator's achieved
 # Gaussian rate (2 d n seeds + n seeds draws per run) / limit (target >= 0.5).
-# Usage: scripts/bench_linreg.sh            (BUILD=dir to use another build directory,
+# Usage: bench/bench_linreg.sh            (BUILD=dir to use another build directory,
 #                                            PYTHON=interpreter with NumPy)
 # SPDX-License-Identifier: MIT
 set -euo pipefail
@@ -62,7 +62,7 @@ t_dpdyn=${t_cli:-$t_lib}
 # process time including the NumPy import is reported too).
 t_np=""
 if [ -n "$python" ]; then
-  t_np_proc=$(elapsed "$python" "$root/scripts/bench_linreg_numpy.py" --d $d --n $n \
+  t_np_proc=$(elapsed "$python" "$root/bench/bench_linreg_numpy.py" --d $d --n $n \
     --seeds $seeds --c 1 --rho 1 --schedule sqrt --eta0 1)
   t_np=$(value seconds "$tmp/last.out")
   echo "numpy_seconds=$t_np"
@@ -91,7 +91,7 @@ BEGIN {
 }'
 
 # Hook for the ODE benchmark when it exists.
-if [ -f "$root/scripts/bench_ode.sh" ]; then
-  echo "# --- scripts/bench_ode.sh ---"
-  bash "$root/scripts/bench_ode.sh"
+if [ -f "$root/bench/bench_ode.sh" ]; then
+  echo "# --- bench/bench_ode.sh ---"
+  bash "$root/bench/bench_ode.sh"
 fi

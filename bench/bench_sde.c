@@ -1,7 +1,7 @@
 /* Library-level benchmark of the H-DP-SGD integrator (dpd_linreg_sde_run).
  * SPDX-License-Identifier: MIT
  *
- * Default workload: the one of scripts/bench_sde.sh (and of dpd_bench_sim), i.e.
+ * Default workload: the one of bench/bench_sde.sh (and of dpd_bench_sim), i.e.
  *   d = 1000, n = 4000, seeds = 64, c = 1, rho = 1, schedule sqrt, eta0 = 1, zeta = 0.5,
  *   isotropic spectrum, random theta* with |theta*| = 1, seed 1, grid 101, dt = 1/n.
  * Usage: dpd_bench_sde [d n seeds [threads [dt]]]

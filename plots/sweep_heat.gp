@@ -1,0 +1,34 @@
+# dpdyn sweep, two varied keys: a number of every point's summary.json as a heat map, the first
+# varied key on the vertical axis, the second on the horizontal one (one cell per value).
+# usage: gnuplot -c sweep_heat.gp sweep.tsv sweep_heat.png [png|svg]
+# dpdyn sweep writes the settings of the figure above these lines: title_text, xname, nx, xtics
+# (the tick labels: '"v0" 0, "v1" 1, ...'), yname, ny, ytics, zcol, zname, logz, labels (1: the
+# value in each cell).
+data = ARG1
+fmt = (ARGC >= 3) ? ARG3 : "png"
+if (fmt eq "svg") { set terminal svg size 900,700 dynamic font "sans,12" } else { set terminal pngcairo size 900,700 font "sans,11" }
+set output ARG2
+set datafile separator "\t"
+set datafile columnheaders
+set title title_text noenhanced font ",10"
+set xlabel xname noenhanced
+set ylabel yname noenhanced
+set cblabel zname noenhanced
+eval("set xtics (" . xtics . ") rotate by -30")
+eval("set ytics (" . ytics . ")")
+set xrange [-0.5:nx - 0.5]
+set yrange [-0.5:ny - 0.5]
+set tics out nomirror
+if (logz) { set logscale cb }
+set palette defined (0 "#440154", 1 "#3b528b", 2 "#21918c", 3 "#5ec962", 4 "#fde725")
+# nan, inf and (on a log scale) values <= 0 are left blank
+fin(v) = (v == v && abs(v) < 1e300 && (!logz || v > 0)) ? v : NaN
+ix(i) = int(i) % nx
+iy(i) = int(i) / nx
+set style textbox opaque noborder fillcolor rgb "#ffffff" margins 1, 1
+if (labels) {
+  plot data u (ix(column(0))):(iy(column(0))):(fin(column(zcol))) w image notitle, \
+       data u (ix(column(0))):(iy(column(0))):(sprintf("%.3g", column(zcol))) w labels boxed font ",8" notitle
+} else {
+  plot data u (ix(column(0))):(iy(column(0))):(fin(column(zcol))) w image notitle
+}
