@@ -20,6 +20,23 @@ static const command_info own_commands[] = {
     {"plot", "render an output directory with gnuplot (dpdyn plot DIR [--format=svg])"},
     {NULL, NULL}};
 
+/* The commands every model may have, described independently of the model (a model's own
+ * commands, its theories, are described by the model). */
+static const command_info generic_commands[] = {
+    {"simulate", "the model's algorithm over `seeds` replicates: risks with standard errors"},
+    {"compare", "simulation against the model's theory: gaps in standard errors, figure"},
+    {"account", "the privacy of a run: every guarantee it satisfies, the noise calibration"},
+    {NULL, NULL}};
+
+static const char *generic_summary(const char *name) {
+  for (const command_info *c = generic_commands; c->name != NULL; c++) {
+    if (strcmp(c->name, name) == 0) {
+      return c->summary;
+    }
+  }
+  return NULL;
+}
+
 /* Whether a model of the registry has `command`. */
 int cli_is_run_command(const char *command) {
   const dpd_model_type *m;
@@ -46,7 +63,8 @@ void cli_usage(FILE *f) {
       if (!first) {
         continue;
       }
-      fprintf(f, "  %-10s %s (model:", c->name, c->summary);
+      fprintf(f, "  %-10s %s (model:", c->name,
+              generic_summary(c->name) != NULL ? generic_summary(c->name) : c->summary);
       for (size_t j = i; (other = dpd_model_at(j)) != NULL; j++) {
         if (dpd_model_command_get(other, c->name) != NULL) {
           fprintf(f, " %s", other->name);
