@@ -5,6 +5,7 @@
 #                         [ode_lower_bound ode_upper_bound] clipped_fraction
 #                         (no bound columns when the ODE method does not give them, e.g. volterra)
 # release.tsv columns:    t before before_se after after_se ode_before ode_after
+# dpdyn-figure: second=release.tsv (embedded in dpdyn; the second data file it reads, ARG2)
 data = ARG1
 release = ARG2
 fmt = (ARGC >= 4) ? ARG4 : "png"

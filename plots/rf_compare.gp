@@ -6,6 +6,7 @@
 #                         clipped_fraction ou_test_risk ou_bias ou_noise
 #                         ou_test_risk_continuous theta_star_test_risk
 # clipping.tsv columns:   t step clipped_fraction
+# dpdyn-figure: second=clipping.tsv (embedded in dpdyn; the second data file it reads, ARG2)
 data = ARG1
 clipping = ARG2
 fmt = (ARGC >= 4) ? ARG4 : "png"

@@ -5,6 +5,7 @@
 # trajectory.tsv columns: t step train_risk train_risk_se test_risk test_risk_se
 #                         clipped_fraction theta_star_test_risk
 # clipping.tsv columns:   t step clipped_fraction
+# dpdyn-figure: second=clipping.tsv (embedded in dpdyn; the second data file it reads, ARG2)
 data = ARG1
 clipping = ARG2
 fmt = (ARGC >= 4) ? ARG4 : "png"

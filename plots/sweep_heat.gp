@@ -4,6 +4,7 @@
 # dpdyn sweep writes the settings of the figure above these lines: title_text, xname, nx, xtics
 # (the tick labels: '"v0" 0, "v1" 1, ...'), yname, ny, ytics, zcol, zname, logz, labels (1: the
 # value in each cell).
+# dpdyn-figure: second=none (embedded in dpdyn; the second data file it reads, ARG2)
 data = ARG1
 fmt = (ARGC >= 3) ? ARG3 : "png"
 if (fmt eq "svg") { set terminal svg size 900,700 dynamic font "sans,12" } else { set terminal pngcairo size 900,700 font "sans,11" }

@@ -3,6 +3,7 @@
 # usage: gnuplot -c sweep_line.gp sweep.tsv sweep_line.png [png|svg]
 # dpdyn sweep writes the settings of the figure above these lines: title_text, xcol, xname,
 # xstring (1: the key's values are text, one tick each), logx, ycol, yname, secol (0: none), logy.
+# dpdyn-figure: second=none (embedded in dpdyn; the second data file it reads, ARG2)
 data = ARG1
 fmt = (ARGC >= 3) ? ARG3 : "png"
 if (fmt eq "svg") { set terminal svg size 900,600 dynamic font "sans,12" } else { set terminal pngcairo size 900,600 font "sans,11" }

@@ -19,28 +19,19 @@
 
 extern char **environ;
 
-typedef struct {
-  const char *name;
-  const char *text;
-  const char *second; /* the second data file the script reads (ARG2) */
-} plot_script;
+/* The embedded figures (generated from the scripts in plots/: dpd_plot_table), and the old names
+ * that output directories may carry in their headers. */
+typedef dpd_plot_entry plot_script;
 
-static const plot_script scripts[] = {{"compare", dpd_plot_compare, "release.tsv"},
-                                      {"compare3", dpd_plot_compare3, "release.tsv"},
-                                      {"simulate", dpd_plot_simulate, "release.tsv"},
-                                      {"sde", dpd_plot_simulate, "release.tsv"},
-                                      {"ode", dpd_plot_ode, "release.tsv"},
-                                      {"tune", dpd_plot_tune, "release.tsv"},
-                                      {"rf_simulate", dpd_plot_rf_simulate, "clipping.tsv"},
-                                      {"rf_ou", dpd_plot_rf_ou, "trajectory.tsv"},
-                                      {"rf_compare", dpd_plot_rf_compare, "clipping.tsv"},
-                                      /* dpdyn sweep (cli_plot_script) */
-                                      {"sweep_line", dpd_plot_sweep_line, NULL},
-                                      {"sweep_heat", dpd_plot_sweep_heat, NULL},
-                                      {NULL, NULL, NULL}};
+static const struct { const char *name, *script; } aliases[] = {{"sde", "simulate"}, {NULL, NULL}};
 
 static const plot_script *script_find(const char *name) {
-  for (const plot_script *s = scripts; s->name != NULL; s++) {
+  for (size_t k = 0; aliases[k].name != NULL; k++) {
+    if (strcmp(aliases[k].name, name) == 0) {
+      name = aliases[k].script;
+    }
+  }
+  for (const plot_script *s = dpd_plot_table; s->name != NULL; s++) {
     if (strcmp(s->name, name) == 0) {
       return s;
     }
@@ -272,6 +263,44 @@ done:
   return code;
 }
 
+/* A sweep directory (sweep.tsv, and the figure script dpdyn sweep wrote: its settings, then the
+ * embedded script): the figure rendered again in `format`. 0 when `dir` is not a sweep. */
+static int plot_sweep(const char *dir, const char *format, int *code, dpd_err *err) {
+  static const char *const figures[] = {"sweep_line", "sweep_heat", NULL};
+  for (size_t k = 0; figures[k] != NULL; k++) {
+    const plot_script *sc = script_find(figures[k]);
+    char name[64], *path, *text = NULL, *at;
+    FILE *f;
+    long len;
+    snprintf(name, sizeof name, "%s.gp", figures[k]);
+    path = cli_path_join(dir, name);
+    f = path != NULL ? fopen(path, "rb") : NULL;
+    free(path);
+    if (f == NULL) {
+      continue;
+    }
+    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (text = malloc((size_t)len + 1)) != NULL && fread(text, 1, (size_t)len, f) == (size_t)len) {
+      text[len] = '\0';
+    } else {
+      free(text);
+      text = NULL;
+    }
+    fclose(f);
+    if (text == NULL || (at = strstr(text, sc->text)) == NULL) {
+      free(text);
+      DPD_FAIL(err, DPD_EINVAL, "'%s/%s' is not a figure script written by dpdyn sweep", dir, name);
+      *code = CLI_EXIT_USAGE;
+      return 1;
+    }
+    *at = '\0'; /* the settings of the figure */
+    *code = cli_plot_script(dir, figures[k], text, "sweep.tsv", format, err);
+    free(text);
+    return 1;
+  }
+  return 0;
+}
+
 /* dpdyn plot DIR [--format=png|svg] */
 int cli_cmd_plot(int argc, char **argv, dpd_err *err) {
   const char *dir = NULL, *format = "png";
@@ -307,6 +336,10 @@ int cli_cmd_plot(int argc, char **argv, dpd_err *err) {
   f = data != NULL ? fopen(data, "r") : NULL;
   free(data);
   if (f == NULL) {
+    int code;
+    if (plot_sweep(dir, format, &code, err)) {
+      return code;
+    }
     DPD_FAIL(err, DPD_EINVAL, "cannot read '%s/trajectory.tsv' (allowed: a dpdyn output directory)",
              dir);
     return CLI_EXIT_USAGE;

@@ -268,4 +268,13 @@ else
   fi
 fi
 
+# dpdyn plot re-renders a sweep directory's figure (same settings), in another format too.
+rm -f "$work/g/sweep_heat.png"
+if "$dpdyn" plot "$work/g" && [ -s "$work/g/sweep_heat.png" ] &&
+  "$dpdyn" plot "$work/g" --format=svg && grep -q '<svg' "$work/g/sweep_heat.svg"; then
+  ok "dpdyn plot re-renders a sweep directory (png, svg)"
+else
+  bad "dpdyn plot of a sweep directory"
+fi
+
 finish sweep
