@@ -19,5 +19,8 @@
 #include "dpdyn/volterra.h"
 #include "dpdyn/rf_privacy.h"
 #include "dpdyn/ou.h"
+#include "dpdyn/replicate.h"
+#include "dpdyn/keys.h"
+#include "dpdyn/model.h"
 
 #endif

@@ -24,7 +24,32 @@ int main(void) {
   }
   printf("dpdyn %s: eps_tight(0.5, 1e-5) = %.6f, mu_c(1, 0.5) = %.6f\n", dpd_version(), eps,
          dpd_clip_mu_eval(1.0, 0.5));
-  return fabs(eps - 4.728387) < 1e-5 ? 0 : 1;
+  if (fabs(eps - 4.728387) >= 1e-5) {
+    return 1;
+  }
+  /* the registry: rf's account with mu = 1 reports zCDP 1/2 */
+  {
+    const dpd_model_type *m = dpd_model_lookup("rf");
+    dpd_keys *keys;
+    dpd_output *out;
+    dpd_run_env env = dpd_run_env_default();
+    const cJSON *privacy;
+    if (m == NULL || dpd_model_keys_create(m, "account", &keys, &err) != DPD_OK ||
+        dpd_keys_set(keys, "mu", "1", &err) != DPD_OK ||
+        dpd_model_run(m, "account", keys, &env, &out, &err) != DPD_OK) {
+      fprintf(stderr, "registry: %s\n", err.reason);
+      return 1;
+    }
+    privacy = cJSON_GetObjectItemCaseSensitive(out->summary, "privacy");
+    printf("rf account mu = 1: zcdp = %g\n",
+           cJSON_GetObjectItemCaseSensitive(privacy, "zcdp")->valuedouble);
+    if (cJSON_GetObjectItemCaseSensitive(privacy, "zcdp")->valuedouble != 0.5) {
+      return 1;
+    }
+    dpd_output_free(out);
+    dpd_keys_free(keys);
+  }
+  return 0;
 }
 C
 cc -std=c11 -Wall -Wextra -Werror "$prefix/user.c" -o "$prefix/user" $flags -lm
