@@ -39,14 +39,15 @@
 static const dpd_key_desc rf_keys[] = {
     {"d", DPD_KEY_INT, "100", 1, TWO24, 0, NULL, NULL, "input dimension d"},
     {"n", DPD_KEY_INT, "2000", 1, TWO24, 0, NULL, NULL, "training samples n"},
-    {"n_test", DPD_KEY_INT, "1000", 1, TWO24, 0, NULL, NULL, "test samples"},
+    {"n_test", DPD_KEY_INT, "1000", 1, TWO24, 0, NULL, "simulate ou compare", "test samples"},
     {"p", DPD_KEY_INT, "4000", 1, 2147483648.0, 0, NULL, NULL, "number of random features p"},
-    {"activation", DPD_KEY_TEXT, "tanh", 0, 0, 0, "tanh|relu_centered|hermite13", NULL,
-     "activation of the features"},
-    {"target", DPD_KEY_TEXT, "sign", 0, 0, 0, "linear|sign|hermite2", NULL, "target function"},
-    {"input", DPD_KEY_TEXT, "gaussian", 0, 0, 0, "gaussian|sphere", NULL,
+    {"activation", DPD_KEY_TEXT, "tanh", 0, 0, 0, "tanh|relu_centered|hermite13",
+     "simulate ou compare", "activation of the features"},
+    {"target", DPD_KEY_TEXT, "sign", 0, 0, 0, "linear|sign|hermite2", "simulate ou compare",
+     "target function"},
+    {"input", DPD_KEY_TEXT, "gaussian", 0, 0, 0, "gaussian|sphere", "simulate ou compare",
      "input law (sphere: radius sqrt(d))"},
-    {"zeta", DPD_KEY_REAL, "0", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, NULL,
+    {"zeta", DPD_KEY_REAL, "0", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, "simulate ou compare",
      "label-noise standard deviation"},
     {"eta", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
      "DP-GD step size [1/p]"},
@@ -66,11 +67,11 @@ static const dpd_key_desc rf_keys[] = {
      "delta of the (epsilon, delta) guarantee [1/n]"},
     {"calibration", DPD_KEY_TEXT, "exact", 0, 0, 0, "exact|moments", NULL,
      "sigma from epsilon by exact (mu-GDP composition) or moments (the seed's bound)"},
-    {"seeds", DPD_KEY_INT, "16", 1, TWO24, 0, NULL, NULL, "replicates"},
+    {"seeds", DPD_KEY_INT, "16", 1, TWO24, 0, NULL, "simulate compare", "replicates"},
     {"seed", DPD_KEY_INT, "1", 0, 18446744073709551615.0, 0, NULL, NULL, "master seed"},
-    {"threads", DPD_KEY_INT, "0", 0, 4096, 0, NULL, NULL,
+    {"threads", DPD_KEY_INT, "0", 0, 4096, 0, NULL, "simulate ou compare",
      "worker threads (0 = all cores); results do not depend on it"},
-    {"grid", DPD_KEY_INT, "101", 2, TWO24, 0, NULL, NULL,
+    {"grid", DPD_KEY_INT, "101", 2, TWO24, 0, NULL, "simulate ou compare",
      "recorded points on [0, T] (at most one per step)"},
     {NULL, DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL}};
 
@@ -318,6 +319,8 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, rf_run *r, dpd_err *err
   if ((status = dpd__model_plot_get(keys, strcmp(command, "compare") == 0, &r->plot, err)) < 0) {
     return status;
   }
+  /* the keys of other commands (account has no data, replicates or grid) are not in effect */
+  (void)dpd_keys_restrict(keys, 0, "", NULL);
   r->progress = (dpd__progress_bridge){env, "DP-GD steps"};
   r->sc.progress = env->progress != NULL ? dpd__model_progress : NULL;
   r->sc.progress_user = &r->progress;
