@@ -7,7 +7,7 @@
 #include "core/error_impl.h"
 #include "core/text_impl.h"
 #include "dpdyn/model.h"
-#include "models/model_impl.h"
+#include "core/output_impl.h"
 
 int dpd_output_create(dpd_output **out, dpd_err *err) {
   dpd_output *o = calloc(1, sizeof *o);

@@ -3,10 +3,13 @@
 #ifndef DPD_MODEL_IMPL_H
 #define DPD_MODEL_IMPL_H
 
+#include "core/output_impl.h"
 #include "dpdyn/model.h"
 #include "dpdyn/privacy.h"
 
+#ifndef DPD_HIDDEN_FN
 #define DPD_HIDDEN_FN __attribute__((visibility("hidden")))
+#endif
 
 /* Checks a run's memory estimate (bytes) against env->max_memory before anything large is
  * allocated: DPD_EINVAL naming `driver` (the key whose value drives the size, with its value)
@@ -30,18 +33,9 @@ DPD_HIDDEN_FN int dpd__model_progress(void *bridge, size_t done, size_t total);
 /* The value of the key `plot` (0/1), or `def` when it is not given. */
 DPD_HIDDEN_FN int dpd__model_plot_get(const dpd_keys *keys, int def, int *plot, dpd_err *err);
 
-/* A number in a JSON object: finite as a number, +-inf as the strings "inf"/"-inf", NaN as null
- * with a reason under the object's "not_available" (a summary never holds NaN). */
-DPD_HIDDEN_FN void dpd__json_number(cJSON *obj, const char *key, double v);
-DPD_HIDDEN_FN void dpd__json_na(cJSON *obj, const char *key, const char *reason);
-
 /* Writes the guarantees of a run as the summary's "privacy" object: mu (when GDP holds), zcdp,
  * delta, epsilon (the tightest) with its conversion, and each conversion's epsilon. */
 DPD_HIDDEN_FN void dpd__output_guarantee(dpd_output *out, const dpd_privacy_guarantee *g);
-
-/* Adds every key in effect to a JSON object (numbers as numbers, inf as "inf"; BYTES keys,
- * resource limits, left out). */
-DPD_HIDDEN_FN void dpd__keys_json(const dpd_keys *keys, cJSON *obj);
 
 /* Sets out->headline / out->figure (copies). */
 DPD_HIDDEN_FN int dpd__output_headline_set(dpd_output *out, dpd_err *err, const char *fmt, ...)
@@ -54,6 +48,5 @@ DPD_HIDDEN_FN int dpd__output_report_add(dpd_output *out, dpd_err *err, const ch
     __attribute__((format(printf, 3, 4)));
 /* Sets the extra header line of the last table added. */
 DPD_HIDDEN_FN int dpd__output_table_comment_set(dpd_output *out, const char *comment, dpd_err *err);
-
 
 #endif
