@@ -290,24 +290,29 @@ static size_t class_of(const size_t *counts, size_t K, size_t i) {
   return k;
 }
 
-/* x = base + shift drawn from region (tag, index) of stream (seed, rep), shift of kind `kind`
- * and size b (none: x = base). */
-static void shifted(const double *base, size_t p, dpd_nc_shift kind, double b, uint64_t seed,
-                    size_t rep, uint64_t tag, size_t index, double *x) {
+/* x += the shift drawn from region (tag, index) of stream (seed, rep), of kind `kind` and size
+ * b (none: x unchanged). The uniforms come in chunks of even length (equal to one fill). */
+#define NC_SHIFT_CHUNK 256
+static void shift_add(double *x, size_t p, dpd_nc_shift kind, double b, uint64_t seed, size_t rep,
+                      uint64_t tag, size_t index) {
   if (kind != DPD_NC_SHIFT_CUBE && kind != DPD_NC_SHIFT_RADEMACHER) {
-    memcpy(x, base, p * sizeof *x);
     return;
   }
   dpd_rng rng;
   region_init(&rng, seed, (uint64_t)rep, tag, (uint64_t)index);
-  dpd_rng_uniform_fill(&rng, x, p);
-  if (kind == DPD_NC_SHIFT_CUBE) {
-    for (size_t l = 0; l < p; l++) {
-      x[l] = base[l] + b * (2.0 * x[l] - 1.0);
-    }
-  } else {
-    for (size_t l = 0; l < p; l++) {
-      x[l] = base[l] + (x[l] < 0.5 ? -b : b);
+  double u[NC_SHIFT_CHUNK];
+  for (size_t a = 0; a < p; a += NC_SHIFT_CHUNK) {
+    const size_t m = p - a < NC_SHIFT_CHUNK ? p - a : NC_SHIFT_CHUNK;
+    double *xa = x + a;
+    dpd_rng_uniform_fill(&rng, u, m);
+    if (kind == DPD_NC_SHIFT_CUBE) {
+      for (size_t l = 0; l < m; l++) {
+        xa[l] += b * (2.0 * u[l] - 1.0);
+      }
+    } else {
+      for (size_t l = 0; l < m; l++) {
+        xa[l] += u[l] < 0.5 ? -b : b;
+      }
     }
   }
 }
@@ -324,7 +329,7 @@ size_t dpd_nc_train_sample(const dpd_nc_problem *problem, uint64_t seed, size_t 
                            double *x) {
   const size_t k = class_of(problem->counts, problem->K, i);
   train_base(problem, k, x);
-  shifted(x, problem->p, problem->cfg.shift, problem->cfg.beta, seed, rep, NC_TAG_TRAIN, i, x);
+  shift_add(x, problem->p, problem->cfg.shift, problem->cfg.beta, seed, rep, NC_TAG_TRAIN, i);
   return k;
 }
 
@@ -354,7 +359,7 @@ static void weighted_class_sums(const dpd_nc_problem *pr, uint64_t seed, size_t 
     }
     for (size_t c = 0; c < pr->counts[k]; c++, i++) {
       train_base(pr, k, x);
-      shifted(x, p, pr->cfg.shift, pr->cfg.beta, seed, rep, NC_TAG_TRAIN, i, x);
+      shift_add(x, p, pr->cfg.shift, pr->cfg.beta, seed, rep, NC_TAG_TRAIN, i);
       double w = 1.0;
       if (isfinite(clip)) {
         const double gn = cnorm[k] * sqrt(dpd__dot8(x, x, p));
@@ -486,7 +491,7 @@ static void gradient_pass(const nc_plan *pl, size_t rep, const double *W, double
     for (size_t s = 0; s < reps; s++, i++) {
       train_base(pr, k, x);
       if (!same) {
-        shifted(x, p, pr->cfg.shift, pr->cfg.beta, pl->seed, rep, NC_TAG_TRAIN, i, x);
+        shift_add(x, p, pr->cfg.shift, pr->cfg.beta, pl->seed, rep, NC_TAG_TRAIN, i);
       }
       logits(W, x, K, p, z);
       loss_coef(pl->loss, z, K, k, c);
@@ -554,7 +559,8 @@ static size_t test_errors(const nc_plan *pl, size_t rep, const double *W, double
       wrong = argmax(z, K) != k ? nk : 0;
     } else {
       for (size_t s = 0; s < nk; s++) {
-        shifted(Mk, p, ts, bt, pl->seed, rep, NC_TAG_TEST, j0 + s, x);
+        memcpy(x, Mk, p * sizeof *x);
+        shift_add(x, p, ts, bt, pl->seed, rep, NC_TAG_TEST, j0 + s);
         logits(W, x, K, p, z);
         wrong += argmax(z, K) != k;
       }

@@ -170,14 +170,17 @@ static void class_sums_and_sensitivity(void **state) {
   const size_t K = 3, p = 41;
   double sums[3 * 41], want[3 * 41] = {0}, x[41];
   dpd_nc_class_sums(pr, 9, 4, sums);
-  double maxnorm = 0.0;
+  double maxnorm = 0.0, m1 = 0.0, m2 = 0.0;
   for (size_t i = 0; i < pr->n; i++) {
     size_t k = dpd_nc_train_sample(pr, 9, 4, i, x);
     double s2 = 0.0;
     for (size_t l = 0; l < p; l++) {
       want[k * p + l] += x[l];
       s2 += x[l] * x[l];
-      assert_true(fabs(x[l] - pr->M[k * p + l] - pr->nu[l]) <= 0.2 + 1e-12);
+      const double v = x[l] - pr->M[k * p + l] - pr->nu[l];
+      assert_true(fabs(v) <= 0.2 + 1e-12);
+      m1 += v;
+      m2 += v * v;
       assert_true(fabs(fabs(pr->nu[l]) - 0.05) == 0.0);
     }
     maxnorm = fmax(maxnorm, sqrt(s2));
@@ -186,6 +189,10 @@ static void class_sums_and_sensitivity(void **state) {
     assert_true(sums[j] == want[j]);
   }
   assert_true(maxnorm < pr->x_norm_max);
+  /* Uniform on [-0.2, 0.2]: mean 0 (sd 0.2/sqrt(3)), second moment 0.04/3 (sd 0.04 sqrt(4/45)). */
+  const double N = (double)(pr->n * p);
+  assert_true(fabs(m1 / N) < 4.0 * 0.2 / sqrt(3.0 * N));
+  assert_true(fabs(m2 / N - 0.04 / 3.0) < 4.0 * 0.04 * sqrt(4.0 / 45.0) / sqrt(N));
   double bound = 0.0;
   for (size_t k = 0; k < K; k++) {
     double s2 = 0.0;
@@ -343,7 +350,8 @@ static void kclass_perfect_collapse_matches_integral(void **state) {
   const size_t m = 4001;
   for (size_t i = 0; i < m; i++) {
     const double z = -10.0 + 20.0 * (double)i / (double)(m - 1);
-    const double f = exp(-0.5 * z * z) / sqrt(2.0 * 3.14159265358979323846) * pow(Phi(z + g), (double)(K - 1));
+    const double f =
+        exp(-0.5 * z * z) / sqrt(2.0 * 3.14159265358979323846) * pow(Phi(z + g), (double)(K - 1));
     integral += (i == 0 || i == m - 1 ? 0.5 : 1.0) * f * 20.0 / (double)(m - 1);
   }
   const double want = 1.0 - integral;
@@ -371,6 +379,101 @@ static void kclass_perfect_collapse_matches_integral(void **state) {
   }
 }
 
+/* P[err | class sums] for a clean test point M_k (notes B.5): 1 - int phi(z) prod_{j != k}
+ * Phi(z + (S_k - S_j)^T M_k / (sigma |M_k|)) dz, 4001-point trapezoid on [-10, 10]. */
+static double conditional_error(const double *S, const double *M, size_t K, size_t p, size_t k,
+                                double sigma) {
+  double g[16], mk = 0.0;
+  for (size_t l = 0; l < p; l++) {
+    mk += M[k * p + l] * M[k * p + l];
+  }
+  for (size_t j = 0; j < K; j++) {
+    double d = 0.0;
+    for (size_t l = 0; l < p; l++) {
+      d += (S[k * p + l] - S[j * p + l]) * M[k * p + l];
+    }
+    g[j] = d / (sigma * sqrt(mk));
+  }
+  const size_t m = 4001;
+  double integral = 0.0;
+  for (size_t i = 0; i < m; i++) {
+    const double z = -10.0 + 20.0 * (double)i / (double)(m - 1);
+    double f = exp(-0.5 * z * z) / sqrt(2.0 * 3.14159265358979323846);
+    for (size_t j = 0; j < K; j++) {
+      if (j != k) {
+        f *= Phi(z + g[j]);
+      }
+    }
+    integral += (i == 0 || i == m - 1 ? 0.5 : 1.0) * f * 20.0 / (double)(m - 1);
+  }
+  return 1.0 - integral;
+}
+
+/* Shifted training data (cube / rademacher, offset, imbalance, both losses), clean test, T = 1:
+ * per replicate, the simulated test error minus the exact conditional error given that
+ * replicate's class sums (dpd_nc_class_sums) has mean 0; checked within 3 SE of the paired
+ * differences. A sigma 1.2 times too large in the formula is rejected. */
+static void shifted_one_step_matches_conditional_formula(void **state) {
+  (void)state;
+  for (int c = 0; c < 2; c++) {
+    dpd_nc_problem_config cfg = dpd_nc_problem_config_default();
+    cfg.K = 3;
+    cfg.p = 400;
+    cfg.n = 30;
+    cfg.n_test = 30;
+    cfg.etf = c ? DPD_NC_ETF_DENSE : DPD_NC_ETF_SPARSE;
+    cfg.shift = c ? DPD_NC_SHIFT_RADEMACHER : DPD_NC_SHIFT_CUBE;
+    cfg.beta = 0.1;
+    cfg.offset = c ? 0.03 : 0.0;
+    cfg.imbalance_ratio = c ? 2.0 : 1.0;
+    cfg.imbalance_fraction = c ? 0.34 : 0.0;
+    dpd_nc_problem *pr = make(&cfg);
+    const size_t K = pr->K, p = pr->p;
+    dpd_nc_sim_config sc = dpd_nc_sim_config_default();
+    sc.loss = c ? DPD_NC_LOSS_SQUARE : DPD_NC_LOSS_CE;
+    sc.sigma = 12.0;
+    sc.seeds = 600;
+    sc.seed = 70 + (uint64_t)c;
+    dpd_nc_sim_result *res = run_ok(pr, &sc);
+    double *S = malloc(K * p * sizeof *S);
+    double *d = malloc(sc.seeds * sizeof *d), *dw = malloc(sc.seeds * sizeof *dw);
+    double sum = 0.0;
+    for (size_t r = 0; r < sc.seeds; r++) {
+      dpd_nc_class_sums(pr, sc.seed, r, S);
+      double e = 0.0, ew = 0.0;
+      for (size_t k = 0; k < K; k++) {
+        const double w = (double)pr->test_counts[k] / (double)pr->n_test;
+        e += w * conditional_error(S, pr->M, K, p, k, sc.sigma);
+        ew += w * conditional_error(S, pr->M, K, p, k, 1.2 * sc.sigma);
+      }
+      d[r] = res->test_error_replicates[r] - e;
+      dw[r] = res->test_error_replicates[r] - ew;
+      sum += e;
+    }
+    double md = 0.0, mw = 0.0, vd = 0.0, vw = 0.0;
+    for (size_t r = 0; r < sc.seeds; r++) {
+      md += d[r] / (double)sc.seeds;
+      mw += dw[r] / (double)sc.seeds;
+    }
+    for (size_t r = 0; r < sc.seeds; r++) {
+      vd += (d[r] - md) * (d[r] - md) / (double)(sc.seeds - 1);
+      vw += (dw[r] - mw) * (dw[r] - mw) / (double)(sc.seeds - 1);
+    }
+    const double se = sqrt(vd / (double)sc.seeds), sew = sqrt(vw / (double)sc.seeds);
+    print_message("shifted K = 3 (%s): sim %.4f +- %.4f, exact conditional mean %.4f, paired "
+                  "z = %.2f; sigma x 1.2: z = %.2f\n",
+                  c ? "rademacher" : "cube", res->test_error, res->test_error_se,
+                  sum / (double)sc.seeds, md / se, mw / sew);
+    assert_true(fabs(md) < 3.0 * se);
+    assert_true(fabs(mw) > 3.0 * sew);
+    free(S);
+    free(d);
+    free(dw);
+    dpd_nc_sim_result_free(res);
+    dpd_nc_problem_free(pr);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(etf_has_simplex_geometry),
@@ -382,6 +485,7 @@ int main(void) {
       cmocka_unit_test(bit_identical_for_any_thread_count),
       cmocka_unit_test(binary_perfect_collapse_matches_phi),
       cmocka_unit_test(kclass_perfect_collapse_matches_integral),
+      cmocka_unit_test(shifted_one_step_matches_conditional_formula),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
