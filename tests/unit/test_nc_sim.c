@@ -11,6 +11,7 @@
 
 #include "dpd_test.h"
 #include "dpdyn/nc.h"
+#include "dpdyn/rng.h"
 
 static dpd_nc_problem *make(const dpd_nc_problem_config *cfg) {
   dpd_nc_problem *pr = NULL;
@@ -474,6 +475,97 @@ static void shifted_one_step_matches_conditional_formula(void **state) {
   }
 }
 
+/* Multi-step, clipped, noisy, projected: |W_T| equals a naive dense re-implementation of the
+ * documented update (per-sample gradients one by one, the noise regenerated from region
+ * (tag 2, index t) of stream (seed, r)). */
+static void multistep_matches_naive_update(void **state) {
+  (void)state;
+  for (int loss = 0; loss < 2; loss++) {
+    dpd_nc_problem_config cfg = dpd_nc_problem_config_default();
+    cfg.K = 3;
+    cfg.p = 23;
+    cfg.n = 11;
+    cfg.n_test = 6;
+    cfg.shift = DPD_NC_SHIFT_CUBE;
+    cfg.beta = 0.3;
+    cfg.offset = 0.1;
+    cfg.etf = DPD_NC_ETF_DENSE;
+    dpd_nc_problem *pr = make(&cfg);
+    enum { K = 3, P = 23 };
+    dpd_nc_sim_config sc = dpd_nc_sim_config_default();
+    sc.loss = loss ? DPD_NC_LOSS_SQUARE : DPD_NC_LOSS_CE;
+    sc.steps = 4;
+    sc.eta = 0.7;
+    sc.sigma = 0.3;
+    sc.clip = 0.8; /* below G: clipping active */
+    sc.radius = loss ? 1.5 : INFINITY;
+    sc.seeds = 2;
+    sc.seed = 5;
+    dpd_nc_sim_result *res = run_ok(pr, &sc);
+    for (size_t r = 0; r < 2; r++) {
+      double W[K * P] = {0}, g[K * P], x[P], z[K], c[K], xi[K * P];
+      size_t clipped = 0;
+      for (size_t t = 0; t < sc.steps; t++) {
+        memset(g, 0, sizeof g);
+        for (size_t i = 0; i < pr->n; i++) {
+          size_t y = dpd_nc_train_sample(pr, sc.seed, r, i, x);
+          double xx = 0.0;
+          for (size_t l = 0; l < P; l++) {
+            xx += x[l] * x[l];
+          }
+          double zmax = -INFINITY, s = 0.0, cc = 0.0;
+          for (size_t j = 0; j < K; j++) {
+            z[j] = 0.0;
+            for (size_t l = 0; l < P; l++) {
+              z[j] += W[j * P + l] * x[l];
+            }
+            zmax = fmax(zmax, z[j]);
+          }
+          for (size_t j = 0; j < K; j++) {
+            s += exp(z[j] - zmax);
+          }
+          for (size_t j = 0; j < K; j++) {
+            c[j] = (loss ? z[j] : exp(z[j] - zmax) / s) - (j == y ? 1.0 : 0.0);
+            cc += c[j] * c[j];
+          }
+          const double gn = sqrt(cc * xx);
+          const double w = gn > sc.clip ? sc.clip / gn : 1.0;
+          clipped += gn > sc.clip;
+          for (size_t j = 0; j < K; j++) {
+            for (size_t l = 0; l < P; l++) {
+              g[j * P + l] += w * c[j] * x[l];
+            }
+          }
+        }
+        dpd_rng rng;
+        dpd_rng_init(&rng, sc.seed, r);
+        rng.counter = (UINT64_C(2) << 62) | ((uint64_t)t << 32);
+        dpd_rng_gaussian_fill(&rng, xi, K * P);
+        double wn = 0.0;
+        for (size_t a = 0; a < K * P; a++) {
+          W[a] -= sc.eta * (g[a] + sc.sigma * xi[a]);
+          wn += W[a] * W[a];
+        }
+        wn = sqrt(wn);
+        if (wn > sc.radius) {
+          for (size_t a = 0; a < K * P; a++) {
+            W[a] *= sc.radius / wn;
+          }
+        }
+      }
+      double wn = 0.0;
+      for (size_t a = 0; a < K * P; a++) {
+        wn += W[a] * W[a];
+      }
+      wn = sqrt(wn);
+      assert_true(clipped > 0);
+      assert_true(fabs(res->w_norm_replicates[r] - wn) < 1e-10 * wn);
+    }
+    dpd_nc_sim_result_free(res);
+    dpd_nc_problem_free(pr);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(etf_has_simplex_geometry),
@@ -486,6 +578,7 @@ int main(void) {
       cmocka_unit_test(binary_perfect_collapse_matches_phi),
       cmocka_unit_test(kclass_perfect_collapse_matches_integral),
       cmocka_unit_test(shifted_one_step_matches_conditional_formula),
+      cmocka_unit_test(multistep_matches_naive_update),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
