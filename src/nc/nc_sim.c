@@ -290,90 +290,137 @@ static size_t class_of(const size_t *counts, size_t K, size_t i) {
   return k;
 }
 
-/* x += the shift drawn from region (tag, index) of stream (seed, rep), of kind `kind` and size
- * b (none: x unchanged). The uniforms come in chunks of even length (equal to one fill). */
-#define NC_SHIFT_CHUNK 256
-static void shift_add(double *x, size_t p, dpd_nc_shift kind, double b, uint64_t seed, size_t rep,
-                      uint64_t tag, size_t index) {
+/* Passes over the data go chunk by chunk over the coordinates (outer) and point by point
+ * (inner), so the chunk of every accumulator stays in cache. NC_SWEEP is even: a fill that
+ * starts at coordinate a of a region starts at block a / 2 and returns the values one fill of
+ * the whole region would (rng.h). */
+#define NC_SWEEP 1024
+
+/* x[0..m) = coordinates [a, a + m) of Mk (+ nu when not NULL) plus the shift of kind `kind`,
+ * size b, from region (tag, index) of stream (seed, rep). u is scratch [m]. */
+static void chunk_x(const double *Mk, const double *nu, dpd_nc_shift kind, double b, uint64_t seed,
+                    size_t rep, uint64_t tag, size_t index, size_t a, size_t m, double *u,
+                    double *x) {
+  (void)u;
+  const double *restrict Ma = Mk + a;
+  const double *restrict na = nu != NULL ? nu + a : NULL;
   if (kind != DPD_NC_SHIFT_CUBE && kind != DPD_NC_SHIFT_RADEMACHER) {
+    if (na != NULL) {
+      for (size_t l = 0; l < m; l++) {
+        x[l] = Ma[l] + na[l];
+      }
+    } else {
+      memcpy(x, Ma, m * sizeof *x);
+    }
     return;
   }
   dpd_rng rng;
   region_init(&rng, seed, (uint64_t)rep, tag, (uint64_t)index);
-  double u[NC_SHIFT_CHUNK];
-  for (size_t a = 0; a < p; a += NC_SHIFT_CHUNK) {
-    const size_t m = p - a < NC_SHIFT_CHUNK ? p - a : NC_SHIFT_CHUNK;
-    double *xa = x + a;
-    dpd_rng_uniform_fill(&rng, u, m);
-    if (kind == DPD_NC_SHIFT_CUBE) {
+  rng.counter += (uint64_t)(a / 2);
+  dpd_rng_uniform_fill(&rng, x, m); /* the uniforms, replaced in place by the point */
+  if (kind == DPD_NC_SHIFT_CUBE) {
+    if (na != NULL) {
       for (size_t l = 0; l < m; l++) {
-        xa[l] += b * (2.0 * u[l] - 1.0);
+        x[l] = (Ma[l] + na[l]) + b * (2.0 * x[l] - 1.0);
       }
     } else {
       for (size_t l = 0; l < m; l++) {
-        xa[l] += u[l] < 0.5 ? -b : b;
+        x[l] = Ma[l] + b * (2.0 * x[l] - 1.0);
+      }
+    }
+  } else {
+    if (na != NULL) {
+      for (size_t l = 0; l < m; l++) {
+        x[l] = (Ma[l] + na[l]) + (x[l] < 0.5 ? -b : b);
+      }
+    } else {
+      for (size_t l = 0; l < m; l++) {
+        x[l] = Ma[l] + (x[l] < 0.5 ? -b : b);
       }
     }
   }
 }
 
-/* x = M_k + nu (the unshifted training point of class k). */
-static void train_base(const dpd_nc_problem *pr, size_t k, double *x) {
-  const double *Mk = pr->M + k * pr->p;
-  for (size_t l = 0; l < pr->p; l++) {
-    x[l] = Mk[l] + pr->nu[l];
-  }
+/* Training unit (k, q): with shift none, unit q = k stands for the counts[k] identical samples
+ * of class k; otherwise unit q is sample q. */
+static void train_chunk(const dpd_nc_problem *pr, uint64_t seed, size_t rep, size_t k, size_t q,
+                        size_t a, size_t m, double *u, double *x) {
+  chunk_x(pr->M + k * pr->p, pr->nu, pr->cfg.shift, pr->cfg.beta, seed, rep, NC_TAG_TRAIN, q, a, m,
+          u, x);
+}
+
+static size_t units_of(const dpd_nc_problem *pr, size_t k) {
+  return pr->cfg.shift == DPD_NC_SHIFT_NONE ? 1 : pr->counts[k];
 }
 
 size_t dpd_nc_train_sample(const dpd_nc_problem *problem, uint64_t seed, size_t rep, size_t i,
                            double *x) {
-  const size_t k = class_of(problem->counts, problem->K, i);
-  train_base(problem, k, x);
-  shift_add(x, problem->p, problem->cfg.shift, problem->cfg.beta, seed, rep, NC_TAG_TRAIN, i);
+  const size_t k = class_of(problem->counts, problem->K, i), p = problem->p;
+  double u[NC_SWEEP];
+  for (size_t a = 0; a < p; a += NC_SWEEP) {
+    const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
+    train_chunk(problem, seed, rep, k, i, a, m, u, x + a);
+  }
   return k;
 }
 
-/* Class sums with per-sample weights: S[k p + l] = sum_{i in k} w_i x_il, where w_i =
- * min(1, clip / (cnorm[k] |x_i|)) (clip = INFINITY: 1). x is scratch [p]. */
-static void weighted_class_sums(const dpd_nc_problem *pr, uint64_t seed, size_t rep,
-                                const double *cnorm, double clip, double *S, double *x) {
+/* Scratch of the data passes: xc, u [NC_SWEEP]; Z [max(n, n_test) K]; w [n]. */
+typedef struct {
+  double *xc, *u, *Z, *w;
+} nc_scratch;
+
+/* |x_q|^2 of every training unit into w[q]. */
+static void unit_norms(const dpd_nc_problem *pr, uint64_t seed, size_t rep, nc_scratch *ws) {
   const size_t K = pr->K, p = pr->p;
-  memset(S, 0, K * p * sizeof *S);
-  size_t i = 0;
+  size_t units = 0;
   for (size_t k = 0; k < K; k++) {
-    double *Sk = S + k * p;
-    if (pr->cfg.shift == DPD_NC_SHIFT_NONE) {
-      train_base(pr, k, x);
-      double w = (double)pr->counts[k];
-      if (isfinite(clip)) {
-        const double gn = cnorm[k] * sqrt(dpd__dot8(x, x, p));
+    units += units_of(pr, k);
+  }
+  memset(ws->w, 0, units * sizeof *ws->w);
+  for (size_t a = 0; a < p; a += NC_SWEEP) {
+    const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
+    for (size_t k = 0, q = 0; k < K; k++) {
+      for (size_t s = 0; s < units_of(pr, k); s++, q++) {
+        train_chunk(pr, seed, rep, k, pr->cfg.shift == DPD_NC_SHIFT_NONE ? k : q, a, m, ws->u,
+                    ws->xc);
+        ws->w[q] += dpd__dot8(ws->xc, ws->xc, m);
+      }
+    }
+  }
+}
+
+/* Class sums with per-sample weights: S[k p + l] = sum_{i in k} w_i x_il in index order, where
+ * w_i = min(1, clip / (cnorm[k] |x_i|)) (clip = INFINITY: 1); with shift none the class's
+ * samples count as counts[k] w times one sample. */
+static void weighted_class_sums(const dpd_nc_problem *pr, uint64_t seed, size_t rep,
+                                const double *cnorm, double clip, double *S, nc_scratch *ws) {
+  const size_t K = pr->K, p = pr->p;
+  const int none = pr->cfg.shift == DPD_NC_SHIFT_NONE, clipping = isfinite(clip);
+  if (clipping) {
+    unit_norms(pr, seed, rep, ws);
+    for (size_t k = 0, q = 0; k < K; k++) {
+      for (size_t s = 0; s < units_of(pr, k); s++, q++) {
+        const double gn = cnorm[k] * sqrt(ws->w[q]);
+        double w = none ? (double)pr->counts[k] : 1.0;
         if (gn > clip) {
           w *= clip / gn;
         }
+        ws->w[q] = w;
       }
-      for (size_t l = 0; l < p; l++) {
-        Sk[l] = w * x[l];
-      }
-      i += pr->counts[k];
-      continue;
     }
-    for (size_t c = 0; c < pr->counts[k]; c++, i++) {
-      train_base(pr, k, x);
-      shift_add(x, p, pr->cfg.shift, pr->cfg.beta, seed, rep, NC_TAG_TRAIN, i);
-      double w = 1.0;
-      if (isfinite(clip)) {
-        const double gn = cnorm[k] * sqrt(dpd__dot8(x, x, p));
-        if (gn > clip) {
-          w = clip / gn;
-        }
-      }
-      if (w == 1.0) {
-        for (size_t l = 0; l < p; l++) {
-          Sk[l] += x[l];
-        }
-      } else {
-        for (size_t l = 0; l < p; l++) {
-          Sk[l] += w * x[l];
+  }
+  for (size_t a = 0; a < p; a += NC_SWEEP) {
+    const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
+    for (size_t k = 0; k < K; k++) {
+      memset(S + k * p + a, 0, m * sizeof *S);
+    }
+    for (size_t k = 0, q = 0; k < K; k++) {
+      double *Sk = S + k * p + a;
+      for (size_t s = 0; s < units_of(pr, k); s++, q++) {
+        train_chunk(pr, seed, rep, k, none ? k : q, a, m, ws->u, ws->xc);
+        const double w = clipping ? ws->w[q] : (none ? (double)pr->counts[k] : 1.0);
+        for (size_t l = 0; l < m; l++) {
+          Sk[l] += w * ws->xc[l];
         }
       }
     }
@@ -381,15 +428,9 @@ static void weighted_class_sums(const dpd_nc_problem *pr, uint64_t seed, size_t 
 }
 
 void dpd_nc_class_sums(const dpd_nc_problem *problem, uint64_t seed, size_t rep, double *sums) {
-  double *x = malloc(problem->p * sizeof *x);
-  if (x == NULL) {
-    for (size_t j = 0; j < problem->K * problem->p; j++) {
-      sums[j] = NAN;
-    }
-    return;
-  }
-  weighted_class_sums(problem, seed, rep, NULL, INFINITY, sums, x);
-  free(x);
+  double buf[2 * NC_SWEEP];
+  nc_scratch ws = {.xc = buf, .u = buf + NC_SWEEP, .Z = NULL, .w = NULL};
+  weighted_class_sums(problem, seed, rep, NULL, INFINITY, sums, &ws);
 }
 
 dpd_nc_sim_config dpd_nc_sim_config_default(void) {
@@ -478,55 +519,80 @@ static size_t argmax(const double *z, size_t K) {
   return b;
 }
 
-/* The gradient sum at W_t for t > 0, one pass over the data. */
-static void gradient_pass(const nc_plan *pl, size_t rep, const double *W, double *g, double *x,
-                          double *z, double *c) {
+/* The gradient sum at W_t for t > 0: one pass for the logits and norms of every unit, then
+ * one pass adding the weighted coefficients times the features. */
+static void gradient_pass(const nc_plan *pl, size_t rep, const double *W, double *g, double *c,
+                          nc_scratch *ws) {
   const dpd_nc_problem *pr = pl->pr;
   const size_t K = pr->K, p = pr->p;
-  memset(g, 0, K * p * sizeof *g);
-  size_t i = 0;
+  const int none = pr->cfg.shift == DPD_NC_SHIFT_NONE;
+  size_t units = 0;
   for (size_t k = 0; k < K; k++) {
-    const int same = pr->cfg.shift == DPD_NC_SHIFT_NONE;
-    const size_t reps = same ? 1 : pr->counts[k];
-    for (size_t s = 0; s < reps; s++, i++) {
-      train_base(pr, k, x);
-      if (!same) {
-        shift_add(x, p, pr->cfg.shift, pr->cfg.beta, pl->seed, rep, NC_TAG_TRAIN, i);
+    units += units_of(pr, k);
+  }
+  double *Z = ws->Z;
+  memset(Z, 0, units * K * sizeof *Z);
+  memset(ws->w, 0, units * sizeof *ws->w);
+  for (size_t a = 0; a < p; a += NC_SWEEP) {
+    const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
+    for (size_t k = 0, q = 0; k < K; k++) {
+      for (size_t s = 0; s < units_of(pr, k); s++, q++) {
+        train_chunk(pr, pl->seed, rep, k, none ? k : q, a, m, ws->u, ws->xc);
+        ws->w[q] += dpd__dot8(ws->xc, ws->xc, m);
+        for (size_t j = 0; j < K; j++) {
+          Z[q * K + j] += dpd__dot8(W + j * p + a, ws->xc, m);
+        }
       }
-      logits(W, x, K, p, z);
-      loss_coef(pl->loss, z, K, k, c);
-      double w = same ? (double)pr->counts[k] : 1.0;
+    }
+  }
+  for (size_t k = 0, q = 0; k < K; k++) {
+    for (size_t s = 0; s < units_of(pr, k); s++, q++) {
+      loss_coef(pl->loss, Z + q * K, K, k, c);
+      double w = none ? (double)pr->counts[k] : 1.0;
       if (isfinite(pl->clip)) {
-        const double gn = vnorm(c, K) * sqrt(dpd__dot8(x, x, p));
+        const double gn = vnorm(c, K) * sqrt(ws->w[q]);
         if (gn > pl->clip) {
           w *= pl->clip / gn;
         }
       }
       for (size_t j = 0; j < K; j++) {
-        const double a = w * c[j];
-        double *gj = g + j * p;
-        for (size_t l = 0; l < p; l++) {
-          gj[l] += a * x[l];
+        Z[q * K + j] = w * c[j];
+      }
+    }
+  }
+  for (size_t a = 0; a < p; a += NC_SWEEP) {
+    const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
+    for (size_t j = 0; j < K; j++) {
+      memset(g + j * p + a, 0, m * sizeof *g);
+    }
+    for (size_t k = 0, q = 0; k < K; k++) {
+      for (size_t s = 0; s < units_of(pr, k); s++, q++) {
+        train_chunk(pr, pl->seed, rep, k, none ? k : q, a, m, ws->u, ws->xc);
+        for (size_t j = 0; j < K; j++) {
+          const double cj = Z[q * K + j];
+          double *gj = g + j * p + a;
+          for (size_t l = 0; l < m; l++) {
+            gj[l] += cj * ws->xc[l];
+          }
         }
       }
     }
   }
 }
 
-/* Test errors of W: err[k] = misclassified test points of class k / test_counts[k]. */
+/* Test errors of W: err[k] = misclassified test points of class k / test_counts[k]; returns
+ * the number misclassified. x is scratch [p]. */
 static size_t test_errors(const nc_plan *pl, size_t rep, const double *W, double *x, double *z,
-                          double *err) {
-  size_t total = 0;
+                          double *err, nc_scratch *ws) {
   const dpd_nc_problem *pr = pl->pr;
-  const size_t K = pr->K, p = pr->p;
+  const size_t K = pr->K, p = pr->p, nt = pr->n_test;
   const dpd_nc_shift ts = pr->cfg.test_shift;
   const double bt = pr->cfg.beta_test;
-  size_t j0 = 0;
-  for (size_t k = 0; k < K; k++) {
-    const double *Mk = pr->M + k * p;
-    const size_t nk = pr->test_counts[k];
-    size_t wrong = 0;
-    if (ts == DPD_NC_SHIFT_NONE || ts == DPD_NC_SHIFT_ADVERSARIAL) {
+  size_t total = 0;
+  if (ts == DPD_NC_SHIFT_NONE || ts == DPD_NC_SHIFT_ADVERSARIAL) {
+    /* Every test point of class k is the same point. */
+    for (size_t k = 0; k < K; k++) {
+      const double *Mk = pr->M + k * p;
       memcpy(x, Mk, p * sizeof *x);
       if (ts == DPD_NC_SHIFT_ADVERSARIAL && bt > 0.0) {
         const double *Wk = W + k * p;
@@ -537,15 +603,15 @@ static size_t test_errors(const nc_plan *pl, size_t rep, const double *W, double
             continue;
           }
           const double *Wj = W + j * p;
-          double m = 0.0, l1 = 0.0;
+          double mm = 0.0, l1 = 0.0;
           for (size_t l = 0; l < p; l++) {
             const double d = Wj[l] - Wk[l];
-            m += d * Mk[l];
+            mm += d * Mk[l];
             l1 += fabs(d);
           }
-          const double a = m + bt * l1;
-          if (a > best) {
-            best = a;
+          const double av = mm + bt * l1;
+          if (av > best) {
+            best = av;
             jstar = j;
           }
         }
@@ -556,18 +622,32 @@ static size_t test_errors(const nc_plan *pl, size_t rep, const double *W, double
         }
       }
       logits(W, x, K, p, z);
-      wrong = argmax(z, K) != k ? nk : 0;
-    } else {
-      for (size_t s = 0; s < nk; s++) {
-        memcpy(x, Mk, p * sizeof *x);
-        shift_add(x, p, ts, bt, pl->seed, rep, NC_TAG_TEST, j0 + s);
-        logits(W, x, K, p, z);
-        wrong += argmax(z, K) != k;
+      const size_t wrong = argmax(z, K) != k ? pr->test_counts[k] : 0;
+      err[k] = (double)wrong / (double)pr->test_counts[k];
+      total += wrong;
+    }
+    return total;
+  }
+  double *Z = ws->Z;
+  memset(Z, 0, nt * K * sizeof *Z);
+  for (size_t a = 0; a < p; a += NC_SWEEP) {
+    const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
+    for (size_t k = 0, j = 0; k < K; k++) {
+      for (size_t s = 0; s < pr->test_counts[k]; s++, j++) {
+        chunk_x(pr->M + k * p, NULL, ts, bt, pl->seed, rep, NC_TAG_TEST, j, a, m, ws->u, ws->xc);
+        for (size_t c = 0; c < K; c++) {
+          Z[j * K + c] += dpd__dot8(W + c * p + a, ws->xc, m);
+        }
       }
     }
-    err[k] = (double)wrong / (double)nk;
+  }
+  for (size_t k = 0, j = 0; k < K; k++) {
+    size_t wrong = 0;
+    for (size_t s = 0; s < pr->test_counts[k]; s++, j++) {
+      wrong += argmax(Z + j * K, K) != k;
+    }
+    err[k] = (double)wrong / (double)pr->test_counts[k];
     total += wrong;
-    j0 += nk;
   }
   return total;
 }
@@ -577,8 +657,11 @@ static int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slo
   const nc_plan *pl = job;
   const dpd_nc_problem *pr = pl->pr;
   const size_t K = pr->K, p = pr->p, Kp = K * p;
+  const size_t nmax = pr->n > pr->n_test ? pr->n : pr->n_test;
   double *W = work, *g = W + Kp, *x = g + Kp, *chunk = x + p, *z = chunk + NC_CHUNK, *c = z + K,
          *C = c + K, *tmp = C + K * K, *cnorm = tmp + K;
+  nc_scratch ws = {.xc = cnorm + K, .u = cnorm + K + NC_SWEEP, .Z = cnorm + K + 2 * NC_SWEEP};
+  ws.w = ws.Z + nmax * K;
   memset(W, 0, Kp * sizeof *W);
   /* At W = 0 the logits are 0: the coefficient vector of a class-k sample is C[k]. */
   for (size_t k = 0; k < K; k++) {
@@ -591,7 +674,7 @@ static int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slo
   double wn = 0.0;
   for (size_t t = 0; t < pl->T; t++) {
     if (t == 0) {
-      weighted_class_sums(pr, pl->seed, rep, cnorm, pl->clip, g, x);
+      weighted_class_sums(pr, pl->seed, rep, cnorm, pl->clip, g, &ws);
       /* g_j = sum_k C[k][j] S_k, in place per coordinate. */
       for (size_t l = 0; l < p; l++) {
         for (size_t k = 0; k < K; k++) {
@@ -606,7 +689,7 @@ static int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slo
         }
       }
     } else {
-      gradient_pass(pl, rep, W, g, x, z, c);
+      gradient_pass(pl, rep, W, g, c, &ws);
     }
     if (pl->sigma > 0.0) {
       dpd_rng rng;
@@ -638,7 +721,7 @@ static int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slo
   }
   pl->wnorm[rep] = wn;
   double *err = pl->err_rows + rep * K;
-  const size_t wrong_total = test_errors(pl, rep, W, x, z, err);
+  const size_t wrong_total = test_errors(pl, rep, W, x, z, err, &ws);
   pl->test_err[rep] = (double)wrong_total / (double)pr->n_test;
   return DPD_OK;
 }
@@ -680,6 +763,7 @@ int dpd_nc_sim_run(const dpd_nc_problem *problem, const dpd_nc_sim_config *cfg,
                     cfg->clip);
   }
   const size_t K = problem->K, p = problem->p, seeds = cfg->seeds;
+  const size_t nmax = problem->n > problem->n_test ? problem->n : problem->n_test;
   const double G = dpd_nc_sensitivity(problem, cfg->loss);
   const double clip = cfg->steps == 1 ? INFINITY : (cfg->clip == 0.0 ? G : cfg->clip);
   dpd_nc_sim_result *res = calloc(1, sizeof *res);
@@ -718,7 +802,8 @@ int dpd_nc_sim_run(const dpd_nc_problem *problem, const dpd_nc_sim_config *cfg,
                 .fail = fail};
   const dpd__replicate_plan reps = {.n = seeds,
                                     .threads = cfg->threads,
-                                    .work_doubles = 2 * K * p + p + NC_CHUNK + 4 * K + K * K,
+                                    .work_doubles = 2 * K * p + p + NC_CHUNK + 4 * K + K * K +
+                                                    2 * NC_SWEEP + nmax * (K + 1),
                                     .units = 1,
                                     .progress = cfg->progress,
                                     .progress_user = cfg->progress_user,
