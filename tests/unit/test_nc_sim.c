@@ -566,6 +566,42 @@ static void multistep_matches_naive_update(void **state) {
   }
 }
 
+/* Test points with a negligible random shift are classified like the clean points: the
+ * chunked pass over random test points gives the same per-replicate errors as the per-class
+ * evaluation (same seeds, so the same W). A large shift changes them. */
+static void random_test_pass_agrees_with_clean_pass(void **state) {
+  (void)state;
+  dpd_nc_problem_config cfg = dpd_nc_problem_config_default();
+  cfg.K = 5;
+  cfg.p = 3000;
+  cfg.n = 50;
+  cfg.n_test = 25;
+  cfg.shift = DPD_NC_SHIFT_CUBE;
+  cfg.beta = 0.05;
+  dpd_nc_problem *clean = make(&cfg);
+  cfg.test_shift = DPD_NC_SHIFT_RADEMACHER;
+  cfg.beta_test = 1e-9;
+  dpd_nc_problem *tiny = make(&cfg);
+  cfg.beta_test = 0.2;
+  dpd_nc_problem *big = make(&cfg);
+  dpd_nc_sim_config sc = dpd_nc_sim_config_default();
+  sc.sigma = 20.0;
+  sc.seeds = 40;
+  dpd_nc_sim_result *a = run_ok(clean, &sc), *b = run_ok(tiny, &sc), *c = run_ok(big, &sc);
+  assert_memory_equal(a->class_error_replicates, b->class_error_replicates,
+                      40 * 5 * sizeof(double));
+  assert_true(a->test_error > 0.05 && a->test_error < 0.95);
+  assert_true(c->test_error > a->test_error + 3.0 * c->test_error_se);
+  print_message("random test pass: clean %.4f, tiny shift %.4f, beta_test 0.2: %.4f +- %.4f\n",
+                a->test_error, b->test_error, c->test_error, c->test_error_se);
+  dpd_nc_sim_result_free(a);
+  dpd_nc_sim_result_free(b);
+  dpd_nc_sim_result_free(c);
+  dpd_nc_problem_free(clean);
+  dpd_nc_problem_free(tiny);
+  dpd_nc_problem_free(big);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(etf_has_simplex_geometry),
@@ -579,6 +615,7 @@ int main(void) {
       cmocka_unit_test(kclass_perfect_collapse_matches_integral),
       cmocka_unit_test(shifted_one_step_matches_conditional_formula),
       cmocka_unit_test(multistep_matches_naive_update),
+      cmocka_unit_test(random_test_pass_agrees_with_clean_pass),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
