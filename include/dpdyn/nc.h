@@ -42,9 +42,21 @@
  *   tag 1, index j: test shift of test point j, the same way with beta_test;
  *   tag 2, index t: the noise of step t: dpd_rng_gaussian_fill of K p values (row-major K x p,
  *                   drawn in chunks of even length, which equals one fill).
+ * A fill may start at an even coordinate a of a region (block a / 2): the passes over the data
+ * draw each point in chunks of 1024 coordinates, which give the values of one fill.
  * So a replicate redraws the training shifts, the noise and the test shifts; P, nu and the
  * class sizes are fixed by the problem. No n x p matrix is ever stored: a sample's features
- * are regenerated from its region whenever a pass over the data needs them. */
+ * are regenerated from its region whenever a pass over the data needs them (each step makes
+ * one pass at W = 0, two passes afterwards: logits and norms, then the gradient; the test
+ * makes one). Passes go chunk of coordinates by chunk (outer) and point by point (inner), and
+ * every sum over points runs in index order, so the bits depend only on the problem, the seed
+ * and the replicate.
+ *
+ * Binary K = 2: the same K-class code. The papers' theta in R^p corresponds to W_1 - W_2
+ * (decision sign((W_1 - W_2)^T x)); with the sparse ETF M_1 = -M_2 = (e_1 - e_2) / sqrt(2).
+ * One CE step at W = 0 gives W_1 - W_2 = eta (sum_i s_i x_i - sigma (Xi_1 - Xi_2)), s_i = +-1 by
+ * class: the papers' theta_hat = eta (sum_i y_i x_i + N(0, 2 sigma^2 I)), so with the exact
+ * G = 1/sqrt(2) the perfect-collapse error is Phi(-n sqrt(2 rho)) (notes B.5). */
 #ifndef DPD_NC_H
 #define DPD_NC_H
 
@@ -135,7 +147,8 @@ DPD_API size_t dpd_nc_train_sample(const dpd_nc_problem *problem, uint64_t seed,
 /* Training class sums of replicate `rep` (what the exact one-step error needs; B.5):
  * sums[k p + l] = sum_{i: y_i = k} x_il (caller memory, K p doubles); the counts are
  * problem->counts (the class means are sums / counts). Samples are added in index order
- * (shift none: n_k (M_k + nu), the simulator's own shortcut). Pure; O(n p) time. */
+ * per coordinate (shift none: n_k (M_k + nu), the simulator's own shortcut); the same pass as
+ * the simulator's first step, so bit-identical to it. Pure; O(n p) time, no heap memory. */
 DPD_API void dpd_nc_class_sums(const dpd_nc_problem *problem, uint64_t seed, size_t rep,
                                double *sums);
 
@@ -185,7 +198,9 @@ DPD_API dpd_nc_sim_config dpd_nc_sim_config_default(void);
 /* Runs cfg->seeds replicates on `problem` (borrowed). *out is returned-owned
  * (dpd_nc_sim_result_free). DPD_EINVAL names the key; DPD_ENOMEM; DPD_ENONFINITE when W
  * diverges; DPD_ECANCELLED on a stop request. Bit-identical for any thread count. Memory per
- * thread (2 K + 2) p doubles plus chunks; nothing n x p. Prints nothing. Thread-safe. */
+ * thread (2 K + 1) p + (K + 1) max(n, n_test) + K^2 + 4 K + 5120 doubles (W, gradient, a point,
+ * per-point logits and norms, chunks); the problem holds (K + 1) p; nothing n x p. Prints
+ * nothing. Thread-safe. */
 DPD_API int dpd_nc_sim_run(const dpd_nc_problem *problem, const dpd_nc_sim_config *cfg,
                            dpd_nc_sim_result **out, dpd_err *err);
 

@@ -297,11 +297,9 @@ static size_t class_of(const size_t *counts, size_t K, size_t i) {
 #define NC_SWEEP 1024
 
 /* x[0..m) = coordinates [a, a + m) of Mk (+ nu when not NULL) plus the shift of kind `kind`,
- * size b, from region (tag, index) of stream (seed, rep). u is scratch [m]. */
+ * size b, from region (tag, index) of stream (seed, rep). */
 static void chunk_x(const double *Mk, const double *nu, dpd_nc_shift kind, double b, uint64_t seed,
-                    size_t rep, uint64_t tag, size_t index, size_t a, size_t m, double *u,
-                    double *x) {
-  (void)u;
+                    size_t rep, uint64_t tag, size_t index, size_t a, size_t m, double *x) {
   const double *restrict Ma = Mk + a;
   const double *restrict na = nu != NULL ? nu + a : NULL;
   if (kind != DPD_NC_SHIFT_CUBE && kind != DPD_NC_SHIFT_RADEMACHER) {
@@ -344,9 +342,9 @@ static void chunk_x(const double *Mk, const double *nu, dpd_nc_shift kind, doubl
 /* Training unit (k, q): with shift none, unit q = k stands for the counts[k] identical samples
  * of class k; otherwise unit q is sample q. */
 static void train_chunk(const dpd_nc_problem *pr, uint64_t seed, size_t rep, size_t k, size_t q,
-                        size_t a, size_t m, double *u, double *x) {
+                        size_t a, size_t m, double *x) {
   chunk_x(pr->M + k * pr->p, pr->nu, pr->cfg.shift, pr->cfg.beta, seed, rep, NC_TAG_TRAIN, q, a, m,
-          u, x);
+          x);
 }
 
 static size_t units_of(const dpd_nc_problem *pr, size_t k) {
@@ -356,17 +354,16 @@ static size_t units_of(const dpd_nc_problem *pr, size_t k) {
 size_t dpd_nc_train_sample(const dpd_nc_problem *problem, uint64_t seed, size_t rep, size_t i,
                            double *x) {
   const size_t k = class_of(problem->counts, problem->K, i), p = problem->p;
-  double u[NC_SWEEP];
   for (size_t a = 0; a < p; a += NC_SWEEP) {
     const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
-    train_chunk(problem, seed, rep, k, i, a, m, u, x + a);
+    train_chunk(problem, seed, rep, k, i, a, m, x + a);
   }
   return k;
 }
 
-/* Scratch of the data passes: xc, u [NC_SWEEP]; Z [max(n, n_test) K]; w [n]. */
+/* Scratch of the data passes: xc [NC_SWEEP]; Z [max(n, n_test) K]; w [n]. */
 typedef struct {
-  double *xc, *u, *Z, *w;
+  double *xc, *Z, *w;
 } nc_scratch;
 
 /* |x_q|^2 of every training unit into w[q]. */
@@ -381,8 +378,7 @@ static void unit_norms(const dpd_nc_problem *pr, uint64_t seed, size_t rep, nc_s
     const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
     for (size_t k = 0, q = 0; k < K; k++) {
       for (size_t s = 0; s < units_of(pr, k); s++, q++) {
-        train_chunk(pr, seed, rep, k, pr->cfg.shift == DPD_NC_SHIFT_NONE ? k : q, a, m, ws->u,
-                    ws->xc);
+        train_chunk(pr, seed, rep, k, pr->cfg.shift == DPD_NC_SHIFT_NONE ? k : q, a, m, ws->xc);
         ws->w[q] += dpd__dot8(ws->xc, ws->xc, m);
       }
     }
@@ -417,7 +413,7 @@ static void weighted_class_sums(const dpd_nc_problem *pr, uint64_t seed, size_t 
     for (size_t k = 0, q = 0; k < K; k++) {
       double *Sk = S + k * p + a;
       for (size_t s = 0; s < units_of(pr, k); s++, q++) {
-        train_chunk(pr, seed, rep, k, none ? k : q, a, m, ws->u, ws->xc);
+        train_chunk(pr, seed, rep, k, none ? k : q, a, m, ws->xc);
         const double w = clipping ? ws->w[q] : (none ? (double)pr->counts[k] : 1.0);
         for (size_t l = 0; l < m; l++) {
           Sk[l] += w * ws->xc[l];
@@ -428,8 +424,8 @@ static void weighted_class_sums(const dpd_nc_problem *pr, uint64_t seed, size_t 
 }
 
 void dpd_nc_class_sums(const dpd_nc_problem *problem, uint64_t seed, size_t rep, double *sums) {
-  double buf[2 * NC_SWEEP];
-  nc_scratch ws = {.xc = buf, .u = buf + NC_SWEEP, .Z = NULL, .w = NULL};
+  double buf[NC_SWEEP];
+  nc_scratch ws = {.xc = buf, .Z = NULL, .w = NULL};
   weighted_class_sums(problem, seed, rep, NULL, INFINITY, sums, &ws);
 }
 
@@ -537,7 +533,7 @@ static void gradient_pass(const nc_plan *pl, size_t rep, const double *W, double
     const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
     for (size_t k = 0, q = 0; k < K; k++) {
       for (size_t s = 0; s < units_of(pr, k); s++, q++) {
-        train_chunk(pr, pl->seed, rep, k, none ? k : q, a, m, ws->u, ws->xc);
+        train_chunk(pr, pl->seed, rep, k, none ? k : q, a, m, ws->xc);
         ws->w[q] += dpd__dot8(ws->xc, ws->xc, m);
         for (size_t j = 0; j < K; j++) {
           Z[q * K + j] += dpd__dot8(W + j * p + a, ws->xc, m);
@@ -567,7 +563,7 @@ static void gradient_pass(const nc_plan *pl, size_t rep, const double *W, double
     }
     for (size_t k = 0, q = 0; k < K; k++) {
       for (size_t s = 0; s < units_of(pr, k); s++, q++) {
-        train_chunk(pr, pl->seed, rep, k, none ? k : q, a, m, ws->u, ws->xc);
+        train_chunk(pr, pl->seed, rep, k, none ? k : q, a, m, ws->xc);
         for (size_t j = 0; j < K; j++) {
           const double cj = Z[q * K + j];
           double *gj = g + j * p + a;
@@ -634,7 +630,7 @@ static size_t test_errors(const nc_plan *pl, size_t rep, const double *W, double
     const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
     for (size_t k = 0, j = 0; k < K; k++) {
       for (size_t s = 0; s < pr->test_counts[k]; s++, j++) {
-        chunk_x(pr->M + k * p, NULL, ts, bt, pl->seed, rep, NC_TAG_TEST, j, a, m, ws->u, ws->xc);
+        chunk_x(pr->M + k * p, NULL, ts, bt, pl->seed, rep, NC_TAG_TEST, j, a, m, ws->xc);
         for (size_t c = 0; c < K; c++) {
           Z[j * K + c] += dpd__dot8(W + c * p + a, ws->xc, m);
         }
@@ -660,7 +656,7 @@ static int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slo
   const size_t nmax = pr->n > pr->n_test ? pr->n : pr->n_test;
   double *W = work, *g = W + Kp, *x = g + Kp, *chunk = x + p, *z = chunk + NC_CHUNK, *c = z + K,
          *C = c + K, *tmp = C + K * K, *cnorm = tmp + K;
-  nc_scratch ws = {.xc = cnorm + K, .u = cnorm + K + NC_SWEEP, .Z = cnorm + K + 2 * NC_SWEEP};
+  nc_scratch ws = {.xc = cnorm + K, .Z = cnorm + K + NC_SWEEP};
   ws.w = ws.Z + nmax * K;
   memset(W, 0, Kp * sizeof *W);
   /* At W = 0 the logits are 0: the coefficient vector of a class-k sample is C[k]. */
@@ -803,7 +799,7 @@ int dpd_nc_sim_run(const dpd_nc_problem *problem, const dpd_nc_sim_config *cfg,
   const dpd__replicate_plan reps = {.n = seeds,
                                     .threads = cfg->threads,
                                     .work_doubles = 2 * K * p + p + NC_CHUNK + 4 * K + K * K +
-                                                    2 * NC_SWEEP + nmax * (K + 1),
+                                                    NC_SWEEP + nmax * (K + 1),
                                     .units = 1,
                                     .progress = cfg->progress,
                                     .progress_user = cfg->progress_user,
