@@ -602,6 +602,31 @@ static void random_test_pass_agrees_with_clean_pass(void **state) {
   dpd_nc_problem_free(big);
 }
 
+static int stop_at_two(void *user, size_t done, size_t total) {
+  size_t *calls = user;
+  (*calls)++;
+  assert_true(done <= total && total == 6);
+  return done >= 2;
+}
+
+static void progress_stop_cancels(void **state) {
+  (void)state;
+  dpd_nc_problem_config cfg = dpd_nc_problem_config_default();
+  cfg.p = 20;
+  dpd_nc_problem *pr = make(&cfg);
+  dpd_nc_sim_config sc = dpd_nc_sim_config_default();
+  sc.seeds = 6;
+  sc.threads = 1;
+  size_t calls = 0;
+  sc.progress = stop_at_two;
+  sc.progress_user = &calls;
+  dpd_nc_sim_result *res = NULL;
+  assert_int_equal(dpd_nc_sim_run(pr, &sc, &res, NULL), DPD_ECANCELLED);
+  assert_null(res);
+  assert_true(calls >= 1);
+  dpd_nc_problem_free(pr);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(etf_has_simplex_geometry),
@@ -616,6 +641,7 @@ int main(void) {
       cmocka_unit_test(shifted_one_step_matches_conditional_formula),
       cmocka_unit_test(multistep_matches_naive_update),
       cmocka_unit_test(random_test_pass_agrees_with_clean_pass),
+      cmocka_unit_test(progress_stop_cancels),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
