@@ -1,0 +1,213 @@
+/* Neural collapse: the last-layer problem and its NoisyGD simulator (MATH.md 3).
+ * SPDX-License-Identifier: MIT
+ *
+ * References: Wang, Zhu, Su & Wang, "Neural Collapse Meets Differential Privacy: Curious
+ * Behaviors of NoisyGD with Near-perfect Representation Learning", arXiv:2405.08920 (v3), §2-5
+ * and App. D; Papyan, Han & Donoho, PNAS 117 (2020) (the simplex ETF); notes-rf-nc-sp.md B.1-B.5.
+ *
+ * Features. K >= 2 classes in R^p, p >= K. The simplex ETF
+ *   M = sqrt(K / (K - 1)) P (I_K - 1 1^T / K)        (p x K, columns M_k: |M_k| = 1,
+ *                                                     M_j^T M_k = -1/(K-1), sum_k M_k = 0)
+ * with P = [e_1 .. e_K] (etf = sparse) or P = the Q factor (LAPACKE_dgeqrf + dorgqr, signs as
+ * LAPACK returns them) of a p x K Gaussian matrix (etf = dense).
+ * Training sample i of class y_i:  x_i = M_{y_i} + nu + v_i,   test point of class k:
+ * x = M_k + u (no offset at test time), where
+ *   nu   = 0, or with offset: the common training offset nu_l = +-offset (a Rademacher sign
+ *          pattern of the problem seed, fixed for all replicates), |nu|_inf = offset;
+ *   v_i  = 0 (shift = none), i.i.d. uniform on [-beta, beta] per coordinate (cube), or i.i.d.
+ *          +-beta (rademacher), independent across samples and replicates;
+ *   u    = 0 (test = none), cube or rademacher of size beta_test (i.i.d. per test point), or
+ *          adversarial: for the trained W and the class k, let
+ *            a_j = (W_j - W_k)^T M_k + beta_test |W_j - W_k|_1     (j != k)
+ *          (the largest wrong-class margin over |u|_inf <= beta_test, attained at
+ *          u = beta_test sign(W_j - W_k), sign(0) = 0); j* = the first argmax of a_j, and
+ *          u = beta_test sign(W_j* - W_k). The point is then classified like any other.
+ * Prediction: the first index of the largest logit of W x; an error when it is not the class.
+ *
+ * Class sizes (training with n, test with n_test, same rule): weights w_k = imbalance_ratio for
+ * the first K - m classes and 1 for the last m = floor(imbalance_fraction K + 1e-9) classes;
+ * n_k = floor(n w_k / sum w), and the remainder n - sum n_k adds one sample to each of classes
+ * 0, 1, ... in order. Balanced (ratio 1 or fraction 0): n / K each, remainder to the first
+ * classes. Example: K = 10, n = 10^4, ratio 9, fraction 0.5: 5 classes x 1800, 5 x 200.
+ * Samples are ordered by class: samples 0..n_0-1 are class 0, and so on (test points alike).
+ *
+ * Random numbers (stream rule of rng.h). The problem uses stream (problem seed,
+ * DPD_RNG_STREAM_PROBLEM): the Gaussian matrix of P (one dpd_rng_gaussian_fill of p K values,
+ * column-major, from block 0) and the offset signs (one dpd_rng_uniform_fill of p values from
+ * block 2^32; nu_l = -offset when u_l < 1/2, +offset otherwise). Replicate r of a simulation
+ * with seed s uses stream (s, r), cut into regions that start at block
+ *   tag 2^62 + index 2^32      (index < 2^30; each region holds 2^32 blocks):
+ *   tag 0, index i: training shift v_i: one dpd_rng_uniform_fill of p values u_l,
+ *                   cube v_l = beta (2 u_l - 1), rademacher v_l = -beta if u_l < 1/2 else beta;
+ *   tag 1, index j: test shift of test point j, the same way with beta_test;
+ *   tag 2, index t: the noise of step t: dpd_rng_gaussian_fill of K p values (row-major K x p,
+ *                   drawn in chunks of even length, which equals one fill).
+ * A fill may start at an even coordinate a of a region (block a / 2): the passes over the data
+ * draw each point in chunks of 1024 coordinates, which give the values of one fill.
+ * So a replicate redraws the training shifts, the noise and the test shifts; P, nu and the
+ * class sizes are fixed by the problem. No n x p matrix is ever stored: a sample's features
+ * are regenerated from its region whenever a pass over the data needs them (each step makes
+ * one pass at W = 0, two passes afterwards: logits and norms, then the gradient; the test
+ * makes one). Passes go chunk of coordinates by chunk (outer) and point by point (inner), and
+ * every sum over points runs in index order, so the bits depend only on the problem, the seed
+ * and the replicate.
+ *
+ * Binary K = 2: the same K-class code. The papers' theta in R^p corresponds to W_1 - W_2
+ * (decision sign((W_1 - W_2)^T x)); with the sparse ETF M_1 = -M_2 = (e_1 - e_2) / sqrt(2).
+ * One CE step at W = 0 gives W_1 - W_2 = eta (sum_i s_i x_i - sigma (Xi_1 - Xi_2)), s_i = +-1 by
+ * class: the papers' theta_hat = eta (sum_i y_i x_i + N(0, 2 sigma^2 I)), so with the exact
+ * G = 1/sqrt(2) the perfect-collapse error is Phi(-n sqrt(2 rho)) (notes B.5). */
+#ifndef DPD_NC_H
+#define DPD_NC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dpdyn/replicate.h"
+#include "dpdyn/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { DPD_NC_ETF_SPARSE = 0, DPD_NC_ETF_DENSE } dpd_nc_etf;
+
+typedef enum {
+  DPD_NC_SHIFT_NONE = 0,
+  DPD_NC_SHIFT_CUBE,       /* i.i.d. uniform on [-b, b] per coordinate */
+  DPD_NC_SHIFT_RADEMACHER, /* i.i.d. +-b per coordinate */
+  DPD_NC_SHIFT_ADVERSARIAL /* test only: the worst u for the trained W (see above) */
+} dpd_nc_shift;
+
+typedef enum {
+  DPD_NC_LOSS_CE = 0, /* cross-entropy: per-sample gradient (softmax(W x) - e_y) x^T */
+  DPD_NC_LOSS_SQUARE  /* (1/2) |W x - e_y|^2: per-sample gradient (W x - e_y) x^T */
+} dpd_nc_loss;
+
+typedef struct {
+  size_t K;      /* classes, >= 2 */
+  size_t p;      /* feature dimension, >= K, p K < 2^33 */
+  size_t n;      /* training samples, every class count >= 1, n < 2^30 */
+  size_t n_test; /* test points, every class count >= 1, n_test < 2^30 */
+  dpd_nc_etf etf;
+  double imbalance_ratio;    /* finite >= 1 (1: balanced) */
+  double imbalance_fraction; /* in [0, 1): the last floor(fraction K) classes are the small ones */
+  dpd_nc_shift shift;        /* training shifts: none, cube or rademacher */
+  double beta;               /* their size, finite >= 0 */
+  double offset;             /* |nu|_inf of the common training offset, finite >= 0 (0: none) */
+  dpd_nc_shift test_shift;   /* none, cube, rademacher or adversarial */
+  double beta_test;          /* its size, finite >= 0 */
+  uint64_t seed;             /* problem seed: P (dense) and the offset signs */
+} dpd_nc_problem_config;
+
+/* A built problem (transparent; arrays owned by it). */
+typedef struct {
+  dpd_nc_problem_config cfg; /* copy */
+  size_t K, p, n, n_test;
+  double *M;           /* [K * p]: row k is the ETF column M_k */
+  double *nu;          /* [p] common training offset (zeros when offset = 0) */
+  size_t *counts;      /* [K] training class counts */
+  size_t *test_counts; /* [K] test class counts */
+  double x_norm_max;   /* sup of |x| over the training feature law (see dpd_nc_sensitivity) */
+} dpd_nc_problem;
+
+/* Defaults: K = 10, p = 100, n = 1000, n_test = 1000, sparse ETF, balanced (ratio 1, fraction
+ * 0), shift none, beta 0, offset 0, test none, beta_test 0, seed 1. */
+DPD_API dpd_nc_problem_config dpd_nc_problem_config_default(void);
+
+/* Builds the problem; *out is returned-owned (dpd_nc_problem_free). DPD_EINVAL names the key
+ * (K < 2, p < K, beta < 0, an unknown or misplaced shift, a class with no sample, sizes too
+ * large), DPD_ENOMEM, DPD_ESOLVER when the QR fails. Memory (K + 1) p doubles. Prints nothing. */
+DPD_API int dpd_nc_problem_create(const dpd_nc_problem_config *cfg, dpd_nc_problem **out,
+                                  dpd_err *err);
+
+/* Releases a problem; NULL is allowed. */
+DPD_API void dpd_nc_problem_free(dpd_nc_problem *problem);
+
+/* Class counts of the documented rule for `total` samples into counts[0..K) (caller memory).
+ * Returns DPD_EINVAL (naming `what`) when a class would be empty or the rule is invalid. */
+DPD_API int dpd_nc_class_counts(size_t K, size_t total, double imbalance_ratio,
+                                double imbalance_fraction, const char *what, size_t *counts,
+                                dpd_err *err);
+
+/* The exact l2 sensitivity G of the summed gradient at W = 0 under add/remove-one (pure):
+ *   CE:     G = sqrt((K - 1) / K) X,   square: G = X,
+ * where X = sup |x| over the training feature law = max_k sqrt(sum_l (|M_kl + nu_l| + b)^2)
+ * (b = beta for cube and rademacher shifts, 0 for none; the sup of a convex function over the
+ * cube is at a vertex). Binary K = 2 with a sparse ETF and no shift: X = 1, G = 1/sqrt(2) (CE).
+ * For steps > 1 the simulator clips every per-sample gradient g_i to G by min(1, G / |g_i|_F),
+ * so G bounds the sensitivity at every step. */
+DPD_API double dpd_nc_sensitivity(const dpd_nc_problem *problem, dpd_nc_loss loss);
+
+/* Training features of sample i (0 <= i < n) of replicate `rep` of a run with seed `seed`:
+ * x[0..p) = M_{y_i} + nu + v_i (caller memory); returns y_i. Pure. */
+DPD_API size_t dpd_nc_train_sample(const dpd_nc_problem *problem, uint64_t seed, size_t rep,
+                                   size_t i, double *x);
+
+/* Training class sums of replicate `rep` (what the exact one-step error needs; B.5):
+ * sums[k p + l] = sum_{i: y_i = k} x_il (caller memory, K p doubles); the counts are
+ * problem->counts (the class means are sums / counts). Samples are added in index order
+ * per coordinate (shift none: n_k (M_k + nu), the simulator's own shortcut); the same pass as
+ * the simulator's first step, so bit-identical to it. Pure; O(n p) time, no heap memory. */
+DPD_API void dpd_nc_class_sums(const dpd_nc_problem *problem, uint64_t seed, size_t rep,
+                               double *sums);
+
+typedef struct {
+  size_t steps;     /* T, >= 1 */
+  double eta;       /* step size, finite > 0 (the argmax at T = 1 does not depend on it) */
+  dpd_nc_loss loss; /* ce or square */
+  double radius;    /* projection onto {|W|_F <= radius} after each step; INFINITY: none */
+  double sigma;     /* noise standard deviation on the summed gradient, finite >= 0 */
+  double clip;      /* per-sample clip (steps > 1 only): 0 = dpd_nc_sensitivity(problem,
+                       loss), > 0 a given value, INFINITY none */
+  size_t seeds;     /* replicates, >= 1 */
+  uint64_t seed;    /* replicate r uses stream (seed, r) */
+  int threads;      /* OpenMP threads over replicates (<= 0: all); results do not depend on it */
+  dpd_progress_fn progress; /* replicates done (total seeds), calling thread only; non-zero
+                               return stops the run (DPD_ECANCELLED) */
+  void *progress_user;      /* passed to progress (borrowed) */
+} dpd_nc_sim_config;
+
+/* Update, from W_0 = 0 (K x p):
+ *   W_{t+1} = Proj_radius( W_t - eta ( sum_i c_i g_i(W_t) + sigma Xi_t ) ),
+ * g_i the per-sample gradient of the loss, c_i = min(1, clip / |g_i|_F) for steps > 1 and 1 for
+ * steps = 1, Xi_t i.i.d. N(0, 1) entries (region tag 2 of the stream). Step 0 adds the samples
+ * of a class as class sums (the per-sample coefficient depends only on the class at W = 0
+ * unless clipping weights differ); with shift none the n_k identical samples of a class count
+ * as n_k times one sample. */
+typedef struct {
+  size_t seeds, K, n_test;
+  double test_error;              /* mean over replicates of the test misclassification rate */
+  double test_error_se;           /* its standard error (sample sd / sqrt(seeds)) */
+  double *class_error;            /* [K] mean over replicates of the class-k test error */
+  double *class_error_se;         /* [K] */
+  double *test_error_replicates;  /* [seeds] */
+  double *class_error_replicates; /* [seeds * K] row-major by replicate */
+  double *w_norm_replicates;      /* [seeds] |W_T|_F */
+  double w_norm;                  /* mean of |W_T|_F */
+  double w_norm_se;
+  double sigma; /* as configured */
+  double clip;  /* the clip used (INFINITY: none; steps = 1 never clips) */
+  double G;     /* dpd_nc_sensitivity(problem, loss) */
+} dpd_nc_sim_result;
+
+/* Defaults: steps 1, eta 1, ce, radius INFINITY, sigma 0, clip 0 (= G), seeds 8, seed 1,
+ * threads 0, no progress. */
+DPD_API dpd_nc_sim_config dpd_nc_sim_config_default(void);
+
+/* Runs cfg->seeds replicates on `problem` (borrowed). *out is returned-owned
+ * (dpd_nc_sim_result_free). DPD_EINVAL names the key; DPD_ENOMEM; DPD_ENONFINITE when W
+ * diverges; DPD_ECANCELLED on a stop request. Bit-identical for any thread count. Memory per
+ * thread (2 K + 1) p + (K + 1) max(n, n_test) + K^2 + 4 K + 5120 doubles (W, gradient, a point,
+ * per-point logits and norms, chunks); the problem holds (K + 1) p; nothing n x p. Prints
+ * nothing. Thread-safe. */
+DPD_API int dpd_nc_sim_run(const dpd_nc_problem *problem, const dpd_nc_sim_config *cfg,
+                           dpd_nc_sim_result **out, dpd_err *err);
+
+/* Releases a result; NULL is allowed. */
+DPD_API void dpd_nc_sim_result_free(dpd_nc_sim_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DPD_NC_H */

@@ -1,0 +1,829 @@
+/* Neural collapse: the problem (ETF, class sizes, shifts) and the NoisyGD simulator (nc.h).
+ * SPDX-License-Identifier: MIT
+ *
+ * Every sum has a fixed order that depends on nothing but the problem and the replicate, so a
+ * run is bit-identical for any thread count (threads only take whole replicates). */
+#include "dpdyn/nc.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error_impl.h"
+#include "core/replicate_impl.h"
+#include "core/stats_impl.h"
+#include "dpdyn/rng.h"
+#include "rf/dot_impl.h"
+
+/* Region layout of a stream (nc.h): tag in bits 62-63, index in bits 32-61. */
+#define NC_TAG_TRAIN UINT64_C(0)
+#define NC_TAG_TEST UINT64_C(1)
+#define NC_TAG_NOISE UINT64_C(2)
+#define NC_INDEX_MAX (UINT64_C(1) << 30)
+#define NC_REGION_BLOCKS (UINT64_C(1) << 32)
+/* Noise is drawn in chunks of this many values (even, so chunked fills equal one fill). */
+#define NC_CHUNK 4096
+
+static void region_init(dpd_rng *rng, uint64_t seed, uint64_t stream, uint64_t tag,
+                        uint64_t index) {
+  dpd_rng_init(rng, seed, stream);
+  rng->counter = (tag << 62) | (index << 32);
+}
+
+dpd_nc_problem_config dpd_nc_problem_config_default(void) {
+  dpd_nc_problem_config c = {.K = 10,
+                             .p = 100,
+                             .n = 1000,
+                             .n_test = 1000,
+                             .etf = DPD_NC_ETF_SPARSE,
+                             .imbalance_ratio = 1.0,
+                             .imbalance_fraction = 0.0,
+                             .shift = DPD_NC_SHIFT_NONE,
+                             .beta = 0.0,
+                             .offset = 0.0,
+                             .test_shift = DPD_NC_SHIFT_NONE,
+                             .beta_test = 0.0,
+                             .seed = 1};
+  return c;
+}
+
+int dpd_nc_class_counts(size_t K, size_t total, double imbalance_ratio, double imbalance_fraction,
+                        const char *what, size_t *counts, dpd_err *err) {
+  if (what == NULL) {
+    what = "n";
+  }
+  if (K < 2 || counts == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'K': %zu (allowed: integer >= 2)", K);
+  }
+  if (!(imbalance_ratio >= 1.0) || !isfinite(imbalance_ratio)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'imbalance_ratio': %g (allowed: finite, >= 1)",
+                    imbalance_ratio);
+  }
+  if (!(imbalance_fraction >= 0.0) || !(imbalance_fraction < 1.0)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'imbalance_fraction': %g (allowed: in [0, 1))",
+                    imbalance_fraction);
+  }
+  const size_t m = (size_t)floor(imbalance_fraction * (double)K + 1e-9);
+  const double wsum = (double)(K - m) * imbalance_ratio + (double)m;
+  size_t used = 0;
+  for (size_t k = 0; k < K; k++) {
+    const double w = k < K - m ? imbalance_ratio : 1.0;
+    counts[k] = (size_t)floor((double)total * w / wsum);
+    if (counts[k] > total - used) { /* rounding guard */
+      counts[k] = total - used;
+    }
+    used += counts[k];
+  }
+  for (size_t k = 0; used < total; k = (k + 1) % K) {
+    counts[k]++;
+    used++;
+  }
+  for (size_t k = 0; k < K; k++) {
+    if (counts[k] == 0) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for '%s': %zu (allowed: every class gets >= 1 sample; "
+                      "class %zu gets none with K = %zu, imbalance_ratio = %g, "
+                      "imbalance_fraction = %g)",
+                      what, total, k, K, imbalance_ratio, imbalance_fraction);
+    }
+  }
+  return DPD_OK;
+}
+
+static int validate_problem(const dpd_nc_problem_config *c, dpd_err *err) {
+  if (c->K < 2) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'K': %zu (allowed: integer >= 2)", c->K);
+  }
+  if (c->p < c->K || c->p / c->K >= ((size_t)1 << 33) / c->K) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'p': %zu (allowed: integer >= K = %zu, p K < 2^33)", c->p,
+                    c->K);
+  }
+  if (c->n < 1 || c->n >= NC_INDEX_MAX) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'n': %zu (allowed: 1 .. 2^30 - 1)", c->n);
+  }
+  if (c->n_test < 1 || c->n_test >= NC_INDEX_MAX) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'n_test': %zu (allowed: 1 .. 2^30 - 1)",
+                    c->n_test);
+  }
+  if (c->etf != DPD_NC_ETF_SPARSE && c->etf != DPD_NC_ETF_DENSE) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'etf': %d (allowed: sparse, dense)",
+                    (int)c->etf);
+  }
+  if (c->shift != DPD_NC_SHIFT_NONE && c->shift != DPD_NC_SHIFT_CUBE &&
+      c->shift != DPD_NC_SHIFT_RADEMACHER) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'shift': %d (allowed: none, cube, rademacher)",
+                    (int)c->shift);
+  }
+  if (c->test_shift != DPD_NC_SHIFT_NONE && c->test_shift != DPD_NC_SHIFT_CUBE &&
+      c->test_shift != DPD_NC_SHIFT_RADEMACHER && c->test_shift != DPD_NC_SHIFT_ADVERSARIAL) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'test': %d (allowed: none, cube, rademacher, adversarial)",
+                    (int)c->test_shift);
+  }
+  if (!(c->beta >= 0.0) || !isfinite(c->beta)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'beta': %g (allowed: finite, >= 0)",
+                    c->beta);
+  }
+  if (!(c->offset >= 0.0) || !isfinite(c->offset)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'offset': %g (allowed: finite, >= 0)",
+                    c->offset);
+  }
+  if (!(c->beta_test >= 0.0) || !isfinite(c->beta_test)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'beta_test': %g (allowed: finite, >= 0)",
+                    c->beta_test);
+  }
+  return DPD_OK;
+}
+
+/* P from the QR of a seeded Gaussian p x K matrix; M_k = s (P_k - mean_j P_j). */
+static int dense_etf(const dpd_nc_problem_config *c, double *M, dpd_err *err) {
+  const size_t K = c->K, p = c->p;
+  double *A = malloc(K * p * sizeof *A), *tau = malloc(K * sizeof *tau);
+  int status = DPD_OK;
+  if (A == NULL || tau == NULL) {
+    status = DPD_FAIL(err, DPD_ENOMEM, "nc: out of memory (dense ETF, p = %zu, K = %zu)", p, K);
+    goto done;
+  }
+  dpd_rng rng;
+  dpd_rng_init(&rng, c->seed, DPD_RNG_STREAM_PROBLEM);
+  dpd_rng_gaussian_fill(&rng, A, K * p); /* column-major p x K */
+  lapack_int info =
+      LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)p, (lapack_int)K, A, (lapack_int)p, tau);
+  if (info == 0) {
+    info = LAPACKE_dorgqr(LAPACK_COL_MAJOR, (lapack_int)p, (lapack_int)K, (lapack_int)K, A,
+                          (lapack_int)p, tau);
+  }
+  if (info != 0) {
+    status = DPD_FAIL(err, DPD_ESOLVER, "nc: dense ETF: QR failed (info = %d; p = %zu, K = %zu)",
+                      (int)info, p, K);
+    goto done;
+  }
+  const double s = sqrt((double)K / (double)(K - 1));
+  for (size_t l = 0; l < p; l++) {
+    double mean = 0.0;
+    for (size_t k = 0; k < K; k++) {
+      mean += A[k * p + l];
+    }
+    mean /= (double)K;
+    for (size_t k = 0; k < K; k++) {
+      M[k * p + l] = s * (A[k * p + l] - mean);
+    }
+  }
+done:
+  free(A);
+  free(tau);
+  return status;
+}
+
+int dpd_nc_problem_create(const dpd_nc_problem_config *cfg, dpd_nc_problem **out, dpd_err *err) {
+  if (out != NULL) {
+    *out = NULL;
+  }
+  if (cfg == NULL || out == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "nc: NULL config or output pointer");
+  }
+  int status = validate_problem(cfg, err);
+  if (status < 0) {
+    return status;
+  }
+  const size_t K = cfg->K, p = cfg->p;
+  dpd_nc_problem *pr = calloc(1, sizeof *pr);
+  if (pr == NULL) {
+    return DPD_FAIL(err, DPD_ENOMEM, "nc: out of memory");
+  }
+  pr->cfg = *cfg;
+  pr->K = K;
+  pr->p = p;
+  pr->n = cfg->n;
+  pr->n_test = cfg->n_test;
+  pr->M = calloc(K * p, sizeof *pr->M);
+  pr->nu = calloc(p, sizeof *pr->nu);
+  pr->counts = malloc(K * sizeof *pr->counts);
+  pr->test_counts = malloc(K * sizeof *pr->test_counts);
+  if (pr->M == NULL || pr->nu == NULL || pr->counts == NULL || pr->test_counts == NULL) {
+    status = DPD_FAIL(err, DPD_ENOMEM, "nc: out of memory (p = %zu, K = %zu)", p, K);
+    goto fail;
+  }
+  status = dpd_nc_class_counts(K, cfg->n, cfg->imbalance_ratio, cfg->imbalance_fraction, "n",
+                               pr->counts, err);
+  if (status < 0) {
+    goto fail;
+  }
+  status = dpd_nc_class_counts(K, cfg->n_test, cfg->imbalance_ratio, cfg->imbalance_fraction,
+                               "n_test", pr->test_counts, err);
+  if (status < 0) {
+    goto fail;
+  }
+  if (cfg->etf == DPD_NC_ETF_SPARSE) {
+    const double s = sqrt((double)K / (double)(K - 1));
+    for (size_t k = 0; k < K; k++) {
+      for (size_t l = 0; l < K; l++) {
+        pr->M[k * p + l] = s * ((l == k ? 1.0 : 0.0) - 1.0 / (double)K);
+      }
+    }
+  } else {
+    status = dense_etf(cfg, pr->M, err);
+    if (status < 0) {
+      goto fail;
+    }
+  }
+  if (cfg->offset > 0.0) {
+    dpd_rng rng;
+    region_init(&rng, cfg->seed, DPD_RNG_STREAM_PROBLEM, 0, 1);
+    dpd_rng_uniform_fill(&rng, pr->nu, p);
+    for (size_t l = 0; l < p; l++) {
+      pr->nu[l] = pr->nu[l] < 0.5 ? -cfg->offset : cfg->offset;
+    }
+  }
+  const double b = cfg->shift == DPD_NC_SHIFT_NONE ? 0.0 : cfg->beta;
+  double best = 0.0;
+  for (size_t k = 0; k < K; k++) {
+    double s2 = 0.0;
+    for (size_t l = 0; l < p; l++) {
+      const double a = fabs(pr->M[k * p + l] + pr->nu[l]) + b;
+      s2 += a * a;
+    }
+    if (s2 > best) {
+      best = s2;
+    }
+  }
+  pr->x_norm_max = sqrt(best);
+  *out = pr;
+  return DPD_OK;
+fail:
+  dpd_nc_problem_free(pr);
+  return status;
+}
+
+void dpd_nc_problem_free(dpd_nc_problem *problem) {
+  if (problem == NULL) {
+    return;
+  }
+  free(problem->M);
+  free(problem->nu);
+  free(problem->counts);
+  free(problem->test_counts);
+  free(problem);
+}
+
+double dpd_nc_sensitivity(const dpd_nc_problem *problem, dpd_nc_loss loss) {
+  if (problem == NULL) {
+    return NAN;
+  }
+  const double K = (double)problem->K;
+  return loss == DPD_NC_LOSS_SQUARE ? problem->x_norm_max
+                                    : sqrt((K - 1.0) / K) * problem->x_norm_max;
+}
+
+/* The class of sample i under counts[0..K). */
+static size_t class_of(const size_t *counts, size_t K, size_t i) {
+  size_t k = 0;
+  while (k + 1 < K && i >= counts[k]) {
+    i -= counts[k];
+    k++;
+  }
+  return k;
+}
+
+/* Passes over the data go chunk by chunk over the coordinates (outer) and point by point
+ * (inner), so the chunk of every accumulator stays in cache. NC_SWEEP is even: a fill that
+ * starts at coordinate a of a region starts at block a / 2 and returns the values one fill of
+ * the whole region would (rng.h). */
+#define NC_SWEEP 1024
+
+/* x[0..m) = coordinates [a, a + m) of Mk (+ nu when not NULL) plus the shift of kind `kind`,
+ * size b, from region (tag, index) of stream (seed, rep). */
+static void chunk_x(const double *Mk, const double *nu, dpd_nc_shift kind, double b, uint64_t seed,
+                    size_t rep, uint64_t tag, size_t index, size_t a, size_t m, double *x) {
+  const double *restrict Ma = Mk + a;
+  const double *restrict na = nu != NULL ? nu + a : NULL;
+  if (kind != DPD_NC_SHIFT_CUBE && kind != DPD_NC_SHIFT_RADEMACHER) {
+    if (na != NULL) {
+      for (size_t l = 0; l < m; l++) {
+        x[l] = Ma[l] + na[l];
+      }
+    } else {
+      memcpy(x, Ma, m * sizeof *x);
+    }
+    return;
+  }
+  dpd_rng rng;
+  region_init(&rng, seed, (uint64_t)rep, tag, (uint64_t)index);
+  rng.counter += (uint64_t)(a / 2);
+  dpd_rng_uniform_fill(&rng, x, m); /* the uniforms, replaced in place by the point */
+  if (kind == DPD_NC_SHIFT_CUBE) {
+    if (na != NULL) {
+      for (size_t l = 0; l < m; l++) {
+        x[l] = (Ma[l] + na[l]) + b * (2.0 * x[l] - 1.0);
+      }
+    } else {
+      for (size_t l = 0; l < m; l++) {
+        x[l] = Ma[l] + b * (2.0 * x[l] - 1.0);
+      }
+    }
+  } else {
+    if (na != NULL) {
+      for (size_t l = 0; l < m; l++) {
+        x[l] = (Ma[l] + na[l]) + (x[l] < 0.5 ? -b : b);
+      }
+    } else {
+      for (size_t l = 0; l < m; l++) {
+        x[l] = Ma[l] + (x[l] < 0.5 ? -b : b);
+      }
+    }
+  }
+}
+
+/* Training unit (k, q): with shift none, unit q = k stands for the counts[k] identical samples
+ * of class k; otherwise unit q is sample q. */
+static void train_chunk(const dpd_nc_problem *pr, uint64_t seed, size_t rep, size_t k, size_t q,
+                        size_t a, size_t m, double *x) {
+  chunk_x(pr->M + k * pr->p, pr->nu, pr->cfg.shift, pr->cfg.beta, seed, rep, NC_TAG_TRAIN, q, a, m,
+          x);
+}
+
+static size_t units_of(const dpd_nc_problem *pr, size_t k) {
+  return pr->cfg.shift == DPD_NC_SHIFT_NONE ? 1 : pr->counts[k];
+}
+
+size_t dpd_nc_train_sample(const dpd_nc_problem *problem, uint64_t seed, size_t rep, size_t i,
+                           double *x) {
+  const size_t k = class_of(problem->counts, problem->K, i), p = problem->p;
+  for (size_t a = 0; a < p; a += NC_SWEEP) {
+    const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
+    train_chunk(problem, seed, rep, k, i, a, m, x + a);
+  }
+  return k;
+}
+
+/* Scratch of the data passes: xc [NC_SWEEP]; Z [max(n, n_test) K]; w [n]. */
+typedef struct {
+  double *xc, *Z, *w;
+} nc_scratch;
+
+/* |x_q|^2 of every training unit into w[q]. */
+static void unit_norms(const dpd_nc_problem *pr, uint64_t seed, size_t rep, nc_scratch *ws) {
+  const size_t K = pr->K, p = pr->p;
+  size_t units = 0;
+  for (size_t k = 0; k < K; k++) {
+    units += units_of(pr, k);
+  }
+  memset(ws->w, 0, units * sizeof *ws->w);
+  for (size_t a = 0; a < p; a += NC_SWEEP) {
+    const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
+    for (size_t k = 0, q = 0; k < K; k++) {
+      for (size_t s = 0; s < units_of(pr, k); s++, q++) {
+        train_chunk(pr, seed, rep, k, pr->cfg.shift == DPD_NC_SHIFT_NONE ? k : q, a, m, ws->xc);
+        ws->w[q] += dpd__dot8(ws->xc, ws->xc, m);
+      }
+    }
+  }
+}
+
+/* Class sums with per-sample weights: S[k p + l] = sum_{i in k} w_i x_il in index order, where
+ * w_i = min(1, clip / (cnorm[k] |x_i|)) (clip = INFINITY: 1); with shift none the class's
+ * samples count as counts[k] w times one sample. */
+static void weighted_class_sums(const dpd_nc_problem *pr, uint64_t seed, size_t rep,
+                                const double *cnorm, double clip, double *S, nc_scratch *ws) {
+  const size_t K = pr->K, p = pr->p;
+  const int none = pr->cfg.shift == DPD_NC_SHIFT_NONE, clipping = isfinite(clip);
+  if (clipping) {
+    unit_norms(pr, seed, rep, ws);
+    for (size_t k = 0, q = 0; k < K; k++) {
+      for (size_t s = 0; s < units_of(pr, k); s++, q++) {
+        const double gn = cnorm[k] * sqrt(ws->w[q]);
+        double w = none ? (double)pr->counts[k] : 1.0;
+        if (gn > clip) {
+          w *= clip / gn;
+        }
+        ws->w[q] = w;
+      }
+    }
+  }
+  for (size_t a = 0; a < p; a += NC_SWEEP) {
+    const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
+    for (size_t k = 0; k < K; k++) {
+      memset(S + k * p + a, 0, m * sizeof *S);
+    }
+    for (size_t k = 0, q = 0; k < K; k++) {
+      double *Sk = S + k * p + a;
+      for (size_t s = 0; s < units_of(pr, k); s++, q++) {
+        train_chunk(pr, seed, rep, k, none ? k : q, a, m, ws->xc);
+        const double w = clipping ? ws->w[q] : (none ? (double)pr->counts[k] : 1.0);
+        for (size_t l = 0; l < m; l++) {
+          Sk[l] += w * ws->xc[l];
+        }
+      }
+    }
+  }
+}
+
+void dpd_nc_class_sums(const dpd_nc_problem *problem, uint64_t seed, size_t rep, double *sums) {
+  double buf[NC_SWEEP];
+  nc_scratch ws = {.xc = buf, .Z = NULL, .w = NULL};
+  weighted_class_sums(problem, seed, rep, NULL, INFINITY, sums, &ws);
+}
+
+dpd_nc_sim_config dpd_nc_sim_config_default(void) {
+  dpd_nc_sim_config c = {.steps = 1,
+                         .eta = 1.0,
+                         .loss = DPD_NC_LOSS_CE,
+                         .radius = INFINITY,
+                         .sigma = 0.0,
+                         .clip = 0.0,
+                         .seeds = 8,
+                         .seed = 1,
+                         .threads = 0,
+                         .progress = NULL,
+                         .progress_user = NULL};
+  return c;
+}
+
+void dpd_nc_sim_result_free(dpd_nc_sim_result *res) {
+  if (res == NULL) {
+    return;
+  }
+  free(res->class_error);
+  free(res->class_error_se);
+  free(res->test_error_replicates);
+  free(res->class_error_replicates);
+  free(res->w_norm_replicates);
+  free(res);
+}
+
+typedef struct {
+  const dpd_nc_problem *pr;
+  size_t T;
+  double eta, sigma, clip, radius;
+  dpd_nc_loss loss;
+  uint64_t seed;
+  double *err_rows; /* [seeds * K] class errors */
+  double *test_err; /* [seeds] */
+  double *wnorm;    /* [seeds] */
+  size_t *fail;     /* [seeds] failing step + 1 */
+} nc_plan;
+
+/* Per-sample loss coefficient vector c = dloss/dz at logits z for class y (K values). */
+static void loss_coef(dpd_nc_loss loss, const double *z, size_t K, size_t y, double *c) {
+  if (loss == DPD_NC_LOSS_SQUARE) {
+    for (size_t j = 0; j < K; j++) {
+      c[j] = z[j] - (j == y ? 1.0 : 0.0);
+    }
+    return;
+  }
+  double zmax = z[0];
+  for (size_t j = 1; j < K; j++) {
+    zmax = z[j] > zmax ? z[j] : zmax;
+  }
+  double s = 0.0;
+  for (size_t j = 0; j < K; j++) {
+    c[j] = exp(z[j] - zmax);
+    s += c[j];
+  }
+  for (size_t j = 0; j < K; j++) {
+    c[j] = c[j] / s - (j == y ? 1.0 : 0.0);
+  }
+}
+
+static double vnorm(const double *c, size_t K) {
+  double s = 0.0;
+  for (size_t j = 0; j < K; j++) {
+    s += c[j] * c[j];
+  }
+  return sqrt(s);
+}
+
+/* logits z = W x. */
+static void logits(const double *W, const double *x, size_t K, size_t p, double *z) {
+  for (size_t j = 0; j < K; j++) {
+    z[j] = dpd__dot8(W + j * p, x, p);
+  }
+}
+
+static size_t argmax(const double *z, size_t K) {
+  size_t b = 0;
+  for (size_t j = 1; j < K; j++) {
+    if (z[j] > z[b]) {
+      b = j;
+    }
+  }
+  return b;
+}
+
+/* The gradient sum at W_t for t > 0: one pass for the logits and norms of every unit, then
+ * one pass adding the weighted coefficients times the features. */
+static void gradient_pass(const nc_plan *pl, size_t rep, const double *W, double *g, double *c,
+                          nc_scratch *ws) {
+  const dpd_nc_problem *pr = pl->pr;
+  const size_t K = pr->K, p = pr->p;
+  const int none = pr->cfg.shift == DPD_NC_SHIFT_NONE;
+  size_t units = 0;
+  for (size_t k = 0; k < K; k++) {
+    units += units_of(pr, k);
+  }
+  double *Z = ws->Z;
+  memset(Z, 0, units * K * sizeof *Z);
+  memset(ws->w, 0, units * sizeof *ws->w);
+  for (size_t a = 0; a < p; a += NC_SWEEP) {
+    const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
+    for (size_t k = 0, q = 0; k < K; k++) {
+      for (size_t s = 0; s < units_of(pr, k); s++, q++) {
+        train_chunk(pr, pl->seed, rep, k, none ? k : q, a, m, ws->xc);
+        ws->w[q] += dpd__dot8(ws->xc, ws->xc, m);
+        for (size_t j = 0; j < K; j++) {
+          Z[q * K + j] += dpd__dot8(W + j * p + a, ws->xc, m);
+        }
+      }
+    }
+  }
+  for (size_t k = 0, q = 0; k < K; k++) {
+    for (size_t s = 0; s < units_of(pr, k); s++, q++) {
+      loss_coef(pl->loss, Z + q * K, K, k, c);
+      double w = none ? (double)pr->counts[k] : 1.0;
+      if (isfinite(pl->clip)) {
+        const double gn = vnorm(c, K) * sqrt(ws->w[q]);
+        if (gn > pl->clip) {
+          w *= pl->clip / gn;
+        }
+      }
+      for (size_t j = 0; j < K; j++) {
+        Z[q * K + j] = w * c[j];
+      }
+    }
+  }
+  for (size_t a = 0; a < p; a += NC_SWEEP) {
+    const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
+    for (size_t j = 0; j < K; j++) {
+      memset(g + j * p + a, 0, m * sizeof *g);
+    }
+    for (size_t k = 0, q = 0; k < K; k++) {
+      for (size_t s = 0; s < units_of(pr, k); s++, q++) {
+        train_chunk(pr, pl->seed, rep, k, none ? k : q, a, m, ws->xc);
+        for (size_t j = 0; j < K; j++) {
+          const double cj = Z[q * K + j];
+          double *gj = g + j * p + a;
+          for (size_t l = 0; l < m; l++) {
+            gj[l] += cj * ws->xc[l];
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Test errors of W: err[k] = misclassified test points of class k / test_counts[k]; returns
+ * the number misclassified. x is scratch [p]. */
+static size_t test_errors(const nc_plan *pl, size_t rep, const double *W, double *x, double *z,
+                          double *err, nc_scratch *ws) {
+  const dpd_nc_problem *pr = pl->pr;
+  const size_t K = pr->K, p = pr->p, nt = pr->n_test;
+  const dpd_nc_shift ts = pr->cfg.test_shift;
+  const double bt = pr->cfg.beta_test;
+  size_t total = 0;
+  if (ts == DPD_NC_SHIFT_NONE || ts == DPD_NC_SHIFT_ADVERSARIAL) {
+    /* Every test point of class k is the same point. */
+    for (size_t k = 0; k < K; k++) {
+      const double *Mk = pr->M + k * p;
+      memcpy(x, Mk, p * sizeof *x);
+      if (ts == DPD_NC_SHIFT_ADVERSARIAL && bt > 0.0) {
+        const double *Wk = W + k * p;
+        size_t jstar = k;
+        double best = -INFINITY;
+        for (size_t j = 0; j < K; j++) {
+          if (j == k) {
+            continue;
+          }
+          const double *Wj = W + j * p;
+          double mm = 0.0, l1 = 0.0;
+          for (size_t l = 0; l < p; l++) {
+            const double d = Wj[l] - Wk[l];
+            mm += d * Mk[l];
+            l1 += fabs(d);
+          }
+          const double av = mm + bt * l1;
+          if (av > best) {
+            best = av;
+            jstar = j;
+          }
+        }
+        const double *Wj = W + jstar * p;
+        for (size_t l = 0; l < p; l++) {
+          const double d = Wj[l] - Wk[l];
+          x[l] += d > 0.0 ? bt : (d < 0.0 ? -bt : 0.0);
+        }
+      }
+      logits(W, x, K, p, z);
+      const size_t wrong = argmax(z, K) != k ? pr->test_counts[k] : 0;
+      err[k] = (double)wrong / (double)pr->test_counts[k];
+      total += wrong;
+    }
+    return total;
+  }
+  double *Z = ws->Z;
+  memset(Z, 0, nt * K * sizeof *Z);
+  for (size_t a = 0; a < p; a += NC_SWEEP) {
+    const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
+    for (size_t k = 0, j = 0; k < K; k++) {
+      for (size_t s = 0; s < pr->test_counts[k]; s++, j++) {
+        chunk_x(pr->M + k * p, NULL, ts, bt, pl->seed, rep, NC_TAG_TEST, j, a, m, ws->xc);
+        for (size_t c = 0; c < K; c++) {
+          Z[j * K + c] += dpd__dot8(W + c * p + a, ws->xc, m);
+        }
+      }
+    }
+  }
+  for (size_t k = 0, j = 0; k < K; k++) {
+    size_t wrong = 0;
+    for (size_t s = 0; s < pr->test_counts[k]; s++, j++) {
+      wrong += argmax(Z + j * K, K) != k;
+    }
+    err[k] = (double)wrong / (double)pr->test_counts[k];
+    total += wrong;
+  }
+  return total;
+}
+
+static int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slot *slot) {
+  (void)slot;
+  const nc_plan *pl = job;
+  const dpd_nc_problem *pr = pl->pr;
+  const size_t K = pr->K, p = pr->p, Kp = K * p;
+  const size_t nmax = pr->n > pr->n_test ? pr->n : pr->n_test;
+  double *W = work, *g = W + Kp, *x = g + Kp, *chunk = x + p, *z = chunk + NC_CHUNK, *c = z + K,
+         *C = c + K, *tmp = C + K * K, *cnorm = tmp + K;
+  nc_scratch ws = {.xc = cnorm + K, .Z = cnorm + K + NC_SWEEP};
+  ws.w = ws.Z + nmax * K;
+  memset(W, 0, Kp * sizeof *W);
+  /* At W = 0 the logits are 0: the coefficient vector of a class-k sample is C[k]. */
+  for (size_t k = 0; k < K; k++) {
+    for (size_t j = 0; j < K; j++) {
+      z[j] = 0.0;
+    }
+    loss_coef(pl->loss, z, K, k, C + k * K);
+    cnorm[k] = vnorm(C + k * K, K);
+  }
+  double wn = 0.0;
+  for (size_t t = 0; t < pl->T; t++) {
+    if (t == 0) {
+      weighted_class_sums(pr, pl->seed, rep, cnorm, pl->clip, g, &ws);
+      /* g_j = sum_k C[k][j] S_k, in place per coordinate. */
+      for (size_t l = 0; l < p; l++) {
+        for (size_t k = 0; k < K; k++) {
+          tmp[k] = g[k * p + l];
+        }
+        for (size_t j = 0; j < K; j++) {
+          double s = 0.0;
+          for (size_t k = 0; k < K; k++) {
+            s += C[k * K + j] * tmp[k];
+          }
+          g[j * p + l] = s;
+        }
+      }
+    } else {
+      gradient_pass(pl, rep, W, g, c, &ws);
+    }
+    if (pl->sigma > 0.0) {
+      dpd_rng rng;
+      region_init(&rng, pl->seed, (uint64_t)rep, NC_TAG_NOISE, (uint64_t)t);
+      for (size_t a = 0; a < Kp; a += NC_CHUNK) {
+        const size_t m = Kp - a < NC_CHUNK ? Kp - a : NC_CHUNK;
+        dpd_rng_gaussian_fill(&rng, chunk, m);
+        for (size_t b = 0; b < m; b++) {
+          W[a + b] -= pl->eta * (g[a + b] + pl->sigma * chunk[b]);
+        }
+      }
+    } else {
+      for (size_t a = 0; a < Kp; a++) {
+        W[a] -= pl->eta * g[a];
+      }
+    }
+    wn = sqrt(dpd__dot8(W, W, Kp));
+    if (!isfinite(wn)) {
+      pl->fail[rep] = t + 1;
+      return DPD_ENONFINITE;
+    }
+    if (wn > pl->radius) {
+      const double f = pl->radius / wn;
+      for (size_t a = 0; a < Kp; a++) {
+        W[a] *= f;
+      }
+      wn = sqrt(dpd__dot8(W, W, Kp));
+    }
+  }
+  pl->wnorm[rep] = wn;
+  double *err = pl->err_rows + rep * K;
+  const size_t wrong_total = test_errors(pl, rep, W, x, z, err, &ws);
+  pl->test_err[rep] = (double)wrong_total / (double)pr->n_test;
+  return DPD_OK;
+}
+
+int dpd_nc_sim_run(const dpd_nc_problem *problem, const dpd_nc_sim_config *cfg,
+                   dpd_nc_sim_result **out, dpd_err *err) {
+  if (out != NULL) {
+    *out = NULL;
+  }
+  if (problem == NULL || cfg == NULL || out == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "nc_sim: NULL problem, config or output pointer");
+  }
+  if (cfg->steps < 1 || cfg->steps >= NC_INDEX_MAX) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'steps': %zu (allowed: 1 .. 2^30 - 1)",
+                    cfg->steps);
+  }
+  if (cfg->seeds < 1) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'seeds': %zu (allowed: integer >= 1)",
+                    cfg->seeds);
+  }
+  if (!(cfg->eta > 0.0) || !isfinite(cfg->eta)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'eta': %g (allowed: finite, > 0)",
+                    cfg->eta);
+  }
+  if (cfg->loss != DPD_NC_LOSS_CE && cfg->loss != DPD_NC_LOSS_SQUARE) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'loss': %d (allowed: ce, square)",
+                    (int)cfg->loss);
+  }
+  if (!(cfg->radius > 0.0)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'radius': %g (allowed: > 0, or inf)",
+                    cfg->radius);
+  }
+  if (!(cfg->sigma >= 0.0) || !isfinite(cfg->sigma)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'sigma': %g (allowed: finite, >= 0)",
+                    cfg->sigma);
+  }
+  if (!(cfg->clip >= 0.0)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'clip': %g (allowed: 0 (= G), > 0, or inf)",
+                    cfg->clip);
+  }
+  const size_t K = problem->K, p = problem->p, seeds = cfg->seeds;
+  const size_t nmax = problem->n > problem->n_test ? problem->n : problem->n_test;
+  const double G = dpd_nc_sensitivity(problem, cfg->loss);
+  const double clip = cfg->steps == 1 ? INFINITY : (cfg->clip == 0.0 ? G : cfg->clip);
+  dpd_nc_sim_result *res = calloc(1, sizeof *res);
+  size_t *fail = calloc(seeds, sizeof *fail);
+  int status = DPD_OK;
+  if (res != NULL) {
+    res->seeds = seeds;
+    res->K = K;
+    res->n_test = problem->n_test;
+    res->class_error = malloc(K * sizeof *res->class_error);
+    res->class_error_se = malloc(K * sizeof *res->class_error_se);
+    res->test_error_replicates = malloc(seeds * sizeof *res->test_error_replicates);
+    res->class_error_replicates = malloc(seeds * K * sizeof *res->class_error_replicates);
+    res->w_norm_replicates = malloc(seeds * sizeof *res->w_norm_replicates);
+  }
+  if (res == NULL || fail == NULL || res->class_error == NULL || res->class_error_se == NULL ||
+      res->test_error_replicates == NULL || res->class_error_replicates == NULL ||
+      res->w_norm_replicates == NULL) {
+    status = DPD_FAIL(err, DPD_ENOMEM, "nc_sim: out of memory (seeds = %zu, K = %zu)", seeds, K);
+    goto cleanup;
+  }
+  res->sigma = cfg->sigma;
+  res->clip = clip;
+  res->G = G;
+  nc_plan pl = {.pr = problem,
+                .T = cfg->steps,
+                .eta = cfg->eta,
+                .sigma = cfg->sigma,
+                .clip = clip,
+                .radius = cfg->radius,
+                .loss = cfg->loss,
+                .seed = cfg->seed,
+                .err_rows = res->class_error_replicates,
+                .test_err = res->test_error_replicates,
+                .wnorm = res->w_norm_replicates,
+                .fail = fail};
+  const dpd__replicate_plan reps = {.n = seeds,
+                                    .threads = cfg->threads,
+                                    .work_doubles = 2 * K * p + p + NC_CHUNK + 4 * K + K * K +
+                                                    NC_SWEEP + nmax * (K + 1),
+                                    .units = 1,
+                                    .progress = cfg->progress,
+                                    .progress_user = cfg->progress_user,
+                                    .what = "nc_sim"};
+  size_t rep;
+  status = dpd__replicate_run(&reps, run_replicate, &pl, &rep, err);
+  if (status == DPD_ENONFINITE && rep < seeds) {
+    status = DPD_FAIL(err, DPD_ENONFINITE,
+                      "nc_sim: replicate %zu (stream (%llu, %zu)) diverged at step %zu of %zu: "
+                      "non-finite |W| (eta = %g)",
+                      rep, (unsigned long long)cfg->seed, rep, fail[rep] - 1, cfg->steps, cfg->eta);
+  }
+  if (status < 0) {
+    goto cleanup;
+  }
+  dpd__stats_mean_se(res->test_error_replicates, seeds, 1, &res->test_error, &res->test_error_se);
+  dpd__stats_columns_mean_se(res->class_error_replicates, seeds, K, res->class_error,
+                             res->class_error_se);
+  dpd__stats_mean_se(res->w_norm_replicates, seeds, 1, &res->w_norm, &res->w_norm_se);
+  *out = res;
+  res = NULL;
+  status = DPD_OK;
+cleanup:
+  dpd_nc_sim_result_free(res);
+  free(fail);
+  return status;
+}
