@@ -1,0 +1,157 @@
+/* Exact one-step theory of NoisyGD on a linear last layer under neural collapse (MATH.md 3).
+ * SPDX-License-Identifier: MIT
+ *
+ * References: Wang, Zhu, Su & Wang, "Neural Collapse Meets Differential Privacy: Curious Behaviors
+ * of NoisyGD with Near-perfect Representation Learning" (arXiv 2405.08920, seeds 000-002); the
+ * derivations and the corrections of the papers' formulas are in notes-rf-nc-sp.md part B
+ * (B.3 sensitivity, B.4 the papers' bounds, B.5 the exact formulas used here).
+ *
+ * Setting (notes B.5). K classes, features in R^p, class counts n_j and training class means
+ * xbar_j. One NoisyGD step from W = 0 on the sum loss (cross-entropy or square loss) with noise
+ * N(0, sigma^2) per entry of the K x p gradient gives, for a test point x of class k, logits
+ *     W x ~ eta N(m(x), sigma^2 ||x||^2 I_K),   m_j(x) = n_j xbar_j^T x - c(x),
+ * where c(x) is common to all j (the cross-entropy centring; 0 for the square loss) and cancels in
+ * the argmax. With gaps g_j = m_k(x) - m_j(x) (j != k, any sign) and s = sigma ||x||:
+ *     P[err | x] = 1 - int phi(z) prod_{j != k} Phi(z + g_j / s) dz.                     (B.5)
+ * The error is independent of eta and depends on p only through ||x||, the xbar and sigma.
+ *
+ * Numerics (dpd_nc_error_gaps and everything built on it). The integral is computed as
+ * int phi(z) [-expm1(sum_j log Phi(z + a_j))] dz, a_j = g_j / s, so an error of 1e-150 keeps its
+ * relative accuracy; log Phi(x) is log1p(-Q(x)) for x > 0 (gsl_cdf_ugaussian_Q) and
+ * log(erfc(-x/sqrt 2)) - log 2 otherwise (gsl_sf_log_erfc). With amin = min_j a_j and
+ * c = max(amin, 0) / 2 the integrand is integrated over [-c - 15, -c + 14] by GSL's adaptive
+ * Gauss-Kronrod rule (qag, 41 points) with relative tolerance 1e-11 (absolute 1e-300). The tails
+ * left out are below (K - 1) * 1e-21 relative to the result: the integrand is at most
+ * min(phi(z), (K - 1) phi(z) Phi(-z - amin)) and the result at least Phi(-amin/sqrt 2) (notes in
+ * nc_theory.c). So the result has relative error ~1e-11 (absolute ~1e-11 at worst); it
+ * underflows to 0 (or a denormal) only when the error is below ~1e-300.
+ *
+ * Non-private limit s = 0: the classifier is argmax m(x). The error is 1 if some gap is negative;
+ * otherwise, with t >= 0 gaps equal to 0 (ties), it is t / (t + 1): the limit s -> 0+ of (B.5),
+ * which is also the error of an argmax that breaks ties uniformly at random. (A deterministic
+ * tie rule would give 0 or 1 depending on the labels; under noise s > 0 ties have probability 0.)
+ *
+ * Every function is pure and thread-safe. Errors are reported through the optional `dpd_err`
+ * (NULL allowed) and a negative status; outputs are written only on success. Arrays are borrowed.
+ * Matrices are column-major: `means` is p x K with column j = xbar_j (leading dimension p). */
+#ifndef DPD_NC_THEORY_H
+#define DPD_NC_THEORY_H
+
+#include <stddef.h>
+
+#include "dpdyn/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- 1. The boxed one-step formula (notes B.5) ----------------------------------------------
+ */
+
+/* P[err | x] of (B.5) from the `ngaps` = K - 1 gaps g_j (finite, any sign) and the noise scale
+ * s = sigma ||x|| >= 0 (s = 0: the non-private answer above). ngaps = 0 (a single class) gives 0.
+ * DPD_EINVAL for a NULL pointer, a non-finite gap or s, s < 0; DPD_ENOMEM; DPD_EMAXITER if the
+ * quadrature misses its tolerance. */
+DPD_API int dpd_nc_error_gaps(const double *gaps, size_t ngaps, double s, double *p_err,
+                              dpd_err *err);
+
+/* The same from the K mean logits m[0..K-1] (any common shift; e.g. the noiseless W x of a
+ * simulator) and the true class k < K: gaps m[k] - m[j], j != k. K >= 1. */
+DPD_API int dpd_nc_error_logits(const double *m, size_t K, size_t k, double s, double *p_err,
+                                dpd_err *err);
+
+/* ---- 2a. From the training statistics --------------------------------------------------------
+ */
+
+/* Mean logits m_j = counts[j] * xbar_j^T x (j < K, without the common c(x)) and ||x||_2, for a
+ * test point x in R^p; `means` p x K column-major, counts[j] >= 0 finite (doubles so that
+ * fractional counts, e.g. n/K, are allowed). Passing the class sums sum_{y_i = j} x_i as `means`
+ * with all counts 1 gives the same. `m` (K entries) and `xnorm` are borrowed outputs. */
+DPD_API int dpd_nc_mean_logits(size_t K, size_t p, const double *counts, const double *means,
+                               const double *x, double *m, double *xnorm, dpd_err *err);
+
+/* Gaps g (K - 1 entries, j = 0..K-1 skipping k, borrowed output) and noise scale s = sigma ||x||
+ * of a test point x of class k < K; sigma >= 0 is the per-entry noise std of the summed gradient.
+ */
+DPD_API int dpd_nc_point_gaps(size_t K, size_t p, const double *counts, const double *means,
+                              const double *x, size_t k, double sigma, double *gaps, double *s,
+                              dpd_err *err);
+
+/* P[err | x] of a test point x of class k: dpd_nc_point_gaps then dpd_nc_error_gaps. */
+DPD_API int dpd_nc_error_point(size_t K, size_t p, const double *counts, const double *means,
+                               const double *x, size_t k, double sigma, double *p_err,
+                               dpd_err *err);
+
+/* ---- 2b-e. Closed forms (notes B.5) ----------------------------------------------------------
+ */
+
+/* Perfect collapse, K >= 2 balanced classes of n/K samples, test x = M_k (||M_k|| = 1): all K - 1
+ * gaps n/(K - 1), s = sigma: 1 - int phi(z) Phi(z + n/((K - 1) sigma))^{K-1} dz. n >= 0,
+ * sigma >= 0. (Domain adaptation, K of K0 ETF columns: gap (n/K) K0/(K0 - 1) in
+ * dpd_nc_error_gaps.) */
+DPD_API int dpd_nc_error_collapse(size_t K, double n, double sigma, double *p_err, dpd_err *err);
+
+/* Binary model theta in R^p, perfect collapse, any labels: theta = eta (c n e_1 + xi),
+ * xi ~ N(0, sigma^2 I): error Phi(-c n / sigma) (c = 1 square loss or the papers' convention,
+ * c = 1/2 logistic at 0). c > 0, n >= 0, sigma >= 0 (sigma = 0: 0 when c n > 0, 1/2 when n = 0).
+ * Note: this is the K = 2 formula with s = sigma / sqrt 2, since one theta stands for the
+ * difference of the two rows of W: dpd_nc_error_gaps({c n}, sigma / sqrt 2) = Phi(-c n / sigma).
+ */
+DPD_API int dpd_nc_error_binary(double c, double n, double sigma, double *p_err, dpd_err *err);
+
+/* Training offset + imbalance, K >= 2 classes, clean test x = M_k (notes B.5 last part): with
+ * xbar_j = M_j + nu and t = nu^T M_k, the gaps are
+ *     n_k + n_j/(K - 1) + (n_k - n_j) t    (j != k),
+ * and s = sigma. counts[0..K-1] >= 0; `gaps` (K - 1 entries) is a borrowed output. The matching
+ * sigma uses G = sqrt((K - 1)/K) max_j ||M_j + nu|| (dpd_nc_sensitivity_ce). */
+DPD_API int dpd_nc_offset_gaps(size_t K, const double *counts, size_t k, double t, double *gaps,
+                               dpd_err *err);
+DPD_API int dpd_nc_error_offset(size_t K, const double *counts, size_t k, double t, double sigma,
+                                double *p_err, dpd_err *err);
+
+/* Test perturbation x = M_k + nu, balanced perfect training (n/K per class): gaps
+ *     n/(K - 1) + (n/K) (u_k - u_j),  u_j = M_j^T nu   (all K projections in `u`),
+ * and s = sigma sqrt(1 + 2 u_k + nu2), nu2 = ||nu||^2 (1 + 2 u_k + nu2 = ||M_k + nu||^2 >= 0). */
+DPD_API int dpd_nc_perturb_gaps(size_t K, double n, size_t k, const double *u, double nu2,
+                                double sigma, double *gaps, double *s, dpd_err *err);
+DPD_API int dpd_nc_error_perturb(size_t K, double n, size_t k, const double *u, double nu2,
+                                 double sigma, double *p_err, dpd_err *err);
+
+/* Binary stochastic shifts (Thm 3.2 setting), conditionally on the training shifts
+ * (S = sum_i y_i v_i, v_i orthogonal to e_1) and the test shift v:
+ *     Phi(-(n + Sv) / (sigma sqrt(1 + v2))),  Sv = S^T v, v2 = ||v||^2.
+ * sigma > 0, n >= 0, v2 >= 0. */
+DPD_API int dpd_nc_error_binary_shift(double n, double Sv, double v2, double sigma, double *p_err,
+                                      dpd_err *err);
+
+/* Its CLT average for i.i.d. +-beta coordinates (notes B.5, [D, U]):
+ *     E_Z Phi(-(n + beta^2 sqrt(n p) Z) / (sigma sqrt(1 + p beta^2)))
+ *   = Phi(-n / sqrt(sigma^2 (1 + p beta^2) + beta^4 n p))
+ * (E Phi(a + b Z) = Phi(a / sqrt(1 + b^2)), so no quadrature is needed; the unit test checks the
+ * identity by quadrature). n >= 0, beta >= 0, p >= 1, sigma > 0. */
+DPD_API int dpd_nc_error_binary_shift_clt(double n, double beta, double p, double sigma,
+                                          double *p_err, dpd_err *err);
+
+/* ---- 3. Sensitivity and noise (notes B.3) ----------------------------------------------------
+ */
+
+/* Per-sample l2 (Frobenius) sensitivity G of the summed gradient at W = 0:
+ *  - cross-entropy: the gradient is (softmax(0) - e_y) x^T = (1/K - e_y) x^T, of norm
+ *    sqrt((K - 1)/K) ||x||, so G = sqrt((K - 1)/K) xmax (K >= 2, xmax = max_i ||x_i|| >= 0);
+ *  - square loss l = ||W x - e_y||^2 / 2: gradient (W x - e_y) x^T = -e_y x^T at W = 0, of norm
+ *    ||x||, so G = xmax (the notes B.3 state only the CE value and "square loss also works"; this
+ *    definition, with the factor 1/2, makes the one-step mean logits n_j xbar_j^T x, those of CE
+ *    up to the common c(x), so the two losses differ only through G);
+ *  - binary theta in R^p on e_1 + v, ||v||_inf <= beta: G = sup ||x|| = sqrt(1 + beta^2 p).
+ * Beyond one step the gradient is no longer at W = 0: a multi-step caller must clip to G. */
+DPD_API int dpd_nc_sensitivity_ce(size_t K, double xmax, double *G, dpd_err *err);
+DPD_API int dpd_nc_sensitivity_square(double xmax, double *G, dpd_err *err);
+DPD_API int dpd_nc_sensitivity_binary(double beta, double p, double *G, dpd_err *err);
+
+/* Noise std of one rho_step-zCDP step: sigma = G / sqrt(2 rho_step); G >= 0, rho_step > 0. */
+DPD_API int dpd_nc_sigma(double G, double rho_step, double *sigma, dpd_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DPD_NC_THEORY_H */
