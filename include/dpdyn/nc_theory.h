@@ -151,6 +151,87 @@ DPD_API int dpd_nc_sensitivity_binary(double beta, double p, double *G, dpd_err 
 /* Noise std of one rho_step-zCDP step: sigma = G / sqrt(2 rho_step); G >= 0, rho_step > 0. */
 DPD_API int dpd_nc_sigma(double G, double rho_step, double *sigma, dpd_err *err);
 
+/* ---- 4. The papers' bounds, as printed and as corrected (notes B.4) ------------------------- */
+/* Pure functions returning the value of a bound (a probability bound may exceed 1: it is returned
+ * as printed, not clipped) or a sample complexity n. Outside a theorem's hypotheses or for invalid
+ * input (negative n, rho <= 0, gamma outside (0, 1), ...) they return NaN: "no bound here".
+ * "printed" is the formula of the seed (arXiv 2405.08920 v3 numbering); "corrected" applies the
+ * correction of notes B.4/B.5 named at each function. beta is the l_inf shift size, p the
+ * dimension, rho the zCDP parameter of the step, sigma the noise std, gamma the target error. */
+
+/* Thm 3.1 (GD, zero init, binary): 0 when beta^2 p <= 1 (separable), otherwise
+ * exp(-n / (2 (beta^4 p^2 + beta^2 p / 3))); with independent coordinates (`independent` != 0)
+ * exp(-n / (2 (beta^4 p + beta^2 / 3))). As printed (no correction in notes B.4). */
+DPD_API double dpd_nc_bound_thm31(double n, double beta, double p, int independent);
+
+/* Thm 3.2 (NoisyGD, stochastic shifts), as printed:
+ * exp(-n^2 rho / (2 (1 + beta^2 p)^2)) + exp(-n / (8 (beta^4 p^2 + beta^2 p / 3))), the second
+ * term with beta^4 p + beta^2 / 3 for independent coordinates. (Needs beta > 0.) */
+DPD_API double dpd_nc_bound_thm32(double n, double beta, double p, double rho, int independent);
+
+/* Thm 3.3 (deterministic shifts, needs beta^2 p < 1): exp(-n^2 (1 - beta^2 p)^2 / (c (1 + beta^2 p)
+ * sigma^2)) with c = 1 as printed and c = 2 corrected (the Chernoff bound Phi(-a) <= e^{-a^2/2};
+ * notes B.4: "the paper drops the 2"). */
+DPD_API double dpd_nc_bound_thm33_printed(double n, double beta, double p, double sigma);
+DPD_API double dpd_nc_bound_thm33_corrected(double n, double beta, double p, double sigma);
+
+/* Thm D.1 (perfect collapse, K balanced classes) AS PRINTED, which is wrong (notes B.5: wrong
+ * off-diagonal mean, variance sigma^2 instead of 2 sigma^2 for a difference, and a union bound
+ * stated as an equality): (K - 1) Phi(-(n/(K sigma)) (1 + (K - 2)/(K (K - 1)))); at K = 10,
+ * n = 100, sigma = 10 it gives 1.24 where the exact error is 0.6231. Its exponential form
+ * (K - 1) exp(-C_K n^2 / (K sigma^2)), C_K = (1 + (K - 2)/(K (K - 1)))^2, and its printed sample
+ * complexity G K sqrt(log((K - 1)/gamma)) / (C_K sqrt(2 rho)). K >= 2. */
+DPD_API double dpd_nc_bound_d1_printed(size_t K, double n, double sigma);
+DPD_API double dpd_nc_bound_d1_printed_exp(size_t K, double n, double sigma);
+DPD_API double dpd_nc_samples_d1_printed(size_t K, double G, double rho, double gamma);
+/* The corrected D.1 (a bound, not an equality): the union bound
+ * (K - 1) Phi(-n / (sqrt 2 (K - 1) sigma)) over the K - 1 gaps n/(K - 1) of the exact formula
+ * (dpd_nc_error_collapse); 1.94 at K = 10, n = 100, sigma = 10. */
+DPD_API double dpd_nc_bound_d1_union(size_t K, double n, double sigma);
+
+/* Thm D.3 (binary perfect collapse, logistic factor 1/2, G = 1): the equality Phi(-n/(2 sigma))
+ * (= dpd_nc_error_binary(0.5, n, sigma)) is bounded as printed by exp(-n^2/(2 sigma^2)), which is
+ * NOT a bound (it is below Phi(-n/(2 sigma)) for large n); corrected exp(-n^2/(8 sigma^2))
+ * (Phi(-a) <= e^{-a^2/2}, notes B.4). */
+DPD_API double dpd_nc_bound_d3_printed(double n, double sigma);
+DPD_API double dpd_nc_bound_d3_corrected(double n, double sigma);
+
+/* Sample complexities of Table 1 (v3; Table 2 of seed 000), rho-zCDP, error gamma, as printed.
+ * Rows (L = log(1/gamma)):
+ *   PERFECT       2 sqrt(L) / sqrt(rho)
+ *   APPROX        p beta^2 L + max(p beta^2, 1) sqrt(L) / sqrt(2 rho)
+ *   APPROX_INDEP  the same with p beta^4 in the first term (separable, independent coordinates)
+ *   TEST_STOCH    max(sqrt(p) beta, 1) sqrt(L) / sqrt(2 rho)   (stochastic test perturbation)
+ *   TEST_ADV      max(p beta, 1) sqrt(L) / sqrt(2 rho)         (adversarial test perturbation)
+ *   OFFSET        max(sqrt(p) beta, 1) sqrt(L) / sqrt(2 rho)   (training offset)
+ *   OFFSET_IMBAL  the OFFSET row / (1 - beta + 2 beta alpha)   (offset + alpha-imbalance) */
+typedef enum {
+  DPD_NC_TABLE1_PERFECT = 0,
+  DPD_NC_TABLE1_APPROX,
+  DPD_NC_TABLE1_APPROX_INDEP,
+  DPD_NC_TABLE1_TEST_STOCH,
+  DPD_NC_TABLE1_TEST_ADV,
+  DPD_NC_TABLE1_OFFSET,
+  DPD_NC_TABLE1_OFFSET_IMBAL
+} dpd_nc_table1_row;
+
+/* The row's n for (beta, p, rho, gamma, alpha); alpha (imbalance in [0, 1]) is used by
+ * OFFSET_IMBAL only. NaN for an unknown row or invalid input. */
+DPD_API double dpd_nc_samples_table1(dpd_nc_table1_row row, double beta, double p, double rho,
+                                     double gamma, double alpha);
+
+/* Sample complexities solved from the bounds themselves (notes B.4 corrections): Thm 3.2's
+ * privacy term exp(-n^2 rho / (2 (1 + beta^2 p)^2)) <= gamma gives
+ * n = (1 + beta^2 p) sqrt(2 log(1/gamma) / rho) (neither printed version, sqrt(log) in the main
+ * text and log in the appendix, matches); the corrected Thm 3.3 bound with
+ * sigma^2 = (1 + beta^2 p)/(2 rho) gives n = (1 + beta^2 p) sqrt(log(1/gamma) / rho) /
+ * (1 - beta^2 p) (the printed one lacks the square root), NaN unless beta^2 p < 1. */
+DPD_API double dpd_nc_samples_thm32_privacy(double beta, double p, double rho, double gamma);
+DPD_API double dpd_nc_samples_thm33_corrected(double beta, double p, double rho, double gamma);
+/* Thm 3.3's sample complexity as printed: (1 + beta^2 p) log(1/gamma) / (2 rho (1 - beta^2 p)^2).
+ */
+DPD_API double dpd_nc_samples_thm33_printed(double beta, double p, double rho, double gamma);
+
 #ifdef __cplusplus
 }
 #endif

@@ -575,3 +575,167 @@ int dpd_nc_sigma(double G, double rho_step, double *sigma, dpd_err *err) {
   *sigma = G / sqrt(2.0 * rho_step);
   return DPD_OK;
 }
+
+/* ---- The papers' bounds (notes B.4; header for each formula and its correction) ------------- */
+
+static int bad_n_beta_p(double n, double beta, double p) {
+  return !(isfinite(n) && n >= 0.0) || !(isfinite(beta) && beta >= 0.0) ||
+         !(isfinite(p) && p >= 1.0);
+}
+
+static int bad_rho_gamma(double rho, double gamma) {
+  return !(isfinite(rho) && rho > 0.0) || !(gamma > 0.0 && gamma < 1.0);
+}
+
+/* beta^4 p^2 + beta^2 p / 3, or beta^4 p + beta^2 / 3 with independent coordinates (Bernstein). */
+static double bernstein_scale(double beta, double p, int independent) {
+  double b2 = beta * beta;
+  return independent ? b2 * b2 * p + b2 / 3.0 : b2 * b2 * p * p + b2 * p / 3.0;
+}
+
+double dpd_nc_bound_thm31(double n, double beta, double p, int independent) {
+  if (bad_n_beta_p(n, beta, p)) {
+    return NAN;
+  }
+  if (beta * beta * p <= 1.0) {
+    return 0.0;
+  }
+  return exp(-n / (2.0 * bernstein_scale(beta, p, independent)));
+}
+
+double dpd_nc_bound_thm32(double n, double beta, double p, double rho, int independent) {
+  double g2;
+  if (bad_n_beta_p(n, beta, p) || !(beta > 0.0) || !(isfinite(rho) && rho > 0.0)) {
+    return NAN;
+  }
+  g2 = 1.0 + beta * beta * p;
+  return exp(-n * n * rho / (2.0 * g2 * g2)) +
+         exp(-n / (8.0 * bernstein_scale(beta, p, independent)));
+}
+
+static double thm33(double n, double beta, double p, double sigma, double c) {
+  double bp = beta * beta * p;
+  if (bad_n_beta_p(n, beta, p) || !(isfinite(sigma) && sigma > 0.0) || !(bp < 1.0)) {
+    return NAN;
+  }
+  return exp(-n * n * (1.0 - bp) * (1.0 - bp) / (c * (1.0 + bp) * sigma * sigma));
+}
+
+double dpd_nc_bound_thm33_printed(double n, double beta, double p, double sigma) {
+  return thm33(n, beta, p, sigma, 1.0);
+}
+
+double dpd_nc_bound_thm33_corrected(double n, double beta, double p, double sigma) {
+  return thm33(n, beta, p, sigma, 2.0);
+}
+
+static int bad_k_n_sigma(size_t K, double n, double sigma) {
+  return K < 2 || !(isfinite(n) && n >= 0.0) || !(isfinite(sigma) && sigma > 0.0);
+}
+
+/* 1 + (K - 2)/(K (K - 1)): the printed D.1 factor (from the wrong off-diagonal mean). */
+static double d1_factor(size_t K) {
+  double k = (double)K;
+  return 1.0 + (k - 2.0) / (k * (k - 1.0));
+}
+
+double dpd_nc_bound_d1_printed(size_t K, double n, double sigma) {
+  if (bad_k_n_sigma(K, n, sigma)) {
+    return NAN;
+  }
+  return (double)(K - 1) * gsl_cdf_ugaussian_P(-n / ((double)K * sigma) * d1_factor(K));
+}
+
+double dpd_nc_bound_d1_printed_exp(size_t K, double n, double sigma) {
+  double ck;
+  if (bad_k_n_sigma(K, n, sigma)) {
+    return NAN;
+  }
+  ck = d1_factor(K) * d1_factor(K);
+  return (double)(K - 1) * exp(-ck * n * n / ((double)K * sigma * sigma));
+}
+
+double dpd_nc_samples_d1_printed(size_t K, double G, double rho, double gamma) {
+  double ck;
+  if (K < 2 || !(isfinite(G) && G > 0.0) || bad_rho_gamma(rho, gamma)) {
+    return NAN;
+  }
+  ck = d1_factor(K) * d1_factor(K);
+  return G * (double)K * sqrt(log((double)(K - 1) / gamma)) / (ck * sqrt(2.0 * rho));
+}
+
+double dpd_nc_bound_d1_union(size_t K, double n, double sigma) {
+  if (bad_k_n_sigma(K, n, sigma)) {
+    return NAN;
+  }
+  return (double)(K - 1) * gsl_cdf_ugaussian_P(-n / (M_SQRT2 * (double)(K - 1) * sigma));
+}
+
+double dpd_nc_bound_d3_printed(double n, double sigma) {
+  if (!(isfinite(n) && n >= 0.0) || !(isfinite(sigma) && sigma > 0.0)) {
+    return NAN;
+  }
+  return exp(-n * n / (2.0 * sigma * sigma));
+}
+
+double dpd_nc_bound_d3_corrected(double n, double sigma) {
+  if (!(isfinite(n) && n >= 0.0) || !(isfinite(sigma) && sigma > 0.0)) {
+    return NAN;
+  }
+  return exp(-n * n / (8.0 * sigma * sigma));
+}
+
+double dpd_nc_samples_table1(dpd_nc_table1_row row, double beta, double p, double rho, double gamma,
+                             double alpha) {
+  double l, sl, b2;
+  if (bad_n_beta_p(0.0, beta, p) || bad_rho_gamma(rho, gamma)) {
+    return NAN;
+  }
+  l = log(1.0 / gamma);
+  sl = sqrt(l) / sqrt(2.0 * rho);
+  b2 = beta * beta;
+  switch (row) {
+  case DPD_NC_TABLE1_PERFECT:
+    return 2.0 * sqrt(l) / sqrt(rho);
+  case DPD_NC_TABLE1_APPROX:
+    return p * b2 * l + fmax(p * b2, 1.0) * sl;
+  case DPD_NC_TABLE1_APPROX_INDEP:
+    return p * b2 * b2 * l + fmax(p * b2, 1.0) * sl;
+  case DPD_NC_TABLE1_TEST_STOCH:
+  case DPD_NC_TABLE1_OFFSET:
+    return fmax(sqrt(p) * beta, 1.0) * sl;
+  case DPD_NC_TABLE1_TEST_ADV:
+    return fmax(p * beta, 1.0) * sl;
+  case DPD_NC_TABLE1_OFFSET_IMBAL: {
+    double d = 1.0 - beta + 2.0 * beta * alpha;
+    if (!(alpha >= 0.0 && alpha <= 1.0) || !(d > 0.0)) {
+      return NAN;
+    }
+    return fmax(sqrt(p) * beta, 1.0) * sl / d;
+  }
+  }
+  return NAN;
+}
+
+double dpd_nc_samples_thm32_privacy(double beta, double p, double rho, double gamma) {
+  if (bad_n_beta_p(0.0, beta, p) || bad_rho_gamma(rho, gamma)) {
+    return NAN;
+  }
+  return (1.0 + beta * beta * p) * sqrt(2.0 * log(1.0 / gamma) / rho);
+}
+
+double dpd_nc_samples_thm33_corrected(double beta, double p, double rho, double gamma) {
+  double bp = beta * beta * p;
+  if (bad_n_beta_p(0.0, beta, p) || bad_rho_gamma(rho, gamma) || !(bp < 1.0)) {
+    return NAN;
+  }
+  return (1.0 + bp) * sqrt(log(1.0 / gamma) / rho) / (1.0 - bp);
+}
+
+double dpd_nc_samples_thm33_printed(double beta, double p, double rho, double gamma) {
+  double bp = beta * beta * p;
+  if (bad_n_beta_p(0.0, beta, p) || bad_rho_gamma(rho, gamma) || !(bp < 1.0)) {
+    return NAN;
+  }
+  return (1.0 + bp) * log(1.0 / gamma) / (2.0 * rho * (1.0 - bp) * (1.0 - bp));
+}

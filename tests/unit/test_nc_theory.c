@@ -427,6 +427,112 @@ static void rejects_invalid_arguments(void **state) {
   assert_int_equal(dpd_nc_sigma(1.0, 0.0, &out, NULL), DPD_EINVAL);
 }
 
+/* Thm D.1 as printed vs the exact error and the corrected union bound (notes B.5 table: paper
+ * 1.24, union 1.94 at n = 100; paper 4.9e-3 and 2.3e-7 at n = 300, 500, K = 10, sigma = 10). */
+static void bounds_d1(void **state) {
+  (void)state;
+  assert_abs(dpd_nc_bound_d1_printed(10, 100.0, 10.0), 1.24, 0.005);
+  assert_abs(dpd_nc_bound_d1_union(10, 100.0, 10.0), 1.94, 0.005);
+  assert_abs(dpd_nc_bound_d1_printed(10, 300.0, 10.0), 4.9e-3, 0.05e-3);
+  assert_abs(dpd_nc_bound_d1_printed(10, 500.0, 10.0), 2.3e-7, 0.05e-7);
+  for (size_t K = 2; K <= 50; K += 6) {
+    for (double n = 10.0; n < 3000.0; n *= 2.0) {
+      double exact = collapse(K, n, 10.0);
+      /* the union bound holds; the printed "equality" is below the truth once the error is small */
+      assert_true(dpd_nc_bound_d1_union(K, n, 10.0) >= exact * (1.0 - 1e-12));
+      if (K > 2 && exact < 0.1 && exact > 1e-300) {
+        assert_true(dpd_nc_bound_d1_printed(K, n, 10.0) < exact);
+      }
+    }
+  }
+  {
+    double ck = pow(1.0 + 8.0 / 90.0, 2.0);
+    assert_rel(dpd_nc_bound_d1_printed_exp(10, 100.0, 10.0), 9.0 * exp(-ck * 10.0), 1e-13);
+    assert_rel(dpd_nc_samples_d1_printed(10, 1.0, 0.5, 1e-3), 10.0 * sqrt(log(9e3)) / ck, 1e-14);
+  }
+  assert_true(isnan(dpd_nc_bound_d1_printed(1, 100.0, 10.0)));
+  assert_true(isnan(dpd_nc_bound_d1_union(10, 100.0, 0.0)));
+}
+
+/* D.3: the corrected exponential bound holds for Phi(-n/(2 sigma)); the printed one does not. */
+static void bounds_d3(void **state) {
+  dpd_err err;
+  (void)state;
+  dpd_err_reset(&err);
+  for (double n = 1.0; n < 400.0; n *= 1.7) {
+    double exact = -1.0;
+    assert_int_equal(dpd_nc_error_binary(0.5, n, 10.0, &exact, &err), DPD_OK);
+    assert_true(dpd_nc_bound_d3_corrected(n, 10.0) >= exact);
+  }
+  {
+    double exact = -1.0;
+    assert_int_equal(dpd_nc_error_binary(0.5, 100.0, 10.0, &exact, &err), DPD_OK);
+    assert_true(dpd_nc_bound_d3_printed(100.0, 10.0) < exact);
+  }
+}
+
+/* Thm 3.1-3.3 values; the corrected 3.3 bounds the exact deterministic-shift error
+ * Phi(-n (1 - beta^2 p) / (sigma sqrt(1 + beta^2 p))) (notes B.5), the printed one fails to. */
+static void bounds_thm31_to_33(void **state) {
+  dpd_err err;
+  (void)state;
+  dpd_err_reset(&err);
+  assert_abs(dpd_nc_bound_thm31(100.0, 0.01, 1e4, 0), 0.0, 0.0);
+  assert_rel(dpd_nc_bound_thm31(100.0, 0.1, 1e4, 0), exp(-100.0 / (2.0 * (1e4 + 100.0 / 3.0))),
+             1e-14);
+  assert_rel(dpd_nc_bound_thm31(100.0, 0.1, 1e4, 1), exp(-100.0 / (2.0 * (1.0 + 0.01 / 3.0))),
+             1e-12);
+  assert_rel(dpd_nc_bound_thm32(100.0, 0.1, 1e4, 0.5, 0),
+             exp(-1e4 * 0.5 / (2.0 * 101.0 * 101.0)) + exp(-100.0 / (8.0 * (1e4 + 100.0 / 3.0))),
+             1e-14);
+  for (double n = 1.0; n < 200.0; n *= 1.5) {
+    double beta = 0.05, p = 100.0, sigma = 3.0, bp = 0.25, exact = -1.0;
+    assert_int_equal(dpd_nc_error_binary_shift(n * (1.0 - bp), 0.0, bp, sigma, &exact, &err),
+                     DPD_OK);
+    assert_true(dpd_nc_bound_thm33_corrected(n, beta, p, sigma) >= exact);
+    if (n > 20.0 && exact > 1e-300) {
+      assert_true(dpd_nc_bound_thm33_printed(n, beta, p, sigma) < exact);
+    }
+  }
+  assert_true(isnan(dpd_nc_bound_thm33_corrected(10.0, 0.1, 100.0, 1.0))); /* beta^2 p = 1 */
+  assert_true(isnan(dpd_nc_bound_thm32(10.0, 0.0, 100.0, 1.0, 0)));
+}
+
+/* Table 1 spot values; the sample complexities solved from Thm 3.2's privacy term and the
+ * corrected Thm 3.3 bound put those bounds exactly at gamma. */
+static void sample_complexities(void **state) {
+  const double rho = 0.3, gamma = 1e-4, l = log(1e4);
+  (void)state;
+  assert_rel(dpd_nc_samples_table1(DPD_NC_TABLE1_PERFECT, 0.1, 100.0, rho, gamma, 0.0),
+             2.0 * sqrt(l / rho), 1e-14);
+  assert_rel(dpd_nc_samples_table1(DPD_NC_TABLE1_APPROX, 0.1, 1e4, rho, gamma, 0.0),
+             100.0 * l + 100.0 * sqrt(l / (2.0 * rho)), 1e-14);
+  assert_rel(dpd_nc_samples_table1(DPD_NC_TABLE1_APPROX_INDEP, 0.1, 1e4, rho, gamma, 0.0),
+             1.0 * l + 100.0 * sqrt(l / (2.0 * rho)), 1e-14);
+  assert_rel(dpd_nc_samples_table1(DPD_NC_TABLE1_TEST_STOCH, 0.1, 1e4, rho, gamma, 0.0),
+             10.0 * sqrt(l / (2.0 * rho)), 1e-14);
+  assert_rel(dpd_nc_samples_table1(DPD_NC_TABLE1_TEST_ADV, 0.1, 1e4, rho, gamma, 0.0),
+             1000.0 * sqrt(l / (2.0 * rho)), 1e-14);
+  assert_rel(dpd_nc_samples_table1(DPD_NC_TABLE1_OFFSET, 0.001, 1e4, rho, gamma, 0.0),
+             sqrt(l / (2.0 * rho)), 1e-14);
+  assert_rel(dpd_nc_samples_table1(DPD_NC_TABLE1_OFFSET_IMBAL, 0.1, 1e4, rho, gamma, 0.25),
+             10.0 * sqrt(l / (2.0 * rho)) / 0.95, 1e-14);
+  assert_true(isnan(dpd_nc_samples_table1((dpd_nc_table1_row)99, 0.1, 1e4, rho, gamma, 0.0)));
+  assert_true(isnan(dpd_nc_samples_table1(DPD_NC_TABLE1_PERFECT, 0.1, 1e4, rho, 1.0, 0.0)));
+  {
+    double n = dpd_nc_samples_thm32_privacy(0.1, 1e3, rho, gamma);
+    assert_rel(exp(-n * n * rho / (2.0 * 11.0 * 11.0)), gamma, 1e-12);
+  }
+  {
+    double beta = 0.05, p = 100.0, bp = 0.25;
+    double n = dpd_nc_samples_thm33_corrected(beta, p, rho, gamma);
+    double sigma = sqrt((1.0 + bp) / (2.0 * rho));
+    assert_rel(dpd_nc_bound_thm33_corrected(n, beta, p, sigma), gamma, 1e-12);
+    assert_rel(dpd_nc_samples_thm33_printed(beta, p, rho, gamma),
+               1.25 * l / (2.0 * rho * 0.75 * 0.75), 1e-14);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(notes_reference_numbers),
@@ -442,6 +548,10 @@ int main(void) {
       cmocka_unit_test(binary_shift_formulas),
       cmocka_unit_test(sensitivities),
       cmocka_unit_test(rejects_invalid_arguments),
+      cmocka_unit_test(bounds_d1),
+      cmocka_unit_test(bounds_d3),
+      cmocka_unit_test(bounds_thm31_to_33),
+      cmocka_unit_test(sample_complexities),
   };
   gsl_set_error_handler_off();
   return cmocka_run_group_tests(tests, NULL, NULL);
