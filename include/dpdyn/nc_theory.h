@@ -232,6 +232,34 @@ DPD_API double dpd_nc_samples_thm33_corrected(double beta, double p, double rho,
  */
 DPD_API double dpd_nc_samples_thm33_printed(double beta, double p, double rho, double gamma);
 
+/* Thm 3.4 (multi-iteration projected NoisyGD, ball radius R, k >= 1 iterations, needs
+ * beta^2 p < 1), as printed: exp(-n^2 / (C^2 sigma^2 (1 + beta^2 p))) + k e^{-t}, t > 0, with
+ *     C = C_{p,k} = (1 + 2^-k)/(1 - 2^-k) * (1/2)/(3/2) * (1 + e^{R (1 + beta^2 p)})^2
+ *                   / (1 - beta^2 p)^2
+ * (notes B.4: the appendix calls this C_{p,k}^2; the theorem's form is used). Its step size as
+ * printed, eta = R / (n (1 + beta^2 p) + (p + sqrt(p t) + t)), and as the proof needs it (the
+ * square root of the noise-norm term: R / (n (1 + beta^2 p) + (p + sqrt(p t) + t)^(1/2)),
+ * notes B.4 "the theorem omits the square root"). */
+DPD_API double dpd_nc_bound_thm34(double n, double beta, double p, double sigma, double R, size_t k,
+                                  double t);
+DPD_API double dpd_nc_eta_thm34_printed(double n, double beta, double p, double R, double t);
+DPD_API double dpd_nc_eta_thm34_corrected(double n, double beta, double p, double R, double t);
+
+/* Thm 4.1 (projection / PCA fix, K = 2; v3 and seed 000 with rho, v1 lacks it), as printed:
+ * n = sqrt(G^2 log(2/gamma) / (M rho)) with G = 1 + beta (1 + beta0 + p beta0) and
+ * M = (1 - beta0)^2 - p beta beta0 - (1 + beta0)(beta + beta0 p)
+ *     - (beta + beta0 p)(1 + beta + beta0 + beta beta0 p);  NaN unless M > 0. */
+DPD_API double dpd_nc_samples_thm41(double beta, double beta0, double p, double rho, double gamma);
+
+/* Appendix B.1 (binary, training offset v with v_1 = e_1^T v, alpha-imbalance, G = sqrt(1 +
+ * beta^2 p), sigma = G/sqrt(2 rho)): the error printed as Phi(+n (1 - (1 - 2 alpha) v_1)/(2 sigma))
+ * has the wrong sign; corrected Phi(-n (1 - (1 - 2 alpha) v_1)/(2 sigma)) (notes B.4). The printed
+ * exponential bound exp(-n^2 (1 - beta + 2 alpha beta)^2 rho / (4 G^2)) is returned by
+ * dpd_nc_bound_b1_exp. alpha in [0, 1], |v_1| <= 1, sigma > 0. */
+DPD_API double dpd_nc_error_b1_printed(double n, double alpha, double v1, double sigma);
+DPD_API double dpd_nc_error_b1_corrected(double n, double alpha, double v1, double sigma);
+DPD_API double dpd_nc_bound_b1_exp(double n, double alpha, double beta, double p, double rho);
+
 #ifdef __cplusplus
 }
 #endif

@@ -739,3 +739,79 @@ double dpd_nc_samples_thm33_printed(double beta, double p, double rho, double ga
   }
   return (1.0 + bp) * log(1.0 / gamma) / (2.0 * rho * (1.0 - bp) * (1.0 - bp));
 }
+
+double dpd_nc_bound_thm34(double n, double beta, double p, double sigma, double R, size_t k,
+                          double t) {
+  double bp = beta * beta * p;
+  double h, c;
+  if (bad_n_beta_p(n, beta, p) || !(bp < 1.0) || !(isfinite(sigma) && sigma > 0.0) ||
+      !(isfinite(R) && R > 0.0) || k < 1 || !(isfinite(t) && t > 0.0)) {
+    return NAN;
+  }
+  h = ldexp(1.0, -(int)(k < 1000 ? k : 1000));
+  c = (1.0 + h) / (1.0 - h) * (0.5 / 1.5) * pow(1.0 + exp(R * (1.0 + bp)), 2.0) /
+      ((1.0 - bp) * (1.0 - bp));
+  return exp(-n * n / (c * c * sigma * sigma * (1.0 + bp))) + (double)k * exp(-t);
+}
+
+static double eta34(double n, double beta, double p, double R, double t, int root) {
+  double noise;
+  if (bad_n_beta_p(n, beta, p) || !(isfinite(R) && R > 0.0) || !(isfinite(t) && t > 0.0)) {
+    return NAN;
+  }
+  noise = p + sqrt(p * t) + t;
+  return R / (n * (1.0 + beta * beta * p) + (root ? sqrt(noise) : noise));
+}
+
+double dpd_nc_eta_thm34_printed(double n, double beta, double p, double R, double t) {
+  return eta34(n, beta, p, R, t, 0);
+}
+
+double dpd_nc_eta_thm34_corrected(double n, double beta, double p, double R, double t) {
+  return eta34(n, beta, p, R, t, 1);
+}
+
+double dpd_nc_samples_thm41(double beta, double beta0, double p, double rho, double gamma) {
+  double G, M, q;
+  if (bad_n_beta_p(0.0, beta, p) || !(isfinite(beta0) && beta0 >= 0.0) ||
+      bad_rho_gamma(rho, gamma)) {
+    return NAN;
+  }
+  G = 1.0 + beta * (1.0 + beta0 + p * beta0);
+  q = beta + beta0 * p;
+  M = (1.0 - beta0) * (1.0 - beta0) - p * beta * beta0 - (1.0 + beta0) * q -
+      q * (1.0 + beta + beta0 + beta * beta0 * p);
+  if (!(M > 0.0)) {
+    return NAN;
+  }
+  return sqrt(G * G * log(2.0 / gamma) / (M * rho));
+}
+
+static int bad_b1(double n, double alpha, double v1, double sigma) {
+  return !(isfinite(n) && n >= 0.0) || !(alpha >= 0.0 && alpha <= 1.0) || !(fabs(v1) <= 1.0) ||
+         !(isfinite(sigma) && sigma > 0.0);
+}
+
+double dpd_nc_error_b1_printed(double n, double alpha, double v1, double sigma) {
+  if (bad_b1(n, alpha, v1, sigma)) {
+    return NAN;
+  }
+  return gsl_cdf_ugaussian_P(n * (1.0 - (1.0 - 2.0 * alpha) * v1) / (2.0 * sigma));
+}
+
+double dpd_nc_error_b1_corrected(double n, double alpha, double v1, double sigma) {
+  if (bad_b1(n, alpha, v1, sigma)) {
+    return NAN;
+  }
+  return gsl_cdf_ugaussian_P(-n * (1.0 - (1.0 - 2.0 * alpha) * v1) / (2.0 * sigma));
+}
+
+double dpd_nc_bound_b1_exp(double n, double alpha, double beta, double p, double rho) {
+  double d;
+  if (bad_n_beta_p(n, beta, p) || !(alpha >= 0.0 && alpha <= 1.0) ||
+      !(isfinite(rho) && rho > 0.0)) {
+    return NAN;
+  }
+  d = 1.0 - beta + 2.0 * alpha * beta;
+  return exp(-n * n * d * d * rho / (4.0 * (1.0 + beta * beta * p)));
+}

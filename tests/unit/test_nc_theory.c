@@ -533,6 +533,90 @@ static void sample_complexities(void **state) {
   }
 }
 
+/* High-precision references (mpmath 1.3, 150 digits, the same integral with breakpoints): the
+ * quadrature is accurate to ~1e-15 relative, the test asks for 1e-10. */
+static void high_precision_references(void **state) {
+  const double g[3] = {1.0, -0.5, 3.0};
+  (void)state;
+  assert_rel(collapse(10, 100.0, 10.0), 0.62314254427072197762, 1e-10);
+  assert_rel(collapse(10, 300.0, 10.0), 0.057710808583274752485, 1e-10);
+  assert_rel(collapse(10, 500.0, 10.0), 3.6288103288668741920e-4, 1e-10);
+  assert_rel(collapse(1000, 5.0 * 999.0 * 2.0, 2.0), 0.049293889822043964703, 1e-10);
+  assert_rel(collapse(1000, 30.0 * 999.0 * 2.0, 2.0), 3.6028905891393777299e-97, 1e-10);
+  assert_rel(from_gaps(g, 3, 0.7), 0.70526767191083635931, 1e-10);
+}
+
+/* Thm 3.4, Thm 4.1 and appendix B.1: formula values and the B.1 sign correction (the corrected
+ * error is the exact one-step error of the binary offset model, below 1/2; the printed is above).
+ */
+static void bounds_thm34_41_b1(void **state) {
+  (void)state;
+  {
+    double bp = 0.25, h = 0.25, c;
+    c = (1.0 + h) / (1.0 - h) / 3.0 * pow(1.0 + exp(0.5 * 1.25), 2.0) / (0.75 * 0.75);
+    assert_rel(dpd_nc_bound_thm34(100.0, 0.05, 100.0, 2.0, 0.5, 2, 20.0),
+               exp(-1e4 / (c * c * 4.0 * (1.0 + bp))) + 2.0 * exp(-20.0), 1e-12);
+    assert_rel(dpd_nc_eta_thm34_printed(10.0, 0.05, 100.0, 0.5, 4.0),
+               0.5 / (12.5 + 100.0 + 20.0 + 4.0), 1e-14);
+    assert_rel(dpd_nc_eta_thm34_corrected(10.0, 0.05, 100.0, 0.5, 4.0), 0.5 / (12.5 + sqrt(124.0)),
+               1e-14);
+    assert_true(isnan(dpd_nc_bound_thm34(100.0, 0.1, 100.0, 2.0, 0.5, 2, 20.0)));
+  }
+  {
+    double beta = 0.01, b0 = 0.001, p = 10.0, q = beta + b0 * p;
+    double G = 1.0 + beta * (1.0 + b0 + p * b0);
+    double M = (1.0 - b0) * (1.0 - b0) - p * beta * b0 - (1.0 + b0) * q -
+               q * (1.0 + beta + b0 + beta * b0 * p);
+    assert_rel(dpd_nc_samples_thm41(beta, b0, p, 0.2, 0.01), sqrt(G * G * log(200.0) / (M * 0.2)),
+               1e-14);
+    assert_true(isnan(dpd_nc_samples_thm41(0.5, 0.5, 10.0, 0.2, 0.01)));
+  }
+  {
+    double sigma = 5.0, v1 = 0.1, alpha = 0.2, n = 40.0;
+    double corr = dpd_nc_error_b1_corrected(n, alpha, v1, sigma);
+    double printed = dpd_nc_error_b1_printed(n, alpha, v1, sigma);
+    assert_rel(corr, gsl_cdf_ugaussian_P(-40.0 * (1.0 - 0.6 * 0.1) / 10.0), 1e-14);
+    assert_rel(printed, 1.0 - corr, 1e-14);
+    assert_true(corr < 0.5 && printed > 0.5);
+    /* the exponential bound (v1 = beta, sigma = G / sqrt(2 rho)) holds for the corrected error */
+    {
+      double beta = 0.1, p = 50.0, rho = 0.1, G = sqrt(1.0 + beta * beta * p);
+      double err = dpd_nc_error_b1_corrected(n, alpha, beta, G / sqrt(2.0 * rho));
+      assert_true(dpd_nc_bound_b1_exp(n, alpha, beta, p, rho) >= err);
+    }
+  }
+}
+
+/* Random gap sets over many scales: the quadrature always succeeds and the result lies between
+ * max_j Phi(-a_j/sqrt 2) (one gap alone) and min(1, sum_j Phi(-a_j/sqrt 2)) (union bound). */
+static void random_gap_sets_within_bounds(void **state) {
+  static double g[200];
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  (void)state;
+  gsl_rng_set(r, 11);
+  for (int it = 0; it < 300; it++) {
+    size_t ng = 1 + gsl_rng_uniform_int(r, 200);
+    double scale = pow(10.0, gsl_rng_uniform(r) * 6.0 - 3.0);
+    double shift = gsl_ran_gaussian(r, 3.0) * scale;
+    double s = pow(10.0, gsl_rng_uniform(r) * 4.0 - 2.0) * scale;
+    double lo = 0.0, hi = 0.0, got;
+    for (size_t j = 0; j < ng; j++) {
+      double q;
+      g[j] = shift + gsl_ran_gaussian(r, scale);
+      q = gsl_cdf_ugaussian_P(-g[j] / s / M_SQRT2);
+      lo = fmax(lo, q);
+      hi += q;
+    }
+    got = from_gaps(g, ng, s);
+    /* (below 1e-300 the values are denormal or 0: absolute slack 1e-300, as documented) */
+    if (!(got >= lo * (1.0 - 1e-10) - 1e-300 && got <= fmin(1.0, hi) * (1.0 + 1e-10) + 1e-300)) {
+      print_error("ngaps %zu, s %g: %.17g outside [%.17g, %.17g]\n", ng, s, got, lo, hi);
+      fail();
+    }
+  }
+  gsl_rng_free(r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(notes_reference_numbers),
@@ -552,6 +636,9 @@ int main(void) {
       cmocka_unit_test(bounds_d3),
       cmocka_unit_test(bounds_thm31_to_33),
       cmocka_unit_test(sample_complexities),
+      cmocka_unit_test(high_precision_references),
+      cmocka_unit_test(bounds_thm34_41_b1),
+      cmocka_unit_test(random_gap_sets_within_bounds),
   };
   gsl_set_error_handler_off();
   return cmocka_run_group_tests(tests, NULL, NULL);
