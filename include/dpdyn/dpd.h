@@ -19,6 +19,8 @@
 #include "dpdyn/volterra.h"
 #include "dpdyn/rf_privacy.h"
 #include "dpdyn/ou.h"
+#include "dpdyn/nc.h"
+#include "dpdyn/nc_theory.h"
 #include "dpdyn/replicate.h"
 #include "dpdyn/keys.h"
 #include "dpdyn/model.h"

@@ -1,0 +1,446 @@
+/* model=nc: NoisyGD on a linear last layer under neural collapse (MATH.md 3; notes B), as a model
+ * type: keys, and the commands simulate | compare | account.
+ * SPDX-License-Identifier: MIT
+ *
+ * simulate  NoisyGD replicates (nc.h): test misclassification rate with its standard error over
+ *           `seeds` replicates that redraw the training shifts, the noise and the test points
+ *           (the ETF basis, the offset signs and the class counts are the problem's, fixed by
+ *           `seed`), per-class errors, the sensitivity G and the noise sigma.
+ * compare   the same and the exact one-step error of notes B.5 (nc_theory.h) on the same
+ *           replicates' training statistics, the gap in standard errors, and the papers' bounds
+ *           where they apply.
+ * account   the privacy of the run alone.
+ *
+ * Privacy: T steps of the Gaussian mechanism on the summed gradient (sensitivity G, noise
+ * sigma = G m with noise multiplier m) are sqrt(T)/m-GDP, i.e. T/(2 m^2)-zCDP (docs/privacy.md).
+ * Budgets: epsilon + delta (exact GDP calibration), mu, zcdp (total), or sigma (the noise standard
+ * deviation itself). None: non-private (sigma = 0). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error_impl.h"
+#include "dpdyn/nc.h"
+#include "dpdyn/nc_theory.h"
+#include "dpdyn/privacy.h"
+#include "models/model_impl.h"
+
+#define NC_RUN "simulate compare"
+
+static const dpd_key_desc nc_keys[] = {
+    {"K", DPD_KEY_INT, "10", 2, 1e6, 0, NULL, NULL, "classes"},
+    {"p", DPD_KEY_INT, "100", 2, 8589934592.0, 0, NULL, NULL, "feature dimension, >= K"},
+    {"n", DPD_KEY_INT, "1000", 1, 1073741823.0, 0, NULL, NULL, "training samples"},
+    {"n_test", DPD_KEY_INT, "1000", 1, 1073741823.0, 0, NULL, NC_RUN, "test points"},
+    {"etf", DPD_KEY_TEXT, "sparse", 0, 0, 0, "sparse|dense", NC_RUN,
+     "simplex ETF basis P: the first K basis vectors, or the QR of a seeded Gaussian p x K"},
+    {"imbalance_ratio", DPD_KEY_REAL, "1", 1, INFINITY, DPD_KEY_HI_OPEN, NULL, NULL,
+     "size ratio of the large to the small classes (1: balanced)"},
+    {"imbalance_fraction", DPD_KEY_REAL, "0", 0, 1, DPD_KEY_HI_OPEN, NULL, NULL,
+     "fraction of the classes that are small (the last ones)"},
+    {"shift", DPD_KEY_TEXT, "none", 0, 0, 0, "none|cube|rademacher", NC_RUN,
+     "training feature shifts, i.i.d. per sample and coordinate (uniform on [-beta, beta] or "
+     "+-beta)"},
+    {"beta", DPD_KEY_REAL, "0", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, NULL,
+     "size |v|_inf of the training shifts"},
+    {"offset", DPD_KEY_REAL, "0", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, NULL,
+     "|nu|_inf of one common training offset nu (0: none)"},
+    {"test_shift", DPD_KEY_TEXT, "none", 0, 0, 0, "none|cube|rademacher|adversarial", NC_RUN,
+     "test-time perturbation of size beta_test"},
+    {"beta_test", DPD_KEY_REAL, "0", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, NC_RUN,
+     "size |u|_inf of the test perturbation"},
+    {"loss", DPD_KEY_TEXT, "ce", 0, 0, 0, "ce|square", NULL, "cross-entropy or square loss"},
+    {"steps", DPD_KEY_INT, "1", 1, 1e9, 0, NULL, NULL, "NoisyGD steps T (1: one-step)"},
+    {"eta", DPD_KEY_REAL, "1", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NC_RUN,
+     "step size (the one-step classifier does not depend on it)"},
+    {"radius", DPD_KEY_REAL, "inf", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, NC_RUN,
+     "projection of W onto the Frobenius ball of this radius after each step; inf = none"},
+    {"epsilon", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, NULL,
+     "(epsilon, delta)-DP of the whole run (exact GDP calibration)"},
+    {"delta", DPD_KEY_REAL, NULL, 0, 1, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
+     "delta of the (epsilon, delta) guarantee [1/n]"},
+    {"mu", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, NULL,
+     "privacy of the whole run as mu-GDP"},
+    {"zcdp", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, NULL,
+     "privacy of the whole run as zCDP (T steps of rho_step: zcdp = T rho_step)"},
+    {"sigma", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_HI_OPEN, NULL, NULL,
+     "noise standard deviation on the summed gradient, given directly"},
+    {"seeds", DPD_KEY_INT, "16", 1, 16777216.0, 0, NULL, NC_RUN, "replicates"},
+    {"seed", DPD_KEY_INT, "1", 0, 18446744073709551615.0, 0, NULL, NULL, "master seed"},
+    {"threads", DPD_KEY_INT, "0", 0, 4096, 0, NULL, NC_RUN,
+     "worker threads (0 = all cores); results do not depend on it"},
+    {NULL, DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL}};
+
+typedef struct {
+  dpd_nc_problem_config pc;
+  dpd_nc_sim_config sc;
+  double delta;       /* of the reported epsilon */
+  double multiplier;  /* noise multiplier m = sigma / G (0: non-private) */
+  const char *budget; /* the key that set the noise, NULL: non-private */
+  int plot;
+  dpd__progress_bridge progress;
+} nc_run;
+
+/* Validates every key; the noise is set once G is known (noise_set). */
+static int setup(dpd_keys *keys, const dpd_run_env *env, nc_run *r, dpd_err *err) {
+  static const char *const budgets[] = {"epsilon", "mu", "zcdp", "sigma"};
+  size_t choice, threads;
+  int status;
+  memset(r, 0, sizeof *r);
+  r->pc = dpd_nc_problem_config_default();
+  r->sc = dpd_nc_sim_config_default();
+  if ((status = dpd_keys_size_get(keys, "K", &r->pc.K, err)) < 0 ||
+      (status = dpd_keys_size_get(keys, "p", &r->pc.p, err)) < 0 ||
+      (status = dpd_keys_size_get(keys, "n", &r->pc.n, err)) < 0 ||
+      (status = dpd_keys_size_get(keys, "n_test", &r->pc.n_test, err)) < 0 ||
+      (status = dpd_keys_choice_get(keys, "etf", &choice, err)) < 0) {
+    return status;
+  }
+  if (r->pc.p < r->pc.K) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'p': %zu (allowed: p >= K = %zu)", r->pc.p,
+                    r->pc.K);
+  }
+  r->pc.etf = choice == 0 ? DPD_NC_ETF_SPARSE : DPD_NC_ETF_DENSE;
+  if ((status = dpd_keys_real_get(keys, "imbalance_ratio", &r->pc.imbalance_ratio, err)) < 0 ||
+      (status = dpd_keys_real_get(keys, "imbalance_fraction", &r->pc.imbalance_fraction, err)) <
+          0 ||
+      (status = dpd_keys_choice_get(keys, "shift", &choice, err)) < 0) {
+    return status;
+  }
+  r->pc.shift = choice == 0   ? DPD_NC_SHIFT_NONE
+                : choice == 1 ? DPD_NC_SHIFT_CUBE
+                              : DPD_NC_SHIFT_RADEMACHER;
+  if ((status = dpd_keys_real_get(keys, "beta", &r->pc.beta, err)) < 0 ||
+      (status = dpd_keys_real_get(keys, "offset", &r->pc.offset, err)) < 0 ||
+      (status = dpd_keys_choice_get(keys, "test_shift", &choice, err)) < 0) {
+    return status;
+  }
+  r->pc.test_shift = (dpd_nc_shift)choice; /* none, cube, rademacher, adversarial: same order */
+  if ((status = dpd_keys_real_get(keys, "beta_test", &r->pc.beta_test, err)) < 0 ||
+      (status = dpd_keys_choice_get(keys, "loss", &choice, err)) < 0) {
+    return status;
+  }
+  r->sc.loss = choice == 0 ? DPD_NC_LOSS_CE : DPD_NC_LOSS_SQUARE;
+  if ((status = dpd_keys_size_get(keys, "steps", &r->sc.steps, err)) < 0 ||
+      (status = dpd_keys_real_get(keys, "eta", &r->sc.eta, err)) < 0 ||
+      (status = dpd_keys_real_get(keys, "radius", &r->sc.radius, err)) < 0 ||
+      (status = dpd_keys_size_get(keys, "seeds", &r->sc.seeds, err)) < 0 ||
+      (status = dpd_keys_u64_get(keys, "seed", &r->pc.seed, err)) < 0 ||
+      (status = dpd_keys_size_get(keys, "threads", &threads, err)) < 0) {
+    return status;
+  }
+  r->sc.seed = r->pc.seed;
+  r->sc.threads = (int)threads;
+  if (r->pc.shift != DPD_NC_SHIFT_NONE && !(r->pc.beta > 0.0)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'beta': 0 with shift = %s (allowed: beta > 0 with a "
+                    "shift; or shift = none)",
+                    dpd_keys_text_get(keys, "shift"));
+  }
+  /* One budget at a time; the delta of the reported epsilon: the given one, else 1/n. */
+  for (size_t k = 0; k < 4; k++) {
+    if (!dpd_keys_given(keys, budgets[k])) {
+      continue;
+    }
+    if (r->budget != NULL) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for '%s': given together with %s (allowed: one of epsilon "
+                      "(with delta), mu, zcdp or sigma)",
+                      budgets[k], r->budget);
+    }
+    r->budget = budgets[k];
+  }
+  if (dpd_keys_given(keys, "delta")) {
+    if ((status = dpd_keys_real_get(keys, "delta", &r->delta, err)) < 0) {
+      return status;
+    }
+  } else if (r->budget != NULL && strcmp(r->budget, "epsilon") == 0) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "missing value for 'delta' (allowed: 0 < delta < 1; required with epsilon)");
+  } else {
+    r->delta = 1.0 / (double)r->pc.n;
+    if (!(r->delta < 1.0)) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for 'n': 1 (allowed: n >= 2 when delta is not given, since "
+                      "its default 1/n must be < 1; or give delta)");
+    }
+  }
+  if (r->budget != NULL) {
+    double v;
+    if ((status = dpd_keys_real_get(keys, r->budget, &v, err)) < 0) {
+      return status;
+    }
+    if (strcmp(r->budget, "epsilon") == 0) {
+      status = dpd_privacy_sigma_from_eps(v, r->delta, r->sc.steps, DPD_PRIVACY_CONVERSION_GDP,
+                                          &r->multiplier, err);
+    } else if (strcmp(r->budget, "mu") == 0) {
+      status = dpd_privacy_sigma_from_gdp(v, r->sc.steps, &r->multiplier, err);
+    } else if (strcmp(r->budget, "zcdp") == 0) {
+      status = dpd_privacy_sigma_from_zcdp(v, r->sc.steps, &r->multiplier, err);
+    } else {
+      r->sc.sigma = v; /* given directly; the multiplier follows from G */
+    }
+    if (status < 0) {
+      return status;
+    }
+  }
+  if ((status = dpd__model_plot_get(keys, 0, &r->plot, err)) < 0) {
+    return status;
+  }
+  /* the keys of other commands are not in effect (account has no data or replicates) */
+  (void)dpd_keys_restrict(keys, 0, "", NULL);
+  r->progress = (dpd__progress_bridge){env, "replicates"};
+  r->sc.progress = env->progress != NULL ? dpd__model_progress : NULL;
+  r->sc.progress_user = &r->progress;
+  return DPD_OK;
+}
+
+/* sigma from the multiplier and G (or the multiplier from a given sigma). */
+static void noise_set(nc_run *r, double G) {
+  r->sc.clip = 0.0; /* steps > 1: per-sample gradients clipped to G */
+  if (r->budget != NULL && strcmp(r->budget, "sigma") == 0) {
+    r->multiplier = G > 0.0 ? r->sc.sigma / G : 0.0;
+  } else {
+    r->sc.sigma = isfinite(r->multiplier) ? G * r->multiplier : INFINITY;
+  }
+}
+
+/* The guarantees of the run: T Gaussian steps of multiplier m are sqrt(T)/m-GDP. */
+static int add_privacy(dpd_output *out, const nc_run *r, double G, dpd_err *err) {
+  dpd_privacy_guarantee g;
+  double mu = r->multiplier > 0.0 ? sqrt((double)r->sc.steps) / r->multiplier : INFINITY;
+  int status;
+  dpd_output_number_set(out, "G", G);
+  dpd_output_number_set(out, "sigma", r->sc.sigma);
+  dpd_output_number_set(out, "noise_multiplier", r->multiplier);
+  cJSON_AddStringToObject(out->summary, "budget", r->budget != NULL ? r->budget : "none");
+  if ((status = dpd_privacy_guarantee_from_gdp(mu, r->delta, &g, err)) < 0) {
+    return status;
+  }
+  dpd__output_guarantee(out, &g);
+  dpd_output_number_set(out, "zcdp_per_step", g.zcdp / (double)r->sc.steps);
+  return DPD_OK;
+}
+
+static int output_begin(const dpd_keys *keys, const nc_run *r, const dpd_nc_problem *problem,
+                        double G, dpd_output **outp, dpd_err *err) {
+  dpd_output *out;
+  int status;
+  if ((status = dpd_output_create(outp, err)) < 0) {
+    return status;
+  }
+  out = *outp;
+  out->plot = r->plot;
+  if ((status = dpd__output_headline_set(
+           out, err, "model nc, K = %zu, p = %zu, n = %zu, %zu step%s, seed %llu", r->pc.K, r->pc.p,
+           r->pc.n, r->sc.steps, r->sc.steps == 1 ? "" : "s", (unsigned long long)r->pc.seed)) <
+      0) {
+    return status;
+  }
+  cJSON_AddStringToObject(out->summary, "command", dpd_keys_command_get(keys));
+  cJSON_AddStringToObject(out->summary, "model", "nc");
+  cJSON_AddStringToObject(out->summary, "version", dpd_version());
+  cJSON_AddNumberToObject(out->summary, "seed", (double)r->pc.seed);
+  cJSON_AddNumberToObject(out->summary, "steps", (double)r->sc.steps);
+  if (problem != NULL) {
+    dpd_output_number_set(out, "x_norm_max", problem->x_norm_max);
+  }
+  return add_privacy(out, r, G, err);
+}
+
+/* The exact one-step error (notes B.5) of each replicate's trained classifier on clean test
+ * points x = M_k, weighted by the test class counts: replicate r's training class sums give its
+ * mean logits. Exact given the training data; its mean and SE over the replicates. */
+static int theory_one_step(const dpd_nc_problem *pr, const nc_run *r, double *mean, double *se,
+                           dpd_err *err) {
+  const size_t K = pr->K, p = pr->p;
+  double *sums = malloc(K * p * sizeof *sums), *counts = malloc(K * sizeof *counts);
+  double s1 = 0.0, s2 = 0.0;
+  int status = DPD_OK;
+  if (sums == NULL || counts == NULL) {
+    free(sums);
+    free(counts);
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+  }
+  for (size_t k = 0; k < K; k++) {
+    counts[k] = (double)pr->counts[k];
+  }
+  for (size_t rep = 0; rep < r->sc.seeds && status == DPD_OK; rep++) {
+    double e = 0.0;
+    dpd_nc_class_sums(pr, r->sc.seed, rep, sums);
+    for (size_t k = 0; k < K; k++) { /* class means */
+      for (size_t l = 0; l < p; l++) {
+        sums[k * p + l] /= counts[k];
+      }
+    }
+    for (size_t k = 0; k < K && status == DPD_OK; k++) {
+      double pk;
+      status = dpd_nc_error_point(K, p, counts, sums, pr->M + k * p, k, r->sc.sigma, &pk, err);
+      e += (double)pr->test_counts[k] * pk;
+    }
+    e /= (double)pr->n_test;
+    s1 += e;
+    s2 += e * e;
+  }
+  free(sums);
+  free(counts);
+  if (status == DPD_OK) {
+    double n = (double)r->sc.seeds, m = s1 / n, v = n > 1 ? (s2 - n * m * m) / (n - 1) : 0.0;
+    *mean = m;
+    *se = n > 1 && v > 0.0 ? sqrt(v / n) : 0.0;
+  }
+  return status;
+}
+
+static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, dpd_err *err) {
+  const char *command = dpd_keys_command_get(keys);
+  const int compare = strcmp(command, "compare") == 0;
+  nc_run r;
+  dpd_nc_problem *problem = NULL;
+  dpd_nc_sim_result *sim = NULL;
+  dpd_output *out = NULL;
+  double G;
+  int status;
+  *outp = NULL;
+  if ((status = setup(keys, env, &r, err)) < 0 ||
+      (status = dpd__model_memory_check(
+           keys, env,
+           8.0 *
+               ((double)r.pc.K * (double)r.pc.p * (4.0 + (r.sc.threads > 0 ? r.sc.threads : 2)) +
+                8.0 * (double)r.pc.p + 2.0 * (double)(r.pc.K + 1) * (double)(r.pc.n + r.pc.n_test)),
+           "p", err)) < 0 ||
+      (status = dpd__model_validated(env, err)) != 0) {
+    return status < 0 ? status : DPD_OK;
+  }
+  if ((status = dpd_nc_problem_create(&r.pc, &problem, err)) < 0) {
+    goto done;
+  }
+  G = dpd_nc_sensitivity(problem, r.sc.loss);
+  noise_set(&r, G);
+  if ((status = output_begin(keys, &r, problem, G, &out, err)) < 0 ||
+      (status = dpd_nc_sim_run(problem, &r.sc, &sim, err)) < 0) {
+    goto done;
+  }
+  cJSON_AddNumberToObject(out->summary, "seeds", (double)r.sc.seeds);
+  dpd_output_number_set(out, "test_error", sim->test_error);
+  dpd_output_number_set(out, "test_error_se", sim->test_error_se);
+  dpd_output_number_set(out, "w_norm", sim->w_norm);
+  {
+    const size_t K = r.pc.K, S = r.sc.seeds;
+    double *cols = malloc((4 * K + 2 * S) * sizeof *cols);
+    if (cols == NULL) {
+      status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+      goto done;
+    }
+    for (size_t k = 0; k < K; k++) {
+      cols[k] = (double)k;
+      cols[K + k] = (double)problem->counts[k];
+      cols[2 * K + k] = (double)problem->test_counts[k];
+      cols[3 * K + k] = sim->class_error_se[k];
+    }
+    for (size_t s = 0; s < S; s++) {
+      cols[4 * K + s] = (double)s;
+      cols[4 * K + S + s] = sim->test_error_replicates[s];
+    }
+    {
+      const double *cc[5] = {cols, cols + K, cols + 2 * K, sim->class_error, cols + 3 * K};
+      const double *rc[3] = {cols + 4 * K, sim->test_error_replicates, sim->w_norm_replicates};
+      status = dpd_output_table_add(out, "classes.tsv", "nc",
+                                    "class train_count test_count test_error test_error_se", K, 5,
+                                    cc, err);
+      if (status == DPD_OK) {
+        status = dpd_output_table_add(out, "replicates.tsv", "nc", "replicate test_error w_norm", S,
+                                      3, rc, err);
+      }
+    }
+    free(cols);
+    if (status < 0) {
+      goto done;
+    }
+  }
+  if (compare) {
+    const char *why = NULL;
+    double theory = NAN, theory_se = NAN;
+    if (r.sc.steps != 1) {
+      why = "the exact theory is for one step (steps = 1)";
+    } else if (r.pc.test_shift != DPD_NC_SHIFT_NONE) {
+      why = "the exact error averaged over a perturbed test law is not implemented yet";
+    } else if (r.sc.radius < INFINITY) {
+      why = "the exact theory has no projection (radius = inf)";
+    }
+    if (why != NULL) {
+      dpd_output_na_set(out, "theory_test_error", why);
+      dpd_output_na_set(out, "gap_in_se", why);
+    } else {
+      double both;
+      if ((status = theory_one_step(problem, &r, &theory, &theory_se, err)) < 0) {
+        goto done;
+      }
+      both = hypot(sim->test_error_se, theory_se);
+      dpd_output_number_set(out, "theory_test_error", theory);
+      dpd_output_number_set(out, "theory_test_error_se", theory_se);
+      dpd_output_number_set(out, "gap", sim->test_error - theory);
+      dpd_output_number_set(out, "gap_in_se",
+                            both > 0.0                  ? (sim->test_error - theory) / both
+                            : sim->test_error == theory ? 0.0
+                                                        : INFINITY);
+    }
+    /* The papers' perfect-collapse bounds (balanced, no shift, no offset, one step). */
+    if (r.sc.steps == 1 && r.pc.shift == DPD_NC_SHIFT_NONE && r.pc.offset == 0.0 &&
+        r.pc.imbalance_ratio == 1.0 && r.pc.test_shift == DPD_NC_SHIFT_NONE &&
+        r.pc.n % r.pc.K == 0) {
+      dpd_output_number_set(out, "bound_d1_printed",
+                            dpd_nc_bound_d1_printed(r.pc.K, (double)r.pc.n, r.sc.sigma));
+      dpd_output_number_set(out, "bound_d1_union",
+                            dpd_nc_bound_d1_union(r.pc.K, (double)r.pc.n, r.sc.sigma));
+    }
+  }
+done:
+  dpd_nc_sim_result_free(sim);
+  dpd_nc_problem_free(problem);
+  if (status < 0) {
+    dpd_output_free(out);
+    out = NULL;
+  }
+  *outp = out;
+  return status;
+}
+
+/* dpdyn account --model=nc: the noise and the guarantees alone (G needs the problem's features:
+ * their law, not a sample; built without replicates). */
+static int run_account(dpd_keys *keys, const dpd_run_env *env, dpd_output **out, dpd_err *err) {
+  nc_run r;
+  dpd_nc_problem *problem = NULL;
+  double G;
+  int status;
+  *out = NULL;
+  if ((status = setup(keys, env, &r, err)) < 0 || (status = dpd__model_validated(env, err)) != 0) {
+    return status < 0 ? status : DPD_OK;
+  }
+  if ((status = dpd_nc_problem_create(&r.pc, &problem, err)) == DPD_OK) {
+    G = dpd_nc_sensitivity(problem, r.sc.loss);
+    noise_set(&r, G);
+    status = output_begin(keys, &r, problem, G, out, err);
+  }
+  dpd_nc_problem_free(problem);
+  return status;
+}
+
+static const dpd_model_command nc_commands[] = {
+    {"simulate", "NoisyGD replicates: test error with standard errors, per class and replicate",
+     "classes.tsv replicates.tsv summary.json",
+     "dpdyn simulate --model=nc --K=10 --p=1000 --n=1000 --epsilon=1 --delta=1e-4", run_problem},
+    {"compare", "NoisyGD replicates against the exact one-step error and the papers' bounds",
+     "classes.tsv replicates.tsv summary.json",
+     "dpdyn compare --model=nc --K=10 --p=1000 --n=100 --sigma=10", run_problem},
+    {"account", "the noise of the run and every guarantee it satisfies", "summary.json",
+     "dpdyn account --model=nc --K=10 --p=1000 --epsilon=1 --delta=1e-4", run_account},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static const char *const nc_small[] = {"K",  "3",     "p", "12",   "n", "30", "n_test",
+                                       "40", "seeds", "3", "zcdp", "2", NULL};
+
+const dpd_model_type dpd__model_nc = {"nc",
+                                      "NoisyGD on a last layer under neural collapse (MATH.md 3)",
+                                      nc_keys, nc_commands, nc_small};
