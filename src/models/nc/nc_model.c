@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/error_impl.h"
+#include "core/stats_impl.h"
 #include "dpdyn/nc.h"
 #include "dpdyn/nc_theory.h"
 #include "dpdyn/privacy.h"
@@ -256,18 +257,19 @@ static int theory_one_step(const dpd_nc_problem *pr, const nc_run *r, double *me
                            dpd_err *err) {
   const size_t K = pr->K, p = pr->p;
   double *sums = malloc(K * p * sizeof *sums), *counts = malloc(K * sizeof *counts);
-  double s1 = 0.0, s2 = 0.0;
+  double *e = malloc(r->sc.seeds * sizeof *e);
   int status = DPD_OK;
-  if (sums == NULL || counts == NULL) {
+  if (sums == NULL || counts == NULL || e == NULL) {
     free(sums);
     free(counts);
+    free(e);
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
   }
   for (size_t k = 0; k < K; k++) {
     counts[k] = (double)pr->counts[k];
   }
   for (size_t rep = 0; rep < r->sc.seeds && status == DPD_OK; rep++) {
-    double e = 0.0;
+    e[rep] = 0.0;
     dpd_nc_class_sums(pr, r->sc.seed, rep, sums);
     for (size_t k = 0; k < K; k++) { /* class means */
       for (size_t l = 0; l < p; l++) {
@@ -277,19 +279,16 @@ static int theory_one_step(const dpd_nc_problem *pr, const nc_run *r, double *me
     for (size_t k = 0; k < K && status == DPD_OK; k++) {
       double pk;
       status = dpd_nc_error_point(K, p, counts, sums, pr->M + k * p, k, r->sc.sigma, &pk, err);
-      e += (double)pr->test_counts[k] * pk;
+      e[rep] += (double)pr->test_counts[k] * pk;
     }
-    e /= (double)pr->n_test;
-    s1 += e;
-    s2 += e * e;
+    e[rep] /= (double)pr->n_test;
+  }
+  if (status == DPD_OK) {
+    dpd__stats_mean_se(e, r->sc.seeds, 1, mean, se);
   }
   free(sums);
   free(counts);
-  if (status == DPD_OK) {
-    double n = (double)r->sc.seeds, m = s1 / n, v = n > 1 ? (s2 - n * m * m) / (n - 1) : 0.0;
-    *mean = m;
-    *se = n > 1 && v > 0.0 ? sqrt(v / n) : 0.0;
-  }
+  free(e);
   return status;
 }
 
