@@ -380,10 +380,13 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
       dpd_output_number_set(out, "theory_test_error", theory);
       dpd_output_number_set(out, "theory_test_error_se", theory_se);
       dpd_output_number_set(out, "gap", sim->test_error - theory);
-      dpd_output_number_set(out, "gap_in_se",
-                            both > 0.0                  ? (sim->test_error - theory) / both
-                            : sim->test_error == theory ? 0.0
-                                                        : INFINITY);
+      if (both > 0.0) {
+        dpd_output_number_set(out, "gap_in_se", (sim->test_error - theory) / both);
+      } else {
+        dpd_output_na_set(out, "gap_in_se",
+                          "both standard errors are 0 (e.g. no simulated error in any replicate): "
+                          "the gap in SE is undefined; see gap");
+      }
     }
     /* The papers' perfect-collapse bounds (balanced, no shift, no offset, one step). */
     if (r.sc.steps == 1 && r.pc.shift == DPD_NC_SHIFT_NONE && r.pc.offset == 0.0 &&
