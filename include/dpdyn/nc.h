@@ -11,7 +11,7 @@
  * with P = [e_1 .. e_K] (etf = sparse) or P = the Q factor (LAPACKE_dgeqrf + dorgqr, signs as
  * LAPACK returns them) of a p x K Gaussian matrix (etf = dense).
  * Training sample i of class y_i:  x_i = M_{y_i} + nu + v_i,   test point of class k:
- * x = M_k + u (no offset at test time), where
+ * x = M_k + u (no offset at test time; x = M_k + nu + u with offset_at_test), where
  *   nu   = 0, or with offset: the common training offset nu_l = +-offset (a Rademacher sign
  *          pattern of the problem seed, fixed for all replicates), |nu|_inf = offset;
  *   v_i  = 0 (shift = none), i.i.d. uniform on [-beta, beta] per coordinate (cube), or i.i.d.
@@ -84,35 +84,54 @@ typedef enum {
   DPD_NC_LOSS_SQUARE  /* (1/2) |W x - e_y|^2: per-sample gradient (W x - e_y) x^T */
 } dpd_nc_loss;
 
+/* Feature normalisation (seed section 4, notes B.4), applied per replicate to the training
+ * features and the test points:
+ *   center: x -> x - mu, mu = (1/n) sum_j x_j the training mean of the replicate (computed
+ *           from the class sums in one streaming pass; one p-vector stored), subtracted from
+ *           every training AND test point (mu is a function of the private data);
+ *   l2:     every training feature x -> x / |x| (a zero feature is left as it is); test points
+ *           are not rescaled: a positive rescaling does not change the argmax of W x.
+ * (center_l2 is not implemented: see dpd_nc_sensitivity.) */
+typedef enum {
+  DPD_NC_NORMALIZE_NONE = 0,
+  DPD_NC_NORMALIZE_CENTER,
+  DPD_NC_NORMALIZE_L2
+} dpd_nc_normalize;
+
 typedef struct {
   size_t K;      /* classes, >= 2 */
   size_t p;      /* feature dimension, >= K, p K < 2^33 */
   size_t n;      /* training samples, every class count >= 1, n < 2^30 */
   size_t n_test; /* test points, every class count >= 1, n_test < 2^30 */
   dpd_nc_etf etf;
-  double imbalance_ratio;    /* finite >= 1 (1: balanced) */
-  double imbalance_fraction; /* in [0, 1): the last floor(fraction K) classes are the small ones */
-  dpd_nc_shift shift;        /* training shifts: none, cube or rademacher */
-  double beta;               /* their size, finite >= 0 */
-  double offset;             /* |nu|_inf of the common training offset, finite >= 0 (0: none) */
-  dpd_nc_shift test_shift;   /* none, cube, rademacher or adversarial */
-  double beta_test;          /* its size, finite >= 0 */
-  uint64_t seed;             /* problem seed: P (dense) and the offset signs */
+  double imbalance_ratio;     /* finite >= 1 (1: balanced) */
+  double imbalance_fraction;  /* in [0, 1): the last floor(fraction K) classes are the small ones */
+  dpd_nc_shift shift;         /* training shifts: none, cube or rademacher */
+  double beta;                /* their size, finite >= 0 */
+  double offset;              /* |nu|_inf of the common training offset, finite >= 0 (0: none) */
+  dpd_nc_shift test_shift;    /* none, cube, rademacher or adversarial */
+  double beta_test;           /* its size, finite >= 0 */
+  int offset_at_test;         /* non-zero: test points carry the offset too, x = M_k + nu + u
+                                 (a feature-extractor bias; what normalize = center cancels) */
+  dpd_nc_normalize normalize; /* none, center (needs n >= 2) or l2 */
+  uint64_t seed;              /* problem seed: P (dense) and the offset signs */
 } dpd_nc_problem_config;
 
 /* A built problem (transparent; arrays owned by it). */
 typedef struct {
   dpd_nc_problem_config cfg; /* copy */
   size_t K, p, n, n_test;
-  double *M;           /* [K * p]: row k is the ETF column M_k */
-  double *nu;          /* [p] common training offset (zeros when offset = 0) */
-  size_t *counts;      /* [K] training class counts */
-  size_t *test_counts; /* [K] test class counts */
-  double x_norm_max;   /* sup of |x| over the training feature law (see dpd_nc_sensitivity) */
+  double *M;               /* [K * p]: row k is the ETF column M_k */
+  double *nu;              /* [p] common training offset (zeros when offset = 0) */
+  size_t *counts;          /* [K] training class counts */
+  size_t *test_counts;     /* [K] test class counts */
+  double x_norm_max;       /* sup of |x| over the training feature law (see dpd_nc_sensitivity) */
+  double x_norm_max_clean; /* the same without the common offset nu: sup |x - nu| */
 } dpd_nc_problem;
 
 /* Defaults: K = 10, p = 100, n = 1000, n_test = 1000, sparse ETF, balanced (ratio 1, fraction
- * 0), shift none, beta 0, offset 0, test none, beta_test 0, seed 1. */
+ * 0), shift none, beta 0, offset 0, test none, beta_test 0, offset_at_test 0, normalize none,
+ * seed 1. */
 DPD_API dpd_nc_problem_config dpd_nc_problem_config_default(void);
 
 /* Builds the problem; *out is returned-owned (dpd_nc_problem_free). DPD_EINVAL names the key
@@ -130,21 +149,37 @@ DPD_API int dpd_nc_class_counts(size_t K, size_t total, double imbalance_ratio,
                                 double imbalance_fraction, const char *what, size_t *counts,
                                 dpd_err *err);
 
-/* The exact l2 sensitivity G of the summed gradient at W = 0 under add/remove-one (pure):
- *   CE:     G = sqrt((K - 1) / K) X,   square: G = X,
- * where X = sup |x| over the training feature law = max_k sqrt(sum_l (|M_kl + nu_l| + b)^2)
- * (b = beta for cube and rademacher shifts, 0 for none; the sup of a convex function over the
- * cube is at a vertex). Binary K = 2 with a sparse ETF and no shift: X = 1, G = 1/sqrt(2) (CE).
- * For steps > 1 the simulator clips every per-sample gradient g_i to G by min(1, G / |g_i|_F),
- * so G bounds the sensitivity at every step. */
+/* An l2 sensitivity G of the summed gradient at W = 0 under add/remove-one (pure). With
+ * c = sqrt((K - 1) / K) (CE; |softmax(0) - e_y| = c) or c = 1 (square; |0 - e_y| = 1):
+ *   normalize none:   G = c X (exact),
+ *   normalize l2:     G = c (every feature has norm 1; exact),
+ *   normalize center: G = 2 c X0 (1 + n / (n - 1)),  X0 = sup |x - nu| (an upper bound; n the
+ *                     larger data set's size).
+ * Derivation (center): the summed gradient is sum_i c_{y_i} (x_i - mu)^T. Removing sample j
+ * (class y) from a set of n with coefficient sum s = sum_i c_{y_i} changes mu to
+ * mu' = (n mu - x_j) / (n - 1), so mu - mu' = (x_j - mu) / (n - 1) and the difference is
+ *   c_y (x_j - mu')^T - s (x_j - mu)^T / (n - 1),
+ * two rank-one terms: |c_y| |x_j - mu'| <= 2 c X and |s| |x_j - mu| / (n - 1) <= 2 c X n / (n - 1)
+ * (|s| <= n c). Both x_j - mu' and x_j - mu are differences of points of the law's support,
+ * in which the common offset nu cancels: |x_j - mu| <= 2 X0, X0 = sup |x - nu| (x_norm_max_clean;
+ * like X, a sup over the support of the feature law, the convention of the whole model). So
+ * centring removes the offset's sqrt(p) growth of G. Here X = sup |x| over the training feature law
+ * = max_k sqrt(sum_l (|M_kl + nu_l| + b)^2) (b = beta for cube and rademacher shifts, 0 for none;
+ * the sup of a convex function over the cube is at a vertex). Binary K = 2 with a sparse ETF and no
+ * shift: X = 1, G = 1/sqrt(2) (CE). For steps > 1 the simulator clips every per-sample gradient g_i
+ * to G by min(1, G / |g_i|_F), so G bounds the sensitivity at every step (normalize none or l2;
+ * with center the clip bounds each sample's own term, not the change of mu in every other term: the
+ * bound above holds for steps = 1 only). */
 DPD_API double dpd_nc_sensitivity(const dpd_nc_problem *problem, dpd_nc_loss loss);
 
-/* Training features of sample i (0 <= i < n) of replicate `rep` of a run with seed `seed`:
+/* Raw training features (normalize not applied) of sample i (0 <= i < n) of replicate `rep`
+ * of a run with seed `seed`:
  * x[0..p) = M_{y_i} + nu + v_i (caller memory); returns y_i. Pure. */
 DPD_API size_t dpd_nc_train_sample(const dpd_nc_problem *problem, uint64_t seed, size_t rep,
                                    size_t i, double *x);
 
-/* Training class sums of replicate `rep` (what the exact one-step error needs; B.5):
+/* Training class sums of replicate `rep` (what the exact one-step error needs; B.5), of the
+ * raw features (normalize is not applied):
  * sums[k p + l] = sum_{i: y_i = k} x_il (caller memory, K p doubles); the counts are
  * problem->counts (the class means are sums / counts). Samples are added in index order
  * per coordinate (shift none: n_k (M_k + nu), the simulator's own shortcut); the same pass as

@@ -44,6 +44,8 @@ dpd_nc_problem_config dpd_nc_problem_config_default(void) {
                              .offset = 0.0,
                              .test_shift = DPD_NC_SHIFT_NONE,
                              .beta_test = 0.0,
+                             .offset_at_test = 0,
+                             .normalize = DPD_NC_NORMALIZE_NONE,
                              .seed = 1};
   return c;
 }
@@ -136,6 +138,16 @@ static int validate_problem(const dpd_nc_problem_config *c, dpd_err *err) {
   if (!(c->beta_test >= 0.0) || !isfinite(c->beta_test)) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'beta_test': %g (allowed: finite, >= 0)",
                     c->beta_test);
+  }
+  if (c->normalize != DPD_NC_NORMALIZE_NONE && c->normalize != DPD_NC_NORMALIZE_CENTER &&
+      c->normalize != DPD_NC_NORMALIZE_L2) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'normalize': %d (allowed: none, center, l2)",
+                    (int)c->normalize);
+  }
+  if (c->normalize == DPD_NC_NORMALIZE_CENTER && c->n < 2) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'n': %zu (allowed: >= 2 with normalize = center)", c->n);
   }
   return DPD_OK;
 }
@@ -241,18 +253,20 @@ int dpd_nc_problem_create(const dpd_nc_problem_config *cfg, dpd_nc_problem **out
     }
   }
   const double b = cfg->shift == DPD_NC_SHIFT_NONE ? 0.0 : cfg->beta;
-  double best = 0.0;
+  double best = 0.0, best0 = 0.0;
   for (size_t k = 0; k < K; k++) {
-    double s2 = 0.0;
+    double s2 = 0.0, s20 = 0.0;
     for (size_t l = 0; l < p; l++) {
       const double a = fabs(pr->M[k * p + l] + pr->nu[l]) + b;
+      const double a0 = fabs(pr->M[k * p + l]) + b;
       s2 += a * a;
+      s20 += a0 * a0;
     }
-    if (s2 > best) {
-      best = s2;
-    }
+    best = s2 > best ? s2 : best;
+    best0 = s20 > best0 ? s20 : best0;
   }
   pr->x_norm_max = sqrt(best);
+  pr->x_norm_max_clean = sqrt(best0);
   *out = pr;
   return DPD_OK;
 fail:
@@ -275,9 +289,16 @@ double dpd_nc_sensitivity(const dpd_nc_problem *problem, dpd_nc_loss loss) {
   if (problem == NULL) {
     return NAN;
   }
-  const double K = (double)problem->K;
-  return loss == DPD_NC_LOSS_SQUARE ? problem->x_norm_max
-                                    : sqrt((K - 1.0) / K) * problem->x_norm_max;
+  const double K = (double)problem->K, n = (double)problem->n;
+  const double cnorm = loss == DPD_NC_LOSS_SQUARE ? 1.0 : sqrt((K - 1.0) / K);
+  switch (problem->cfg.normalize) {
+  case DPD_NC_NORMALIZE_L2:
+    return cnorm;
+  case DPD_NC_NORMALIZE_CENTER:
+    return 2.0 * cnorm * problem->x_norm_max_clean * (1.0 + n / (n - 1.0));
+  default:
+    return cnorm * problem->x_norm_max;
+  }
 }
 
 /* The class of sample i under counts[0..K). */
@@ -341,10 +362,29 @@ static void chunk_x(const double *Mk, const double *nu, dpd_nc_shift kind, doubl
 
 /* Training unit (k, q): with shift none, unit q = k stands for the counts[k] identical samples
  * of class k; otherwise unit q is sample q. */
+/* The per-replicate feature transform of normalize (nc.h): x -> (x - mu) scale[q]; NULL
+ * members: no centring / no scaling. */
+typedef struct {
+  const double *mu;    /* [p] training mean, or NULL */
+  const double *scale; /* [units] 1 / |x_q - mu|, or NULL */
+} nc_xform;
+
 static void train_chunk(const dpd_nc_problem *pr, uint64_t seed, size_t rep, size_t k, size_t q,
-                        size_t a, size_t m, double *x) {
-  chunk_x(pr->M + k * pr->p, pr->nu, pr->cfg.shift, pr->cfg.beta, seed, rep, NC_TAG_TRAIN, q, a, m,
-          x);
+                        size_t a, size_t m, double *x, const nc_xform *xf) {
+  const size_t index = pr->cfg.shift == DPD_NC_SHIFT_NONE ? k : q;
+  chunk_x(pr->M + k * pr->p, pr->nu, pr->cfg.shift, pr->cfg.beta, seed, rep, NC_TAG_TRAIN, index, a,
+          m, x);
+  if (xf != NULL && xf->mu != NULL) {
+    for (size_t l = 0; l < m; l++) {
+      x[l] -= xf->mu[a + l];
+    }
+  }
+  if (xf != NULL && xf->scale != NULL) {
+    const double f = xf->scale[q];
+    for (size_t l = 0; l < m; l++) {
+      x[l] *= f;
+    }
+  }
 }
 
 static size_t units_of(const dpd_nc_problem *pr, size_t k) {
@@ -356,7 +396,7 @@ size_t dpd_nc_train_sample(const dpd_nc_problem *problem, uint64_t seed, size_t 
   const size_t k = class_of(problem->counts, problem->K, i), p = problem->p;
   for (size_t a = 0; a < p; a += NC_SWEEP) {
     const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
-    train_chunk(problem, seed, rep, k, i, a, m, x + a);
+    train_chunk(problem, seed, rep, k, i, a, m, x + a, NULL);
   }
   return k;
 }
@@ -364,6 +404,7 @@ size_t dpd_nc_train_sample(const dpd_nc_problem *problem, uint64_t seed, size_t 
 /* Scratch of the data passes: xc [NC_SWEEP]; Z [max(n, n_test) K]; w [n]. */
 typedef struct {
   double *xc, *Z, *w;
+  nc_xform xf;
 } nc_scratch;
 
 /* |x_q|^2 of every training unit into w[q]. */
@@ -378,7 +419,7 @@ static void unit_norms(const dpd_nc_problem *pr, uint64_t seed, size_t rep, nc_s
     const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
     for (size_t k = 0, q = 0; k < K; k++) {
       for (size_t s = 0; s < units_of(pr, k); s++, q++) {
-        train_chunk(pr, seed, rep, k, pr->cfg.shift == DPD_NC_SHIFT_NONE ? k : q, a, m, ws->xc);
+        train_chunk(pr, seed, rep, k, q, a, m, ws->xc, &ws->xf);
         ws->w[q] += dpd__dot8(ws->xc, ws->xc, m);
       }
     }
@@ -413,7 +454,7 @@ static void weighted_class_sums(const dpd_nc_problem *pr, uint64_t seed, size_t 
     for (size_t k = 0, q = 0; k < K; k++) {
       double *Sk = S + k * p + a;
       for (size_t s = 0; s < units_of(pr, k); s++, q++) {
-        train_chunk(pr, seed, rep, k, none ? k : q, a, m, ws->xc);
+        train_chunk(pr, seed, rep, k, q, a, m, ws->xc, &ws->xf);
         const double w = clipping ? ws->w[q] : (none ? (double)pr->counts[k] : 1.0);
         for (size_t l = 0; l < m; l++) {
           Sk[l] += w * ws->xc[l];
@@ -425,7 +466,7 @@ static void weighted_class_sums(const dpd_nc_problem *pr, uint64_t seed, size_t 
 
 void dpd_nc_class_sums(const dpd_nc_problem *problem, uint64_t seed, size_t rep, double *sums) {
   double buf[NC_SWEEP];
-  nc_scratch ws = {.xc = buf, .Z = NULL, .w = NULL};
+  nc_scratch ws = {.xc = buf, .Z = NULL, .w = NULL, .xf = {NULL, NULL}};
   weighted_class_sums(problem, seed, rep, NULL, INFINITY, sums, &ws);
 }
 
@@ -533,7 +574,7 @@ static void gradient_pass(const nc_plan *pl, size_t rep, const double *W, double
     const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
     for (size_t k = 0, q = 0; k < K; k++) {
       for (size_t s = 0; s < units_of(pr, k); s++, q++) {
-        train_chunk(pr, pl->seed, rep, k, none ? k : q, a, m, ws->xc);
+        train_chunk(pr, pl->seed, rep, k, q, a, m, ws->xc, &ws->xf);
         ws->w[q] += dpd__dot8(ws->xc, ws->xc, m);
         for (size_t j = 0; j < K; j++) {
           Z[q * K + j] += dpd__dot8(W + j * p + a, ws->xc, m);
@@ -563,7 +604,7 @@ static void gradient_pass(const nc_plan *pl, size_t rep, const double *W, double
     }
     for (size_t k = 0, q = 0; k < K; k++) {
       for (size_t s = 0; s < units_of(pr, k); s++, q++) {
-        train_chunk(pr, pl->seed, rep, k, none ? k : q, a, m, ws->xc);
+        train_chunk(pr, pl->seed, rep, k, q, a, m, ws->xc, &ws->xf);
         for (size_t j = 0; j < K; j++) {
           const double cj = Z[q * K + j];
           double *gj = g + j * p + a;
@@ -590,6 +631,16 @@ static size_t test_errors(const nc_plan *pl, size_t rep, const double *W, double
     for (size_t k = 0; k < K; k++) {
       const double *Mk = pr->M + k * p;
       memcpy(x, Mk, p * sizeof *x);
+      if (pr->cfg.offset_at_test) {
+        for (size_t l = 0; l < p; l++) {
+          x[l] += pr->nu[l];
+        }
+      }
+      if (ws->xf.mu != NULL) {
+        for (size_t l = 0; l < p; l++) {
+          x[l] -= ws->xf.mu[l];
+        }
+      }
       if (ts == DPD_NC_SHIFT_ADVERSARIAL && bt > 0.0) {
         const double *Wk = W + k * p;
         size_t jstar = k;
@@ -602,7 +653,7 @@ static size_t test_errors(const nc_plan *pl, size_t rep, const double *W, double
           double mm = 0.0, l1 = 0.0;
           for (size_t l = 0; l < p; l++) {
             const double d = Wj[l] - Wk[l];
-            mm += d * Mk[l];
+            mm += d * x[l];
             l1 += fabs(d);
           }
           const double av = mm + bt * l1;
@@ -630,7 +681,13 @@ static size_t test_errors(const nc_plan *pl, size_t rep, const double *W, double
     const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
     for (size_t k = 0, j = 0; k < K; k++) {
       for (size_t s = 0; s < pr->test_counts[k]; s++, j++) {
-        chunk_x(pr->M + k * p, NULL, ts, bt, pl->seed, rep, NC_TAG_TEST, j, a, m, ws->xc);
+        chunk_x(pr->M + k * p, pr->cfg.offset_at_test ? pr->nu : NULL, ts, bt, pl->seed, rep,
+                NC_TAG_TEST, j, a, m, ws->xc);
+        if (ws->xf.mu != NULL) {
+          for (size_t l = 0; l < m; l++) {
+            ws->xc[l] -= ws->xf.mu[a + l];
+          }
+        }
         for (size_t c = 0; c < K; c++) {
           Z[j * K + c] += dpd__dot8(W + c * p + a, ws->xc, m);
         }
@@ -656,9 +713,34 @@ static int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slo
   const size_t nmax = pr->n > pr->n_test ? pr->n : pr->n_test;
   double *W = work, *g = W + Kp, *x = g + Kp, *chunk = x + p, *z = chunk + NC_CHUNK, *c = z + K,
          *C = c + K, *tmp = C + K * K, *cnorm = tmp + K;
-  nc_scratch ws = {.xc = cnorm + K, .Z = cnorm + K + NC_SWEEP};
+  nc_scratch ws = {.xc = cnorm + K, .Z = cnorm + K + NC_SWEEP, .xf = {NULL, NULL}};
   ws.w = ws.Z + nmax * K;
+  double *mu = ws.w + nmax, *scale = mu + p;
   memset(W, 0, Kp * sizeof *W);
+  /* normalize (nc.h): the training mean from the raw class sums, then the unit scales. */
+  const dpd_nc_normalize nz = pr->cfg.normalize;
+  if (nz == DPD_NC_NORMALIZE_CENTER) {
+    weighted_class_sums(pr, pl->seed, rep, NULL, INFINITY, g, &ws);
+    for (size_t l = 0; l < p; l++) {
+      double s = 0.0;
+      for (size_t k = 0; k < K; k++) {
+        s += g[k * p + l];
+      }
+      mu[l] = s / (double)pr->n;
+    }
+    ws.xf.mu = mu;
+  }
+  if (nz == DPD_NC_NORMALIZE_L2) {
+    unit_norms(pr, pl->seed, rep, &ws);
+    size_t units = 0;
+    for (size_t k = 0; k < K; k++) {
+      units += units_of(pr, k);
+    }
+    for (size_t q = 0; q < units; q++) {
+      scale[q] = ws.w[q] > 0.0 ? 1.0 / sqrt(ws.w[q]) : 1.0;
+    }
+    ws.xf.scale = scale;
+  }
   /* At W = 0 the logits are 0: the coefficient vector of a class-k sample is C[k]. */
   for (size_t k = 0; k < K; k++) {
     for (size_t j = 0; j < K; j++) {
@@ -799,7 +881,7 @@ int dpd_nc_sim_run(const dpd_nc_problem *problem, const dpd_nc_sim_config *cfg,
   const dpd__replicate_plan reps = {.n = seeds,
                                     .threads = cfg->threads,
                                     .work_doubles = 2 * K * p + p + NC_CHUNK + 4 * K + K * K +
-                                                    NC_SWEEP + nmax * (K + 1),
+                                                    NC_SWEEP + nmax * (K + 1) + p + problem->n,
                                     .units = 1,
                                     .progress = cfg->progress,
                                     .progress_user = cfg->progress_user,

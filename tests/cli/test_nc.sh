@@ -63,4 +63,18 @@ err beta_neg "'beta': -0.1" simulate --model=nc --beta=-0.1 --shift=cube
 err shift_unknown "'shift': 'gauss' \(allowed: none, cube, rademacher\)" simulate --model=nc --shift=gauss
 err beta_zero "'beta': 0 with shift = cube" simulate --model=nc --shift=cube
 err two_budgets "'sigma': given together with epsilon" simulate --model=nc --epsilon=1 --delta=1e-4 --sigma=1
+err normalize_unknown "'normalize': 'pca' \(allowed: none, center, l2\)" simulate --model=nc --normalize=pca
+err normalize_center_n1 "'normalize': center \(allowed with n >= 2" simulate --model=nc --K=2 --n=1 --normalize=center
+
+# 5. normalize = center cancels an offset carried by training and test features (same noise).
+"$dpdyn" simulate --model=nc --K=10 --p=1000 --n=200 --sigma=8 --seeds=16 --offset=0.5 \
+  --offset_at_test=yes --normalize=center --out="$work/cen" >/dev/null 2>"$work/err" || bad "center run failed: $(head -1 "$work/err")"
+"$dpdyn" simulate --model=nc --K=10 --p=1000 --n=200 --sigma=8 --seeds=16 --normalize=center \
+  --out="$work/cen0" >/dev/null 2>"$work/err" || bad "center run failed: $(head -1 "$work/err")"
+python3 - "$work/cen/summary.json" "$work/cen0/summary.json" <<'PY' && ok "normalize=center: offset 0.5 and offset 0 give the same error, G without the offset" || bad "normalize=center"
+import json, math, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert abs(a["test_error"] - b["test_error"]) <= 3 * math.hypot(a["test_error_se"], b["test_error_se"]), (a, b)
+assert abs(a["G"] - 2 * math.sqrt(0.9) * (1 + 200 / 199)) < 1e-9, a["G"]
+PY
 finish nc

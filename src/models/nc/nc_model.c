@@ -51,6 +51,12 @@ static const dpd_key_desc nc_keys[] = {
      "test-time perturbation of size beta_test"},
     {"beta_test", DPD_KEY_REAL, "0", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, NC_RUN,
      "size |u|_inf of the test perturbation"},
+    {"offset_at_test", DPD_KEY_TEXT, "no", 0, 0, 0, "no|yes", NC_RUN,
+     "whether test points carry the training offset nu too (a bias of the feature extractor)"},
+    {"normalize", DPD_KEY_TEXT, "none", 0, 0, 0, "none|center|l2", NC_RUN,
+     "feature normalisation (seed section 4): subtract the training mean from training and test "
+     "features (center; G = 2 c X (1 + n/(n-1))), or scale training features to norm 1 (l2; "
+     "G = c)"},
     {"loss", DPD_KEY_TEXT, "ce", 0, 0, 0, "ce|square", NULL, "cross-entropy or square loss"},
     {"steps", DPD_KEY_INT, "1", 1, 1e9, 0, NULL, NULL, "NoisyGD steps T (1: one-step)"},
     {"eta", DPD_KEY_REAL, "1", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NC_RUN,
@@ -119,7 +125,20 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, nc_run *r, dpd_err *err
   }
   r->pc.test_shift = (dpd_nc_shift)choice; /* none, cube, rademacher, adversarial: same order */
   if ((status = dpd_keys_real_get(keys, "beta_test", &r->pc.beta_test, err)) < 0 ||
-      (status = dpd_keys_choice_get(keys, "loss", &choice, err)) < 0) {
+      (status = dpd_keys_choice_get(keys, "normalize", &choice, err)) < 0) {
+    return status;
+  }
+  r->pc.normalize = (dpd_nc_normalize)choice; /* none, center, l2: same order */
+  if ((status = dpd_keys_choice_get(keys, "offset_at_test", &choice, err)) < 0) {
+    return status;
+  }
+  r->pc.offset_at_test = choice == 1;
+  if (r->pc.normalize == DPD_NC_NORMALIZE_CENTER && r->pc.n < 2) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'normalize': center (allowed with n >= 2; n = %zu)",
+                    r->pc.n);
+  }
+  if ((status = dpd_keys_choice_get(keys, "loss", &choice, err)) < 0) {
     return status;
   }
   r->sc.loss = choice == 0 ? DPD_NC_LOSS_CE : DPD_NC_LOSS_SQUARE;
@@ -367,6 +386,8 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
       why = "the exact error averaged over a perturbed test law is not implemented yet";
     } else if (r.sc.radius < INFINITY) {
       why = "the exact theory has no projection (radius = inf)";
+    } else if (r.pc.normalize != DPD_NC_NORMALIZE_NONE || r.pc.offset_at_test) {
+      why = "the exact theory is for raw features (normalize = none)";
     }
     if (why != NULL) {
       dpd_output_na_set(out, "theory_test_error", why);
@@ -390,6 +411,7 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
     }
     /* The papers' perfect-collapse bounds (balanced, no shift, no offset, one step). */
     if (r.sc.steps == 1 && r.pc.shift == DPD_NC_SHIFT_NONE && r.pc.offset == 0.0 &&
+        r.pc.normalize == DPD_NC_NORMALIZE_NONE && !r.pc.offset_at_test &&
         r.pc.imbalance_ratio == 1.0 && r.pc.test_shift == DPD_NC_SHIFT_NONE &&
         r.pc.n % r.pc.K == 0) {
       dpd_output_number_set(out, "bound_d1_printed",
