@@ -3,6 +3,8 @@
 #ifndef DPD_MODEL_IMPL_H
 #define DPD_MODEL_IMPL_H
 
+#include <stdint.h>
+
 #include "core/output_impl.h"
 #include "dpdyn/model.h"
 #include "dpdyn/privacy.h"
@@ -36,6 +38,11 @@ DPD_HIDDEN_FN int dpd__model_plot_get(const dpd_keys *keys, int def, int *plot, 
 /* Writes the guarantees of a run as the summary's "privacy" object: mu (when GDP holds), zcdp,
  * delta, epsilon (the tightest) with its conversion, and each conversion's epsilon. */
 DPD_HIDDEN_FN void dpd__output_guarantee(dpd_output *out, const dpd_privacy_guarantee *g);
+
+/* The output every command of a model starts from (returned-owned; NULL on failure): the plot
+ * flag, and the summary's command, model, version and seed, in that order. */
+DPD_HIDDEN_FN int dpd__output_begin(const char *command, const char *model, int plot, uint64_t seed,
+                                    dpd_output **out, dpd_err *err);
 
 /* Sets out->headline / out->figure (copies). */
 DPD_HIDDEN_FN int dpd__output_headline_set(dpd_output *out, dpd_err *err, const char *fmt, ...)

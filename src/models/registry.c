@@ -240,3 +240,17 @@ void dpd__output_guarantee(dpd_output *out, const dpd_privacy_guarantee *g) {
   dpd__json_number(p, "epsilon_zcdp_tight", g->epsilon_zcdp);
   dpd__json_number(p, "epsilon_bun_steinke", g->epsilon_bun_steinke);
 }
+
+int dpd__output_begin(const char *command, const char *model, int plot, uint64_t seed,
+                      dpd_output **out, dpd_err *err) {
+  int status = dpd_output_create(out, err);
+  if (status < 0) {
+    return status;
+  }
+  (*out)->plot = plot;
+  cJSON_AddStringToObject((*out)->summary, "command", command);
+  cJSON_AddStringToObject((*out)->summary, "model", model);
+  cJSON_AddStringToObject((*out)->summary, "version", dpd_version());
+  cJSON_AddNumberToObject((*out)->summary, "seed", (double)seed);
+  return DPD_OK;
+}

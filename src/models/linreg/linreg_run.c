@@ -628,20 +628,16 @@ int dpd__linreg_output_begin(const dpd_keys *keys, const linreg_run *r, dpd_outp
                              dpd_err *err) {
   dpd_output *out;
   int status;
-  if ((status = dpd_output_create(outp, err)) < 0) {
+  if ((status = dpd__output_begin(dpd_keys_command_get(keys), "linreg", r->plot, r->seed, outp,
+                                  err)) < 0) {
     return status;
   }
   out = *outp;
-  out->plot = r->plot;
   if ((status = dpd__output_headline_set(
            out, err, "model linreg, d = %zu, n = %zu, schedule %s, seed %llu", r->d, r->n,
            dpd_schedule_name(r->schedule), (unsigned long long)r->seed)) < 0) {
     return status;
   }
-  cJSON_AddStringToObject(out->summary, "command", dpd_keys_command_get(keys));
-  cJSON_AddStringToObject(out->summary, "model", "linreg");
-  cJSON_AddStringToObject(out->summary, "version", dpd_version());
-  dpd_output_number_set(out, "seed", (double)r->seed);
   cJSON_AddNumberToObject(out->summary, "d", (double)r->d);
   cJSON_AddNumberToObject(out->summary, "n", (double)r->n);
   cJSON_AddNumberToObject(out->summary, "gamma", r->gamma);

@@ -247,21 +247,17 @@ static int output_begin(const dpd_keys *keys, const nc_run *r, const dpd_nc_prob
                         double G, dpd_output **outp, dpd_err *err) {
   dpd_output *out;
   int status;
-  if ((status = dpd_output_create(outp, err)) < 0) {
+  if ((status = dpd__output_begin(dpd_keys_command_get(keys), "nc", r->plot, r->pc.seed, outp,
+                                  err)) < 0) {
     return status;
   }
   out = *outp;
-  out->plot = r->plot;
   if ((status = dpd__output_headline_set(
            out, err, "model nc, K = %zu, p = %zu, n = %zu, %zu step%s, seed %llu", r->pc.K, r->pc.p,
            r->pc.n, r->sc.steps, r->sc.steps == 1 ? "" : "s", (unsigned long long)r->pc.seed)) <
       0) {
     return status;
   }
-  cJSON_AddStringToObject(out->summary, "command", dpd_keys_command_get(keys));
-  cJSON_AddStringToObject(out->summary, "model", "nc");
-  cJSON_AddStringToObject(out->summary, "version", dpd_version());
-  cJSON_AddNumberToObject(out->summary, "seed", (double)r->pc.seed);
   cJSON_AddNumberToObject(out->summary, "steps", (double)r->sc.steps);
   if (problem != NULL) {
     dpd_output_number_set(out, "x_norm_max", problem->x_norm_max);

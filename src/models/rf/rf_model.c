@@ -369,20 +369,15 @@ static void add_privacy(dpd_output *out, const rf_run *r) {
 static int output_begin(const char *command, const rf_run *r, dpd_output **out, dpd_err *err) {
   dpd_output *o;
   int status;
-  if ((status = dpd_output_create(out, err)) < 0) {
+  if ((status = dpd__output_begin(command, "rf", r->plot, r->sc.seed, out, err)) < 0) {
     return status;
   }
   o = *out;
-  o->plot = r->plot;
   if ((status = dpd__output_headline_set(
            o, err, "model rf, d = %zu, n = %zu, p = %zu, %s, seed %llu", r->pc.d, r->pc.n, r->pc.p,
            dpd_rf_activation_name(r->pc.activation), (unsigned long long)r->sc.seed)) < 0) {
     return status;
   }
-  cJSON_AddStringToObject(o->summary, "command", command);
-  cJSON_AddStringToObject(o->summary, "model", "rf");
-  cJSON_AddStringToObject(o->summary, "version", dpd_version());
-  cJSON_AddNumberToObject(o->summary, "seed", (double)r->sc.seed);
   dpd_output_number_set(o, "eta", r->sc.eta);
   cJSON_AddNumberToObject(o->summary, "steps", (double)r->sc.T);
   dpd_output_number_set(o, "tau", r->sc.eta * (double)r->sc.T);
