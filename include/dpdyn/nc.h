@@ -127,7 +127,66 @@ typedef struct {
   size_t *test_counts;     /* [K] test class counts */
   double x_norm_max;       /* sup of |x| over the training feature law (see dpd_nc_sensitivity) */
   double x_norm_max_clean; /* the same without the common offset nu: sup |x - nu| */
+  /* Problems on given features (dpd_nc_problem_from_data); zero for the ETF law: */
+  int from_data;                     /* non-zero: features are data, not the ETF law */
+  struct dpd_nc_data_config_s *data; /* a copy of the data config (borrowed arrays) */
+  size_t *order;                     /* [n] row of X of the i-th training sample in class order */
+  size_t *test_order; /* [n_test] row of X_test of the j-th test point in class order */
 } dpd_nc_problem;
+
+/* Features given as data instead of the ETF law: a user's feature file, or features projected
+ * per replicate (PCA). Samples are taken in class order: sample i of the problem is row
+ * order[i] of X, the rows of class 0 first, each class in row order (the same for test points).
+ * Replicates redraw the noise (and the test perturbation u when test_shift is random); the data
+ * themselves are redrawn only through `fill`.
+ * Sensitivity: every training row x with |x| > x_bound is scaled to norm x_bound before
+ * anything else (feature clipping, part of the mechanism), so X = x_bound in dpd_nc_sensitivity
+ * (normalize l2: G = c whatever x_bound). Test rows are not clipped. normalize center and l2 act
+ * as for the ETF law (center: mu is the mean of the clipped training rows). Test point j is
+ * row + u, u the test perturbation of the ETF law's rule (cube / rademacher from region tag 1,
+ * index j; adversarial against the trained W). */
+typedef struct dpd_nc_data_config_s {
+  size_t K, p, n, n_test; /* K >= 2, p >= 1, every class has >= 1 training and test row */
+  const double *X;        /* [n p] row-major training features (borrowed, must outlive the
+                             problem), or NULL with fill */
+  const size_t *y;        /* [n] training labels in 0..K-1 (borrowed) */
+  const double *X_test;   /* [n_test p] row-major test features, or NULL with fill */
+  const size_t *y_test;   /* [n_test] test labels (borrowed) */
+  /* Per-replicate features (X and X_test NULL): fills X [n p] and X_test [n_test p] (row-major,
+   * rows in the order of y and y_test) for replicate rep of a run with seed `seed`. Called from
+   * worker threads: a pure function of (seed, rep) and user; < 0 with err set on failure. */
+  int (*fill)(void *user, uint64_t seed, size_t rep, double *X, double *X_test, dpd_err *err);
+  void *user;
+  double x_bound;             /* public bound R on |x|, finite > 0 (INFINITY only with l2) */
+  dpd_nc_normalize normalize; /* none, center (n >= 2) or l2 */
+  dpd_nc_shift test_shift;    /* none, cube, rademacher or adversarial */
+  double beta_test;           /* its size, finite >= 0 */
+} dpd_nc_data_config;
+
+/* Builds a problem on given features; cfg and its arrays are borrowed (they must outlive the
+ * problem; nothing n x p is copied). DPD_EINVAL names the key ('K', 'p', a label out of range
+ * or a class with no row ('labels' / 'test_labels'), a non-finite feature ('features' /
+ * 'test_features', with its row and column), 'x_bound', 'normalize', 'beta_test'); DPD_ENOMEM.
+ * problem->M holds the class means of the training rows (zeros with fill), problem->nu zeros,
+ * x_norm_max = x_norm_max_clean = x_bound. Prints nothing. */
+DPD_API int dpd_nc_problem_from_data(const dpd_nc_data_config *cfg, dpd_nc_problem **out,
+                                     dpd_err *err);
+
+/* The training class sums of replicate `rep` of the features as the simulator trains on them
+ * (clip to x_bound, normalize applied): sums[k p + l] (K p doubles, caller memory), and with
+ * normalize = center the training mean mu[0..p) (mu may be NULL otherwise; it is filled with
+ * zeros when not centring). Bit-identical to the simulator's first step. Allocates (n + n_test) p
+ * doubles only for a problem with fill. DPD_ENOMEM, or the fill's error. */
+DPD_API int dpd_nc_train_sums(const dpd_nc_problem *problem, uint64_t seed, size_t rep,
+                              double *sums, double *mu, dpd_err *err);
+
+/* Test point j (0 <= j < n_test, class order) of replicate `rep` as the classifier sees it:
+ * x[0..p) = M_k (+ nu with offset_at_test) or the test row, plus the random test perturbation
+ * (cube / rademacher; none for none and adversarial), minus mu when mu is not NULL (pass the mu
+ * of dpd_nc_train_sums under normalize = center). *k receives the class. DPD_EINVAL for a
+ * problem with fill (its test points exist only inside a replicate). */
+DPD_API int dpd_nc_test_point(const dpd_nc_problem *problem, uint64_t seed, size_t rep, size_t j,
+                              const double *mu, double *x, size_t *k, dpd_err *err);
 
 /* Defaults: K = 10, p = 100, n = 1000, n_test = 1000, sparse ETF, balanced (ratio 1, fraction
  * 0), shift none, beta 0, offset 0, test none, beta_test 0, offset_at_test 0, normalize none,
@@ -172,9 +231,11 @@ DPD_API int dpd_nc_class_counts(size_t K, size_t total, double imbalance_ratio,
  * bound above holds for steps = 1 only). */
 DPD_API double dpd_nc_sensitivity(const dpd_nc_problem *problem, dpd_nc_loss loss);
 
-/* Raw training features (normalize not applied) of sample i (0 <= i < n) of replicate `rep`
- * of a run with seed `seed`:
- * x[0..p) = M_{y_i} + nu + v_i (caller memory); returns y_i. Pure. */
+/* Raw training features (normalize not applied) of sample i (0 <= i < n, class order) of
+ * replicate `rep` of a run with seed `seed`:
+ * x[0..p) = M_{y_i} + nu + v_i (caller memory); returns y_i. A problem on data: the row
+ * order[i] of X, unclipped; with fill: returns K and leaves x alone (use dpd_nc_train_sums). Pure.
+ */
 DPD_API size_t dpd_nc_train_sample(const dpd_nc_problem *problem, uint64_t seed, size_t rep,
                                    size_t i, double *x);
 
