@@ -53,10 +53,10 @@ static const dpd_key_desc nc_keys[] = {
      "size |u|_inf of the test perturbation"},
     {"offset_at_test", DPD_KEY_TEXT, "no", 0, 0, 0, "no|yes", NC_RUN,
      "whether test points carry the training offset nu too (a bias of the feature extractor)"},
-    {"normalize", DPD_KEY_TEXT, "none", 0, 0, 0, "none|center|l2", NC_RUN,
+    {"normalize", DPD_KEY_TEXT, "none", 0, 0, 0, "none|center|l2|center_l2", NC_RUN,
      "feature normalisation (seed section 4): subtract the training mean from training and test "
-     "features (center; G = 2 c X (1 + n/(n-1))), or scale training features to norm 1 (l2; "
-     "G = c)"},
+     "features (center; G = 2 c X (1 + n/(n-1))), scale training features to norm 1 (l2; "
+     "G = c), or both (center_l2; G = c (2 n - 1): the mean moves every unit feature)"},
     {"loss", DPD_KEY_TEXT, "ce", 0, 0, 0, "ce|square", NULL, "cross-entropy or square loss"},
     {"steps", DPD_KEY_INT, "1", 1, 1e9, 0, NULL, NULL, "NoisyGD steps T (1: one-step)"},
     {"eta", DPD_KEY_REAL, "1", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NC_RUN,
@@ -128,15 +128,17 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, nc_run *r, dpd_err *err
       (status = dpd_keys_choice_get(keys, "normalize", &choice, err)) < 0) {
     return status;
   }
-  r->pc.normalize = (dpd_nc_normalize)choice; /* none, center, l2: same order */
+  r->pc.normalize = (dpd_nc_normalize)choice; /* none, center, l2, center_l2: same order */
   if ((status = dpd_keys_choice_get(keys, "offset_at_test", &choice, err)) < 0) {
     return status;
   }
   r->pc.offset_at_test = choice == 1;
-  if (r->pc.normalize == DPD_NC_NORMALIZE_CENTER && r->pc.n < 2) {
+  if ((r->pc.normalize == DPD_NC_NORMALIZE_CENTER ||
+       r->pc.normalize == DPD_NC_NORMALIZE_CENTER_L2) &&
+      r->pc.n < 2) {
     return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'normalize': center (allowed with n >= 2; n = %zu)",
-                    r->pc.n);
+                    "invalid value for 'normalize': %s (allowed with n >= 2; n = %zu)",
+                    dpd_keys_text_get(keys, "normalize"), r->pc.n);
   }
   if ((status = dpd_keys_choice_get(keys, "loss", &choice, err)) < 0) {
     return status;
