@@ -7,8 +7,8 @@
  *           (the ETF basis, the offset signs and the class counts are the problem's, fixed by
  *           `seed`), per-class errors, the sensitivity G and the noise sigma.
  * compare   the same and the exact one-step error of notes B.5 (nc_theory.h) on the same
- *           replicates' training statistics, the gap in standard errors, and the papers' bounds
- *           where they apply.
+ *           replicates' training data and test points, the gap in standard errors, and the
+ *           papers' bounds where they apply (nc_compare.c).
  * account   the privacy of the run alone.
  *
  * Privacy: T steps of the Gaussian mechanism on the summed gradient (sensitivity G, noise
@@ -21,11 +21,10 @@
 #include <string.h>
 
 #include "core/error_impl.h"
-#include "core/stats_impl.h"
 #include "dpdyn/nc.h"
-#include "dpdyn/nc_theory.h"
 #include "dpdyn/privacy.h"
 #include "models/model_impl.h"
+#include "models/nc/nc_impl.h"
 
 #define NC_RUN "simulate compare"
 
@@ -267,48 +266,6 @@ static int output_begin(const dpd_keys *keys, const nc_run *r, const dpd_nc_prob
   return add_privacy(out, r, G, err);
 }
 
-/* The exact one-step error (notes B.5) of each replicate's trained classifier on clean test
- * points x = M_k, weighted by the test class counts: replicate r's training class sums give its
- * mean logits. Exact given the training data; its mean and SE over the replicates. */
-static int theory_one_step(const dpd_nc_problem *pr, const nc_run *r, double *mean, double *se,
-                           dpd_err *err) {
-  const size_t K = pr->K, p = pr->p;
-  double *sums = malloc(K * p * sizeof *sums), *counts = malloc(K * sizeof *counts);
-  double *e = malloc(r->sc.seeds * sizeof *e);
-  int status = DPD_OK;
-  if (sums == NULL || counts == NULL || e == NULL) {
-    free(sums);
-    free(counts);
-    free(e);
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-  }
-  for (size_t k = 0; k < K; k++) {
-    counts[k] = (double)pr->counts[k];
-  }
-  for (size_t rep = 0; rep < r->sc.seeds && status == DPD_OK; rep++) {
-    e[rep] = 0.0;
-    dpd_nc_class_sums(pr, r->sc.seed, rep, sums);
-    for (size_t k = 0; k < K; k++) { /* class means */
-      for (size_t l = 0; l < p; l++) {
-        sums[k * p + l] /= counts[k];
-      }
-    }
-    for (size_t k = 0; k < K && status == DPD_OK; k++) {
-      double pk;
-      status = dpd_nc_error_point(K, p, counts, sums, pr->M + k * p, k, r->sc.sigma, &pk, err);
-      e[rep] += (double)pr->test_counts[k] * pk;
-    }
-    e[rep] /= (double)pr->n_test;
-  }
-  if (status == DPD_OK) {
-    dpd__stats_mean_se(e, r->sc.seeds, 1, mean, se);
-  }
-  free(sums);
-  free(counts);
-  free(e);
-  return status;
-}
-
 static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, dpd_err *err) {
   const char *command = dpd_keys_command_get(keys);
   const int compare = strcmp(command, "compare") == 0;
@@ -375,48 +332,8 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
       goto done;
     }
   }
-  if (compare) {
-    const char *why = NULL;
-    double theory = NAN, theory_se = NAN;
-    if (r.sc.steps != 1) {
-      why = "the exact theory is for one step (steps = 1)";
-    } else if (r.pc.test_shift != DPD_NC_SHIFT_NONE) {
-      why = "the exact error averaged over a perturbed test law is not implemented yet";
-    } else if (r.sc.radius < INFINITY) {
-      why = "the exact theory has no projection (radius = inf)";
-    } else if (r.pc.normalize != DPD_NC_NORMALIZE_NONE || r.pc.offset_at_test) {
-      why = "the exact theory is for raw features (normalize = none)";
-    }
-    if (why != NULL) {
-      dpd_output_na_set(out, "theory_test_error", why);
-      dpd_output_na_set(out, "gap_in_se", why);
-    } else {
-      double both;
-      if ((status = theory_one_step(problem, &r, &theory, &theory_se, err)) < 0) {
-        goto done;
-      }
-      both = hypot(sim->test_error_se, theory_se);
-      dpd_output_number_set(out, "theory_test_error", theory);
-      dpd_output_number_set(out, "theory_test_error_se", theory_se);
-      dpd_output_number_set(out, "gap", sim->test_error - theory);
-      if (both > 0.0) {
-        dpd_output_number_set(out, "gap_in_se", (sim->test_error - theory) / both);
-      } else {
-        dpd_output_na_set(out, "gap_in_se",
-                          "both standard errors are 0 (e.g. no simulated error in any replicate): "
-                          "the gap in SE is undefined; see gap");
-      }
-    }
-    /* The papers' perfect-collapse bounds (balanced, no shift, no offset, one step). */
-    if (r.sc.steps == 1 && r.pc.shift == DPD_NC_SHIFT_NONE && r.pc.offset == 0.0 &&
-        r.pc.normalize == DPD_NC_NORMALIZE_NONE && !r.pc.offset_at_test &&
-        r.pc.imbalance_ratio == 1.0 && r.pc.test_shift == DPD_NC_SHIFT_NONE &&
-        r.pc.n % r.pc.K == 0) {
-      dpd_output_number_set(out, "bound_d1_printed",
-                            dpd_nc_bound_d1_printed(r.pc.K, (double)r.pc.n, r.sc.sigma));
-      dpd_output_number_set(out, "bound_d1_union",
-                            dpd_nc_bound_d1_union(r.pc.K, (double)r.pc.n, r.sc.sigma));
-    }
+  if (compare && (status = dpd__nc_compare(out, problem, &r.sc, sim, err)) < 0) {
+    goto done;
   }
 done:
   dpd_nc_sim_result_free(sim);
