@@ -2,7 +2,7 @@
 # Neural-collapse (model=nc) reproduction study (docs/nc.md; notes part B, B.5), as `dpdyn sweep
 # compare` grids. Every point is an ordinary `dpdyn compare --model=nc` run: NoisyGD replicates
 # (one step from W = 0), the exact one-step error on each replicate's training statistics
-# (theory_test_error, clean test only) and, for balanced perfect collapse, the papers' D.1 bounds.
+# (theory_test_error; n/a for adversarial test points) and, for balanced perfect collapse, the papers' D.1 bounds.
 # Writes into docs/figures/:
 #   nc_psweep.png / nc_psweep.tsv
 #       test error against p = 10 ... 1e6 (1e4 with --quick) at K = 10, n = 1000,
@@ -18,7 +18,7 @@
 #   nc_sec52_notes.tsv
 #       the same four settings at p = 1e4, 1e5, 1e6 under the notes' zCDP conversion (B.5 table).
 # The nc_*.tsv tables are whitespace columns extracted (by name) from the sweeps' sweep.tsv;
-# missing numbers (no exact theory under a test shift, no D.1 bound off balanced perfect
+# missing numbers (no exact theory under an adversarial test, no D.1 bound off balanced perfect
 # collapse) are NaN. The sweeps live in $SWEEPS (default BUILD/reproduce_nc/{full,quick}): a
 # stopped full run resumes where it stopped (rm -rf it to start over; --quick always starts over). THREADS sets every point's
 # threads (default 0 = all cores); MPIRUN="mpirun -np 2" shares each sweep's points among ranks.

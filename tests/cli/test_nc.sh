@@ -77,4 +77,36 @@ a, b = (json.load(open(f)) for f in sys.argv[1:3])
 assert abs(a["test_error"] - b["test_error"]) <= 3 * math.hypot(a["test_error_se"], b["test_error_se"]), (a, b)
 assert abs(a["G"] - 2 * math.sqrt(0.9) * (1 + 200 / 199)) < 1e-9, a["G"]
 PY
+# 6. The exact one-step error under a random test perturbation and centring: evaluated on each
+#    replicate's own test points (conditionally exact), finite and within 3 SE of the simulation
+#    (200 replicates redraw the training shifts, the noise and the test perturbations).
+if "$dpdyn" compare --model=nc --K=3 --p=50 --n=60 --n_test=100 --sigma=14 --seeds=200 --seed=3 \
+  --shift=cube --beta=0.1 --test_shift=cube --beta_test=0.1 --normalize=center \
+  --out="$work/tc" >/dev/null 2>"$work/err"; then
+  python3 - "$work/tc/summary.json" <<'PY' && ok "compare: finite theory_test_error under test_shift=cube, normalize=center, within 3 SE" || bad "test_shift=cube theory: $(head -c 400 "$work/tc/summary.json")"
+import json, math, sys
+s = json.load(open(sys.argv[1]))
+t = s["theory_test_error"]
+assert isinstance(t, float) and math.isfinite(t) and 0.05 < t < 0.6, t
+assert abs(s["gap_in_se"]) < 3, s["gap_in_se"]
+assert "bound_thm34" in s["not_available"], s["not_available"]
+PY
+else
+  bad "compare test_shift=cube failed: $(head -1 "$work/err")"
+fi
+
+# 7. Thm 3.4 (binary projected NoisyGD): a finite bound at K = 2 with a radius and a step within
+#    its rule; the exact theory is n/a for steps > 1 and for adversarial test points, with reasons.
+"$dpdyn" compare --model=nc --K=2 --p=50 --n=100 --n_test=20 --sigma=3 --seeds=4 --steps=3 \
+  --radius=0.05 --eta=1e-4 --out="$work/t34" >/dev/null 2>"$work/err" || bad "thm34 run: $(head -1 "$work/err")"
+"$dpdyn" compare --model=nc --K=3 --p=50 --n=60 --n_test=20 --sigma=3 --seeds=4 \
+  --test_shift=adversarial --beta_test=0.01 --out="$work/adv" >/dev/null 2>"$work/err" || bad "adversarial run: $(head -1 "$work/err")"
+python3 - "$work/t34/summary.json" "$work/adv/summary.json" <<'PY' && ok "compare: bound_thm34 at K = 2 with a radius; n/a with reasons for steps > 1 and adversarial tests" || bad "thm34 / n/a: $(head -c 400 "$work/t34/summary.json")"
+import json, math, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert 0 <= a["bound_thm34"] <= 1 and a["bound_thm34_t"] > 0, a
+assert "one step" in a["not_available"]["theory_test_error"], a["not_available"]
+assert "noise" in b["not_available"]["theory_test_error"], b["not_available"]
+assert "K = 2" in b["not_available"]["bound_thm34"], b["not_available"]
+PY
 finish nc
