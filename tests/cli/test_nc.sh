@@ -105,6 +105,9 @@ python3 - "$work/t34/summary.json" "$work/adv/summary.json" <<'PY' && ok "compar
 import json, math, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
 assert 0 <= a["bound_thm34"] <= 1 and a["bound_thm34_t"] > 0, a
+# t solves the proof's step rule for theta = W_1 - W_2: 2 eta = sqrt(2) R / (n + sqrt(p + sqrt(p t) + t))
+t, n, p = a["bound_thm34_t"], 100, 50
+assert abs(2e-4 - math.sqrt(2) * 0.05 / (n + math.sqrt(p + math.sqrt(p * t) + t))) < 1e-12, t
 assert "one step" in a["not_available"]["theory_test_error"], a["not_available"]
 assert "noise" in b["not_available"]["theory_test_error"], b["not_available"]
 assert "K = 2" in b["not_available"]["bound_thm34"], b["not_available"]
