@@ -165,8 +165,8 @@ static int parse_dict(const char *key, const char *path, const char *text, size_
         size_t v;
         if (ndim == 3 || !take_size(&c, &v)) {
           return ndim == 3 ? DPD_FAIL(err, DPD_EINVAL,
-                                      "invalid value for '%s': '%s' holds an array of 3 or more "
-                                      "dimensions (allowed: 1-D or 2-D)",
+                                      "invalid value for '%s': '%s' holds an array of more than "
+                                      "3 dimensions (allowed: 1-D or 2-D)",
                                       key, path)
                            : bad_header(err, key, path, "malformed shape");
         }
@@ -177,6 +177,12 @@ static int parse_dict(const char *key, const char *path, const char *text, size_
           }
           break;
         }
+      }
+      if (ndim > 2) {
+        return DPD_FAIL(err, DPD_EINVAL,
+                        "invalid value for '%s': '%s' holds an array of %zu dimensions (allowed: "
+                        "1-D or 2-D)",
+                        key, path, ndim);
       }
       have_shape = 1;
     } else {
