@@ -269,14 +269,16 @@ int dpd__nc_files_output(dpd_output *out, const dpd__nc_files *f, dpd_err *err) 
     }
     cJSON_AddNumberToObject(o, "n_test", (double)f->test->n);
   }
+  const int diagnose =
+      strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(out->summary, "command")),
+             "diagnose") == 0;
   if (isfinite(f->x_bound)) {
     cJSON_AddNumberToObject(o, "x_bound", f->x_bound);
     cJSON_AddNumberToObject(o, "clipped_fraction", clipped_fraction(f->train, f->x_bound));
-  } else {
-    cJSON_AddStringToObject(o, "x_bound", "inf");
+  } else if (!diagnose) {
+    cJSON_AddStringToObject(o, "x_bound", "inf"); /* normalize = l2 or center_l2 */
   }
-  if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(out->summary, "command")),
-             "diagnose") != 0) {
+  if (!diagnose) {
     return dpd__output_note_add(
         out, err,
         "note: features from files: the replicates redraw only the noise (and the test "
@@ -413,7 +415,6 @@ static int diag_tables(dpd_output *out, const dpd_nc_diagnostics *d, dpd_err *er
 }
 
 int dpd__nc_diagnose(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, dpd_err *err) {
-  static const char *const unused[] = {"loss", "steps", "epsilon", "delta", "mu", "zcdp", "sigma"};
   dpd__nc_files files;
   dpd_nc_problem_config pc;
   dpd_nc_problem *problem = NULL;
@@ -434,10 +435,7 @@ int dpd__nc_diagnose(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, 
       (status = dpd_keys_u64_get(keys, "seed", &seed, err)) < 0) {
     goto done;
   }
-  for (size_t k = 0; k < sizeof unused / sizeof *unused; k++) {
-    dpd_keys_unset(keys, unused[k]); /* training and privacy: not in effect */
-  }
-  (void)dpd_keys_restrict(keys, 0, "", NULL);
+  (void)dpd_keys_restrict(keys, 0, "", NULL); /* training and privacy keys: not in effect */
   if (files.from_file) {
     bytes = 2.0 * files.bytes; /* the files, and the diagnostics' arrays (at most as large) */
   } else {
@@ -504,7 +502,8 @@ int dpd__nc_diagnose(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, 
            out, err,
            "note: G_estimated = sqrt((K-1)/K) max |x_i| = %.6g is the CE sensitivity at W = 0 "
            "that these rows attain; it depends on the data, so a run that used it would not be "
-           "private: simulate uses the public bound x_bound instead",
+           "private: simulate uses a public bound instead (x_bound for file features, the "
+           "sup of |x| over the law for features = etf)",
            train->G_ce)) < 0) {
     goto done;
   }

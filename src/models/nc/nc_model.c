@@ -1,5 +1,6 @@
 /* model=nc: NoisyGD on a linear last layer under neural collapse (MATH.md 3; notes B), as a model
- * type: keys, and the commands simulate | compare | account.
+ * type: keys, and the commands simulate | compare | account (diagnose, and the feature-file keys
+ * features | labels | test_features | test_labels | x_bound: nc_features_model.c).
  * SPDX-License-Identifier: MIT
  *
  * simulate  NoisyGD replicates (nc.h): test misclassification rate with its standard error over
@@ -30,6 +31,7 @@
 
 #define NC_RUN "simulate compare"
 #define NC_DATA "simulate compare diagnose"
+#define NC_TRAIN "simulate compare account" /* not diagnose */
 
 static const dpd_key_desc nc_keys[] = {
     {"K", DPD_KEY_INT, "10", 2, 1e6, 0, NULL, NULL, "classes"},
@@ -71,21 +73,21 @@ static const dpd_key_desc nc_keys[] = {
      "feature normalisation (seed section 4): subtract the training mean from training and test "
      "features (center; G = 2 c X (1 + n/(n-1))), scale training features to norm 1 (l2; "
      "G = c), or both (center_l2; G = c (2 n - 1): the mean moves every unit feature)"},
-    {"loss", DPD_KEY_TEXT, "ce", 0, 0, 0, "ce|square", NULL, "cross-entropy or square loss"},
-    {"steps", DPD_KEY_INT, "1", 1, 1e9, 0, NULL, NULL, "NoisyGD steps T (1: one-step)"},
+    {"loss", DPD_KEY_TEXT, "ce", 0, 0, 0, "ce|square", NC_TRAIN, "cross-entropy or square loss"},
+    {"steps", DPD_KEY_INT, "1", 1, 1e9, 0, NULL, NC_TRAIN, "NoisyGD steps T (1: one-step)"},
     {"eta", DPD_KEY_REAL, "1", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NC_RUN,
      "step size (the one-step classifier does not depend on it)"},
     {"radius", DPD_KEY_REAL, "inf", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, NC_RUN,
      "projection of W onto the Frobenius ball of this radius after each step; inf = none"},
-    {"epsilon", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, NULL,
+    {"epsilon", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, NC_TRAIN,
      "(epsilon, delta)-DP of the whole run (exact GDP calibration)"},
-    {"delta", DPD_KEY_REAL, NULL, 0, 1, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
+    {"delta", DPD_KEY_REAL, NULL, 0, 1, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NC_TRAIN,
      "delta of the (epsilon, delta) guarantee [1/n]"},
-    {"mu", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, NULL,
+    {"mu", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, NC_TRAIN,
      "privacy of the whole run as mu-GDP"},
-    {"zcdp", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, NULL,
+    {"zcdp", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, NC_TRAIN,
      "privacy of the whole run as zCDP (T steps of rho_step: zcdp = T rho_step)"},
-    {"sigma", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_HI_OPEN, NULL, NULL,
+    {"sigma", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_HI_OPEN, NULL, NC_TRAIN,
      "noise standard deviation on the summed gradient, given directly"},
     {"seeds", DPD_KEY_INT, "16", 1, 16777216.0, 0, NULL, NC_RUN, "replicates"},
     {"seed", DPD_KEY_INT, "1", 0, 18446744073709551615.0, 0, NULL, NULL, "master seed"},
