@@ -21,7 +21,9 @@ DPD_HIDDEN_FN const char *dpd__nc_theory_why_not(const dpd_nc_problem *problem,
  * e[rep] = (1/n_test) sum_j P[err | x_j] (B.5). Exact given the replicate's training data and
  * test points (the same as the simulation's): only the noise is integrated out. A clean test on
  * the ETF law evaluates one point per class (all points of a class are equal). The projection
- * (radius) rescales W_1 by a positive factor, which leaves the argmax alone. Replicates run on
+ * (radius) rescales W_1 by a positive factor, which leaves the argmax alone. When no replicate
+ * redraws anything but the noise (no training shift or fixed rows, clean test) one replicate is
+ * computed and copied. Replicates run on
  * sc->threads OpenMP threads, each value computed alone: bit-identical for any thread count.
  * Progress through sc->progress. DPD_EINVAL when dpd__nc_theory_why_not is not NULL; DPD_ENOMEM;
  * the quadrature's status. */
