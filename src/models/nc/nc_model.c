@@ -26,6 +26,7 @@
 #include "dpdyn/nc_theory.h"
 #include "dpdyn/privacy.h"
 #include "models/model_impl.h"
+#include "models/nc/nc_pca_model.h"
 
 #define NC_RUN "simulate compare"
 
@@ -57,6 +58,15 @@ static const dpd_key_desc nc_keys[] = {
      "feature normalisation (seed section 4): subtract the training mean from training and test "
      "features (center; G = 2 c X (1 + n/(n-1))), or scale training features to norm 1 (l2; "
      "G = c)"},
+    {"pca_k", DPD_KEY_INT, "0", 0, 8589934592.0, 0, NULL, NULL,
+     "PCA fix (seed section 4): train on the projection onto the top pca_k principal directions "
+     "of a public sample (0 = off; 1 <= pca_k <= p)"},
+    {"n_public", DPD_KEY_INT, "1000", 1, 1073741823.0, 0, NULL, NULL,
+     "size of the public unlabelled sample of the PCA fix (same law as training; part of the "
+     "problem)"},
+    {"pca_center", DPD_KEY_TEXT, "yes", 0, 0, 0, "no|yes", NULL,
+     "PCA of the public sample's covariance (yes) or of its uncentred second moment (no, where an "
+     "offset nu is a top direction)"},
     {"loss", DPD_KEY_TEXT, "ce", 0, 0, 0, "ce|square", NULL, "cross-entropy or square loss"},
     {"steps", DPD_KEY_INT, "1", 1, 1e9, 0, NULL, NULL, "NoisyGD steps T (1: one-step)"},
     {"eta", DPD_KEY_REAL, "1", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NC_RUN,
@@ -82,6 +92,8 @@ static const dpd_key_desc nc_keys[] = {
 typedef struct {
   dpd_nc_problem_config pc;
   dpd_nc_sim_config sc;
+  dpd_nc_pca_config pca; /* the PCA fix (pca_on: pca_k > 0) */
+  int pca_on;
   double delta;       /* of the reported epsilon */
   double multiplier;  /* noise multiplier m = sigma / G (0: non-private) */
   const char *budget; /* the key that set the noise, NULL: non-private */
@@ -133,6 +145,9 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, nc_run *r, dpd_err *err
     return status;
   }
   r->pc.offset_at_test = choice == 1;
+  if ((status = dpd__nc_pca_keys(keys, &r->pc, &r->pca, &r->pca_on, err)) < 0) {
+    return status;
+  }
   if (r->pc.normalize == DPD_NC_NORMALIZE_CENTER && r->pc.n < 2) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'normalize': center (allowed with n >= 2; n = %zu)",
@@ -226,6 +241,12 @@ static void noise_set(nc_run *r, double G) {
   }
 }
 
+/* zCDP of the whole run: T steps of multiplier m are T / (2 m^2)-zCDP (inf: non-private). */
+static double run_rho(const nc_run *r) {
+  return r->multiplier > 0.0 ? (double)r->sc.steps / (2.0 * r->multiplier * r->multiplier)
+                             : INFINITY;
+}
+
 /* The guarantees of the run: T Gaussian steps of multiplier m are sqrt(T)/m-GDP. */
 static int add_privacy(dpd_output *out, const nc_run *r, double G, dpd_err *err) {
   dpd_privacy_guarantee g;
@@ -311,7 +332,8 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
   const char *command = dpd_keys_command_get(keys);
   const int compare = strcmp(command, "compare") == 0;
   nc_run r;
-  dpd_nc_problem *problem = NULL;
+  dpd_nc_problem *problem = NULL, *base = NULL;
+  dpd_nc_pca *pca = NULL;
   dpd_nc_sim_result *sim = NULL;
   dpd_output *out = NULL;
   double G;
@@ -320,19 +342,21 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
   if ((status = setup(keys, env, &r, err)) < 0 ||
       (status = dpd__model_memory_check(
            keys, env,
-           8.0 *
-               ((double)r.pc.K * (double)r.pc.p * (4.0 + (r.sc.threads > 0 ? r.sc.threads : 2)) +
-                8.0 * (double)r.pc.p + 2.0 * (double)(r.pc.K + 1) * (double)(r.pc.n + r.pc.n_test)),
+           8.0 * ((double)r.pc.K * (double)r.pc.p * (4.0 + (r.sc.threads > 0 ? r.sc.threads : 2)) +
+                  8.0 * (double)r.pc.p +
+                  2.0 * (double)(r.pc.K + 1) * (double)(r.pc.n + r.pc.n_test)) +
+               dpd__nc_pca_bytes(&r.pc, &r.pca, r.pca_on, (size_t)r.sc.threads),
            "p", err)) < 0 ||
       (status = dpd__model_validated(env, err)) != 0) {
     return status < 0 ? status : DPD_OK;
   }
-  if ((status = dpd_nc_problem_create(&r.pc, &problem, err)) < 0) {
+  if ((status = dpd__nc_problem_build(&r.pc, &r.pca, r.pca_on, &problem, &base, &pca, err)) < 0) {
     goto done;
   }
   G = dpd_nc_sensitivity(problem, r.sc.loss);
   noise_set(&r, G);
   if ((status = output_begin(keys, &r, problem, G, &out, err)) < 0 ||
+      (status = dpd__nc_pca_output(pca, run_rho(&r), out, err)) < 0 ||
       (status = dpd_nc_sim_run(problem, &r.sc, &sim, err)) < 0) {
     goto done;
   }
@@ -376,7 +400,9 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
   if (compare) {
     const char *why = NULL;
     double theory = NAN, theory_se = NAN;
-    if (r.sc.steps != 1) {
+    if (pca != NULL) {
+      why = "the exact theory is for the ETF features in R^p (pca_k = 0)";
+    } else if (r.sc.steps != 1) {
       why = "the exact theory is for one step (steps = 1)";
     } else if (r.pc.test_shift != DPD_NC_SHIFT_NONE) {
       why = "the exact error averaged over a perturbed test law is not implemented yet";
@@ -406,7 +432,7 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
       }
     }
     /* The papers' perfect-collapse bounds (balanced, no shift, no offset, one step). */
-    if (r.sc.steps == 1 && r.pc.shift == DPD_NC_SHIFT_NONE && r.pc.offset == 0.0 &&
+    if (pca == NULL && r.sc.steps == 1 && r.pc.shift == DPD_NC_SHIFT_NONE && r.pc.offset == 0.0 &&
         r.pc.normalize == DPD_NC_NORMALIZE_NONE && !r.pc.offset_at_test &&
         r.pc.imbalance_ratio == 1.0 && r.pc.test_shift == DPD_NC_SHIFT_NONE &&
         r.pc.n % r.pc.K == 0) {
@@ -418,7 +444,12 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
   }
 done:
   dpd_nc_sim_result_free(sim);
-  dpd_nc_problem_free(problem);
+  if (pca != NULL) {
+    dpd_nc_pca_free(pca); /* frees the projected problem */
+    dpd_nc_problem_free(base);
+  } else {
+    dpd_nc_problem_free(problem);
+  }
   if (status < 0) {
     dpd_output_free(out);
     out = NULL;
@@ -431,19 +462,28 @@ done:
  * their law, not a sample; built without replicates). */
 static int run_account(dpd_keys *keys, const dpd_run_env *env, dpd_output **out, dpd_err *err) {
   nc_run r;
-  dpd_nc_problem *problem = NULL;
+  dpd_nc_problem *problem = NULL, *base = NULL;
+  dpd_nc_pca *pca = NULL;
   double G;
   int status;
   *out = NULL;
   if ((status = setup(keys, env, &r, err)) < 0 || (status = dpd__model_validated(env, err)) != 0) {
     return status < 0 ? status : DPD_OK;
   }
-  if ((status = dpd_nc_problem_create(&r.pc, &problem, err)) == DPD_OK) {
+  if ((status = dpd__nc_problem_build(&r.pc, &r.pca, r.pca_on, &problem, &base, &pca, err)) ==
+      DPD_OK) {
     G = dpd_nc_sensitivity(problem, r.sc.loss);
     noise_set(&r, G);
-    status = output_begin(keys, &r, problem, G, out, err);
+    if ((status = output_begin(keys, &r, problem, G, out, err)) == DPD_OK) {
+      status = dpd__nc_pca_output(pca, run_rho(&r), *out, err);
+    }
   }
-  dpd_nc_problem_free(problem);
+  if (pca != NULL) {
+    dpd_nc_pca_free(pca);
+    dpd_nc_problem_free(base);
+  } else {
+    dpd_nc_problem_free(problem);
+  }
   return status;
 }
 
