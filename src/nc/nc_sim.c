@@ -140,14 +140,17 @@ static int validate_problem(const dpd_nc_problem_config *c, dpd_err *err) {
                     c->beta_test);
   }
   if (c->normalize != DPD_NC_NORMALIZE_NONE && c->normalize != DPD_NC_NORMALIZE_CENTER &&
-      c->normalize != DPD_NC_NORMALIZE_L2) {
+      c->normalize != DPD_NC_NORMALIZE_L2 && c->normalize != DPD_NC_NORMALIZE_CENTER_L2) {
     return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'normalize': %d (allowed: none, center, l2)",
+                    "invalid value for 'normalize': %d (allowed: none, center, l2, center_l2)",
                     (int)c->normalize);
   }
-  if (c->normalize == DPD_NC_NORMALIZE_CENTER && c->n < 2) {
+  if ((c->normalize == DPD_NC_NORMALIZE_CENTER || c->normalize == DPD_NC_NORMALIZE_CENTER_L2) &&
+      c->n < 2) {
     return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'n': %zu (allowed: >= 2 with normalize = center)", c->n);
+                    "invalid value for 'n': %zu (allowed: >= 2 with normalize = center or "
+                    "center_l2)",
+                    c->n);
   }
   return DPD_OK;
 }
@@ -282,7 +285,176 @@ void dpd_nc_problem_free(dpd_nc_problem *problem) {
   free(problem->nu);
   free(problem->counts);
   free(problem->test_counts);
+  free(problem->order);
+  free(problem->test_order);
+  free(problem->data);
   free(problem);
+}
+
+/* Counts per class of `labels` and the class order (stable): order[i] = the row of the i-th
+ * sample in class order. */
+static int class_order(size_t K, size_t n, const size_t *labels, const char *key, size_t *counts,
+                       size_t *order, dpd_err *err) {
+  memset(counts, 0, K * sizeof *counts);
+  for (size_t i = 0; i < n; i++) {
+    if (labels[i] >= K) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for '%s': label %zu in row %zu (allowed: 0 .. K - 1 = %zu)",
+                      key, labels[i], i + 1, K - 1);
+    }
+    counts[labels[i]]++;
+  }
+  size_t *next = malloc(K * sizeof *next);
+  if (next == NULL) {
+    return DPD_FAIL(err, DPD_ENOMEM, "nc: out of memory (K = %zu)", K);
+  }
+  for (size_t k = 0, at = 0; k < K; k++) {
+    if (counts[k] == 0) {
+      free(next);
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for '%s': class %zu has no row (allowed: every class 0 .. "
+                      "K - 1 = %zu has >= 1 row)",
+                      key, k, K - 1);
+    }
+    next[k] = at;
+    at += counts[k];
+  }
+  for (size_t i = 0; i < n; i++) {
+    order[next[labels[i]]++] = i;
+  }
+  free(next);
+  return DPD_OK;
+}
+
+static int finite_rows(const double *X, size_t n, size_t p, const char *key, dpd_err *err) {
+  for (size_t i = 0; i < n; i++) {
+    for (size_t l = 0; l < p; l++) {
+      if (!isfinite(X[i * p + l])) {
+        return DPD_FAIL(err, DPD_EINVAL,
+                        "invalid value for '%s': %g in row %zu, column %zu (allowed: finite "
+                        "features)",
+                        key, X[i * p + l], i + 1, l + 1);
+      }
+    }
+  }
+  return DPD_OK;
+}
+
+int dpd_nc_problem_from_data(const dpd_nc_data_config *cfg, dpd_nc_problem **out, dpd_err *err) {
+  if (out != NULL) {
+    *out = NULL;
+  }
+  if (cfg == NULL || out == NULL || cfg->y == NULL || cfg->y_test == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "nc: NULL data config, labels or output pointer");
+  }
+  const size_t K = cfg->K, p = cfg->p, n = cfg->n, nt = cfg->n_test;
+  if (K < 2) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'K': %zu (allowed: integer >= 2)", K);
+  }
+  if (p < 1 || p / K >= ((size_t)1 << 33) / K) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'p': %zu (allowed: 1 <= p, p K < 2^33)", p);
+  }
+  if (n < K || n >= NC_INDEX_MAX) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'n': %zu (allowed: K = %zu .. 2^30 - 1 training rows)", n,
+                    K);
+  }
+  if (nt < K || nt >= NC_INDEX_MAX) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'n_test': %zu (allowed: K = %zu .. 2^30 - 1 test rows)", nt,
+                    K);
+  }
+  if ((cfg->fill == NULL) == (cfg->X == NULL || cfg->X_test == NULL) ||
+      (cfg->fill != NULL && (cfg->X != NULL || cfg->X_test != NULL))) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "nc: give either both feature matrices (X, X_test) or a fill callback");
+  }
+  const int unit = cfg->normalize == DPD_NC_NORMALIZE_L2 ||
+                   cfg->normalize == DPD_NC_NORMALIZE_CENTER_L2; /* G does not need R */
+  if (cfg->normalize != DPD_NC_NORMALIZE_NONE && cfg->normalize != DPD_NC_NORMALIZE_CENTER &&
+      !unit) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'normalize': %d (allowed: none, center, l2, center_l2)",
+                    (int)cfg->normalize);
+  }
+  if (!(cfg->x_bound > 0.0) || (!isfinite(cfg->x_bound) && !unit)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'x_bound': %g (allowed: finite, > 0: a public bound on |x|; "
+                    "inf only with normalize = l2 or center_l2)",
+                    cfg->x_bound);
+  }
+  if (cfg->test_shift != DPD_NC_SHIFT_NONE && cfg->test_shift != DPD_NC_SHIFT_CUBE &&
+      cfg->test_shift != DPD_NC_SHIFT_RADEMACHER && cfg->test_shift != DPD_NC_SHIFT_ADVERSARIAL) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'test_shift': %d (allowed: none, cube, rademacher, "
+                    "adversarial)",
+                    (int)cfg->test_shift);
+  }
+  if (!(cfg->beta_test >= 0.0) || !isfinite(cfg->beta_test)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'beta_test': %g (allowed: finite, >= 0)",
+                    cfg->beta_test);
+  }
+  int status;
+  if (cfg->X != NULL && ((status = finite_rows(cfg->X, n, p, "features", err)) < 0 ||
+                         (status = finite_rows(cfg->X_test, nt, p, "test_features", err)) < 0)) {
+    return status;
+  }
+  dpd_nc_problem *pr = calloc(1, sizeof *pr);
+  if (pr == NULL) {
+    return DPD_FAIL(err, DPD_ENOMEM, "nc: out of memory");
+  }
+  pr->cfg = dpd_nc_problem_config_default();
+  pr->cfg.K = K;
+  pr->cfg.p = p;
+  pr->cfg.n = n;
+  pr->cfg.n_test = nt;
+  pr->cfg.test_shift = cfg->test_shift;
+  pr->cfg.beta_test = cfg->beta_test;
+  pr->cfg.normalize = cfg->normalize;
+  pr->K = K;
+  pr->p = p;
+  pr->n = n;
+  pr->n_test = nt;
+  pr->from_data = 1;
+  pr->data = malloc(sizeof *pr->data);
+  pr->M = calloc(K * p, sizeof *pr->M);
+  pr->nu = calloc(p, sizeof *pr->nu);
+  pr->counts = malloc(K * sizeof *pr->counts);
+  pr->test_counts = malloc(K * sizeof *pr->test_counts);
+  pr->order = malloc(n * sizeof *pr->order);
+  pr->test_order = malloc(nt * sizeof *pr->test_order);
+  if (pr->data == NULL || pr->M == NULL || pr->nu == NULL || pr->counts == NULL ||
+      pr->test_counts == NULL || pr->order == NULL || pr->test_order == NULL) {
+    status = DPD_FAIL(err, DPD_ENOMEM, "nc: out of memory (p = %zu, K = %zu, n = %zu)", p, K, n);
+    goto fail;
+  }
+  *pr->data = *cfg;
+  if ((status = class_order(K, n, cfg->y, "labels", pr->counts, pr->order, err)) < 0 ||
+      (status = class_order(K, nt, cfg->y_test, "test_labels", pr->test_counts, pr->test_order,
+                            err)) < 0) {
+    goto fail;
+  }
+  if (cfg->X != NULL) { /* class means, in class order */
+    for (size_t k = 0, i = 0; k < K; k++) {
+      double *Mk = pr->M + k * p;
+      for (size_t s = 0; s < pr->counts[k]; s++, i++) {
+        const double *row = cfg->X + pr->order[i] * p;
+        for (size_t l = 0; l < p; l++) {
+          Mk[l] += row[l];
+        }
+      }
+      for (size_t l = 0; l < p; l++) {
+        Mk[l] /= (double)pr->counts[k];
+      }
+    }
+  }
+  pr->x_norm_max = isfinite(cfg->x_bound) ? cfg->x_bound : 1.0;
+  pr->x_norm_max_clean = pr->x_norm_max;
+  *out = pr;
+  return DPD_OK;
+fail:
+  dpd_nc_problem_free(pr);
+  return status;
 }
 
 double dpd_nc_sensitivity(const dpd_nc_problem *problem, dpd_nc_loss loss) {
@@ -294,6 +466,8 @@ double dpd_nc_sensitivity(const dpd_nc_problem *problem, dpd_nc_loss loss) {
   switch (problem->cfg.normalize) {
   case DPD_NC_NORMALIZE_L2:
     return cnorm;
+  case DPD_NC_NORMALIZE_CENTER_L2:
+    return cnorm * (2.0 * n - 1.0);
   case DPD_NC_NORMALIZE_CENTER:
     return 2.0 * cnorm * problem->x_norm_max_clean * (1.0 + n / (n - 1.0));
   default:
@@ -360,40 +534,63 @@ static void chunk_x(const double *Mk, const double *nu, dpd_nc_shift kind, doubl
   }
 }
 
-/* Training unit (k, q): with shift none, unit q = k stands for the counts[k] identical samples
- * of class k; otherwise unit q is sample q. */
-/* The per-replicate feature transform of normalize (nc.h): x -> (x - mu) scale[q]; NULL
- * members: no centring / no scaling. */
+/* Training unit (k, q): with shift none (ETF law), unit q = k stands for the counts[k]
+ * identical samples of class k; otherwise unit q is sample q (class order). */
+/* The features of a replicate and the per-replicate transform of normalize and feature
+ * clipping (nc.h): x -> x scale[q] - mu; NULL members: no scaling / no centring. */
 typedef struct {
-  const double *mu;    /* [p] training mean, or NULL */
-  const double *scale; /* [units] 1 / |x_q - mu|, or NULL */
+  const double *X, *X_test; /* data problems: the replicate's rows (fixed or filled) */
+  const double *mu;         /* [p] training mean, or NULL */
+  const double *scale;      /* [units] per-unit factor (l2: 1 / |x_q|; clip: min(1, R / |x_q|)) */
+  int center_first;         /* center_l2: x -> (x - mu) scale[q] instead */
 } nc_xform;
 
 static void train_chunk(const dpd_nc_problem *pr, uint64_t seed, size_t rep, size_t k, size_t q,
                         size_t a, size_t m, double *x, const nc_xform *xf) {
-  const size_t index = pr->cfg.shift == DPD_NC_SHIFT_NONE ? k : q;
-  chunk_x(pr->M + k * pr->p, pr->nu, pr->cfg.shift, pr->cfg.beta, seed, rep, NC_TAG_TRAIN, index, a,
-          m, x);
-  if (xf != NULL && xf->mu != NULL) {
-    for (size_t l = 0; l < m; l++) {
-      x[l] -= xf->mu[a + l];
-    }
+  if (pr->from_data) {
+    memcpy(x, xf->X + pr->order[q] * pr->p + a, m * sizeof *x);
+  } else {
+    const size_t index = pr->cfg.shift == DPD_NC_SHIFT_NONE ? k : q;
+    chunk_x(pr->M + k * pr->p, pr->nu, pr->cfg.shift, pr->cfg.beta, seed, rep, NC_TAG_TRAIN, index,
+            a, m, x);
   }
-  if (xf != NULL && xf->scale != NULL) {
+  if (xf == NULL) {
+    return;
+  }
+  if (xf->center_first) {
+    const double f = xf->scale != NULL ? xf->scale[q] : 1.0;
+    for (size_t l = 0; l < m; l++) {
+      x[l] = (x[l] - xf->mu[a + l]) * f;
+    }
+    return;
+  }
+  if (xf->scale != NULL) {
     const double f = xf->scale[q];
     for (size_t l = 0; l < m; l++) {
       x[l] *= f;
     }
   }
+  if (xf->mu != NULL) {
+    for (size_t l = 0; l < m; l++) {
+      x[l] -= xf->mu[a + l];
+    }
+  }
 }
 
 static size_t units_of(const dpd_nc_problem *pr, size_t k) {
-  return pr->cfg.shift == DPD_NC_SHIFT_NONE ? 1 : pr->counts[k];
+  return pr->cfg.shift == DPD_NC_SHIFT_NONE && !pr->from_data ? 1 : pr->counts[k];
 }
 
 size_t dpd_nc_train_sample(const dpd_nc_problem *problem, uint64_t seed, size_t rep, size_t i,
                            double *x) {
   const size_t k = class_of(problem->counts, problem->K, i), p = problem->p;
+  if (problem->from_data) {
+    if (problem->data->X == NULL) {
+      return problem->K;
+    }
+    memcpy(x, problem->data->X + problem->order[i] * p, p * sizeof *x);
+    return k;
+  }
   for (size_t a = 0; a < p; a += NC_SWEEP) {
     const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
     train_chunk(problem, seed, rep, k, i, a, m, x + a, NULL);
@@ -432,7 +629,7 @@ static void unit_norms(const dpd_nc_problem *pr, uint64_t seed, size_t rep, nc_s
 static void weighted_class_sums(const dpd_nc_problem *pr, uint64_t seed, size_t rep,
                                 const double *cnorm, double clip, double *S, nc_scratch *ws) {
   const size_t K = pr->K, p = pr->p;
-  const int none = pr->cfg.shift == DPD_NC_SHIFT_NONE, clipping = isfinite(clip);
+  const int none = pr->cfg.shift == DPD_NC_SHIFT_NONE && !pr->from_data, clipping = isfinite(clip);
   if (clipping) {
     unit_norms(pr, seed, rep, ws);
     for (size_t k = 0, q = 0; k < K; k++) {
@@ -466,8 +663,139 @@ static void weighted_class_sums(const dpd_nc_problem *pr, uint64_t seed, size_t 
 
 void dpd_nc_class_sums(const dpd_nc_problem *problem, uint64_t seed, size_t rep, double *sums) {
   double buf[NC_SWEEP];
-  nc_scratch ws = {.xc = buf, .Z = NULL, .w = NULL, .xf = {NULL, NULL}};
+  nc_scratch ws = {.xc = buf, .Z = NULL, .w = NULL, .xf = {NULL, NULL, NULL, NULL, 0}};
+  if (problem->from_data) {
+    if (problem->data->X == NULL) { /* fill: no features outside a replicate */
+      for (size_t a = 0; a < problem->K * problem->p; a++) {
+        sums[a] = NAN;
+      }
+      return;
+    }
+    ws.xf.X = problem->data->X;
+    ws.xf.X_test = problem->data->X_test;
+  }
   weighted_class_sums(problem, seed, rep, NULL, INFINITY, sums, &ws);
+}
+
+/* The replicate's transform (nc.h), with ws->xf.X set: first the unit scales (l2: 1 / |x|;
+ * data: the feature clip min(1, R / |x|)), then the training mean mu of the scaled features
+ * (center; from the class sums, tmp [K p] scratch). center_l2: mu of the raw features first,
+ * then the scales 1 / |x - mu|. */
+static void prepare_features(const dpd_nc_problem *pr, uint64_t seed, size_t rep, nc_scratch *ws,
+                             double *mu, double *scale, double *tmp) {
+  const size_t K = pr->K, p = pr->p;
+  const dpd_nc_normalize nz = pr->cfg.normalize;
+  size_t units = 0;
+  for (size_t k = 0; k < K; k++) {
+    units += units_of(pr, k);
+  }
+  ws->xf.mu = NULL;
+  ws->xf.scale = NULL;
+  ws->xf.center_first = 0;
+  if (nz != DPD_NC_NORMALIZE_CENTER_L2 && (nz == DPD_NC_NORMALIZE_L2 || pr->from_data)) {
+    unit_norms(pr, seed, rep, ws);
+    for (size_t q = 0; q < units; q++) {
+      const double norm = sqrt(ws->w[q]);
+      if (nz == DPD_NC_NORMALIZE_L2) {
+        scale[q] = norm > 0.0 ? 1.0 / norm : 1.0;
+      } else {
+        scale[q] = norm > pr->x_norm_max ? pr->x_norm_max / norm : 1.0;
+      }
+    }
+    ws->xf.scale = scale;
+  }
+  if (nz == DPD_NC_NORMALIZE_CENTER || nz == DPD_NC_NORMALIZE_CENTER_L2) {
+    /* mu of the (clipped) raw features */
+    weighted_class_sums(pr, seed, rep, NULL, INFINITY, tmp, ws);
+    for (size_t l = 0; l < p; l++) {
+      double s = 0.0;
+      for (size_t k = 0; k < K; k++) {
+        s += tmp[k * p + l];
+      }
+      mu[l] = s / (double)pr->n;
+    }
+    ws->xf.mu = mu;
+  }
+  if (nz == DPD_NC_NORMALIZE_CENTER_L2) { /* 1 / |x - mu| */
+    ws->xf.center_first = 1;
+    unit_norms(pr, seed, rep, ws);
+    for (size_t q = 0; q < units; q++) {
+      scale[q] = ws->w[q] > 0.0 ? 1.0 / sqrt(ws->w[q]) : 1.0;
+    }
+    ws->xf.scale = scale;
+  }
+}
+
+int dpd_nc_train_sums(const dpd_nc_problem *problem, uint64_t seed, size_t rep, double *sums,
+                      double *mu, dpd_err *err) {
+  if (problem == NULL || sums == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "nc_train_sums: NULL problem or sums");
+  }
+  const size_t p = problem->p, n = problem->n, nt = problem->n_test;
+  const int fill = problem->from_data && problem->data->X == NULL;
+  const size_t extra = fill ? (n + nt) * p : 0;
+  double *buf = malloc((NC_SWEEP + 2 * n + p + extra) * sizeof *buf);
+  int status = DPD_OK;
+  if (buf == NULL) {
+    return DPD_FAIL(err, DPD_ENOMEM, "nc_train_sums: out of memory (n = %zu, p = %zu)", n, p);
+  }
+  nc_scratch ws = {.xc = buf, .Z = NULL, .w = buf + NC_SWEEP, .xf = {NULL, NULL, NULL, NULL, 0}};
+  double *mu_w = ws.w + n, *scale = mu_w + p;
+  if (problem->from_data) {
+    if (fill) {
+      double *X = scale + n;
+      status = problem->data->fill(problem->data->user, seed, rep, X, X + n * p, err);
+      ws.xf.X = X;
+      ws.xf.X_test = X + n * p;
+    } else {
+      ws.xf.X = problem->data->X;
+      ws.xf.X_test = problem->data->X_test;
+    }
+  }
+  if (status == DPD_OK) {
+    prepare_features(problem, seed, rep, &ws, mu_w, scale, sums);
+    weighted_class_sums(problem, seed, rep, NULL, INFINITY, sums, &ws);
+    if (mu != NULL) {
+      if (ws.xf.mu != NULL) {
+        memcpy(mu, mu_w, p * sizeof *mu);
+      } else {
+        memset(mu, 0, p * sizeof *mu);
+      }
+    }
+  }
+  free(buf);
+  return status;
+}
+
+int dpd_nc_test_point(const dpd_nc_problem *problem, uint64_t seed, size_t rep, size_t j,
+                      const double *mu, double *x, size_t *k, dpd_err *err) {
+  if (problem == NULL || x == NULL || k == NULL || j >= problem->n_test) {
+    return DPD_FAIL(err, DPD_EINVAL, "nc_test_point: NULL argument or test index out of range");
+  }
+  if (problem->from_data && problem->data->X_test == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "nc_test_point: the test points of per-replicate features (fill) exist only "
+                    "inside a replicate");
+  }
+  const size_t p = problem->p;
+  const size_t kk = class_of(problem->test_counts, problem->K, j);
+  const double *base =
+      problem->from_data ? problem->data->X_test + problem->test_order[j] * p : problem->M + kk * p;
+  const double *nu = !problem->from_data && problem->cfg.offset_at_test ? problem->nu : NULL;
+  const dpd_nc_shift ts = problem->cfg.test_shift;
+  const dpd_nc_shift kind =
+      ts == DPD_NC_SHIFT_CUBE || ts == DPD_NC_SHIFT_RADEMACHER ? ts : DPD_NC_SHIFT_NONE;
+  for (size_t a = 0; a < p; a += NC_SWEEP) {
+    const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
+    chunk_x(base, nu, kind, problem->cfg.beta_test, seed, rep, NC_TAG_TEST, j, a, m, x + a);
+  }
+  if (mu != NULL) {
+    for (size_t l = 0; l < p; l++) {
+      x[l] -= mu[l];
+    }
+  }
+  *k = kk;
+  return DPD_OK;
 }
 
 dpd_nc_sim_config dpd_nc_sim_config_default(void) {
@@ -562,7 +890,7 @@ static void gradient_pass(const nc_plan *pl, size_t rep, const double *W, double
                           nc_scratch *ws) {
   const dpd_nc_problem *pr = pl->pr;
   const size_t K = pr->K, p = pr->p;
-  const int none = pr->cfg.shift == DPD_NC_SHIFT_NONE;
+  const int none = pr->cfg.shift == DPD_NC_SHIFT_NONE && !pr->from_data;
   size_t units = 0;
   for (size_t k = 0; k < K; k++) {
     units += units_of(pr, k);
@@ -617,6 +945,35 @@ static void gradient_pass(const nc_plan *pl, size_t rep, const double *W, double
   }
 }
 
+/* The adversarial test perturbation (nc.h) of x (class k) against W, in place. */
+static void adversarial_shift(const double *W, size_t K, size_t p, size_t k, double bt, double *x) {
+  const double *Wk = W + k * p;
+  size_t jstar = k;
+  double best = -INFINITY;
+  for (size_t j = 0; j < K; j++) {
+    if (j == k) {
+      continue;
+    }
+    const double *Wj = W + j * p;
+    double mm = 0.0, l1 = 0.0;
+    for (size_t l = 0; l < p; l++) {
+      const double d = Wj[l] - Wk[l];
+      mm += d * x[l];
+      l1 += fabs(d);
+    }
+    const double av = mm + bt * l1;
+    if (av > best) {
+      best = av;
+      jstar = j;
+    }
+  }
+  const double *Wj = W + jstar * p;
+  for (size_t l = 0; l < p; l++) {
+    const double d = Wj[l] - Wk[l];
+    x[l] += d > 0.0 ? bt : (d < 0.0 ? -bt : 0.0);
+  }
+}
+
 /* Test errors of W: err[k] = misclassified test points of class k / test_counts[k]; returns
  * the number misclassified. x is scratch [p]. */
 static size_t test_errors(const nc_plan *pl, size_t rep, const double *W, double *x, double *z,
@@ -625,8 +982,9 @@ static size_t test_errors(const nc_plan *pl, size_t rep, const double *W, double
   const size_t K = pr->K, p = pr->p, nt = pr->n_test;
   const dpd_nc_shift ts = pr->cfg.test_shift;
   const double bt = pr->cfg.beta_test;
+  const double *mu = ws->xf.mu;
   size_t total = 0;
-  if (ts == DPD_NC_SHIFT_NONE || ts == DPD_NC_SHIFT_ADVERSARIAL) {
+  if (!pr->from_data && (ts == DPD_NC_SHIFT_NONE || ts == DPD_NC_SHIFT_ADVERSARIAL)) {
     /* Every test point of class k is the same point. */
     for (size_t k = 0; k < K; k++) {
       const double *Mk = pr->M + k * p;
@@ -636,37 +994,13 @@ static size_t test_errors(const nc_plan *pl, size_t rep, const double *W, double
           x[l] += pr->nu[l];
         }
       }
-      if (ws->xf.mu != NULL) {
+      if (mu != NULL) {
         for (size_t l = 0; l < p; l++) {
-          x[l] -= ws->xf.mu[l];
+          x[l] -= mu[l];
         }
       }
       if (ts == DPD_NC_SHIFT_ADVERSARIAL && bt > 0.0) {
-        const double *Wk = W + k * p;
-        size_t jstar = k;
-        double best = -INFINITY;
-        for (size_t j = 0; j < K; j++) {
-          if (j == k) {
-            continue;
-          }
-          const double *Wj = W + j * p;
-          double mm = 0.0, l1 = 0.0;
-          for (size_t l = 0; l < p; l++) {
-            const double d = Wj[l] - Wk[l];
-            mm += d * x[l];
-            l1 += fabs(d);
-          }
-          const double av = mm + bt * l1;
-          if (av > best) {
-            best = av;
-            jstar = j;
-          }
-        }
-        const double *Wj = W + jstar * p;
-        for (size_t l = 0; l < p; l++) {
-          const double d = Wj[l] - Wk[l];
-          x[l] += d > 0.0 ? bt : (d < 0.0 ? -bt : 0.0);
-        }
+        adversarial_shift(W, K, p, k, bt, x);
       }
       logits(W, x, K, p, z);
       const size_t wrong = argmax(z, K) != k ? pr->test_counts[k] : 0;
@@ -675,17 +1009,37 @@ static size_t test_errors(const nc_plan *pl, size_t rep, const double *W, double
     }
     return total;
   }
+  if (ts == DPD_NC_SHIFT_ADVERSARIAL) { /* data: each row against W */
+    for (size_t k = 0, j = 0; k < K; k++) {
+      size_t wrong = 0;
+      for (size_t s = 0; s < pr->test_counts[k]; s++, j++) {
+        const double *row = ws->xf.X_test + pr->test_order[j] * p;
+        for (size_t l = 0; l < p; l++) {
+          x[l] = mu != NULL ? row[l] - mu[l] : row[l];
+        }
+        if (bt > 0.0) {
+          adversarial_shift(W, K, p, k, bt, x);
+        }
+        logits(W, x, K, p, z);
+        wrong += argmax(z, K) != k;
+      }
+      err[k] = (double)wrong / (double)pr->test_counts[k];
+      total += wrong;
+    }
+    return total;
+  }
   double *Z = ws->Z;
+  const double *nu = !pr->from_data && pr->cfg.offset_at_test ? pr->nu : NULL;
   memset(Z, 0, nt * K * sizeof *Z);
   for (size_t a = 0; a < p; a += NC_SWEEP) {
     const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
     for (size_t k = 0, j = 0; k < K; k++) {
       for (size_t s = 0; s < pr->test_counts[k]; s++, j++) {
-        chunk_x(pr->M + k * p, pr->cfg.offset_at_test ? pr->nu : NULL, ts, bt, pl->seed, rep,
-                NC_TAG_TEST, j, a, m, ws->xc);
-        if (ws->xf.mu != NULL) {
+        const double *base = pr->from_data ? ws->xf.X_test + pr->test_order[j] * p : pr->M + k * p;
+        chunk_x(base, nu, ts, bt, pl->seed, rep, NC_TAG_TEST, j, a, m, ws->xc);
+        if (mu != NULL) {
           for (size_t l = 0; l < m; l++) {
-            ws->xc[l] -= ws->xf.mu[a + l];
+            ws->xc[l] -= mu[a + l];
           }
         }
         for (size_t c = 0; c < K; c++) {
@@ -713,34 +1067,27 @@ static int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slo
   const size_t nmax = pr->n > pr->n_test ? pr->n : pr->n_test;
   double *W = work, *g = W + Kp, *x = g + Kp, *chunk = x + p, *z = chunk + NC_CHUNK, *c = z + K,
          *C = c + K, *tmp = C + K * K, *cnorm = tmp + K;
-  nc_scratch ws = {.xc = cnorm + K, .Z = cnorm + K + NC_SWEEP, .xf = {NULL, NULL}};
+  nc_scratch ws = {.xc = cnorm + K, .Z = cnorm + K + NC_SWEEP, .xf = {NULL, NULL, NULL, NULL, 0}};
   ws.w = ws.Z + nmax * K;
   double *mu = ws.w + nmax, *scale = mu + p;
   memset(W, 0, Kp * sizeof *W);
-  /* normalize (nc.h): the training mean from the raw class sums, then the unit scales. */
-  const dpd_nc_normalize nz = pr->cfg.normalize;
-  if (nz == DPD_NC_NORMALIZE_CENTER) {
-    weighted_class_sums(pr, pl->seed, rep, NULL, INFINITY, g, &ws);
-    for (size_t l = 0; l < p; l++) {
-      double s = 0.0;
-      for (size_t k = 0; k < K; k++) {
-        s += g[k * p + l];
+  if (pr->from_data) { /* the replicate's rows: fixed, or filled into the work space */
+    if (pr->data->X != NULL) {
+      ws.xf.X = pr->data->X;
+      ws.xf.X_test = pr->data->X_test;
+    } else {
+      double *X = scale + pr->n, *Xt = X + pr->n * p;
+      dpd_err ferr = {0};
+      int status = pr->data->fill(pr->data->user, pl->seed, rep, X, Xt, &ferr);
+      if (status < 0) { /* reworded by dpd_nc_sim_run, which calls fill again for rep */
+        return status;
       }
-      mu[l] = s / (double)pr->n;
+      ws.xf.X = X;
+      ws.xf.X_test = Xt;
     }
-    ws.xf.mu = mu;
   }
-  if (nz == DPD_NC_NORMALIZE_L2) {
-    unit_norms(pr, pl->seed, rep, &ws);
-    size_t units = 0;
-    for (size_t k = 0; k < K; k++) {
-      units += units_of(pr, k);
-    }
-    for (size_t q = 0; q < units; q++) {
-      scale[q] = ws.w[q] > 0.0 ? 1.0 / sqrt(ws.w[q]) : 1.0;
-    }
-    ws.xf.scale = scale;
-  }
+  /* normalize and feature clipping (nc.h): unit scales, then the training mean. */
+  prepare_features(pr, pl->seed, rep, &ws, mu, scale, g);
   /* At W = 0 the logits are 0: the coefficient vector of a class-k sample is C[k]. */
   for (size_t k = 0; k < K; k++) {
     for (size_t j = 0; j < K; j++) {
@@ -878,14 +1225,16 @@ int dpd_nc_sim_run(const dpd_nc_problem *problem, const dpd_nc_sim_config *cfg,
                 .test_err = res->test_error_replicates,
                 .wnorm = res->w_norm_replicates,
                 .fail = fail};
-  const dpd__replicate_plan reps = {.n = seeds,
-                                    .threads = cfg->threads,
-                                    .work_doubles = 2 * K * p + p + NC_CHUNK + 4 * K + K * K +
-                                                    NC_SWEEP + nmax * (K + 1) + p + problem->n,
-                                    .units = 1,
-                                    .progress = cfg->progress,
-                                    .progress_user = cfg->progress_user,
-                                    .what = "nc_sim"};
+  const dpd__replicate_plan reps = {
+      .n = seeds,
+      .threads = cfg->threads,
+      .work_doubles =
+          2 * K * p + p + NC_CHUNK + 4 * K + K * K + NC_SWEEP + nmax * (K + 1) + p + problem->n +
+          (problem->from_data && problem->data->X == NULL ? (problem->n + problem->n_test) * p : 0),
+      .units = 1,
+      .progress = cfg->progress,
+      .progress_user = cfg->progress_user,
+      .what = "nc_sim"};
   size_t rep;
   status = dpd__replicate_run(&reps, run_replicate, &pl, &rep, err);
   if (status == DPD_ENONFINITE && rep < seeds) {
@@ -893,6 +1242,23 @@ int dpd_nc_sim_run(const dpd_nc_problem *problem, const dpd_nc_sim_config *cfg,
                       "nc_sim: replicate %zu (stream (%llu, %zu)) diverged at step %zu of %zu: "
                       "non-finite |W| (eta = %g)",
                       rep, (unsigned long long)cfg->seed, rep, fail[rep] - 1, cfg->steps, cfg->eta);
+  }
+  if (status < 0 && status != DPD_ECANCELLED && status != DPD_ENONFINITE && rep < seeds &&
+      problem->from_data && problem->data->X == NULL) {
+    /* a fill failed: it is pure, so calling it again for that replicate words the reason */
+    double *X = malloc((problem->n + problem->n_test) * p * sizeof *X);
+    if (X == NULL) {
+      status = DPD_FAIL(err, DPD_ENOMEM, "nc_sim: out of memory");
+    } else {
+      const int again =
+          problem->data->fill(problem->data->user, cfg->seed, rep, X, X + problem->n * p, err);
+      if (again == DPD_OK) {
+        status = DPD_FAIL(err, status, "nc_sim: replicate %zu failed", rep);
+      } else {
+        status = again;
+      }
+      free(X);
+    }
   }
   if (status < 0) {
     goto cleanup;
