@@ -24,10 +24,12 @@
  *       of `chunk` coordinates (each chunk of all m rows generated, then added); its top k
  *       eigenvectors u_j give the directions v_j = Y^T u_j / sqrt(d lambda_j), formed chunk by
  *       chunk with cblas_dgemm. Time O(m^2 p + m^3), memory m^2 + m chunk + p (k + 1) + m k
- *       doubles. Here k <= m (centred: k <= m - 1, the rank bound) and lambda_k must be > 0.
- * Centring takes one extra pass over the data for the mean (two-pass: no cancellation when the
- * mean is large, e.g. an offset). route = auto picks covariance when p <= m, else gram: the
- * cheaper in time (m p min(m, p)) and in memory (min(m, p)^2).
+ *       doubles. Here k <= m (centred: k <= m - 1, the rank bound)
+ * Both routes refuse (DPD_EINVAL naming 'k') when lambda_k <= n DBL_EPSILON lambda_1 (n the
+ * order of the matrix decomposed): beyond the numerical rank a direction is not determined by
+ * the data. Centring takes one extra pass over the data for the mean (two-pass: no cancellation
+ * when the mean is large, e.g. an offset). route = auto picks covariance when p <= m, else gram:
+ * the cheaper in time (m p min(m, p)) and in memory (min(m, p)^2).
  *
  * Reproducibility: the passes visit rows and coordinates in a fixed order and call BLAS and
  * LAPACK on fixed shapes; nothing runs in OpenMP. The bits are therefore fixed once OpenBLAS's own
@@ -88,7 +90,8 @@ DPD_API double dpd_pca_memory(const dpd_pca_config *cfg);
 /* Runs the PCA on the rows of `rows` (called in this thread only; user is borrowed). *out is
  * returned-owned (dpd_pca_result_free). DPD_EINVAL names 'm', 'p', 'k', 'block' or 'chunk';
  * DPD_ENOMEM; DPD_ENONFINITE for a non-finite entry of S; DPD_ESOLVER when LAPACK fails or
- * (gram) lambda_k is not > 0; the error of `rows`. Prints nothing. Thread-safe. */
+ * k exceeds the numerical rank (DPD_EINVAL, 'k'); the error of `rows`. Prints nothing. Thread-safe.
+ */
 DPD_API int dpd_pca_compute(const dpd_pca_config *cfg, dpd_pca_rows_fn rows, void *user,
                             dpd_pca_result **out, dpd_err *err);
 

@@ -10,6 +10,7 @@
  * m p min(m, p) flops and min(m, p)^2 memory. Both are formed by cblas_dsyrk (upper triangle)
  * and handed to dsyevr with range 'I', which computes only the k eigenpairs asked for. */
 #include <cblas.h>
+#include <float.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdint.h>
@@ -153,6 +154,23 @@ done:
   return status;
 }
 
+/* The numerical rank rule: lambda_k must exceed n DBL_EPSILON lambda_1 (n the order of the matrix
+ * decomposed), else the k-th direction is not determined by the data (the covariance route would
+ * return an arbitrary null vector, the Gram route cannot form one): both routes refuse. */
+static int rank_check(const double *lambda, size_t k, size_t n, dpd_err *err) {
+  if (!(lambda[k - 1] > (double)n * DBL_EPSILON * lambda[0]) || !(lambda[0] > 0.0)) {
+    size_t r = 0;
+    while (r < k && lambda[r] > (double)n * DBL_EPSILON * lambda[0]) {
+      r++;
+    }
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'k': %zu (allowed: k <= %zu, the numerical rank of the "
+                    "samples' %s: eigenvalue %zu is %g, eigenvalue 1 is %g)",
+                    k, r, "matrix", k, lambda[k - 1], lambda[0]);
+  }
+  return DPD_OK;
+}
+
 /* Coordinates [a, a + len) of rows [i0, i0 + b) into buf (b x len, row-major), centred. */
 static int get_block(dpd_pca_rows_fn rows, void *user, const double *mean, size_t i0, size_t b,
                      size_t a, size_t len, double *buf, dpd_err *err) {
@@ -232,7 +250,8 @@ int dpd_pca_compute(const dpd_pca_config *cfg, dpd_pca_rows_fn rows, void *user,
     for (size_t l = 0; l < p; l++) {
       res->trace += S[l * p + l];
     }
-    if ((status = top_eigen(S, p, k, res->eigenvalues, res->V, err)) < 0) {
+    if ((status = top_eigen(S, p, k, res->eigenvalues, res->V, err)) < 0 ||
+        (status = rank_check(res->eigenvalues, k, p, err)) < 0) {
       goto done;
     }
   } else {
@@ -272,13 +291,8 @@ int dpd_pca_compute(const dpd_pca_config *cfg, dpd_pca_rows_fn rows, void *user,
     for (size_t i = 0; i < m; i++) {
       res->trace += S[i * m + i];
     }
-    if ((status = top_eigen(S, m, k, res->eigenvalues, U, err)) < 0) {
-      goto done;
-    }
-    if (!(res->eigenvalues[k - 1] > 0.0)) {
-      status = DPD_FAIL(err, DPD_ESOLVER,
-                        "PCA eigenvalue %zu is %g: the samples span fewer than k = %zu directions",
-                        k, res->eigenvalues[k - 1], k);
+    if ((status = top_eigen(S, m, k, res->eigenvalues, U, err)) < 0 ||
+        (status = rank_check(res->eigenvalues, k, m, err)) < 0) {
       goto done;
     }
     for (size_t j = 0; j < k; j++) { /* U's columns scaled: V = Y^T U diag(1/sqrt(d lambda)) */

@@ -254,6 +254,17 @@ int dpd_nc_pca_create(const dpd_nc_problem *base, const dpd_nc_pca_config *cfg, 
                                     err)) < 0 ||
       (status = dpd_pca_compute(&c, public_rows, pc, &pc->pca, err)) < 0 ||
       (status = facts(pc, err)) < 0) {
+    if (status == DPD_EINVAL && strstr(err->reason, "numerical rank") != NULL) {
+      char why[sizeof err->reason];
+      memcpy(why, err->reason, sizeof why);
+      why[sizeof why - 1] = '\0';
+      status =
+          DPD_FAIL(err, DPD_EINVAL,
+                   "invalid value for 'pca_k': %zu (allowed: at most the numerical rank of the "
+                   "public sample's %s matrix, e.g. K - 1 = %zu with shift = none; the PCA "
+                   "says: %s)",
+                   cfg->k, cfg->center ? "covariance" : "second-moment", K - 1, why);
+    }
     goto fail;
   }
   for (size_t cls = 0, i = 0, j = 0; cls < K; cls++) {

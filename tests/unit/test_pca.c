@@ -248,11 +248,16 @@ static void bad_k_and_m_are_named(void **state) {
   dpd_err_reset(&err);
   assert_int_equal(dpd_pca_compute_dense(&c, X, 3, &res, &err), DPD_EINVAL);
   assert_non_null(strstr(err.reason, "'k'"));
-  /* the same k on the covariance route is allowed */
+  /* the covariance route refuses it too: two centred samples have rank 1 */
   c.route = DPD_PCA_ROUTE_COVARIANCE;
+  dpd_err_reset(&err);
+  assert_int_equal(dpd_pca_compute_dense(&c, X, 3, &res, &err), DPD_EINVAL);
+  assert_non_null(strstr(err.reason, "numerical rank"));
+  c.k = 1; /* and accepts k = 1 */
   dpd_err_reset(&err);
   assert_int_equal(dpd_pca_compute_dense(&c, X, 3, &res, &err), DPD_OK);
   dpd_pca_result_free(res);
+  c.k = 2;
   c.chunk = 3;
   dpd_err_reset(&err);
   assert_int_equal(dpd_pca_compute_dense(&c, X, 3, &res, &err), DPD_EINVAL);
