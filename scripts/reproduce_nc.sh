@@ -16,7 +16,11 @@
 #       9:1 imbalance (5 x 1800 + 5 x 200), imbalance + training offset |nu|_inf = 0.1, test
 #       perturbation (rademacher, beta_test = 0.1); simulation +- 2 SE and the exact curve;
 #   nc_sec52_notes.tsv
-#       the same four settings at p = 1e4, 1e5, 1e6 under the notes' zCDP conversion (B.5 table).
+#       the same four settings at p = 1e4, 1e5, 1e6 under the notes' zCDP conversion (B.5 table);
+#   nc_fixes.png / nc_fixes.tsv
+#       the fixes of seed section 4: accuracy and G against p = 10 ... 1e5 (1e3 with --quick) at
+#       K = 10, n = 1000, (1, 1e-4)-DP, offset 0.1 on training and test points, cube beta = 0.01:
+#       raw, normalize = center, pca_k in {9, 50, 100} (n_public = 1000, centred PCA).
 # The nc_*.tsv tables are whitespace columns extracted (by name) from the sweeps' sweep.tsv;
 # missing numbers (no exact theory under an adversarial test, no D.1 bound off balanced perfect
 # collapse) are NaN. The sweeps live in $SWEEPS (default BUILD/reproduce_nc/{full,quick}): a
@@ -46,8 +50,10 @@ step() { echo "== $*" >&2; }
 
 if [ $mode = quick ]; then
   p1=log:10:10000:4 s1=16 n2=20,50,100,150,200,250,300,350,400,450,500,600 s2=100 p3=log:10:10000:4 s3=8
+  p5=10,100,1000 p5k=100,1000 s5=8
 else
   p1=log:10:1000000:11 s1=32 n2=lin:20:600:30 s2=400 p3=log:10:1000000:11 s3=32
+  p5=log:10:100000:9 p5k=log:100:100000:7 s5=32
 fi
 
 # extract OUT.tsv SWEEP.tsv LABEL COLUMN...: LABEL then the named columns of a sweep.tsv, one row
@@ -137,4 +143,28 @@ sweep "${fix4[@]}" --test_shift=rademacher --beta_test=0.1 --out="$sweeps/notes_
 for s in perfect imbalance offset testpert; do
   extract "$figs/nc_sec52_notes.tsv" "$sweeps/notes_$s/sweep.tsv" $s $cols3
 done
-step "wrote $figs/nc_psweep.png nc_kformula.png nc_sec52.png, their .tsv, nc_sec52_notes.tsv"
+# 4. the fixes (seed section 4): a common offset on training and test points (a feature-extractor
+# bias) and small cube shifts; raw, centred, and projected on the top pca_k directions of a public
+# sample (pca_k = K - 1, 5K, 10K; pca_k <= p, so 50 and 100 start at p = 100).
+step "fixes (p = $p5, $s5 replicates)"
+fix5=(--K=10 --n=1000 --n_test=1000 --epsilon=1 --delta=1e-4 --seeds=$s5 --seed=5 --offset=0.1
+  --offset_at_test=yes --shift=cube --beta=0.01 --n_public=1000)
+sweep "${fix5[@]}" --p=$p5 --out="$sweeps/fixes_raw"
+sweep "${fix5[@]}" --p=$p5 --normalize=center --out="$sweeps/fixes_center"
+sweep "${fix5[@]}" --p=$p5 --pca_k=9 --out="$sweeps/fixes_pca9"
+sweep "${fix5[@]}" --p=$p5k --pca_k=50 --out="$sweeps/fixes_pca50"
+sweep "${fix5[@]}" --p=$p5k --pca_k=100 --out="$sweeps/fixes_pca100"
+cols5="p sigma G test_error test_error_se pca_etf_residual pca_x_bound"
+{
+  echo "# dpdyn sweep compare --model=nc (scripts/reproduce_nc.sh, $mode): K=10 n=1000 n_test=1000 epsilon=1 delta=1e-4 (GDP calibration), one step, CE, offset=0.1 offset_at_test=yes shift=cube beta=0.01 n_public=1000 pca_center=yes, seeds=$s5"
+  echo "# blocks (gnuplot index): 0 raw, 1 normalize=center, 2 pca_k=9, 3 pca_k=50, 4 pca_k=100"
+  echo "# columns: fix $cols5"
+} >"$figs/nc_fixes.tsv"
+i=0
+for s in raw center pca9 pca50 pca100; do
+  [ $i -gt 0 ] && printf '\n\n' >>"$figs/nc_fixes.tsv"
+  extract "$figs/nc_fixes.tsv" "$sweeps/fixes_$s/sweep.tsv" $s $cols5
+  i=$((i + 1))
+done
+gnuplot -c "$src/plots/nc_fixes.gp" "$figs/nc_fixes.tsv" "$figs/nc_fixes.png" "$s5" "$mode"
+step "wrote $figs/nc_psweep.png nc_kformula.png nc_sec52.png nc_fixes.png, their .tsv, nc_sec52_notes.tsv"

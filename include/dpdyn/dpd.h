@@ -21,6 +21,8 @@
 #include "dpdyn/ou.h"
 #include "dpdyn/nc.h"
 #include "dpdyn/nc_theory.h"
+#include "dpdyn/pca.h"
+#include "dpdyn/nc_pca.h"
 #include "dpdyn/replicate.h"
 #include "dpdyn/keys.h"
 #include "dpdyn/model.h"

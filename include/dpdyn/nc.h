@@ -34,22 +34,21 @@
  * Random numbers (stream rule of rng.h). The problem uses stream (problem seed,
  * DPD_RNG_STREAM_PROBLEM): the Gaussian matrix of P (one dpd_rng_gaussian_fill of p K values,
  * column-major, from block 0) and the offset signs (one dpd_rng_uniform_fill of p values from
- * block 2^32; nu_l = -offset when u_l < 1/2, +offset otherwise). Replicate r of a simulation
- * with seed s uses stream (s, r), cut into regions that start at block
- *   tag 2^62 + index 2^32      (index < 2^30; each region holds 2^32 blocks):
- *   tag 0, index i: training shift v_i: one dpd_rng_uniform_fill of p values u_l,
- *                   cube v_l = beta (2 u_l - 1), rademacher v_l = -beta if u_l < 1/2 else beta;
- *   tag 1, index j: test shift of test point j, the same way with beta_test;
- *   tag 2, index t: the noise of step t: dpd_rng_gaussian_fill of K p values (row-major K x p,
- *                   drawn in chunks of even length, which equals one fill).
- * A fill may start at an even coordinate a of a region (block a / 2): the passes over the data
- * draw each point in chunks of 1024 coordinates, which give the values of one fill.
- * So a replicate redraws the training shifts, the noise and the test shifts; P, nu and the
- * class sizes are fixed by the problem. No n x p matrix is ever stored: a sample's features
- * are regenerated from its region whenever a pass over the data needs them (each step makes
- * one pass at W = 0, two passes afterwards: logits and norms, then the gradient; the test
- * makes one). Passes go chunk of coordinates by chunk (outer) and point by point (inner), and
- * every sum over points runs in index order, so the bits depend only on the problem, the seed
+ * block 2^32; nu_l = -offset when u_l < 1/2, +offset otherwise), and with pca_k the public
+ * sample of nc_pca.h (point i: region tag 1, index i, block 2^62 + i 2^32). Replicate r of a
+ * simulation with seed s uses stream (s, r), cut into regions that start at block tag 2^62 + index
+ * 2^32      (index < 2^30; each region holds 2^32 blocks): tag 0, index i: training shift v_i: one
+ * dpd_rng_uniform_fill of p values u_l, cube v_l = beta (2 u_l - 1), rademacher v_l = -beta if u_l
+ * < 1/2 else beta; tag 1, index j: test shift of test point j, the same way with beta_test; tag 2,
+ * index t: the noise of step t: dpd_rng_gaussian_fill of K p values (row-major K x p, drawn in
+ * chunks of even length, which equals one fill). A fill may start at an even coordinate a of a
+ * region (block a / 2): the passes over the data draw each point in chunks of 1024 coordinates,
+ * which give the values of one fill. So a replicate redraws the training shifts, the noise and the
+ * test shifts; P, nu and the class sizes are fixed by the problem. No n x p matrix is ever stored:
+ * a sample's features are regenerated from its region whenever a pass over the data needs them
+ * (each step makes one pass at W = 0, two passes afterwards: logits and norms, then the gradient;
+ * the test makes one). Passes go chunk of coordinates by chunk (outer) and point by point (inner),
+ * and every sum over points runs in index order, so the bits depend only on the problem, the seed
  * and the replicate.
  *
  * Binary K = 2: the same K-class code. The papers' theta in R^p corresponds to W_1 - W_2
@@ -218,14 +217,12 @@ DPD_API int dpd_nc_class_counts(size_t K, size_t total, double imbalance_ratio,
  *   normalize l2:     G = c (every feature has norm 1; exact),
  *   normalize center_l2: G = c (2 n - 1) (n the larger data set's size): removing sample j
  *                     removes its unit term (norm <= c) and moves mu, which may turn every other
- *                     unit vector (x_i - mu) / |x_i - mu| by up to 2 (|u - u'| <= 2 for unit u, u'),
- *                     so each of the n - 1 other terms changes by at most 2 c. Without a lower
- *                     bound on |x_i - mu| nothing smaller holds for every pair of neighbouring
- *                     data sets; the noise then grows like the signal (n), and the error does not
- *                     fall with n. (The seed's re-normalised G_alpha, notes B.4, assumes the
- *                     collapsed structure of the data, not a worst case over neighbours.)
- *   normalize center: G = 2 c X0 (1 + n / (n - 1)),  X0 = sup |x - nu| (an upper bound; n the
- *                     larger data set's size).
+ *                     unit vector (x_i - mu) / |x_i - mu| by up to 2 (|u - u'| <= 2 for unit u,
+ * u'), so each of the n - 1 other terms changes by at most 2 c. Without a lower bound on |x_i - mu|
+ * nothing smaller holds for every pair of neighbouring data sets; the noise then grows like the
+ * signal (n), and the error does not fall with n. (The seed's re-normalised G_alpha, notes B.4,
+ * assumes the collapsed structure of the data, not a worst case over neighbours.) normalize center:
+ * G = 2 c X0 (1 + n / (n - 1)),  X0 = sup |x - nu| (an upper bound; n the larger data set's size).
  * Derivation (center): the summed gradient is sum_i c_{y_i} (x_i - mu)^T. Removing sample j
  * (class y) from a set of n with coefficient sum s = sum_i c_{y_i} changes mu to
  * mu' = (n mu - x_j) / (n - 1), so mu - mu' = (x_j - mu) / (n - 1) and the difference is

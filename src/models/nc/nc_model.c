@@ -27,6 +27,7 @@
 #include "models/model_impl.h"
 #include "models/nc/nc_impl.h"
 #include "models/nc/nc_model_impl.h"
+#include "models/nc/nc_pca_model.h"
 
 #define NC_RUN "simulate compare"
 #define NC_DATA "simulate compare diagnose"
@@ -72,6 +73,15 @@ static const dpd_key_desc nc_keys[] = {
      "feature normalisation (seed section 4): subtract the training mean from training and test "
      "features (center; G = 2 c X (1 + n/(n-1))), scale training features to norm 1 (l2; "
      "G = c), or both (center_l2; G = c (2 n - 1): the mean moves every unit feature)"},
+    {"pca_k", DPD_KEY_INT, "0", 0, 8589934592.0, 0, NULL, NC_TRAIN,
+     "PCA fix (seed section 4): train on the projection onto the top pca_k principal directions "
+     "of a public sample (0 = off; 1 <= pca_k <= p)"},
+    {"n_public", DPD_KEY_INT, "1000", 1, 1073741823.0, 0, NULL, NC_TRAIN,
+     "size of the public unlabelled sample of the PCA fix (same law as training; part of the "
+     "problem)"},
+    {"pca_center", DPD_KEY_TEXT, "yes", 0, 0, 0, "no|yes", NC_TRAIN,
+     "PCA of the public sample's covariance (yes) or of its uncentred second moment (no, where an "
+     "offset nu is a top direction)"},
     {"loss", DPD_KEY_TEXT, "ce", 0, 0, 0, "ce|square", NC_TRAIN, "cross-entropy or square loss"},
     {"steps", DPD_KEY_INT, "1", 1, 1e9, 0, NULL, NC_TRAIN, "NoisyGD steps T (1: one-step)"},
     {"eta", DPD_KEY_REAL, "1", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NC_RUN,
@@ -97,6 +107,8 @@ static const dpd_key_desc nc_keys[] = {
 typedef struct {
   dpd_nc_problem_config pc;
   dpd_nc_sim_config sc;
+  dpd_nc_pca_config pca; /* the PCA fix (pca_on: pca_k > 0) */
+  int pca_on;
   double delta;       /* of the reported epsilon */
   double multiplier;  /* noise multiplier m = sigma / G (0: non-private) */
   const char *budget; /* the key that set the noise, NULL: non-private */
@@ -148,6 +160,9 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, nc_run *r, dpd_err *err
     return status;
   }
   r->pc.offset_at_test = choice == 1;
+  if ((status = dpd__nc_pca_keys(keys, &r->pc, &r->pca, &r->pca_on, err)) < 0) {
+    return status;
+  }
   if ((r->pc.normalize == DPD_NC_NORMALIZE_CENTER ||
        r->pc.normalize == DPD_NC_NORMALIZE_CENTER_L2) &&
       r->pc.n < 2) {
@@ -243,6 +258,12 @@ static void noise_set(nc_run *r, double G) {
   }
 }
 
+/* zCDP of the whole run: T steps of multiplier m are T / (2 m^2)-zCDP (inf: non-private). */
+static double run_rho(const nc_run *r) {
+  return r->multiplier > 0.0 ? (double)r->sc.steps / (2.0 * r->multiplier * r->multiplier)
+                             : INFINITY;
+}
+
 /* The guarantees of the run: T Gaussian steps of multiplier m are sqrt(T)/m-GDP. */
 static int add_privacy(dpd_output *out, const nc_run *r, double G, dpd_err *err) {
   dpd_privacy_guarantee g;
@@ -303,7 +324,8 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
   const int compare = strcmp(command, "compare") == 0;
   nc_run r;
   dpd__nc_files files;
-  dpd_nc_problem *problem = NULL;
+  dpd_nc_problem *problem = NULL, *base = NULL;
+  dpd_nc_pca *pca = NULL;
   dpd_nc_sim_result *sim = NULL;
   dpd_output *out = NULL;
   double G;
@@ -315,17 +337,27 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
       (files.from_file && (status = files_read(keys, env, &files, &r, err)) < 0) ||
       (status = dpd__model_memory_check(
            keys, env,
-           files.bytes + 8.0 * ((double)r.pc.K * (double)r.pc.p *
-                                    (4.0 + (r.sc.threads > 0 ? r.sc.threads : 2)) +
-                                8.0 * (double)r.pc.p +
-                                2.0 * (double)(r.pc.K + 1) * (double)(r.pc.n + r.pc.n_test)),
+           files.bytes +
+               8.0 * ((double)r.pc.K * (double)r.pc.p *
+                          (4.0 + (r.sc.threads > 0 ? r.sc.threads : 2)) +
+                      8.0 * (double)r.pc.p +
+                      2.0 * (double)(r.pc.K + 1) * (double)(r.pc.n + r.pc.n_test)) +
+               dpd__nc_pca_bytes(&r.pc, &r.pca, r.pca_on, (size_t)r.sc.threads),
            "p", err)) < 0 ||
       (status = dpd__model_validated(env, err)) != 0) {
     dpd__nc_files_free(&files);
     return status < 0 ? status : DPD_OK;
   }
-  status = files.from_file ? dpd__nc_files_problem(&files, &r.pc, &problem, err)
-                           : dpd_nc_problem_create(&r.pc, &problem, err);
+  if (files.from_file && r.pca_on) {
+    dpd__nc_files_free(&files);
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'pca_k': %zu (allowed: 0 with features = file; the PCA fix "
+                    "draws its public sample from the ETF law)",
+                    r.pca.k);
+  }
+  status = files.from_file
+               ? dpd__nc_files_problem(&files, &r.pc, &problem, err)
+               : dpd__nc_problem_build(&r.pc, &r.pca, r.pca_on, &problem, &base, &pca, err);
   if (status < 0) {
     goto done;
   }
@@ -333,6 +365,7 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
   noise_set(&r, G);
   if ((status = output_begin(keys, &r, problem, G, &out, err)) < 0 ||
       (files.from_file && (status = dpd__nc_files_output(out, &files, err)) < 0) ||
+      (status = dpd__nc_pca_output(pca, run_rho(&r), out, err)) < 0 ||
       (status = dpd_nc_sim_run(problem, &r.sc, &sim, err)) < 0) {
     goto done;
   }
@@ -378,7 +411,12 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
   }
 done:
   dpd_nc_sim_result_free(sim);
-  dpd_nc_problem_free(problem);
+  if (pca != NULL) {
+    dpd_nc_pca_free(pca); /* frees the projected problem */
+    dpd_nc_problem_free(base);
+  } else {
+    dpd_nc_problem_free(problem);
+  }
   dpd__nc_files_free(&files);
   if (status < 0) {
     dpd_output_free(out);
@@ -392,19 +430,28 @@ done:
  * their law, not a sample; built without replicates). */
 static int run_account(dpd_keys *keys, const dpd_run_env *env, dpd_output **out, dpd_err *err) {
   nc_run r;
-  dpd_nc_problem *problem = NULL;
+  dpd_nc_problem *problem = NULL, *base = NULL;
+  dpd_nc_pca *pca = NULL;
   double G;
   int status;
   *out = NULL;
   if ((status = setup(keys, env, &r, err)) < 0 || (status = dpd__model_validated(env, err)) != 0) {
     return status < 0 ? status : DPD_OK;
   }
-  if ((status = dpd_nc_problem_create(&r.pc, &problem, err)) == DPD_OK) {
+  if ((status = dpd__nc_problem_build(&r.pc, &r.pca, r.pca_on, &problem, &base, &pca, err)) ==
+      DPD_OK) {
     G = dpd_nc_sensitivity(problem, r.sc.loss);
     noise_set(&r, G);
-    status = output_begin(keys, &r, problem, G, out, err);
+    if ((status = output_begin(keys, &r, problem, G, out, err)) == DPD_OK) {
+      status = dpd__nc_pca_output(pca, run_rho(&r), *out, err);
+    }
   }
-  dpd_nc_problem_free(problem);
+  if (pca != NULL) {
+    dpd_nc_pca_free(pca);
+    dpd_nc_problem_free(base);
+  } else {
+    dpd_nc_problem_free(problem);
+  }
   return status;
 }
 
