@@ -259,29 +259,37 @@ int dpd__nc_compare(dpd_output *out, const dpd_nc_problem *problem, const dpd_nc
     dpd_output_na_set(out, "theory_test_error", why);
     dpd_output_na_set(out, "gap_in_se", why);
   } else {
-    double theory, theory_se, both;
-    double *e = malloc(sc->seeds * sizeof *e);
+    /* The gap's standard error is that of the paired differences sim_r - theory_r: both sides
+     * of replicate r share its training data and test points, so the spread of the
+     * differences is what the noise alone adds (the SE of either side alone also carries the
+     * data's variation, which cancels in the gap). */
+    double theory, theory_se, gap, gap_se;
+    double *e = malloc(2 * sc->seeds * sizeof *e);
     if (e == NULL) {
       return DPD_FAIL(err, DPD_ENOMEM, "out of memory (seeds = %zu)", sc->seeds);
     }
     status = dpd__nc_theory_replicates(problem, sc, e, err);
     if (status == DPD_OK) {
       dpd__stats_mean_se(e, sc->seeds, 1, &theory, &theory_se);
+      for (size_t r = 0; r < sc->seeds; r++) {
+        e[sc->seeds + r] = sim->test_error_replicates[r] - e[r];
+      }
+      dpd__stats_mean_se(e + sc->seeds, sc->seeds, 1, &gap, &gap_se);
     }
     free(e);
     if (status < 0) {
       return status;
     }
-    both = hypot(sim->test_error_se, theory_se);
     dpd_output_number_set(out, "theory_test_error", theory);
     dpd_output_number_set(out, "theory_test_error_se", theory_se);
-    dpd_output_number_set(out, "gap", sim->test_error - theory);
-    if (both > 0.0) {
-      dpd_output_number_set(out, "gap_in_se", (sim->test_error - theory) / both);
+    dpd_output_number_set(out, "gap", gap);
+    dpd_output_number_set(out, "gap_se", gap_se);
+    if (gap_se > 0.0) {
+      dpd_output_number_set(out, "gap_in_se", gap / gap_se);
     } else {
       dpd_output_na_set(out, "gap_in_se",
-                        "both standard errors are 0 (e.g. no simulated error in any replicate): "
-                        "the gap in SE is undefined; see gap");
+                        "the paired differences sim - theory have standard error 0 (e.g. no "
+                        "simulated error in any replicate): the gap in SE is undefined; see gap");
     }
   }
   /* The papers' perfect-collapse bounds (balanced, no shift, no offset, one step). */

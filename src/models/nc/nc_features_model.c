@@ -197,42 +197,6 @@ int dpd__nc_files_problem(dpd__nc_files *f, const dpd_nc_problem_config *pc, dpd
   return dpd_nc_problem_from_data(d, out, err);
 }
 
-int dpd__nc_files_theory(const dpd_nc_problem *problem, const dpd_nc_sim_config *sc, double *mean,
-                         double *se, dpd_err *err) {
-  const size_t K = problem->K, p = problem->p, nt = problem->n_test;
-  double *sums = malloc(K * p * sizeof *sums), *mu = malloc(p * sizeof *mu);
-  double *x = malloc(p * sizeof *x), *ones = malloc(K * sizeof *ones);
-  double total = 0.0;
-  int status;
-  if (sums == NULL || mu == NULL || x == NULL || ones == NULL) {
-    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-    goto done;
-  }
-  for (size_t k = 0; k < K; k++) {
-    ones[k] = 1.0; /* class sums as means with counts 1 (nc_theory.h) */
-  }
-  if ((status = dpd_nc_train_sums(problem, sc->seed, 0, sums, mu, err)) < 0) {
-    goto done;
-  }
-  for (size_t j = 0; j < nt; j++) {
-    size_t k;
-    double pe;
-    if ((status = dpd_nc_test_point(problem, sc->seed, 0, j, mu, x, &k, err)) < 0 ||
-        (status = dpd_nc_error_point(K, p, ones, sums, x, k, sc->sigma, &pe, err)) < 0) {
-      goto done;
-    }
-    total += pe;
-  }
-  *mean = total / (double)nt;
-  *se = 0.0;
-done:
-  free(sums);
-  free(mu);
-  free(x);
-  free(ones);
-  return status;
-}
-
 /* The fraction of training rows longer than x_bound (clipped by the mechanism). */
 static double clipped_fraction(const dpd_nc_features *t, double R) {
   size_t clipped = 0;

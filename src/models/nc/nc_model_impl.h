@@ -34,12 +34,6 @@ DPD_HIDDEN_FN int dpd__nc_files_read(dpd_keys *keys, const dpd_run_env *env, dpd
 /* The problem on the files (dpd_nc_problem_from_data; the files must outlive it). */
 DPD_HIDDEN_FN int dpd__nc_files_problem(dpd__nc_files *f, const dpd_nc_problem_config *pc,
                                         dpd_nc_problem **out, dpd_err *err);
-/* The exact one-step error of the trained classifier on the given test rows (steps = 1, no
- * projection, test_shift none): the mean over the test rows of P[err | x] (notes B.5) with the
- * training class sums as the simulator trains on them (clipped, normalised). The same for every
- * replicate (only the noise is redrawn): *se = 0. */
-DPD_HIDDEN_FN int dpd__nc_files_theory(const dpd_nc_problem *problem, const dpd_nc_sim_config *sc,
-                                       double *mean, double *se, dpd_err *err);
 /* The summary's "features" object (files, sizes, x_bound, clipped fraction) and the note on
  * what replicates redraw. */
 DPD_HIDDEN_FN int dpd__nc_files_output(dpd_output *out, const dpd__nc_files *f, dpd_err *err);
