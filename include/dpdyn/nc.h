@@ -240,6 +240,13 @@ DPD_API int dpd_nc_class_counts(size_t K, size_t total, double imbalance_ratio,
  * bound above holds for steps = 1 only). */
 DPD_API double dpd_nc_sensitivity(const dpd_nc_problem *problem, dpd_nc_loss loss);
 
+/* The same formulas from a feature bound alone: X = sup |x| (X0 = sup |x - nu|; for features
+ * without an offset X0 = X), n the data set's size, K the classes. dpd_nc_sensitivity(pr, loss)
+ * = dpd_nc_sensitivity_bound(K, n, x_norm_max, x_norm_max_clean, normalize, loss). For file
+ * features with a public bound R: X = X0 = R. Pure; NAN for K < 2 or n < 1. */
+DPD_API double dpd_nc_sensitivity_bound(size_t K, size_t n, double X, double X0,
+                                        dpd_nc_normalize normalize, dpd_nc_loss loss);
+
 /* Raw training features (normalize not applied) of sample i (0 <= i < n, class order) of
  * replicate `rep` of a run with seed `seed`:
  * x[0..p) = M_{y_i} + nu + v_i (caller memory); returns y_i. A problem on data: the row

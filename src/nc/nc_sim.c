@@ -457,22 +457,31 @@ fail:
   return status;
 }
 
+double dpd_nc_sensitivity_bound(size_t K, size_t n, double X, double X0, dpd_nc_normalize normalize,
+                                dpd_nc_loss loss) {
+  if (K < 2 || n < 1) {
+    return NAN;
+  }
+  const double k = (double)K, m = (double)n;
+  const double cnorm = loss == DPD_NC_LOSS_SQUARE ? 1.0 : sqrt((k - 1.0) / k);
+  switch (normalize) {
+  case DPD_NC_NORMALIZE_L2:
+    return cnorm;
+  case DPD_NC_NORMALIZE_CENTER_L2:
+    return cnorm * (2.0 * m - 1.0);
+  case DPD_NC_NORMALIZE_CENTER:
+    return 2.0 * cnorm * X0 * (1.0 + m / (m - 1.0));
+  default:
+    return cnorm * X;
+  }
+}
+
 double dpd_nc_sensitivity(const dpd_nc_problem *problem, dpd_nc_loss loss) {
   if (problem == NULL) {
     return NAN;
   }
-  const double K = (double)problem->K, n = (double)problem->n;
-  const double cnorm = loss == DPD_NC_LOSS_SQUARE ? 1.0 : sqrt((K - 1.0) / K);
-  switch (problem->cfg.normalize) {
-  case DPD_NC_NORMALIZE_L2:
-    return cnorm;
-  case DPD_NC_NORMALIZE_CENTER_L2:
-    return cnorm * (2.0 * n - 1.0);
-  case DPD_NC_NORMALIZE_CENTER:
-    return 2.0 * cnorm * problem->x_norm_max_clean * (1.0 + n / (n - 1.0));
-  default:
-    return cnorm * problem->x_norm_max;
-  }
+  return dpd_nc_sensitivity_bound(problem->K, problem->n, problem->x_norm_max,
+                                  problem->x_norm_max_clean, problem->cfg.normalize, loss);
 }
 
 /* The class of sample i under counts[0..K). */

@@ -179,4 +179,19 @@ assert 0.1 < a["theory_test_error"] < 0.6 and abs(a["gap_in_se"]) < 3, a
 assert abs(a["G"] - math.sqrt(3 / 4) * 1.6) < 1e-12 and a["features"]["n_test"] == 200, a
 assert abs(b["test_error"] - a["theory_test_error"]) / b["test_error_se"] > 3, (b["test_error"], a["theory_test_error"])
 PY
+
+# 5. account on file features: G from the public bound and the training file's n and K (no
+#    test file needed); without x_bound it refuses, naming the key.
+"$dpdyn" account --model=nc --features=file:"$d/train.npy" --x_bound=1.6 --epsilon=1 \
+  --delta=1e-5 --out="$work/acf" >/dev/null 2>"$work/err" || bad "account file: $(head -1 "$work/err")"
+"$dpdyn" account --model=nc --features=file:"$d/train.npy" --normalize=center_l2 --epsilon=1 \
+  --delta=1e-5 --out="$work/acf2" >/dev/null 2>&1 || bad "account file center_l2"
+"$py" - "$work/acf/summary.json" "$work/acf2/summary.json" "$work/cf/summary.json" <<'PY' && ok "account on file features: G = c R (as compare's), center_l2: c (2n - 1)" || bad "account on file features"
+import json, math, sys
+a, b, c = (json.load(open(f)) for f in sys.argv[1:4])
+c4 = math.sqrt(3 / 4)
+assert abs(a["G"] - c4 * 1.6) < 1e-12 and a["G"] == c["G"], (a["G"], c["G"])
+assert abs(b["G"] - c4 * (2 * 200 - 1)) < 1e-9, b["G"]
+PY
+err account_no_bound "missing value for 'x_bound'" account --model=nc --features=file:"$d/train.npy" --epsilon=1 --delta=1e-5
 finish nc_file

@@ -46,6 +46,7 @@ int dpd__nc_files_setup(dpd_keys *keys, dpd_nc_normalize normalize, dpd__nc_file
   static const char *const file_keys[] = {"labels", "test_features", "test_labels", "x_bound"};
   const char *command = dpd_keys_command_get(keys);
   const int diagnose = strcmp(command, "diagnose") == 0;
+  const int account = strcmp(command, "account") == 0; /* needs no test rows */
   const char *features = dpd_keys_text_get(keys, "features");
   const char *path, *labels, *test, *test_labels;
   int status;
@@ -76,7 +77,7 @@ int dpd__nc_files_setup(dpd_keys *keys, dpd_nc_normalize normalize, dpd__nc_file
                     "invalid value for 'test_labels': given without test_features (allowed: the "
                     "labels of the test_features file)");
   }
-  if (test == NULL && !diagnose) {
+  if (test == NULL && !diagnose && !account) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "missing value for 'test_features' (allowed: file:PATH; required with "
                     "features = file:PATH: the test error is measured on these rows)");
@@ -233,16 +234,17 @@ int dpd__nc_files_output(dpd_output *out, const dpd__nc_files *f, dpd_err *err) 
     }
     cJSON_AddNumberToObject(o, "n_test", (double)f->test->n);
   }
-  const int diagnose =
-      strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(out->summary, "command")),
-             "diagnose") == 0;
+  const char *command =
+      cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(out->summary, "command"));
+  const int diagnose = strcmp(command, "diagnose") == 0;
+  const int account = strcmp(command, "account") == 0; /* no replicates */
   if (isfinite(f->x_bound)) {
     cJSON_AddNumberToObject(o, "x_bound", f->x_bound);
     cJSON_AddNumberToObject(o, "clipped_fraction", clipped_fraction(f->train, f->x_bound));
   } else if (!diagnose) {
     cJSON_AddStringToObject(o, "x_bound", "inf"); /* normalize = l2 or center_l2 */
   }
-  if (!diagnose) {
+  if (!diagnose && !account) {
     return dpd__output_note_add(
         out, err,
         "note: features from files: the replicates redraw only the noise (and the test "

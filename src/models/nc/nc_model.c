@@ -31,32 +31,33 @@
 
 #define NC_RUN "simulate compare"
 #define NC_DATA "simulate compare diagnose"
-#define NC_TRAIN "simulate compare account" /* not diagnose */
+#define NC_TRAIN "simulate compare account"        /* not diagnose */
+#define NC_LAW "simulate compare diagnose account" /* the features and their law (G) */
 
 static const dpd_key_desc nc_keys[] = {
     {"K", DPD_KEY_INT, "10", 2, 1e6, 0, NULL, NULL, "classes"},
     {"p", DPD_KEY_INT, "100", 2, 8589934592.0, 0, NULL, NULL, "feature dimension, >= K"},
     {"n", DPD_KEY_INT, "1000", 1, 1073741823.0, 0, NULL, NULL, "training samples"},
     {"n_test", DPD_KEY_INT, "1000", 1, 1073741823.0, 0, NULL, NC_RUN, "test points"},
-    {"features", DPD_KEY_TEXT, "etf", 0, 0, 0, NULL, NC_DATA,
+    {"features", DPD_KEY_TEXT, "etf", 0, 0, 0, NULL, NC_LAW,
      "etf (the synthetic law of the keys below) | file:PATH (.npy or text: `label x_1 ... x_p` "
      "per row; docs/nc.md)"},
-    {"labels", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NC_DATA,
+    {"labels", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NC_LAW,
      "file:PATH: the labels of the features file (then it holds the features alone)"},
     {"test_features", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NC_DATA,
      "file:PATH: test rows of file features (required by simulate and compare with them)"},
     {"test_labels", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NC_DATA,
      "file:PATH: the labels of the test_features file"},
-    {"x_bound", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, NC_DATA,
+    {"x_bound", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, NC_LAW,
      "public bound R on |x| of file features: training rows clipped to norm R, G = c R "
      "(required unless normalize = l2 or center_l2)"},
-    {"etf", DPD_KEY_TEXT, "sparse", 0, 0, 0, "sparse|dense", NC_DATA,
+    {"etf", DPD_KEY_TEXT, "sparse", 0, 0, 0, "sparse|dense", NC_LAW,
      "simplex ETF basis P: the first K basis vectors, or the QR of a seeded Gaussian p x K"},
     {"imbalance_ratio", DPD_KEY_REAL, "1", 1, INFINITY, DPD_KEY_HI_OPEN, NULL, NULL,
      "size ratio of the large to the small classes (1: balanced)"},
     {"imbalance_fraction", DPD_KEY_REAL, "0", 0, 1, DPD_KEY_HI_OPEN, NULL, NULL,
      "fraction of the classes that are small (the last ones)"},
-    {"shift", DPD_KEY_TEXT, "none", 0, 0, 0, "none|cube|rademacher", NC_DATA,
+    {"shift", DPD_KEY_TEXT, "none", 0, 0, 0, "none|cube|rademacher", NC_LAW,
      "training feature shifts, i.i.d. per sample and coordinate (uniform on [-beta, beta] or "
      "+-beta)"},
     {"beta", DPD_KEY_REAL, "0", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, NULL,
@@ -69,7 +70,7 @@ static const dpd_key_desc nc_keys[] = {
      "size |u|_inf of the test perturbation"},
     {"offset_at_test", DPD_KEY_TEXT, "no", 0, 0, 0, "no|yes", NC_RUN,
      "whether test points carry the training offset nu too (a bias of the feature extractor)"},
-    {"normalize", DPD_KEY_TEXT, "none", 0, 0, 0, "none|center|l2|center_l2", NC_RUN,
+    {"normalize", DPD_KEY_TEXT, "none", 0, 0, 0, "none|center|l2|center_l2", NC_TRAIN,
      "feature normalisation (seed section 4): subtract the training mean from training and test "
      "features (center; G = 2 c X (1 + n/(n-1))), scale training features to norm 1 (l2; "
      "G = c), or both (center_l2; G = c (2 n - 1): the mean moves every unit feature)"},
@@ -311,7 +312,7 @@ static int files_read(dpd_keys *keys, const dpd_run_env *env, dpd__nc_files *f, 
     r->pc.K = f->train->K;
     r->pc.p = f->train->p;
     r->pc.n = f->train->n;
-    r->pc.n_test = f->test->n;
+    r->pc.n_test = f->test != NULL ? f->test->n : r->pc.n_test;
     if (!dpd_keys_given(keys, "delta")) {
       r->delta = 1.0 / (double)r->pc.n;
     }
@@ -426,20 +427,41 @@ done:
   return status;
 }
 
-/* dpdyn account --model=nc: the noise and the guarantees alone (G needs the problem's features:
- * their law, not a sample; built without replicates). */
+/* dpdyn account --model=nc: the noise and the guarantees alone. G needs the problem's features:
+ * the ETF law (built without replicates), or, with file features, the public bound x_bound and
+ * the training set's size and classes (the training file is read; test files are not needed). */
 static int run_account(dpd_keys *keys, const dpd_run_env *env, dpd_output **out, dpd_err *err) {
   nc_run r;
+  dpd__nc_files files;
   dpd_nc_problem *problem = NULL, *base = NULL;
   dpd_nc_pca *pca = NULL;
   double G;
   int status;
   *out = NULL;
-  if ((status = setup(keys, env, &r, err)) < 0 || (status = dpd__model_validated(env, err)) != 0) {
+  memset(&files, 0, sizeof files);
+  if ((status = setup(keys, env, &r, err)) < 0 ||
+      (status = dpd__nc_files_setup(keys, r.pc.normalize, &files, err)) < 0 ||
+      (files.from_file && (status = files_read(keys, env, &files, &r, err)) < 0) ||
+      (status = dpd__model_validated(env, err)) != 0) {
+    dpd__nc_files_free(&files);
     return status < 0 ? status : DPD_OK;
   }
-  if ((status = dpd__nc_problem_build(&r.pc, &r.pca, r.pca_on, &problem, &base, &pca, err)) ==
-      DPD_OK) {
+  if (files.from_file) {
+    if (r.pca_on) {
+      status = DPD_FAIL(err, DPD_EINVAL,
+                        "invalid value for 'pca_k': %zu (allowed: 0 with features = file; the PCA "
+                        "fix draws its public sample from the ETF law)",
+                        r.pca.k);
+    } else {
+      G = dpd_nc_sensitivity_bound(r.pc.K, r.pc.n, files.x_bound, files.x_bound, r.pc.normalize,
+                                   r.sc.loss);
+      noise_set(&r, G);
+      if ((status = output_begin(keys, &r, NULL, G, out, err)) == DPD_OK) {
+        status = dpd__nc_files_output(*out, &files, err);
+      }
+    }
+  } else if ((status = dpd__nc_problem_build(&r.pc, &r.pca, r.pca_on, &problem, &base, &pca,
+                                             err)) == DPD_OK) {
     G = dpd_nc_sensitivity(problem, r.sc.loss);
     noise_set(&r, G);
     if ((status = output_begin(keys, &r, problem, G, out, err)) == DPD_OK) {
@@ -451,6 +473,11 @@ static int run_account(dpd_keys *keys, const dpd_run_env *env, dpd_output **out,
     dpd_nc_problem_free(base);
   } else {
     dpd_nc_problem_free(problem);
+  }
+  dpd__nc_files_free(&files);
+  if (status < 0) {
+    dpd_output_free(*out);
+    *out = NULL;
   }
   return status;
 }
