@@ -21,6 +21,7 @@
 #include "dpdyn/ou.h"
 #include "dpdyn/nc.h"
 #include "dpdyn/nc_theory.h"
+#include "dpdyn/semipriv.h"
 #include "dpdyn/replicate.h"
 #include "dpdyn/keys.h"
 #include "dpdyn/model.h"
