@@ -242,7 +242,8 @@ typedef enum {
   DPD_SEMIPRIV_TRAIN_HINGE,       /* mean hinge loss of the labelled points at w_hat */
   DPD_SEMIPRIV_TEST_HINGE,        /* mean hinge loss of the test points */
   DPD_SEMIPRIV_XI_HAT,            /* xi_k of span(A_hat): 1 - |A_hat A_hat^T w*| */
-  DPD_SEMIPRIV_SUBSPACE_ERROR,    /* |A_k A_k^T - A_hat A_hat^T| (spectral); 0 when k = d */
+  DPD_SEMIPRIV_SUBSPACE_ERROR,    /* |A_k A_k^T - A_hat A_hat^T| (spectral); 0 when k = d, NaN
+                                     when the population Delta_k = 0 (A_k is not unique) */
   DPD_SEMIPRIV_EIGENGAP_HAT,      /* lambda_hat_k - lambda_hat_{k+1} of the public covariance
                                      (NaN when k = d) */
   DPD_SEMIPRIV_MARGIN_MIN,        /* min over the labelled points of y <w*, x> */
