@@ -1,4 +1,4 @@
-/* Shared helpers of the fuzz harnesses (fuzz_ini.c, fuzz_flags.c, fuzz_table.c).
+/* Shared helpers of the fuzz harnesses (fuzz_ini.c, fuzz_flags.c, fuzz_table.c, fuzz_npy.c).
  * SPDX-License-Identifier: MIT
  *
  * Every harness reads one input file (argv[1], AFL's @@), runs the CLI's parsing and

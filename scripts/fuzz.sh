@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes the CLI's input parsing with AFL++ (docs/fuzzing.md).
-# Usage: scripts/fuzz.sh TARGET MINUTES    TARGET = ini | flags | table | all (one after another)
+# Usage: scripts/fuzz.sh TARGET MINUTES    TARGET = ini | flags | table | npy | all (one after another)
 #   Builds the harnesses with afl-clang-fast in build-fuzz/, runs afl-fuzz on fuzz/corpus/TARGET
 #   with the dictionary fuzz/dict/dpdyn.dict for MINUTES minutes, writes fuzz-out/TARGET/ and
 #   prints the run's numbers. A previous fuzz-out/TARGET is moved aside (FUZZ_RESUME=1 resumes
@@ -11,13 +11,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 usage() {
-  echo "usage: scripts/fuzz.sh ini|flags|table|all MINUTES" >&2
+  echo "usage: scripts/fuzz.sh ini|flags|table|npy|all MINUTES" >&2
   exit 1
 }
 [ $# -eq 2 ] || usage
 target=$1
 minutes=$2
-case $target in ini | flags | table | all) ;; *) usage ;; esac
+case $target in ini | flags | table | npy | all) ;; *) usage ;; esac
 case $minutes in '' | *[!0-9]*) usage ;; esac
 [ "$minutes" -ge 1 ] || usage
 
@@ -30,7 +30,7 @@ if ! command -v afl-fuzz >/dev/null || ! command -v afl-clang-fast >/dev/null; t
 fi
 
 targets=$target
-[ "$target" = all ] && targets="ini flags table"
+[ "$target" = all ] && targets="ini flags table npy"
 
 build=build-fuzz
 suffix=

@@ -91,11 +91,15 @@ typedef enum {
  *           every training AND test point (mu is a function of the private data);
  *   l2:     every training feature x -> x / |x| (a zero feature is left as it is); test points
  *           are not rescaled: a positive rescaling does not change the argmax of W x.
- * (center_l2 is not implemented: see dpd_nc_sensitivity.) */
+ *   center_l2: both: x -> (x - mu) / |x - mu| for training points (mu the raw training mean);
+ *           test points x -> x - mu (a positive rescaling does not change the argmax).
+ *           Its sensitivity grows with n (dpd_nc_sensitivity): mu moves every normalised
+ *           feature when one sample is removed. */
 typedef enum {
   DPD_NC_NORMALIZE_NONE = 0,
   DPD_NC_NORMALIZE_CENTER,
-  DPD_NC_NORMALIZE_L2
+  DPD_NC_NORMALIZE_L2,
+  DPD_NC_NORMALIZE_CENTER_L2 /* x -> (x - mu) / |x - mu| (a zero vector is left as it is) */
 } dpd_nc_normalize;
 
 typedef struct {
@@ -113,7 +117,7 @@ typedef struct {
   double beta_test;           /* its size, finite >= 0 */
   int offset_at_test;         /* non-zero: test points carry the offset too, x = M_k + nu + u
                                  (a feature-extractor bias; what normalize = center cancels) */
-  dpd_nc_normalize normalize; /* none, center (needs n >= 2) or l2 */
+  dpd_nc_normalize normalize; /* none, center, l2 or center_l2 (center*: n >= 2) */
   uint64_t seed;              /* problem seed: P (dense) and the offset signs */
 } dpd_nc_problem_config;
 
@@ -157,8 +161,8 @@ typedef struct dpd_nc_data_config_s {
    * worker threads: a pure function of (seed, rep) and user; < 0 with err set on failure. */
   int (*fill)(void *user, uint64_t seed, size_t rep, double *X, double *X_test, dpd_err *err);
   void *user;
-  double x_bound;             /* public bound R on |x|, finite > 0 (INFINITY only with l2) */
-  dpd_nc_normalize normalize; /* none, center (n >= 2) or l2 */
+  double x_bound; /* public bound R on |x|, finite > 0 (INFINITY only with l2, center_l2) */
+  dpd_nc_normalize normalize; /* none, center, l2 or center_l2 (center*: n >= 2) */
   dpd_nc_shift test_shift;    /* none, cube, rademacher or adversarial */
   double beta_test;           /* its size, finite >= 0 */
 } dpd_nc_data_config;
@@ -212,6 +216,14 @@ DPD_API int dpd_nc_class_counts(size_t K, size_t total, double imbalance_ratio,
  * c = sqrt((K - 1) / K) (CE; |softmax(0) - e_y| = c) or c = 1 (square; |0 - e_y| = 1):
  *   normalize none:   G = c X (exact),
  *   normalize l2:     G = c (every feature has norm 1; exact),
+ *   normalize center_l2: G = c (2 n - 1) (n the larger data set's size): removing sample j
+ *                     removes its unit term (norm <= c) and moves mu, which may turn every other
+ *                     unit vector (x_i - mu) / |x_i - mu| by up to 2 (|u - u'| <= 2 for unit u, u'),
+ *                     so each of the n - 1 other terms changes by at most 2 c. Without a lower
+ *                     bound on |x_i - mu| nothing smaller holds for every pair of neighbouring
+ *                     data sets; the noise then grows like the signal (n), and the error does not
+ *                     fall with n. (The seed's re-normalised G_alpha, notes B.4, assumes the
+ *                     collapsed structure of the data, not a worst case over neighbours.)
  *   normalize center: G = 2 c X0 (1 + n / (n - 1)),  X0 = sup |x - nu| (an upper bound; n the
  *                     larger data set's size).
  * Derivation (center): the summed gradient is sum_i c_{y_i} (x_i - mu)^T. Removing sample j

@@ -140,14 +140,17 @@ static int validate_problem(const dpd_nc_problem_config *c, dpd_err *err) {
                     c->beta_test);
   }
   if (c->normalize != DPD_NC_NORMALIZE_NONE && c->normalize != DPD_NC_NORMALIZE_CENTER &&
-      c->normalize != DPD_NC_NORMALIZE_L2) {
+      c->normalize != DPD_NC_NORMALIZE_L2 && c->normalize != DPD_NC_NORMALIZE_CENTER_L2) {
     return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'normalize': %d (allowed: none, center, l2)",
+                    "invalid value for 'normalize': %d (allowed: none, center, l2, center_l2)",
                     (int)c->normalize);
   }
-  if (c->normalize == DPD_NC_NORMALIZE_CENTER && c->n < 2) {
+  if ((c->normalize == DPD_NC_NORMALIZE_CENTER || c->normalize == DPD_NC_NORMALIZE_CENTER_L2) &&
+      c->n < 2) {
     return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'n': %zu (allowed: >= 2 with normalize = center)", c->n);
+                    "invalid value for 'n': %zu (allowed: >= 2 with normalize = center or "
+                    "center_l2)",
+                    c->n);
   }
   return DPD_OK;
 }
@@ -366,16 +369,18 @@ int dpd_nc_problem_from_data(const dpd_nc_data_config *cfg, dpd_nc_problem **out
     return DPD_FAIL(err, DPD_EINVAL,
                     "nc: give either both feature matrices (X, X_test) or a fill callback");
   }
+  const int unit = cfg->normalize == DPD_NC_NORMALIZE_L2 ||
+                   cfg->normalize == DPD_NC_NORMALIZE_CENTER_L2; /* G does not need R */
   if (cfg->normalize != DPD_NC_NORMALIZE_NONE && cfg->normalize != DPD_NC_NORMALIZE_CENTER &&
-      cfg->normalize != DPD_NC_NORMALIZE_L2) {
+      !unit) {
     return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'normalize': %d (allowed: none, center, l2)",
+                    "invalid value for 'normalize': %d (allowed: none, center, l2, center_l2)",
                     (int)cfg->normalize);
   }
-  if (!(cfg->x_bound > 0.0) || (!isfinite(cfg->x_bound) && cfg->normalize != DPD_NC_NORMALIZE_L2)) {
+  if (!(cfg->x_bound > 0.0) || (!isfinite(cfg->x_bound) && !unit)) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'x_bound': %g (allowed: finite, > 0: a public bound on |x|; "
-                    "inf only with normalize = l2)",
+                    "inf only with normalize = l2 or center_l2)",
                     cfg->x_bound);
   }
   if (cfg->test_shift != DPD_NC_SHIFT_NONE && cfg->test_shift != DPD_NC_SHIFT_CUBE &&
@@ -429,11 +434,6 @@ int dpd_nc_problem_from_data(const dpd_nc_data_config *cfg, dpd_nc_problem **out
                             err)) < 0) {
     goto fail;
   }
-  if (cfg->normalize == DPD_NC_NORMALIZE_CENTER && n < 2) {
-    status = DPD_FAIL(err, DPD_EINVAL,
-                      "invalid value for 'n': %zu (allowed: >= 2 with normalize = center)", n);
-    goto fail;
-  }
   if (cfg->X != NULL) { /* class means, in class order */
     for (size_t k = 0, i = 0; k < K; k++) {
       double *Mk = pr->M + k * p;
@@ -466,6 +466,8 @@ double dpd_nc_sensitivity(const dpd_nc_problem *problem, dpd_nc_loss loss) {
   switch (problem->cfg.normalize) {
   case DPD_NC_NORMALIZE_L2:
     return cnorm;
+  case DPD_NC_NORMALIZE_CENTER_L2:
+    return cnorm * (2.0 * n - 1.0);
   case DPD_NC_NORMALIZE_CENTER:
     return 2.0 * cnorm * problem->x_norm_max_clean * (1.0 + n / (n - 1.0));
   default:
@@ -540,6 +542,7 @@ typedef struct {
   const double *X, *X_test; /* data problems: the replicate's rows (fixed or filled) */
   const double *mu;         /* [p] training mean, or NULL */
   const double *scale;      /* [units] per-unit factor (l2: 1 / |x_q|; clip: min(1, R / |x_q|)) */
+  int center_first;         /* center_l2: x -> (x - mu) scale[q] instead */
 } nc_xform;
 
 static void train_chunk(const dpd_nc_problem *pr, uint64_t seed, size_t rep, size_t k, size_t q,
@@ -551,13 +554,23 @@ static void train_chunk(const dpd_nc_problem *pr, uint64_t seed, size_t rep, siz
     chunk_x(pr->M + k * pr->p, pr->nu, pr->cfg.shift, pr->cfg.beta, seed, rep, NC_TAG_TRAIN, index,
             a, m, x);
   }
-  if (xf != NULL && xf->scale != NULL) {
+  if (xf == NULL) {
+    return;
+  }
+  if (xf->center_first) {
+    const double f = xf->scale != NULL ? xf->scale[q] : 1.0;
+    for (size_t l = 0; l < m; l++) {
+      x[l] = (x[l] - xf->mu[a + l]) * f;
+    }
+    return;
+  }
+  if (xf->scale != NULL) {
     const double f = xf->scale[q];
     for (size_t l = 0; l < m; l++) {
       x[l] *= f;
     }
   }
-  if (xf != NULL && xf->mu != NULL) {
+  if (xf->mu != NULL) {
     for (size_t l = 0; l < m; l++) {
       x[l] -= xf->mu[a + l];
     }
@@ -650,7 +663,7 @@ static void weighted_class_sums(const dpd_nc_problem *pr, uint64_t seed, size_t 
 
 void dpd_nc_class_sums(const dpd_nc_problem *problem, uint64_t seed, size_t rep, double *sums) {
   double buf[NC_SWEEP];
-  nc_scratch ws = {.xc = buf, .Z = NULL, .w = NULL, .xf = {NULL, NULL, NULL, NULL}};
+  nc_scratch ws = {.xc = buf, .Z = NULL, .w = NULL, .xf = {NULL, NULL, NULL, NULL, 0}};
   if (problem->from_data) {
     if (problem->data->X == NULL) { /* fill: no features outside a replicate */
       for (size_t a = 0; a < problem->K * problem->p; a++) {
@@ -666,18 +679,20 @@ void dpd_nc_class_sums(const dpd_nc_problem *problem, uint64_t seed, size_t rep,
 
 /* The replicate's transform (nc.h), with ws->xf.X set: first the unit scales (l2: 1 / |x|;
  * data: the feature clip min(1, R / |x|)), then the training mean mu of the scaled features
- * (center; from the class sums, tmp [K p] scratch). */
+ * (center; from the class sums, tmp [K p] scratch). center_l2: mu of the raw features first,
+ * then the scales 1 / |x - mu|. */
 static void prepare_features(const dpd_nc_problem *pr, uint64_t seed, size_t rep, nc_scratch *ws,
                              double *mu, double *scale, double *tmp) {
   const size_t K = pr->K, p = pr->p;
   const dpd_nc_normalize nz = pr->cfg.normalize;
+  size_t units = 0;
+  for (size_t k = 0; k < K; k++) {
+    units += units_of(pr, k);
+  }
   ws->xf.mu = NULL;
   ws->xf.scale = NULL;
-  if (nz == DPD_NC_NORMALIZE_L2 || pr->from_data) {
-    size_t units = 0;
-    for (size_t k = 0; k < K; k++) {
-      units += units_of(pr, k);
-    }
+  ws->xf.center_first = 0;
+  if (nz != DPD_NC_NORMALIZE_CENTER_L2 && (nz == DPD_NC_NORMALIZE_L2 || pr->from_data)) {
     unit_norms(pr, seed, rep, ws);
     for (size_t q = 0; q < units; q++) {
       const double norm = sqrt(ws->w[q]);
@@ -689,7 +704,8 @@ static void prepare_features(const dpd_nc_problem *pr, uint64_t seed, size_t rep
     }
     ws->xf.scale = scale;
   }
-  if (nz == DPD_NC_NORMALIZE_CENTER) {
+  if (nz == DPD_NC_NORMALIZE_CENTER || nz == DPD_NC_NORMALIZE_CENTER_L2) {
+    /* mu of the (clipped) raw features */
     weighted_class_sums(pr, seed, rep, NULL, INFINITY, tmp, ws);
     for (size_t l = 0; l < p; l++) {
       double s = 0.0;
@@ -699,6 +715,14 @@ static void prepare_features(const dpd_nc_problem *pr, uint64_t seed, size_t rep
       mu[l] = s / (double)pr->n;
     }
     ws->xf.mu = mu;
+  }
+  if (nz == DPD_NC_NORMALIZE_CENTER_L2) { /* 1 / |x - mu| */
+    ws->xf.center_first = 1;
+    unit_norms(pr, seed, rep, ws);
+    for (size_t q = 0; q < units; q++) {
+      scale[q] = ws->w[q] > 0.0 ? 1.0 / sqrt(ws->w[q]) : 1.0;
+    }
+    ws->xf.scale = scale;
   }
 }
 
@@ -715,7 +739,7 @@ int dpd_nc_train_sums(const dpd_nc_problem *problem, uint64_t seed, size_t rep, 
   if (buf == NULL) {
     return DPD_FAIL(err, DPD_ENOMEM, "nc_train_sums: out of memory (n = %zu, p = %zu)", n, p);
   }
-  nc_scratch ws = {.xc = buf, .Z = NULL, .w = buf + NC_SWEEP, .xf = {NULL, NULL, NULL, NULL}};
+  nc_scratch ws = {.xc = buf, .Z = NULL, .w = buf + NC_SWEEP, .xf = {NULL, NULL, NULL, NULL, 0}};
   double *mu_w = ws.w + n, *scale = mu_w + p;
   if (problem->from_data) {
     if (fill) {
@@ -1043,7 +1067,7 @@ static int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slo
   const size_t nmax = pr->n > pr->n_test ? pr->n : pr->n_test;
   double *W = work, *g = W + Kp, *x = g + Kp, *chunk = x + p, *z = chunk + NC_CHUNK, *c = z + K,
          *C = c + K, *tmp = C + K * K, *cnorm = tmp + K;
-  nc_scratch ws = {.xc = cnorm + K, .Z = cnorm + K + NC_SWEEP, .xf = {NULL, NULL, NULL, NULL}};
+  nc_scratch ws = {.xc = cnorm + K, .Z = cnorm + K + NC_SWEEP, .xf = {NULL, NULL, NULL, NULL, 0}};
   ws.w = ws.Z + nmax * K;
   double *mu = ws.w + nmax, *scale = mu + p;
   memset(W, 0, Kp * sizeof *W);

@@ -63,7 +63,7 @@ err beta_neg "'beta': -0.1" simulate --model=nc --beta=-0.1 --shift=cube
 err shift_unknown "'shift': 'gauss' \(allowed: none, cube, rademacher\)" simulate --model=nc --shift=gauss
 err beta_zero "'beta': 0 with shift = cube" simulate --model=nc --shift=cube
 err two_budgets "'sigma': given together with epsilon" simulate --model=nc --epsilon=1 --delta=1e-4 --sigma=1
-err normalize_unknown "'normalize': 'pca' \(allowed: none, center, l2\)" simulate --model=nc --normalize=pca
+err normalize_unknown "'normalize': 'pca' \(allowed: none, center, l2, center_l2\)" simulate --model=nc --normalize=pca
 err normalize_center_n1 "'normalize': center \(allowed with n >= 2" simulate --model=nc --K=2 --n=1 --normalize=center
 
 # 5. normalize = center cancels an offset carried by training and test features (same noise).

@@ -241,7 +241,7 @@ static void center_bound_holds_under_remove_one(void **state) {
 static void one_step_uses_the_normalised_features(void **state) {
   (void)state;
   const size_t K = 4, p = 30, n = 20;
-  for (int nzi = 1; nzi <= 2; nzi++) {
+  for (int nzi = 1; nzi <= 3; nzi++) {
     dpd_nc_problem_config pc = dpd_nc_problem_config_default();
     pc.K = K;
     pc.p = p;
@@ -272,6 +272,13 @@ static void one_step_uses_the_normalised_features(void **state) {
           for (size_t l = 0; l < p; l++) {
             X[i * p + l] -= mu[l];
           }
+        } else if (pc.normalize == DPD_NC_NORMALIZE_CENTER_L2) {
+          double q = 0.0;
+          for (size_t l = 0; l < p; l++) {
+            X[i * p + l] -= mu[l];
+            q += X[i * p + l] * X[i * p + l];
+          }
+          s = 1.0 / sqrt(q);
         } else {
           double q = 0.0;
           for (size_t l = 0; l < p; l++) {
@@ -297,9 +304,67 @@ static void one_step_uses_the_normalised_features(void **state) {
   }
 }
 
+/* center_l2's sensitivity grows with n, and c (2 n - 1) holds. Data: n - 2 class-0 rows and
+ * one class-1 row at a point a, one class-1 row at a far point b. Without the far row, mu = a and
+ * every normalised feature is 0 (a zero vector is left as it is); with it, every row at a becomes
+ * the unit vector along a - b: the one-step summed gradient changes by about (n - 2) c. */
+static void center_l2_sensitivity_grows_with_n(void **state) {
+  (void)state;
+  enum { n = 50, p = 3 };
+  const size_t K = 2;
+  static double X[n * p];
+  size_t y[n];
+  for (size_t i = 0; i < n; i++) {
+    X[i * p + 0] = 0.25; /* dyadic: the mean of equal rows is exact */
+    X[i * p + 1] = -0.5;
+    X[i * p + 2] = 0.125;
+    y[i] = i < n - 2 ? 0 : 1;
+  }
+  X[(n - 1) * p + 0] = 5.0; /* the far row b */
+  const double Xt[] = {1, 0, 0, 0, 1, 0};
+  const size_t yt[] = {0, 1};
+  double g[2][2 * p];
+  dpd_nc_problem *pr[2];
+  for (int drop = 0; drop < 2; drop++) {
+    dpd_nc_data_config dc = {.K = K,
+                             .p = p,
+                             .n = drop ? n - 1 : n,
+                             .n_test = 2,
+                             .X = X,
+                             .y = y,
+                             .X_test = Xt,
+                             .y_test = yt,
+                             .x_bound = INFINITY,
+                             .normalize = DPD_NC_NORMALIZE_CENTER_L2};
+    dpd_err err;
+    dpd_err_reset(&err);
+    pr[drop] = NULL;
+    assert_int_equal(dpd_nc_problem_from_data(&dc, &pr[drop], &err), DPD_OK);
+    double S[2 * p];
+    assert_int_equal(dpd_nc_train_sums(pr[drop], 1, 0, S, NULL, &err), DPD_OK);
+    for (size_t j = 0; j < K; j++) { /* CE at W = 0: g_j = sum_k (1/K - [j = k]) S_k */
+      for (size_t l = 0; l < p; l++) {
+        g[drop][j * p + l] = 0.5 * (S[l] + S[p + l]) - S[j * p + l];
+      }
+    }
+  }
+  double d2 = 0.0;
+  for (size_t a = 0; a < K * p; a++) {
+    d2 += (g[0][a] - g[1][a]) * (g[0][a] - g[1][a]);
+  }
+  const double c = sqrt(0.5), G = dpd_nc_sensitivity(pr[0], DPD_NC_LOSS_CE);
+  print_message("center_l2: remove-one change %.3f, c (n - 3) = %.3f, G = %.3f\n", sqrt(d2),
+                c * (n - 3), G);
+  assert_abs(G, c * (2.0 * n - 1.0), 1e-12);
+  assert_true(sqrt(d2) >= c * (n - 3));
+  assert_true(sqrt(d2) <= G);
+  dpd_nc_problem_free(pr[0]);
+  dpd_nc_problem_free(pr[1]);
+}
+
 static void bit_identical_for_any_thread_count(void **state) {
   (void)state;
-  for (int nzi = 1; nzi <= 2; nzi++) {
+  for (int nzi = 1; nzi <= 3; nzi++) {
     dpd_nc_problem_config pc = dpd_nc_problem_config_default();
     pc.K = 5;
     pc.p = 2100; /* more than one chunk of 1024 */
@@ -353,6 +418,7 @@ int main(void) {
       cmocka_unit_test(center_under_imbalance),
       cmocka_unit_test(sensitivity_of_the_fixes),
       cmocka_unit_test(center_bound_holds_under_remove_one),
+      cmocka_unit_test(center_l2_sensitivity_grows_with_n),
       cmocka_unit_test(one_step_uses_the_normalised_features),
       cmocka_unit_test(bit_identical_for_any_thread_count),
       cmocka_unit_test(bad_normalize_names_the_key),

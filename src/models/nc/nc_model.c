@@ -1,5 +1,6 @@
 /* model=nc: NoisyGD on a linear last layer under neural collapse (MATH.md 3; notes B), as a model
- * type: keys, and the commands simulate | compare | account.
+ * type: keys, and the commands simulate | compare | account (diagnose, and the feature-file keys
+ * features | labels | test_features | test_labels | x_bound: nc_features_model.c).
  * SPDX-License-Identifier: MIT
  *
  * simulate  NoisyGD replicates (nc.h): test misclassification rate with its standard error over
@@ -26,21 +27,36 @@
 #include "dpdyn/nc_theory.h"
 #include "dpdyn/privacy.h"
 #include "models/model_impl.h"
+#include "models/nc/nc_model_impl.h"
 
 #define NC_RUN "simulate compare"
+#define NC_DATA "simulate compare diagnose"
+#define NC_TRAIN "simulate compare account" /* not diagnose */
 
 static const dpd_key_desc nc_keys[] = {
     {"K", DPD_KEY_INT, "10", 2, 1e6, 0, NULL, NULL, "classes"},
     {"p", DPD_KEY_INT, "100", 2, 8589934592.0, 0, NULL, NULL, "feature dimension, >= K"},
     {"n", DPD_KEY_INT, "1000", 1, 1073741823.0, 0, NULL, NULL, "training samples"},
     {"n_test", DPD_KEY_INT, "1000", 1, 1073741823.0, 0, NULL, NC_RUN, "test points"},
-    {"etf", DPD_KEY_TEXT, "sparse", 0, 0, 0, "sparse|dense", NC_RUN,
+    {"features", DPD_KEY_TEXT, "etf", 0, 0, 0, NULL, NC_DATA,
+     "etf (the synthetic law of the keys below) | file:PATH (.npy or text: `label x_1 ... x_p` "
+     "per row; docs/nc.md)"},
+    {"labels", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NC_DATA,
+     "file:PATH: the labels of the features file (then it holds the features alone)"},
+    {"test_features", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NC_DATA,
+     "file:PATH: test rows of file features (required by simulate and compare with them)"},
+    {"test_labels", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NC_DATA,
+     "file:PATH: the labels of the test_features file"},
+    {"x_bound", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, NC_DATA,
+     "public bound R on |x| of file features: training rows clipped to norm R, G = c R "
+     "(required unless normalize = l2 or center_l2)"},
+    {"etf", DPD_KEY_TEXT, "sparse", 0, 0, 0, "sparse|dense", NC_DATA,
      "simplex ETF basis P: the first K basis vectors, or the QR of a seeded Gaussian p x K"},
     {"imbalance_ratio", DPD_KEY_REAL, "1", 1, INFINITY, DPD_KEY_HI_OPEN, NULL, NULL,
      "size ratio of the large to the small classes (1: balanced)"},
     {"imbalance_fraction", DPD_KEY_REAL, "0", 0, 1, DPD_KEY_HI_OPEN, NULL, NULL,
      "fraction of the classes that are small (the last ones)"},
-    {"shift", DPD_KEY_TEXT, "none", 0, 0, 0, "none|cube|rademacher", NC_RUN,
+    {"shift", DPD_KEY_TEXT, "none", 0, 0, 0, "none|cube|rademacher", NC_DATA,
      "training feature shifts, i.i.d. per sample and coordinate (uniform on [-beta, beta] or "
      "+-beta)"},
     {"beta", DPD_KEY_REAL, "0", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, NULL,
@@ -53,25 +69,25 @@ static const dpd_key_desc nc_keys[] = {
      "size |u|_inf of the test perturbation"},
     {"offset_at_test", DPD_KEY_TEXT, "no", 0, 0, 0, "no|yes", NC_RUN,
      "whether test points carry the training offset nu too (a bias of the feature extractor)"},
-    {"normalize", DPD_KEY_TEXT, "none", 0, 0, 0, "none|center|l2", NC_RUN,
+    {"normalize", DPD_KEY_TEXT, "none", 0, 0, 0, "none|center|l2|center_l2", NC_RUN,
      "feature normalisation (seed section 4): subtract the training mean from training and test "
-     "features (center; G = 2 c X (1 + n/(n-1))), or scale training features to norm 1 (l2; "
-     "G = c)"},
-    {"loss", DPD_KEY_TEXT, "ce", 0, 0, 0, "ce|square", NULL, "cross-entropy or square loss"},
-    {"steps", DPD_KEY_INT, "1", 1, 1e9, 0, NULL, NULL, "NoisyGD steps T (1: one-step)"},
+     "features (center; G = 2 c X (1 + n/(n-1))), scale training features to norm 1 (l2; "
+     "G = c), or both (center_l2; G = c (2 n - 1): the mean moves every unit feature)"},
+    {"loss", DPD_KEY_TEXT, "ce", 0, 0, 0, "ce|square", NC_TRAIN, "cross-entropy or square loss"},
+    {"steps", DPD_KEY_INT, "1", 1, 1e9, 0, NULL, NC_TRAIN, "NoisyGD steps T (1: one-step)"},
     {"eta", DPD_KEY_REAL, "1", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NC_RUN,
      "step size (the one-step classifier does not depend on it)"},
     {"radius", DPD_KEY_REAL, "inf", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, NC_RUN,
      "projection of W onto the Frobenius ball of this radius after each step; inf = none"},
-    {"epsilon", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, NULL,
+    {"epsilon", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, NC_TRAIN,
      "(epsilon, delta)-DP of the whole run (exact GDP calibration)"},
-    {"delta", DPD_KEY_REAL, NULL, 0, 1, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
+    {"delta", DPD_KEY_REAL, NULL, 0, 1, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NC_TRAIN,
      "delta of the (epsilon, delta) guarantee [1/n]"},
-    {"mu", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, NULL,
+    {"mu", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, NC_TRAIN,
      "privacy of the whole run as mu-GDP"},
-    {"zcdp", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, NULL,
+    {"zcdp", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, NC_TRAIN,
      "privacy of the whole run as zCDP (T steps of rho_step: zcdp = T rho_step)"},
-    {"sigma", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_HI_OPEN, NULL, NULL,
+    {"sigma", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_HI_OPEN, NULL, NC_TRAIN,
      "noise standard deviation on the summed gradient, given directly"},
     {"seeds", DPD_KEY_INT, "16", 1, 16777216.0, 0, NULL, NC_RUN, "replicates"},
     {"seed", DPD_KEY_INT, "1", 0, 18446744073709551615.0, 0, NULL, NULL, "master seed"},
@@ -128,15 +144,17 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, nc_run *r, dpd_err *err
       (status = dpd_keys_choice_get(keys, "normalize", &choice, err)) < 0) {
     return status;
   }
-  r->pc.normalize = (dpd_nc_normalize)choice; /* none, center, l2: same order */
+  r->pc.normalize = (dpd_nc_normalize)choice; /* none, center, l2, center_l2: same order */
   if ((status = dpd_keys_choice_get(keys, "offset_at_test", &choice, err)) < 0) {
     return status;
   }
   r->pc.offset_at_test = choice == 1;
-  if (r->pc.normalize == DPD_NC_NORMALIZE_CENTER && r->pc.n < 2) {
+  if ((r->pc.normalize == DPD_NC_NORMALIZE_CENTER ||
+       r->pc.normalize == DPD_NC_NORMALIZE_CENTER_L2) &&
+      r->pc.n < 2) {
     return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'normalize': center (allowed with n >= 2; n = %zu)",
-                    r->pc.n);
+                    "invalid value for 'normalize': %s (allowed with n >= 2; n = %zu)",
+                    dpd_keys_text_get(keys, "normalize"), r->pc.n);
   }
   if ((status = dpd_keys_choice_get(keys, "loss", &choice, err)) < 0) {
     return status;
@@ -307,32 +325,57 @@ static int theory_one_step(const dpd_nc_problem *pr, const nc_run *r, double *me
   return status;
 }
 
+/* File features (nc_features_model.c): read, and K, p, n, n_test, delta from the files. */
+static int files_read(dpd_keys *keys, const dpd_run_env *env, dpd__nc_files *f, nc_run *r,
+                      dpd_err *err) {
+  int status = dpd__model_memory_check(keys, env, f->bytes, "features", err);
+  if (status == DPD_OK && (status = dpd__nc_files_read(keys, env, f, err)) == DPD_OK) {
+    r->pc.K = f->train->K;
+    r->pc.p = f->train->p;
+    r->pc.n = f->train->n;
+    r->pc.n_test = f->test->n;
+    if (!dpd_keys_given(keys, "delta")) {
+      r->delta = 1.0 / (double)r->pc.n;
+    }
+  }
+  return status;
+}
+
 static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, dpd_err *err) {
   const char *command = dpd_keys_command_get(keys);
   const int compare = strcmp(command, "compare") == 0;
   nc_run r;
+  dpd__nc_files files;
   dpd_nc_problem *problem = NULL;
   dpd_nc_sim_result *sim = NULL;
   dpd_output *out = NULL;
   double G;
   int status;
   *outp = NULL;
+  memset(&files, 0, sizeof files);
   if ((status = setup(keys, env, &r, err)) < 0 ||
+      (status = dpd__nc_files_setup(keys, r.pc.normalize, &files, err)) < 0 ||
+      (files.from_file && (status = files_read(keys, env, &files, &r, err)) < 0) ||
       (status = dpd__model_memory_check(
            keys, env,
-           8.0 *
-               ((double)r.pc.K * (double)r.pc.p * (4.0 + (r.sc.threads > 0 ? r.sc.threads : 2)) +
-                8.0 * (double)r.pc.p + 2.0 * (double)(r.pc.K + 1) * (double)(r.pc.n + r.pc.n_test)),
+           files.bytes + 8.0 * ((double)r.pc.K * (double)r.pc.p *
+                                    (4.0 + (r.sc.threads > 0 ? r.sc.threads : 2)) +
+                                8.0 * (double)r.pc.p +
+                                2.0 * (double)(r.pc.K + 1) * (double)(r.pc.n + r.pc.n_test)),
            "p", err)) < 0 ||
       (status = dpd__model_validated(env, err)) != 0) {
+    dpd__nc_files_free(&files);
     return status < 0 ? status : DPD_OK;
   }
-  if ((status = dpd_nc_problem_create(&r.pc, &problem, err)) < 0) {
+  status = files.from_file ? dpd__nc_files_problem(&files, &r.pc, &problem, err)
+                           : dpd_nc_problem_create(&r.pc, &problem, err);
+  if (status < 0) {
     goto done;
   }
   G = dpd_nc_sensitivity(problem, r.sc.loss);
   noise_set(&r, G);
   if ((status = output_begin(keys, &r, problem, G, &out, err)) < 0 ||
+      (files.from_file && (status = dpd__nc_files_output(out, &files, err)) < 0) ||
       (status = dpd_nc_sim_run(problem, &r.sc, &sim, err)) < 0) {
     goto done;
   }
@@ -382,7 +425,8 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
       why = "the exact error averaged over a perturbed test law is not implemented yet";
     } else if (r.sc.radius < INFINITY) {
       why = "the exact theory has no projection (radius = inf)";
-    } else if (r.pc.normalize != DPD_NC_NORMALIZE_NONE || r.pc.offset_at_test) {
+    } else if (!files.from_file &&
+               (r.pc.normalize != DPD_NC_NORMALIZE_NONE || r.pc.offset_at_test)) {
       why = "the exact theory is for raw features (normalize = none)";
     }
     if (why != NULL) {
@@ -390,7 +434,9 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
       dpd_output_na_set(out, "gap_in_se", why);
     } else {
       double both;
-      if ((status = theory_one_step(problem, &r, &theory, &theory_se, err)) < 0) {
+      status = files.from_file ? dpd__nc_files_theory(problem, &r.sc, &theory, &theory_se, err)
+                               : theory_one_step(problem, &r, &theory, &theory_se, err);
+      if (status < 0) {
         goto done;
       }
       both = hypot(sim->test_error_se, theory_se);
@@ -406,8 +452,8 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
       }
     }
     /* The papers' perfect-collapse bounds (balanced, no shift, no offset, one step). */
-    if (r.sc.steps == 1 && r.pc.shift == DPD_NC_SHIFT_NONE && r.pc.offset == 0.0 &&
-        r.pc.normalize == DPD_NC_NORMALIZE_NONE && !r.pc.offset_at_test &&
+    if (!files.from_file && r.sc.steps == 1 && r.pc.shift == DPD_NC_SHIFT_NONE &&
+        r.pc.offset == 0.0 && r.pc.normalize == DPD_NC_NORMALIZE_NONE && !r.pc.offset_at_test &&
         r.pc.imbalance_ratio == 1.0 && r.pc.test_shift == DPD_NC_SHIFT_NONE &&
         r.pc.n % r.pc.K == 0) {
       dpd_output_number_set(out, "bound_d1_printed",
@@ -419,6 +465,7 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
 done:
   dpd_nc_sim_result_free(sim);
   dpd_nc_problem_free(problem);
+  dpd__nc_files_free(&files);
   if (status < 0) {
     dpd_output_free(out);
     out = NULL;
@@ -454,6 +501,10 @@ static const dpd_model_command nc_commands[] = {
     {"compare", "NoisyGD replicates against the exact one-step error and the papers' bounds",
      "classes.tsv replicates.tsv summary.json",
      "dpdyn compare --model=nc --K=10 --p=1000 --n=100 --sigma=10", run_problem},
+    {"diagnose", "collapse diagnostics of the features (file or ETF law): means, cosines, beta, G",
+     "classes.tsv cosines.tsv beta_quantiles.tsv summary.json",
+     "dpdyn diagnose --model=nc --features=file:feats.npy --labels=file:labels.npy",
+     dpd__nc_diagnose},
     {"account", "the noise of the run and every guarantee it satisfies", "summary.json",
      "dpdyn account --model=nc --K=10 --p=1000 --epsilon=1 --delta=1e-4", run_account},
     {NULL, NULL, NULL, NULL, NULL}};
