@@ -298,11 +298,18 @@ typedef struct {
  * public sample, its PCA (top k + 1 eigenpairs), the labelled sample projected, Noisy-SGD,
  * w_hat = A_hat w, and the measurements on the labelled and n_test test points. *out is
  * returned-owned (dpd_semipriv_result_free). DPD_EINVAL names the key; DPD_ENOMEM;
- * DPD_ESOLVER (an eigen-solver failed); DPD_ENONFINITE; DPD_ECANCELLED. Memory per thread
- * d^2 + (n + 1) k + 2 B d + ... doubles (B = 256 points per generated block; see sp_run.c).
- * Bit-identical for any thread count (see "Threads and BLAS"). Prints nothing. */
+ * DPD_ESOLVER (an eigen-solver failed); DPD_ENONFINITE; DPD_ECANCELLED. Memory per thread:
+ * dpd_semipriv_run_work doubles (about d^2 + (512 + 3 k + 45) d + n (k + 1) for k < d: the
+ * public covariance, two blocks of 256 points, the eigenvectors, dsyevr's workspace and the
+ * projected labelled points; no n x d or n_public x d matrix). Bit-identical for any thread
+ * count (see "Threads and BLAS"). Prints nothing. */
 DPD_API int dpd_semipriv_run(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config *cfg,
                              dpd_semipriv_result **out, dpd_err *err);
+
+/* The workspace one thread of dpd_semipriv_run uses, in doubles (0 for an invalid k). Pure but
+ * for a LAPACK workspace query. */
+DPD_API size_t dpd_semipriv_run_work(const dpd_semipriv_gen *gen,
+                                     const dpd_semipriv_run_config *cfg);
 
 /* Releases a result; NULL is allowed. */
 DPD_API void dpd_semipriv_result_free(dpd_semipriv_result *res);

@@ -223,7 +223,6 @@ static int population_spectrum(const dpd_semipriv_gen_config *cfg, double *m, dp
   cls[K] = (sp_class){SP_UNIF, cfg->tau, 1.0};
   cls[K + 1] = (sp_class){SP_GAUSS, cfg->nu, (double)(d - K - 1)};
   sp_spec sp = {.cfg = cfg, .cls = cls, .ncls = ncls, .ZT = erf(cfg->trunc / M_SQRT2), .gl = gl};
-  gsl_error_handler_t *old = gsl_set_error_handler_off();
   double val[1] = {0.0};
   for (size_t i = 0; i < ncls && status == DPD_OK; i++) {
     if (i == K + 1 && d == K + 1) {
@@ -250,7 +249,6 @@ static int population_spectrum(const dpd_semipriv_gen_config *cfg, double *m, dp
       }
     }
   }
-  gsl_set_error_handler(old);
 done:
   free(cls);
   gsl_integration_workspace_free(w);

@@ -123,6 +123,35 @@ static size_t layout(const sp_plan *pl, double *base, sp_ws *ws) {
   return off;
 }
 
+/* dsyevr's optimal workspace for the top k + 1 eigenpairs of a d x d matrix (at least the
+ * documented minimum 26 d doubles and 10 d integers). */
+static int syevr_query(size_t d, size_t k, size_t *lwork, size_t *liwork, dpd_err *err) {
+  double q = 0.0, dummy = 0.0;
+  lapack_int iq = 0, found = 0, isz[2];
+  lapack_int qi =
+      LAPACKE_dsyevr_work(LAPACK_COL_MAJOR, 'V', 'I', 'U', (lapack_int)d, &dummy, (lapack_int)d,
+                          0.0, 0.0, (lapack_int)(d - k), (lapack_int)d, 0.0, &found, &dummy, &dummy,
+                          (lapack_int)d, isz, &q, -1, &iq, -1);
+  if (qi != 0) {
+    return DPD_FAIL(err, DPD_ESOLVER, "semipriv: dsyevr workspace query failed (info = %d)",
+                    (int)qi);
+  }
+  *lwork = (size_t)q > 26 * d ? (size_t)q : 26 * d;
+  *liwork = (size_t)iq > 10 * d ? (size_t)iq : 10 * d;
+  return DPD_OK;
+}
+
+size_t dpd_semipriv_run_work(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config *cfg) {
+  if (gen == NULL || cfg == NULL || cfg->k < 1 || cfg->k > gen->d) {
+    return 0;
+  }
+  sp_plan pl = {.gen = gen, .cfg = cfg};
+  if (cfg->k < gen->d && syevr_query(gen->d, cfg->k, &pl.lwork, &pl.liwork, NULL) < 0) {
+    return 0;
+  }
+  return layout(&pl, NULL, NULL);
+}
+
 /* The public sample's covariance and its top k + 1 eigenpairs: A_hat (d x k, decreasing
  * eigenvalues) and the empirical eigengap. */
 static int public_pca(const sp_plan *pl, size_t rep, sp_ws *ws, double *gap_hat) {
@@ -364,20 +393,8 @@ int dpd_semipriv_run(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config 
   pl.rows = res->replicates;
   pl.info = info;
   pl.errs = errs;
-  if (k < d) { /* dsyevr workspace query */
-    double q = 0.0, dummy = 0.0;
-    lapack_int iq = 0, found = 0, isz[2];
-    lapack_int qi =
-        LAPACKE_dsyevr_work(LAPACK_COL_MAJOR, 'V', 'I', 'U', (lapack_int)d, &dummy, (lapack_int)d,
-                            0.0, 0.0, (lapack_int)(d - k), (lapack_int)d, 0.0, &found, &dummy,
-                            &dummy, (lapack_int)d, isz, &q, -1, &iq, -1);
-    if (qi != 0) {
-      status = DPD_FAIL(err, DPD_ESOLVER, "semipriv: dsyevr workspace query failed (info = %d)",
-                        (int)qi);
-      goto cleanup;
-    }
-    pl.lwork = (size_t)q > 26 * d ? (size_t)q : 26 * d;
-    pl.liwork = (size_t)iq > 10 * d ? (size_t)iq : 10 * d;
+  if (k < d && (status = syevr_query(d, k, &pl.lwork, &pl.liwork, err)) < 0) {
+    goto cleanup;
   }
   pl.work_doubles = layout(&pl, NULL, NULL);
   const dpd__replicate_plan reps = {.n = seeds,

@@ -346,6 +346,8 @@ static void run_is_bit_identical_for_any_thread_count(void **state) {
     c.epsilon = 0.7;
     c.seeds = 5;
     c.threads = 1;
+    const size_t work = dpd_semipriv_run_work(g, &c);
+    assert_true(work >= 2 * 256 * 40 + (a == 0 ? 40 * 40 : 0));
     dpd_semipriv_result *r1 = run_ok(g, &c);
     c.threads = 3;
     dpd_semipriv_result *r3 = run_ok(g, &c);
