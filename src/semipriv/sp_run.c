@@ -305,7 +305,7 @@ static int check_run(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config 
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'n_test': %zu (allowed: 1 .. 2^30 - 1)",
                     c->n_test);
   }
-  const size_t np_min = c->k < d ? (c->center && c->k + 1 < 2 ? 2 : c->k + 1) : 0;
+  const size_t np_min = c->k < d ? c->k + 1 : 0; /* k + 1 >= 2 also suits centring */
   if (c->n_public >= DPD__SP_INDEX_MAX || (c->k < d && c->n_public < np_min)) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'n_public': %zu (allowed: k + 1 = %zu .. 2^30 - 1)",
