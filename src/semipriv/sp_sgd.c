@@ -78,9 +78,9 @@ typedef struct {
 /* Steps t0 + 1 .. t0 + m: indices from u[0..m), noise rows noise[s k .. s k + k). Returns the
  * number of steps with a non-zero hinge gradient. */
 static inline __attribute__((always_inline)) size_t
-sgd_chunk_body(const sgd_plan *pl, double *restrict w, const double *restrict u,
-               const double *restrict noise, size_t m, size_t t0) {
-  const size_t n = pl->n, k = pl->k;
+sgd_chunk_k(const sgd_plan *pl, double *restrict w, const double *restrict u,
+            const double *restrict noise, size_t m, size_t t0, size_t k) {
+  const size_t n = pl->n;
   const double *restrict P = pl->P;
   const double r2 = pl->radius * pl->radius;
   size_t active = 0;
@@ -114,6 +114,33 @@ sgd_chunk_body(const sgd_plan *pl, double *restrict w, const double *restrict u,
     }
   }
   return active;
+}
+
+/* Small k as compile-time constants (the loops unroll and w stays in registers); the same
+ * operations in the same order as the general case, so the same bits. */
+static inline __attribute__((always_inline)) size_t
+sgd_chunk_body(const sgd_plan *pl, double *restrict w, const double *restrict u,
+               const double *restrict noise, size_t m, size_t t0) {
+  switch (pl->k) {
+  case 1:
+    return sgd_chunk_k(pl, w, u, noise, m, t0, 1);
+  case 2:
+    return sgd_chunk_k(pl, w, u, noise, m, t0, 2);
+  case 3:
+    return sgd_chunk_k(pl, w, u, noise, m, t0, 3);
+  case 4:
+    return sgd_chunk_k(pl, w, u, noise, m, t0, 4);
+  case 5:
+    return sgd_chunk_k(pl, w, u, noise, m, t0, 5);
+  case 6:
+    return sgd_chunk_k(pl, w, u, noise, m, t0, 6);
+  case 8:
+    return sgd_chunk_k(pl, w, u, noise, m, t0, 8);
+  case 10:
+    return sgd_chunk_k(pl, w, u, noise, m, t0, 10);
+  default:
+    return sgd_chunk_k(pl, w, u, noise, m, t0, pl->k);
+  }
 }
 
 DPD__ISA_CLONES(size_t, sgd_chunk,
