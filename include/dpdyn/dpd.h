@@ -23,6 +23,8 @@
 #include "dpdyn/nc_theory.h"
 #include "dpdyn/pca.h"
 #include "dpdyn/nc_pca.h"
+#include "dpdyn/nc_features.h"
+#include "dpdyn/semipriv.h"
 #include "dpdyn/replicate.h"
 #include "dpdyn/keys.h"
 #include "dpdyn/model.h"

@@ -1,0 +1,523 @@
+/* Semi-private learning: Algorithm 1 over replicates (semipriv.h), and its theory.
+ * SPDX-License-Identifier: MIT
+ *
+ * References: Pinto, Hu, Yang & Sanyal (seed 003; arXiv:2306.03962), Algorithm 1, Theorem 1,
+ * Prop. 4; Zwald & Blanchard, NIPS 2005, Theorem 4; notes-rf-nc-sp.md C.2-C.3; LAPACK dsyevr
+ * (Dhillon, Parlett & Voemel, MRRR; Anderson et al., LAPACK Users' Guide, 3rd ed., 2.4.4).
+ *
+ * One replicate: the public sample in blocks of SP_BLOCK points, its covariance accumulated with
+ * dsyrk block by block (fixed order), centred, the top k + 1 eigenpairs by dsyevr; the labelled
+ * sample in blocks, projected on the k eigenvectors as it is generated (no n x d matrix is
+ * kept); Noisy-SGD; w_hat = A_hat w; the test sample in blocks. k = d skips the PCA (A = I). */
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cblas.h>
+
+#include "core/error_impl.h"
+#include "core/replicate_impl.h"
+#include "core/stats_impl.h"
+#include "dpdyn/semipriv.h"
+#include "rf/dot_impl.h"
+#include "semipriv/sp_impl.h"
+
+/* Points generated per block (one dgemm with Q each). */
+#define SP_BLOCK 256
+
+static const char *const metric_names[DPD_SEMIPRIV_METRIC_COUNT] = {
+    "test_accuracy",  "train_accuracy", "train_hinge", "test_hinge", "xi_k_hat",
+    "subspace_error", "eigengap_hat",   "margin_min",  "w_norm",     "active_fraction"};
+
+const char *dpd_semipriv_metric_name(dpd_semipriv_metric metric) {
+  if ((int)metric < 0 || metric >= DPD_SEMIPRIV_METRIC_COUNT) {
+    return NULL;
+  }
+  return metric_names[metric];
+}
+
+dpd_semipriv_run_config dpd_semipriv_run_config_default(void) {
+  dpd_semipriv_run_config c = {.n = 500,
+                               .n_public = 5000,
+                               .n_test = 1000,
+                               .k = 5,
+                               .center = 1,
+                               .epsilon = 1.0,
+                               .delta = 1e-5,
+                               .steps = 0,
+                               .zeta = NAN,
+                               .gamma0 = NAN,
+                               .xi0 = NAN,
+                               .beta = 0.05,
+                               .seeds = 8,
+                               .seed = 1,
+                               .threads = 0,
+                               .progress = NULL,
+                               .progress_user = NULL};
+  return c;
+}
+
+void dpd_semipriv_result_free(dpd_semipriv_result *res) {
+  if (res == NULL) {
+    return;
+  }
+  free(res->replicates);
+  free(res);
+}
+
+typedef struct {
+  const dpd_semipriv_gen *gen;
+  const dpd_semipriv_run_config *cfg;
+  dpd_semipriv_sgd_config sgd;
+  const double *A_true; /* [d k] population top-k */
+  double gap_true;      /* population Delta_k */
+  size_t lwork, liwork; /* dsyevr workspace (doubles, ints) */
+  size_t work_doubles;
+  double *rows;     /* [seeds * METRIC_COUNT] */
+  int *info;        /* [seeds] LAPACK info of a failed eigen-solve */
+  int *fail_status; /* [seeds] */
+  dpd_err *errs;    /* [seeds] the failing replicate's reason */
+} sp_plan;
+
+/* Layout of one thread's workspace (offsets in doubles). */
+typedef struct {
+  double *X, *Z, *yb, *C, *mean, *evals, *evecs, *Ahat, *lwork, *P, *ylab, *w, *what, *sgdw, *subw;
+  lapack_int *iwork, *isuppz;
+} sp_ws;
+
+static size_t layout(const sp_plan *pl, double *base, sp_ws *ws) {
+  const size_t d = pl->gen->d, k = pl->cfg->k, n = pl->cfg->n;
+  const int pca = k < d;
+  size_t off = 0;
+#define SP_TAKE(field, count)                                                                      \
+  do {                                                                                             \
+    if (base != NULL) {                                                                            \
+      ws->field = base + off;                                                                      \
+    }                                                                                              \
+    off += (count);                                                                                \
+  } while (0)
+  SP_TAKE(X, SP_BLOCK * d);
+  SP_TAKE(Z, SP_BLOCK * d);
+  SP_TAKE(yb, SP_BLOCK);
+  SP_TAKE(C, pca ? d * d : 0);
+  SP_TAKE(mean, d);
+  SP_TAKE(evals, d);
+  SP_TAKE(evecs, pca ? d * (k + 1) : 0);
+  SP_TAKE(Ahat, d * k);
+  SP_TAKE(lwork, pca ? pl->lwork : 0);
+  SP_TAKE(P, n * k);
+  SP_TAKE(ylab, n);
+  SP_TAKE(w, k);
+  SP_TAKE(what, d);
+  SP_TAKE(sgdw, dpd_semipriv_sgd_work(k));
+  SP_TAKE(subw, pca ? dpd_semipriv_subspace_work(d, k) : 0);
+#undef SP_TAKE
+  /* LAPACK's integer workspaces: ints in double storage (never read as doubles) */
+  const size_t ints = pca ? pl->liwork + 2 * (k + 1) : 0;
+  if (base != NULL) {
+    ws->iwork = (lapack_int *)(void *)(base + off);
+    ws->isuppz = ws->iwork + (pca ? pl->liwork : 0);
+  }
+  off += (ints * sizeof(lapack_int) + sizeof(double) - 1) / sizeof(double);
+  return off;
+}
+
+/* dsyevr's optimal workspace for the top k + 1 eigenpairs of a d x d matrix (at least the
+ * documented minimum 26 d doubles and 10 d integers). */
+static int syevr_query(size_t d, size_t k, size_t *lwork, size_t *liwork, dpd_err *err) {
+  double q = 0.0, dummy = 0.0;
+  lapack_int iq = 0, found = 0, isz[2];
+  lapack_int qi =
+      LAPACKE_dsyevr_work(LAPACK_COL_MAJOR, 'V', 'I', 'U', (lapack_int)d, &dummy, (lapack_int)d,
+                          0.0, 0.0, (lapack_int)(d - k), (lapack_int)d, 0.0, &found, &dummy, &dummy,
+                          (lapack_int)d, isz, &q, -1, &iq, -1);
+  if (qi != 0) {
+    return DPD_FAIL(err, DPD_ESOLVER, "semipriv: dsyevr workspace query failed (info = %d)",
+                    (int)qi);
+  }
+  *lwork = (size_t)q > 26 * d ? (size_t)q : 26 * d;
+  *liwork = (size_t)iq > 10 * d ? (size_t)iq : 10 * d;
+  return DPD_OK;
+}
+
+size_t dpd_semipriv_run_work(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config *cfg) {
+  if (gen == NULL || cfg == NULL || cfg->k < 1 || cfg->k > gen->d) {
+    return 0;
+  }
+  sp_plan pl = {.gen = gen, .cfg = cfg};
+  if (cfg->k < gen->d && syevr_query(gen->d, cfg->k, &pl.lwork, &pl.liwork, NULL) < 0) {
+    return 0;
+  }
+  return layout(&pl, NULL, NULL);
+}
+
+/* The public sample's covariance and its top k + 1 eigenpairs: A_hat (d x k, decreasing
+ * eigenvalues) and the empirical eigengap. */
+static int public_pca(const sp_plan *pl, size_t rep, sp_ws *ws, double *gap_hat) {
+  const dpd_semipriv_gen *gen = pl->gen;
+  const size_t d = gen->d, k = pl->cfg->k, N = pl->cfg->n_public;
+  const uint64_t seed = pl->cfg->seed;
+  memset(ws->C, 0, d * d * sizeof *ws->C);
+  memset(ws->mean, 0, d * sizeof *ws->mean);
+  for (size_t b0 = 0; b0 < N; b0 += SP_BLOCK) {
+    const size_t m = N - b0 < SP_BLOCK ? N - b0 : SP_BLOCK;
+    dpd_semipriv_gen_sample(gen, seed, rep, DPD_SEMIPRIV_SET_PUBLIC, b0, m, ws->X, ws->yb, ws->Z);
+    /* C += X^T X: X row-major m x d is column-major d x m */
+    cblas_dsyrk(CblasColMajor, CblasUpper, CblasNoTrans, (int)d, (int)m, 1.0, ws->X, (int)d, 1.0,
+                ws->C, (int)d);
+    for (size_t i = 0; i < m; i++) {
+      const double *x = ws->X + i * d;
+      for (size_t l = 0; l < d; l++) {
+        ws->mean[l] += x[l];
+      }
+    }
+  }
+  const double inv = 1.0 / (double)N;
+  for (size_t l = 0; l < d; l++) {
+    ws->mean[l] *= inv;
+  }
+  for (size_t j = 0; j < d; j++) {
+    for (size_t i = 0; i <= j; i++) {
+      double v = ws->C[j * d + i] * inv;
+      if (pl->cfg->center) {
+        v -= ws->mean[i] * ws->mean[j];
+      }
+      ws->C[j * d + i] = v;
+    }
+  }
+  lapack_int found = 0;
+  const lapack_int il = (lapack_int)(d - k), iu = (lapack_int)d;
+  lapack_int info =
+      LAPACKE_dsyevr_work(LAPACK_COL_MAJOR, 'V', 'I', 'U', (lapack_int)d, ws->C, (lapack_int)d, 0.0,
+                          0.0, il, iu, 0.0, &found, ws->evals, ws->evecs, (lapack_int)d, ws->isuppz,
+                          ws->lwork, (lapack_int)pl->lwork, ws->iwork, (lapack_int)pl->liwork);
+  if (info != 0 || found != (lapack_int)(k + 1)) {
+    pl->info[rep] = info != 0 ? (int)info : -1000;
+    return DPD_ESOLVER;
+  }
+  /* ascending: evals[0] = lambda_(k+1) .. evals[k] = lambda_(1) */
+  for (size_t j = 0; j < k; j++) {
+    memcpy(ws->Ahat + j * d, ws->evecs + (k - j) * d, d * sizeof *ws->Ahat);
+  }
+  *gap_hat = ws->evals[1] - ws->evals[0];
+  return DPD_OK;
+}
+
+static int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slot *slot) {
+  (void)slot;
+  sp_plan *pl = job;
+  const dpd_semipriv_gen *gen = pl->gen;
+  const dpd_semipriv_run_config *cfg = pl->cfg;
+  const size_t d = gen->d, k = cfg->k, n = cfg->n;
+  const int pca = k < d;
+  const uint64_t seed = cfg->seed;
+  double *row = pl->rows + rep * DPD_SEMIPRIV_METRIC_COUNT;
+  sp_ws ws;
+  layout(pl, work, &ws);
+  double gap_hat = NAN;
+  if (pca) {
+    int st = public_pca(pl, rep, &ws, &gap_hat);
+    if (st < 0) {
+      return st;
+    }
+  }
+  /* labelled sample, projected block by block; its minimum margin under w* */
+  double margin = INFINITY;
+  for (size_t b0 = 0; b0 < n; b0 += SP_BLOCK) {
+    const size_t m = n - b0 < SP_BLOCK ? n - b0 : SP_BLOCK;
+    dpd_semipriv_gen_sample(gen, seed, rep, DPD_SEMIPRIV_SET_LABELLED, b0, m, ws.X, ws.yb, ws.Z);
+    const double mm = dpd_semipriv_margin_min(ws.X, ws.yb, m, d, gen->w_star);
+    margin = mm < margin ? mm : margin;
+    memcpy(ws.ylab + b0, ws.yb, m * sizeof *ws.yb);
+    if (pca) {
+      for (size_t i = 0; i < m; i++) {
+        for (size_t j = 0; j < k; j++) {
+          ws.P[(b0 + i) * k + j] = dpd__dot8(ws.X + i * d, ws.Ahat + j * d, d);
+        }
+      }
+    } else {
+      memcpy(ws.P + b0 * d, ws.X, m * d * sizeof *ws.P);
+    }
+  }
+  dpd_semipriv_sgd_info info;
+  int st = dpd_semipriv_sgd_run(&pl->sgd, ws.P, ws.ylab, n, k, seed, rep, ws.w, ws.sgdw, &info,
+                                &pl->errs[rep]);
+  if (st < 0) {
+    return st;
+  }
+  if (pca) {
+    for (size_t l = 0; l < d; l++) {
+      double s = 0.0;
+      for (size_t j = 0; j < k; j++) {
+        s += ws.Ahat[j * d + l] * ws.w[j];
+      }
+      ws.what[l] = s;
+    }
+  } else {
+    memcpy(ws.what, ws.w, d * sizeof *ws.what);
+  }
+  const double zeta = pl->sgd.zeta;
+  double h, acc;
+  dpd_semipriv_hinge(ws.P, ws.ylab, n, k, ws.w, zeta, &h, &acc);
+  row[DPD_SEMIPRIV_TRAIN_HINGE] = h;
+  row[DPD_SEMIPRIV_TRAIN_ACCURACY] = acc;
+  double hsum = 0.0, rsum = 0.0;
+  for (size_t b0 = 0; b0 < cfg->n_test; b0 += SP_BLOCK) {
+    const size_t m = cfg->n_test - b0 < SP_BLOCK ? cfg->n_test - b0 : SP_BLOCK;
+    dpd_semipriv_gen_sample(gen, seed, rep, DPD_SEMIPRIV_SET_TEST, b0, m, ws.X, ws.yb, ws.Z);
+    dpd_semipriv_hinge(ws.X, ws.yb, m, d, ws.what, zeta, &h, &acc);
+    hsum += h * (double)m;
+    rsum += acc * (double)m;
+  }
+  row[DPD_SEMIPRIV_TEST_ACCURACY] = rsum / (double)cfg->n_test;
+  row[DPD_SEMIPRIV_TEST_HINGE] = hsum / (double)cfg->n_test;
+  row[DPD_SEMIPRIV_MARGIN_MIN] = margin;
+  row[DPD_SEMIPRIV_W_NORM] = sqrt(dpd__dot8(ws.w, ws.w, k));
+  row[DPD_SEMIPRIV_ACTIVE_FRACTION] = info.active_fraction;
+  row[DPD_SEMIPRIV_EIGENGAP_HAT] = gap_hat;
+  if (pca) {
+    row[DPD_SEMIPRIV_XI_HAT] = dpd_semipriv_xi(ws.Ahat, d, k, gen->w_star);
+    double dist = NAN;
+    if (pl->gap_true > 0.0) { /* else the population top-k is not unique */
+      st = dpd_semipriv_subspace_dist(pl->A_true, ws.Ahat, d, k, &dist, ws.subw, &pl->errs[rep]);
+      if (st < 0) {
+        return st;
+      }
+    }
+    row[DPD_SEMIPRIV_SUBSPACE_ERROR] = dist;
+  } else {
+    row[DPD_SEMIPRIV_XI_HAT] = 0.0;
+    row[DPD_SEMIPRIV_SUBSPACE_ERROR] = 0.0;
+  }
+  return DPD_OK;
+}
+
+static int check_run(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config *c, dpd_err *err) {
+  const size_t d = gen->d;
+  if (c->k < 1 || c->k > d) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'k': %zu (allowed: 1 .. d = %zu)", c->k, d);
+  }
+  if (c->n < 1 || c->n >= DPD__SP_INDEX_MAX) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'n': %zu (allowed: 1 .. 2^30 - 1)", c->n);
+  }
+  if (c->n_test < 1 || c->n_test >= DPD__SP_INDEX_MAX) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'n_test': %zu (allowed: 1 .. 2^30 - 1)",
+                    c->n_test);
+  }
+  const size_t np_min = c->k < d ? c->k + 1 : 0; /* k + 1 >= 2 also suits centring */
+  if (c->n_public >= DPD__SP_INDEX_MAX || (c->k < d && c->n_public < np_min)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'n_public': %zu (allowed: k + 1 = %zu .. 2^30 - 1)",
+                    c->n_public, c->k + 1);
+  }
+  if (!(c->beta > 0.0 && c->beta < 1.0)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'beta': %g (allowed: 0 < beta < 1)",
+                    c->beta);
+  }
+  if (!(c->epsilon > 0.0)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'epsilon': %g (allowed: > 0, or inf)",
+                    c->epsilon);
+  }
+  if (!(c->delta > 0.0 && c->delta < 1.0)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'delta': %g (allowed: 0 < delta < 1)",
+                    c->delta);
+  }
+  if (c->steps >= ((size_t)1 << 33) ||
+      (c->steps == 0 && (double)c->n * (double)c->n >= 8589934592.0)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'steps': %zu (allowed: 1 .. 2^33 - 1, or 0 = n^2 with "
+                    "n^2 < 2^33)",
+                    c->steps);
+  }
+  if (!isnan(c->zeta) && !(c->zeta > 0.0 && isfinite(c->zeta))) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'zeta': %g (allowed: finite, > 0)",
+                    c->zeta);
+  }
+  if (!isnan(c->gamma0) && !(c->gamma0 > 0.0 && c->gamma0 <= 1.0)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'gamma0': %g (allowed: 0 < gamma0 <= 1)",
+                    c->gamma0);
+  }
+  if (!isnan(c->xi0) && !(c->xi0 >= 0.0 && c->xi0 < 1.0)) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'xi0': %g (allowed: 0 <= xi0 < 1)", c->xi0);
+  }
+  if (c->seeds < 1) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'seeds': %zu (allowed: integer >= 1)",
+                    c->seeds);
+  }
+  return DPD_OK;
+}
+
+int dpd_semipriv_run(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config *cfg,
+                     dpd_semipriv_result **out, dpd_err *err) {
+  if (out != NULL) {
+    *out = NULL;
+  }
+  if (gen == NULL || cfg == NULL || out == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "semipriv: NULL generator, config or output pointer");
+  }
+  int status = check_run(gen, cfg, err);
+  if (status < 0) {
+    return status;
+  }
+  const size_t d = gen->d, k = cfg->k, seeds = cfg->seeds;
+  const double gamma0 = isnan(cfg->gamma0) ? gen->margin_guaranteed : cfg->gamma0;
+  const double xi0 = isnan(cfg->xi0) ? dpd_semipriv_gen_xi(gen, k) : cfg->xi0;
+  const double zeta = isnan(cfg->zeta) ? gamma0 * (1.0 - xi0 - 0.1 * gamma0) : cfg->zeta;
+  if (!(zeta > 0.0)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'zeta': %g = gamma0 (1 - xi0 - 0.1 gamma0) with gamma0 = "
+                    "%g, xi0 = %g (allowed: > 0; give 'zeta')",
+                    zeta, gamma0, xi0);
+  }
+  sp_plan pl = {.gen = gen, .cfg = cfg};
+  pl.sgd = dpd_semipriv_sgd_config_default();
+  pl.sgd.epsilon = cfg->epsilon;
+  pl.sgd.delta = cfg->delta;
+  pl.sgd.zeta = zeta;
+  pl.sgd.steps = cfg->steps;
+  dpd_semipriv_result *res = calloc(1, sizeof *res);
+  double *A_true = malloc(d * k * sizeof *A_true);
+  int *info = calloc(seeds, sizeof *info);
+  dpd_err *errs = calloc(seeds, sizeof *errs);
+  if (res != NULL) {
+    res->replicates = malloc(seeds * DPD_SEMIPRIV_METRIC_COUNT * sizeof *res->replicates);
+  }
+  if (res == NULL || A_true == NULL || info == NULL || errs == NULL || res->replicates == NULL) {
+    status = DPD_FAIL(err, DPD_ENOMEM, "semipriv: out of memory (seeds = %zu, d = %zu)", seeds, d);
+    goto cleanup;
+  }
+  dpd_semipriv_gen_top(gen, k, A_true);
+  pl.A_true = A_true;
+  pl.gap_true = dpd_semipriv_gen_eigengap(gen, k);
+  pl.rows = res->replicates;
+  pl.info = info;
+  pl.errs = errs;
+  if (k < d && (status = syevr_query(d, k, &pl.lwork, &pl.liwork, err)) < 0) {
+    goto cleanup;
+  }
+  pl.work_doubles = layout(&pl, NULL, NULL);
+  const dpd__replicate_plan reps = {.n = seeds,
+                                    .threads = cfg->threads,
+                                    .work_doubles = pl.work_doubles,
+                                    .units = 1,
+                                    .progress = cfg->progress,
+                                    .progress_user = cfg->progress_user,
+                                    .what = "semipriv"};
+  size_t rep = seeds;
+  status = dpd__replicate_run(&reps, run_replicate, &pl, &rep, err);
+  if (status < 0 && status != DPD_ECANCELLED && rep < seeds) {
+    if (status == DPD_ESOLVER && info[rep] != 0) {
+      status = DPD_FAIL(err, DPD_ESOLVER,
+                        "semipriv: replicate %zu: dsyevr on the public covariance failed "
+                        "(info = %d)",
+                        rep, info[rep]);
+    } else if (errs[rep].status < 0) {
+      status =
+          DPD_FAIL(err, errs[rep].status, "semipriv: replicate %zu: %s", rep, errs[rep].reason);
+    } else {
+      status = DPD_FAIL(err, status, "semipriv: replicate %zu failed", rep);
+    }
+  }
+  if (status < 0) {
+    goto cleanup;
+  }
+  res->seeds = seeds;
+  res->k = k;
+  res->d = d;
+  res->steps = cfg->steps == 0 ? cfg->n * cfg->n : cfg->steps;
+  dpd__stats_columns_mean_se(res->replicates, seeds, DPD_SEMIPRIV_METRIC_COUNT, res->mean, res->se);
+  res->zeta = zeta;
+  res->gamma0 = gamma0;
+  res->xi0 = xi0;
+  res->L = 1.0 / zeta;
+  res->sigma = dpd_semipriv_sgd_sigma(cfg->n, res->L, cfg->epsilon, cfg->delta);
+  res->eta1 = dpd_semipriv_sgd_eta(1, cfg->n, res->L, k, res->sigma, pl.sgd.radius);
+  res->xi_k = dpd_semipriv_gen_xi(gen, k);
+  res->eigengap = dpd_semipriv_gen_eigengap(gen, k);
+  res->margin_guaranteed = gen->margin_guaranteed;
+  res->zb_bound =
+      k < d ? dpd_semipriv_theory_zb_bound(res->eigengap, cfg->n_public, cfg->beta) : 0.0;
+  *out = res;
+  res = NULL;
+  status = DPD_OK;
+cleanup:
+  dpd_semipriv_result_free(res);
+  free(A_true);
+  free(info);
+  free(errs);
+  return status;
+}
+
+/* ---- theory ------------------------------------------------------------------------------- */
+
+double dpd_semipriv_theory_zb_bound(double eigengap, size_t n_public, double beta) {
+  if (!(beta > 0.0 && beta < 1.0) || n_public == 0) {
+    return NAN;
+  }
+  if (!(eigengap > 0.0)) {
+    return INFINITY;
+  }
+  return 4.0 * (1.0 + sqrt(log(2.0 / beta) / 2.0)) / (eigengap * sqrt((double)n_public));
+}
+
+double dpd_semipriv_theory_n_public(double gamma0, double eigengap, double beta) {
+  if (!(beta > 0.0 && beta < 1.0) || !(gamma0 > 0.0)) {
+    return NAN;
+  }
+  if (!(eigengap > 0.0)) {
+    return INFINITY;
+  }
+  const double f = 1.0 + sqrt(log(2.0 / beta) / 2.0);
+  return 1600.0 * f * f / (gamma0 * gamma0 * eigengap * eigengap);
+}
+
+double dpd_semipriv_theory_alpha_private(size_t n, size_t k, double epsilon, double delta,
+                                         double zeta) {
+  if (n == 0 || k == 0 || !(epsilon > 0.0) || !(delta > 0.0 && delta < 1.0) || !(zeta > 0.0)) {
+    return NAN;
+  }
+  if (isinf(epsilon)) {
+    return 0.0;
+  }
+  const double nd = (double)n, l = log(nd / delta);
+  return 2.0 / zeta * l * sqrt(l) * sqrt((double)k * log(1.0 / delta)) / (nd * epsilon);
+}
+
+double dpd_semipriv_theory_alpha_nonprivate(size_t n, double zeta) {
+  if (n == 0 || !(zeta > 0.0)) {
+    return NAN;
+  }
+  return 1.0 / sqrt(zeta * (double)n);
+}
+
+double dpd_semipriv_theory_n_labelled(double alpha, size_t k, double epsilon, double delta,
+                                      double zeta) {
+  if (!(alpha > 0.0) || k == 0 || !(epsilon > 0.0) || !(delta > 0.0 && delta < 1.0) ||
+      !(zeta > 0.0)) {
+    return NAN;
+  }
+  if (isinf(epsilon)) {
+    return 1.0;
+  }
+  /* alpha_priv(n) decreases for log(n / delta) >= 3/2 (d/dn of l^{3/2}/n < 0 there). */
+  double lo = ceil(exp(1.5) * delta), hi = 4503599627370496.0; /* 2^52 */
+  if (lo < 1.0) {
+    lo = 1.0;
+  }
+  if (dpd_semipriv_theory_alpha_private((size_t)hi, k, epsilon, delta, zeta) > alpha) {
+    return INFINITY;
+  }
+  if (dpd_semipriv_theory_alpha_private((size_t)lo, k, epsilon, delta, zeta) <= alpha) {
+    return lo;
+  }
+  while (hi - lo > 1.0) {
+    const double mid = floor(0.5 * (lo + hi));
+    if (dpd_semipriv_theory_alpha_private((size_t)mid, k, epsilon, delta, zeta) <= alpha) {
+      hi = mid;
+    } else {
+      lo = mid;
+    }
+  }
+  return hi;
+}
