@@ -1,0 +1,26 @@
+# Semi-private learning: test accuracy and the estimated subspace's xi_k against the number of
+# public unlabelled points n_public, at k = 5 (issue 12 figure 3; docs/semipriv.md).
+# usage: gnuplot -c semipriv_npublic.gp TABLE.tsv OUT.png "TITLE LINE"
+# TABLE.tsv: the columns of semipriv_k.gp (one header line: d n n_public eps k variant R acc
+#   acc_se diff diff_se cos cos_se xi_hat zeta), rows for several n_public at one k; only
+#   variant "default" is drawn; xi_hat = mean 1 - |A_hat A_hat^T w*| (population: 1 - a).
+data = ARG1
+set terminal pngcairo size 900,600 font "sans,11"
+set output ARG2
+set title sprintf("%s\ntest accuracy ± 2 SE (left) and ξ_k of the estimated subspace (right) against n_public", ARG3) font ",10"
+set xlabel "public unlabelled points n_{public}"
+set ylabel "test accuracy"
+set y2label "ξ_k of span(Â_k) = 1 - |Â Â^T w*|"
+set logscale x
+set yrange [0.3:1.02]
+set ytics 0.1 nomirror
+set y2range [0:1]
+set y2tics 0.1
+set grid
+set key center right opaque box
+sel(e) = (strcol("variant") eq "default" && strcol("eps") eq e) ? column("acc") : NaN
+selx(e) = (strcol("variant") eq "default" && strcol("eps") eq e) ? column("xi_hat") : NaN
+plot data u "n_public":(sel("inf")):(2*column("acc_se")) w yerrorlines pt 7 lw 2 lc rgb "#000000" t "accuracy, ε = ∞", \
+     data u "n_public":(sel("0.7")):(2*column("acc_se")) w yerrorlines pt 5 lw 2 lc rgb "#1f78b4" t "accuracy, ε = 0.7", \
+     data u "n_public":(selx("inf")) axes x1y2 w lp pt 6 lw 1 dt 2 lc rgb "#33a02c" t "ξ_k of Â_k (right axis)", \
+     0.5 w l dt 2 lc rgb "#888888" t "chance"
