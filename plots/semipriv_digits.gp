@@ -3,8 +3,8 @@
 # docs/semipriv.md "Real data").
 # usage: gnuplot -c semipriv_digits.gp TABLE.tsv OUT.png "TITLE LINE"
 # TABLE.tsv: the columns of semipriv_k.gp (one header line: d n n_public eps k variant R acc
-#   acc_se diff diff_se cos cos_se xi_hat zeta); eps as printed by %g, drawn for "0.7", "3",
-#   "10" and "inf" (other levels are ignored); only variant "default" is drawn. The data are
+#   acc_se diff diff_se cos cos_se xi_hat zeta); eps as printed by %g, drawn for "0.1", "0.7",
+#   "3", "10" and "inf" (other levels are ignored); only variant "default" is drawn. The data are
 #   fixed: the replicates redraw the Noisy-SGD noise and sampling only, so the SE is that of
 #   the noise, not of the data.
 data = ARG1
@@ -14,13 +14,18 @@ set title sprintf("%s\ntest accuracy ± 2 SE (noise redrawn, data fixed) against
 set xlabel "PCA dimension k (public unlabelled images)"
 set ylabel "test accuracy"
 set logscale x
+set xrange [0.8:*]
 set yrange [0.3:1.02]
+set key bottom right opaque box font ",10"
 set ytics 0.1
 set grid
+# rows outside a series give NaN: skipped without breaking its line
+set datafile missing NaN
 set key bottom right opaque box
 sel(e) = (strcol("variant") eq "default" && strcol("eps") eq e) ? column("acc") : NaN
 plot data u "k":(sel("inf")):(2*column("acc_se")) w yerrorlines pt 7 lw 2 lc rgb "#000000" t "ε = ∞ (non-private)", \
      data u "k":(sel("10")):(2*column("acc_se")) w yerrorlines pt 13 lw 2 lc rgb "#33a02c" t "ε = 10", \
      data u "k":(sel("3")):(2*column("acc_se")) w yerrorlines pt 11 lw 2 lc rgb "#ff7f00" t "ε = 3", \
      data u "k":(sel("0.7")):(2*column("acc_se")) w yerrorlines pt 5 lw 2 lc rgb "#1f78b4" t "ε = 0.7", \
+     data u "k":(sel("0.1")):(2*column("acc_se")) w yerrorlines pt 9 lw 2 lc rgb "#e31a1c" t "ε = 0.1", \
      0.5 w l dt 2 lc rgb "#888888" t "chance"

@@ -17,9 +17,12 @@ set title sprintf("%s\ntest accuracy ± 2 SE against the PCA dimension k (k = d:
 set xlabel "PCA dimension k (public unlabelled data)"
 set ylabel "test accuracy"
 set logscale x
+set xrange [0.8:*]
 set yrange [0.3:1.02]
 set ytics 0.1
 set grid
+# rows outside a series give NaN: skipped without breaking its line
+set datafile missing NaN
 set key bottom right opaque box
 sel(e) = (strcol("variant") eq "default" && strcol("eps") eq e) ? column("acc") : NaN
 plot data u "k":(sel("inf")):(2*column("acc_se")) w yerrorlines pt 7 lw 2 lc rgb "#000000" t "ε = ∞ (non-private)", \

@@ -12,9 +12,12 @@ set title sprintf("%s\ntest accuracy ± 2 SE against the labelled sample size n 
 set xlabel "labelled points n"
 set ylabel "test accuracy"
 set logscale x
+set xrange [80:2500]
 set yrange [0.3:1.02]
 set ytics 0.1
 set grid
+# rows outside a series give NaN: skipped without breaking its line
+set datafile missing NaN
 set key bottom right opaque box
 sel(e, kk) = (strcol("variant") eq "default" && strcol("eps") eq e && column("k") == kk) ? column("acc") : NaN
 plot data u "n":(sel("0.7", 5)):(2*column("acc_se")) w yerrorlines pt 5 lw 2 lc rgb "#1f78b4" t "ε = 0.7, k = 5", \

@@ -7,7 +7,7 @@
 data = ARG1
 set terminal pngcairo size 900,600 font "sans,11"
 set output ARG2
-set title sprintf("%s\ntest accuracy ± 2 SE (left) and ξ_k of the estimated subspace (right) against n_public", ARG3) font ",10"
+set title sprintf("%s\ntest accuracy ± 2 SE (left) and ξ_k of the estimated subspace (right) against n_{public}", ARG3) font ",10"
 set xlabel "public unlabelled points n_{public}"
 set ylabel "test accuracy"
 set y2label "ξ_k of span(Â_k) = 1 - |Â Â^T w*|"
@@ -17,7 +17,11 @@ set ytics 0.1 nomirror
 set y2range [0:1]
 set y2tics 0.1
 set grid
-set key center right opaque box
+# rows outside a series give NaN: skipped without breaking its line
+set datafile missing NaN
+set key at graph 0.98, graph 0.27 right opaque box font ",10"
+set autoscale xfix
+set offsets graph 0.03, graph 0.03, 0, 0
 sel(e) = (strcol("variant") eq "default" && strcol("eps") eq e) ? column("acc") : NaN
 selx(e) = (strcol("variant") eq "default" && strcol("eps") eq e) ? column("xi_hat") : NaN
 plot data u "n_public":(sel("inf")):(2*column("acc_se")) w yerrorlines pt 7 lw 2 lc rgb "#000000" t "accuracy, ε = ∞", \
