@@ -271,6 +271,20 @@ static int read_set(dpd__sp_set *s, const char *key, const char *labels_key, int
       }
     }
   }
+  if (labelled && width == 0) { /* the training set: both classes */
+    size_t pos = 0;
+    for (size_t i = 0; i < rows; i++) {
+      pos += s->y[i] > 0.0;
+    }
+    if (pos == 0 || pos == rows) {
+      status = DPD_FAIL(err, DPD_EINVAL,
+                        "invalid value for '%s': every label of '%s' is %s (allowed: both "
+                        "classes in the training set%s)",
+                        f->has_positive ? "positive_class" : lkey, lpath, pos == 0 ? "-1" : "+1",
+                        f->has_positive ? ": positive_class must be a label of the file" : "");
+      goto done;
+    }
+  }
   /* features: finite; drop the label column in place; scale each row to the unit sphere */
   for (size_t i = 0; i < rows; i++) {
     double ss = 0.0;
