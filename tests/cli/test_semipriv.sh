@@ -147,6 +147,18 @@ if "$dpdyn" simulate "${F[@]}" --k=2 --epsilon=inf --out="$work/f1" >/dev/null 2
 else
   bad "files simulate: $(head -1 "$work/stderr")"
 fi
+if "$dpdyn" simulate "${F[@]}" --k=2 --epsilon=1 --threads=1 --out="$work/t1" >/dev/null 2>"$work/stderr" &&
+  "$dpdyn" simulate "${F[@]}" --k=2 --epsilon=1 --threads=2 --out="$work/t2" >/dev/null 2>>"$work/stderr" &&
+  cmp -s <(grep -v '^#' "$work/t1/replicates.tsv") <(grep -v '^#' "$work/t2/replicates.tsv"); then
+  if "$jq_py" -c "import sys; r=[l.split() for l in open('$work/t1/replicates.tsv') if l.strip() and l[0] != '#']; sys.exit(0 if len(r) == 3 and len({x[9] for x in r}) == 3 else 1)"; then
+    ok "files: the replicates' w_norm differ (the noise is redrawn)"
+  else
+    bad "files: the replicates' w_norm do not all differ"
+  fi
+  ok "files: replicates.tsv identical for threads 1 and 2"
+else
+  bad "files: threads 1 and 2: $(head -1 "$work/stderr")"
+fi
 if "$dpdyn" compare "${F[@]}" --k=none --epsilon=1 --out="$work/f2" >/dev/null 2>"$work/stderr"; then
   check "files: compare k = none" "$work/f2" "j['k'] == 12 and j['theory']['alpha_private'] > 0"
 else
