@@ -59,13 +59,17 @@
  * every sum has a fixed order, so results are bit-identical for any `threads` provided OpenBLAS
  * itself runs one thread (openblas_set_num_threads(1), as the CLI adapters set: LAPACK's
  * rounding depends on OpenBLAS's thread count). BLAS/LAPACK calls: dgemm (x = Q z, projection),
- * dsyrk (public covariance), dsyevr (top eigenvectors), dgesvd (subspace distance).
+ * the core PCA's dsyrk and dsyevr (pca.h), dgesvd (subspace distance).
  *
- * ---- PCA
- * -----------------------------------------------------------------------------------------
- * TODO(semipriv): the top-k eigenvectors of the public covariance come from an internal dsyevr
- * call (sp_run.c) until the core PCA module (include/dpdyn/pca.h) is merged; then they come
- * from it. (#12) */
+ * ---- PCA ----------------------------------------------------------------------------------------
+ * The top k + 1 principal directions of the public sample come from the core PCA (pca.h) through
+ * a row accessor that regenerates the public points block by block (no n_public x d matrix):
+ * centred, S = (1/(n_public - 1)) sum (x - xbar)(x - xbar)^T (two passes over the points, so the
+ * public sample is generated twice), or uncentred, S = (1/n_public) sum x x^T (one pass); the
+ * covariance route when d <= n_public, else the Gram route. Each direction's sign makes its
+ * largest entry positive, so results do not depend on LAPACK's sign choices. When k + 1 exceeds
+ * the sample's numerical rank the top k alone are computed (the empirical eigengap is then
+ * NaN). */
 #ifndef DPD_SEMIPRIV_H
 #define DPD_SEMIPRIV_H
 
@@ -299,15 +303,16 @@ typedef struct {
  * w_hat = A_hat w, and the measurements on the labelled and n_test test points. *out is
  * returned-owned (dpd_semipriv_result_free). DPD_EINVAL names the key; DPD_ENOMEM;
  * DPD_ESOLVER (an eigen-solver failed); DPD_ENONFINITE; DPD_ECANCELLED. Memory per thread:
- * dpd_semipriv_run_work doubles (about d^2 + (512 + 3 k + 45) d + n (k + 1) for k < d: the
- * public covariance, two blocks of 256 points, the eigenvectors, dsyevr's workspace and the
- * projected labelled points; no n x d or n_public x d matrix). Bit-identical for any thread
+ * dpd_semipriv_run_work doubles (about d^2 + (512 + 2 k + 10) d + n (k + 1) for k < d: two
+ * blocks of 256 points, the eigenvectors and the projected labelled points in the workspace; the
+ * public covariance and the PCA's blocks allocated by pca.h per replicate; no n x d or
+ * n_public x d matrix). Bit-identical for any thread
  * count (see "Threads and BLAS"). Prints nothing. */
 DPD_API int dpd_semipriv_run(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config *cfg,
                              dpd_semipriv_result **out, dpd_err *err);
 
-/* The workspace one thread of dpd_semipriv_run uses, in doubles (0 for an invalid k). Pure but
- * for a LAPACK workspace query. */
+/* The memory one thread of dpd_semipriv_run uses, in doubles: its workspace and the PCA's own
+ * allocation (dpd_pca_memory of the top k + 1 directions); 0 for an invalid k. Pure. */
 DPD_API size_t dpd_semipriv_run_work(const dpd_semipriv_gen *gen,
                                      const dpd_semipriv_run_config *cfg);
 

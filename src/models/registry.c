@@ -17,9 +17,10 @@
 extern const dpd_model_type dpd__model_linreg DPD_HIDDEN_FN;
 extern const dpd_model_type dpd__model_rf DPD_HIDDEN_FN;
 extern const dpd_model_type dpd__model_nc DPD_HIDDEN_FN;
+extern const dpd_model_type dpd__model_semipriv DPD_HIDDEN_FN;
 
 static const dpd_model_type *const models[] = {&dpd__model_linreg, &dpd__model_rf, &dpd__model_nc,
-                                               NULL};
+                                               &dpd__model_semipriv, NULL};
 
 static const dpd_key_desc common_keys[] = {
     {"model", DPD_KEY_TEXT, "linreg", 0, 0, 0, NULL, NULL, "the model (dpdyn --help lists them)"},

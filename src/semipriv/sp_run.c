@@ -2,14 +2,15 @@
  * SPDX-License-Identifier: MIT
  *
  * References: Pinto, Hu, Yang & Sanyal (seed 003; arXiv:2306.03962), Algorithm 1, Theorem 1,
- * Prop. 4; Zwald & Blanchard, NIPS 2005, Theorem 4; notes-rf-nc-sp.md C.2-C.3; LAPACK dsyevr
- * (Dhillon, Parlett & Voemel, MRRR; Anderson et al., LAPACK Users' Guide, 3rd ed., 2.4.4).
+ * Prop. 4; Zwald & Blanchard, NIPS 2005, Theorem 4; notes-rf-nc-sp.md C.2-C.3; the core PCA
+ * (pca.h: dsyrk blocks and LAPACK dsyevr, or the Gram route when d > n_public).
  *
- * One replicate: the public sample in blocks of SP_BLOCK points, its covariance accumulated with
- * dsyrk block by block (fixed order), centred, the top k + 1 eigenpairs by dsyevr; the labelled
+ * One replicate: the public sample's top k + 1 principal directions by the core PCA (pca.h), its
+ * rows regenerated block by block (SP_BLOCK points per dgemm with Q) through a row accessor that
+ * keeps the last block; the labelled
  * sample in blocks, projected on the k eigenvectors as it is generated (no n x d matrix is
  * kept); Noisy-SGD; w_hat = A_hat w; the test sample in blocks. k = d skips the PCA (A = I). */
-#include <lapacke.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "core/error_impl.h"
 #include "core/replicate_impl.h"
 #include "core/stats_impl.h"
+#include "dpdyn/pca.h"
 #include "dpdyn/semipriv.h"
 #include "rf/dot_impl.h"
 #include "semipriv/sp_impl.h"
@@ -72,18 +74,14 @@ typedef struct {
   dpd_semipriv_sgd_config sgd;
   const double *A_true; /* [d k] population top-k */
   double gap_true;      /* population Delta_k */
-  size_t lwork, liwork; /* dsyevr workspace (doubles, ints) */
   size_t work_doubles;
-  double *rows;     /* [seeds * METRIC_COUNT] */
-  int *info;        /* [seeds] LAPACK info of a failed eigen-solve */
-  int *fail_status; /* [seeds] */
-  dpd_err *errs;    /* [seeds] the failing replicate's reason */
+  double *rows;  /* [seeds * METRIC_COUNT] */
+  dpd_err *errs; /* [seeds] the failing replicate's reason */
 } sp_plan;
 
 /* Layout of one thread's workspace (offsets in doubles). */
 typedef struct {
-  double *X, *Z, *yb, *C, *mean, *evals, *evecs, *Ahat, *lwork, *P, *ylab, *w, *what, *sgdw, *subw;
-  lapack_int *iwork, *isuppz;
+  double *X, *Z, *yb, *Ahat, *P, *ylab, *w, *what, *sgdw, *subw;
 } sp_ws;
 
 static size_t layout(const sp_plan *pl, double *base, sp_ws *ws) {
@@ -100,12 +98,7 @@ static size_t layout(const sp_plan *pl, double *base, sp_ws *ws) {
   SP_TAKE(X, SP_BLOCK * d);
   SP_TAKE(Z, SP_BLOCK * d);
   SP_TAKE(yb, SP_BLOCK);
-  SP_TAKE(C, pca ? d * d : 0);
-  SP_TAKE(mean, d);
-  SP_TAKE(evals, d);
-  SP_TAKE(evecs, pca ? d * (k + 1) : 0);
   SP_TAKE(Ahat, d * k);
-  SP_TAKE(lwork, pca ? pl->lwork : 0);
   SP_TAKE(P, n * k);
   SP_TAKE(ylab, n);
   SP_TAKE(w, k);
@@ -113,32 +106,20 @@ static size_t layout(const sp_plan *pl, double *base, sp_ws *ws) {
   SP_TAKE(sgdw, dpd_semipriv_sgd_work(k));
   SP_TAKE(subw, pca ? dpd_semipriv_subspace_work(d, k) : 0);
 #undef SP_TAKE
-  /* LAPACK's integer workspaces: ints in double storage (never read as doubles) */
-  const size_t ints = pca ? pl->liwork + 2 * (k + 1) : 0;
-  if (base != NULL) {
-    ws->iwork = (lapack_int *)(void *)(base + off);
-    ws->isuppz = ws->iwork + (pca ? pl->liwork : 0);
-  }
-  off += (ints * sizeof(lapack_int) + sizeof(double) - 1) / sizeof(double);
   return off;
 }
 
-/* dsyevr's optimal workspace for the top k + 1 eigenpairs of a d x d matrix (at least the
- * documented minimum 26 d doubles and 10 d integers). */
-static int syevr_query(size_t d, size_t k, size_t *lwork, size_t *liwork, dpd_err *err) {
-  double q = 0.0, dummy = 0.0;
-  lapack_int iq = 0, found = 0, isz[2];
-  lapack_int qi =
-      LAPACKE_dsyevr_work(LAPACK_COL_MAJOR, 'V', 'I', 'U', (lapack_int)d, &dummy, (lapack_int)d,
-                          0.0, 0.0, (lapack_int)(d - k), (lapack_int)d, 0.0, &found, &dummy, &dummy,
-                          (lapack_int)d, isz, &q, -1, &iq, -1);
-  if (qi != 0) {
-    return DPD_FAIL(err, DPD_ESOLVER, "semipriv: dsyevr workspace query failed (info = %d)",
-                    (int)qi);
-  }
-  *lwork = (size_t)q > 26 * d ? (size_t)q : 26 * d;
-  *liwork = (size_t)iq > 10 * d ? (size_t)iq : 10 * d;
-  return DPD_OK;
+/* The core PCA's configuration for the public sample: the top k + 1 directions (the extra one
+ * gives the empirical eigengap), or the top k when k + 1 exceeds the sample's numerical rank. */
+static dpd_pca_config pca_config(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config *cfg,
+                                 size_t k) {
+  dpd_pca_config pc = dpd_pca_config_default();
+  pc.m = cfg->n_public;
+  pc.p = gen->d;
+  pc.k = k;
+  pc.center = cfg->center;
+  pc.block = SP_BLOCK;
+  return pc;
 }
 
 size_t dpd_semipriv_run_work(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config *cfg) {
@@ -146,61 +127,69 @@ size_t dpd_semipriv_run_work(const dpd_semipriv_gen *gen, const dpd_semipriv_run
     return 0;
   }
   sp_plan pl = {.gen = gen, .cfg = cfg};
-  if (cfg->k < gen->d && syevr_query(gen->d, cfg->k, &pl.lwork, &pl.liwork, NULL) < 0) {
-    return 0;
+  double pca_bytes = 0.0;
+  if (cfg->k < gen->d) { /* the PCA's own allocation (pca.h), k + 1 directions */
+    const dpd_pca_config pc = pca_config(gen, cfg, cfg->k + 1);
+    pca_bytes = dpd_pca_memory(&pc);
   }
-  return layout(&pl, NULL, NULL);
+  return layout(&pl, NULL, NULL) + (size_t)ceil(pca_bytes / (double)sizeof(double));
 }
 
-/* The public sample's covariance and its top k + 1 eigenpairs: A_hat (d x k, decreasing
- * eigenvalues) and the empirical eigengap. */
-static int public_pca(const sp_plan *pl, size_t rep, sp_ws *ws, double *gap_hat) {
-  const dpd_semipriv_gen *gen = pl->gen;
-  const size_t d = gen->d, k = pl->cfg->k, N = pl->cfg->n_public;
-  const uint64_t seed = pl->cfg->seed;
-  memset(ws->C, 0, d * d * sizeof *ws->C);
-  memset(ws->mean, 0, d * sizeof *ws->mean);
-  for (size_t b0 = 0; b0 < N; b0 += SP_BLOCK) {
+/* The row accessor of the public sample (pca.h): point i of set PUBLIC of the replicate, from
+ * the block of SP_BLOCK points that holds it (generated once per pass over the rows: the PCA asks
+ * for rows in index order). */
+typedef struct {
+  const sp_plan *pl;
+  size_t rep;
+  sp_ws *ws;
+  size_t cached; /* first point of the block in ws->X; SIZE_MAX: none */
+} public_rows;
+
+static int public_row(void *user, size_t i, size_t a, size_t len, double *x, dpd_err *err) {
+  public_rows *u = user;
+  const dpd_semipriv_gen *gen = u->pl->gen;
+  const size_t d = gen->d, N = u->pl->cfg->n_public, b0 = i / SP_BLOCK * SP_BLOCK;
+  (void)err;
+  if (u->cached != b0) {
     const size_t m = N - b0 < SP_BLOCK ? N - b0 : SP_BLOCK;
-    dpd_semipriv_gen_sample(gen, seed, rep, DPD_SEMIPRIV_SET_PUBLIC, b0, m, ws->X, ws->yb, ws->Z);
-    /* C += X^T X: X row-major m x d is column-major d x m */
-    cblas_dsyrk(CblasColMajor, CblasUpper, CblasNoTrans, (int)d, (int)m, 1.0, ws->X, (int)d, 1.0,
-                ws->C, (int)d);
-    for (size_t i = 0; i < m; i++) {
-      const double *x = ws->X + i * d;
-      for (size_t l = 0; l < d; l++) {
-        ws->mean[l] += x[l];
-      }
-    }
+    dpd_semipriv_gen_sample(gen, u->pl->cfg->seed, u->rep, DPD_SEMIPRIV_SET_PUBLIC, b0, m, u->ws->X,
+                            u->ws->yb, u->ws->Z);
+    u->cached = b0;
   }
-  const double inv = 1.0 / (double)N;
-  for (size_t l = 0; l < d; l++) {
-    ws->mean[l] *= inv;
+  memcpy(x, u->ws->X + (i - b0) * d + a, len * sizeof *x);
+  return 0;
+}
+
+/* The public sample's top k principal directions A_hat (d x k column-major, decreasing
+ * eigenvalues) and the empirical eigengap lambda_k - lambda_{k+1} (NaN when k + 1 exceeds the
+ * sample's numerical rank: then the top k alone). */
+static int public_pca(const sp_plan *pl, size_t rep, sp_ws *ws, double *gap_hat) {
+  const size_t d = pl->gen->d, k = pl->cfg->k;
+  public_rows u = {pl, rep, ws, SIZE_MAX};
+  dpd_pca_config pc = pca_config(pl->gen, pl->cfg, k + 1);
+  dpd_pca_result *pr = NULL;
+  dpd_err e1;
+  int st = dpd_pca_compute(&pc, public_row, &u, &pr, &e1);
+  *gap_hat = NAN;
+  if (st == DPD_EINVAL) { /* k + 1 beyond the numerical rank (or the Gram route's m - 1) */
+    pc.k = k;
+    u.cached = SIZE_MAX;
+    st = dpd_pca_compute(&pc, public_row, &u, &pr, &pl->errs[rep]);
+  } else if (st < 0) {
+    pl->errs[rep] = e1;
   }
-  for (size_t j = 0; j < d; j++) {
-    for (size_t i = 0; i <= j; i++) {
-      double v = ws->C[j * d + i] * inv;
-      if (pl->cfg->center) {
-        v -= ws->mean[i] * ws->mean[j];
-      }
-      ws->C[j * d + i] = v;
-    }
+  if (st < 0) {
+    return st;
   }
-  lapack_int found = 0;
-  const lapack_int il = (lapack_int)(d - k), iu = (lapack_int)d;
-  lapack_int info =
-      LAPACKE_dsyevr_work(LAPACK_COL_MAJOR, 'V', 'I', 'U', (lapack_int)d, ws->C, (lapack_int)d, 0.0,
-                          0.0, il, iu, 0.0, &found, ws->evals, ws->evecs, (lapack_int)d, ws->isuppz,
-                          ws->lwork, (lapack_int)pl->lwork, ws->iwork, (lapack_int)pl->liwork);
-  if (info != 0 || found != (lapack_int)(k + 1)) {
-    pl->info[rep] = info != 0 ? (int)info : -1000;
-    return DPD_ESOLVER;
-  }
-  /* ascending: evals[0] = lambda_(k+1) .. evals[k] = lambda_(1) */
   for (size_t j = 0; j < k; j++) {
-    memcpy(ws->Ahat + j * d, ws->evecs + (k - j) * d, d * sizeof *ws->Ahat);
+    for (size_t l = 0; l < d; l++) {
+      ws->Ahat[j * d + l] = pr->V[l * pr->k + j];
+    }
   }
-  *gap_hat = ws->evals[1] - ws->evals[0];
+  if (pr->k > k) {
+    *gap_hat = pr->eigenvalues[k - 1] - pr->eigenvalues[k];
+  }
+  dpd_pca_result_free(pr);
   return DPD_OK;
 }
 
@@ -378,12 +367,11 @@ int dpd_semipriv_run(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config 
   pl.sgd.steps = cfg->steps;
   dpd_semipriv_result *res = calloc(1, sizeof *res);
   double *A_true = malloc(d * k * sizeof *A_true);
-  int *info = calloc(seeds, sizeof *info);
   dpd_err *errs = calloc(seeds, sizeof *errs);
   if (res != NULL) {
     res->replicates = malloc(seeds * DPD_SEMIPRIV_METRIC_COUNT * sizeof *res->replicates);
   }
-  if (res == NULL || A_true == NULL || info == NULL || errs == NULL || res->replicates == NULL) {
+  if (res == NULL || A_true == NULL || errs == NULL || res->replicates == NULL) {
     status = DPD_FAIL(err, DPD_ENOMEM, "semipriv: out of memory (seeds = %zu, d = %zu)", seeds, d);
     goto cleanup;
   }
@@ -391,11 +379,7 @@ int dpd_semipriv_run(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config 
   pl.A_true = A_true;
   pl.gap_true = dpd_semipriv_gen_eigengap(gen, k);
   pl.rows = res->replicates;
-  pl.info = info;
   pl.errs = errs;
-  if (k < d && (status = syevr_query(d, k, &pl.lwork, &pl.liwork, err)) < 0) {
-    goto cleanup;
-  }
   pl.work_doubles = layout(&pl, NULL, NULL);
   const dpd__replicate_plan reps = {.n = seeds,
                                     .threads = cfg->threads,
@@ -407,12 +391,7 @@ int dpd_semipriv_run(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config 
   size_t rep = seeds;
   status = dpd__replicate_run(&reps, run_replicate, &pl, &rep, err);
   if (status < 0 && status != DPD_ECANCELLED && rep < seeds) {
-    if (status == DPD_ESOLVER && info[rep] != 0) {
-      status = DPD_FAIL(err, DPD_ESOLVER,
-                        "semipriv: replicate %zu: dsyevr on the public covariance failed "
-                        "(info = %d)",
-                        rep, info[rep]);
-    } else if (errs[rep].status < 0) {
+    if (errs[rep].status < 0) {
       status =
           DPD_FAIL(err, errs[rep].status, "semipriv: replicate %zu: %s", rep, errs[rep].reason);
     } else {
@@ -444,7 +423,6 @@ int dpd_semipriv_run(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config 
 cleanup:
   dpd_semipriv_result_free(res);
   free(A_true);
-  free(info);
   free(errs);
   return status;
 }

@@ -558,7 +558,8 @@ tcase rf_huge_steps_2_seeds 1 "'steps'.*max_memory" -- simulate "${R[@]}" --step
 # The term is seeds x steps: the message names steps, which the user set, not the default seeds.
 tcase rf_huge_steps 1 "'steps'.*max_memory" -- simulate --model=rf --d=5 --n=20 --p=30 --n_test=10 --steps=1099511627776
 tcase model_nc 1 "'model': 'nc'" -- ode "${Lo[@]}" --model=nc
-tcase model_semipriv 1 "'model': 'semipriv'" -- simulate "${L[@]}" --model=semipriv
+tcase model_unknown 1 "'model': 'pillar'" -- simulate "${L[@]}" --model=pillar
+tcase model_semipriv_ode 1 "'model': 'semipriv'" -- ode "${Lo[@]}" --model=semipriv
 tcase model_upper 1 "'model': 'RF'" -- simulate "${R[@]}" --model=RF
 tcase model_empty 1 "'model': ''" -- simulate "${L[@]}" --model=
 tcase noise_upper 1 "'noise': 'GAUSSIAN'" -- simulate "${L[@]}" --noise=GAUSSIAN

@@ -180,6 +180,12 @@ assert abs(a["G"] - math.sqrt(3 / 4) * 1.6) < 1e-12 and a["features"]["n_test"] 
 assert abs(b["test_error"] - a["theory_test_error"]) / b["test_error_se"] > 3, (b["test_error"], a["theory_test_error"])
 PY
 
+# p < K is allowed for file features (the ETF law needs p >= K, a file does not).
+printf '0 1 0\n1 0 1\n2 -1 0\n0 0.9 0.1\n1 0.1 0.9\n2 -0.9 0\n' >"$d/pk.txt"
+"$dpdyn" simulate --model=nc --features=file:"$d/pk.txt" --test_features=file:"$d/pk.txt" \
+  --x_bound=2 --sigma=0.1 --seeds=2 --out="$work/pk" >/dev/null 2>"$work/err" &&
+  ok "file features with p = 2 < K = 3 run" || bad "p < K file: $(head -1 "$work/err")"
+
 # 5. account on file features: G from the public bound and the training file's n and K (no
 #    test file needed); without x_bound it refuses, naming the key.
 "$dpdyn" account --model=nc --features=file:"$d/train.npy" --x_bound=1.6 --epsilon=1 \

@@ -11,32 +11,8 @@
 
 #include "dpd_test.h"
 #include "dpdyn/nc.h"
+#include "nc_test.h"
 #include "dpdyn/rng.h"
-
-static dpd_nc_problem *make(const dpd_nc_problem_config *cfg) {
-  dpd_nc_problem *pr = NULL;
-  dpd_err err;
-  dpd_err_reset(&err);
-  int st = dpd_nc_problem_create(cfg, &pr, &err);
-  if (st != DPD_OK) {
-    print_error("dpd_nc_problem_create: %s\n", err.reason);
-  }
-  assert_int_equal(st, DPD_OK);
-  return pr;
-}
-
-static dpd_nc_sim_result *run_ok(const dpd_nc_problem *pr, const dpd_nc_sim_config *cfg) {
-  dpd_nc_sim_result *res = NULL;
-  dpd_err err;
-  dpd_err_reset(&err);
-  int st = dpd_nc_sim_run(pr, cfg, &res, &err);
-  if (st != DPD_OK) {
-    print_error("dpd_nc_sim_run: %s\n", err.reason);
-  }
-  assert_int_equal(st, DPD_OK);
-  assert_non_null(res);
-  return res;
-}
 
 static double Phi(double x) {
   return 0.5 * erfc(-x / sqrt(2.0));

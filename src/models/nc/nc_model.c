@@ -132,9 +132,13 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, nc_run *r, dpd_err *err
       (status = dpd_keys_choice_get(keys, "etf", &choice, err)) < 0) {
     return status;
   }
-  if (r->pc.p < r->pc.K) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'p': %zu (allowed: p >= K = %zu)", r->pc.p,
-                    r->pc.K);
+  {
+    const char *features = dpd_keys_text_get(keys, "features");
+    const int etf = features == NULL || strcmp(features, "etf") == 0; /* files: any p >= 1 */
+    if (etf && r->pc.p < r->pc.K) {
+      return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'p': %zu (allowed: p >= K = %zu)",
+                      r->pc.p, r->pc.K);
+    }
   }
   r->pc.etf = choice == 0 ? DPD_NC_ETF_SPARSE : DPD_NC_ETF_DENSE;
   if ((status = dpd_keys_real_get(keys, "imbalance_ratio", &r->pc.imbalance_ratio, err)) < 0 ||
