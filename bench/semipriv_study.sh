@@ -14,6 +14,7 @@ merge() { awk '/^d n /{if (h++) next} {print}'; }
 $B d=200 nu=0.02 eps=0.1,0.7,inf k=$K200 R=100 > $O/semipriv_k_d200.tsv
 $B d=200 nu=0.2 eps=0.1,0.7,inf k=$K200 R=100 > $O/semipriv_k_d200_nu2.tsv
 $B d=1000 nu=0.05 eps=0.1,0.7,inf k=$K1000 R=40 > $O/semipriv_k_d1000_nu05.tsv
+$B d=1000 nu=0.02 eps=0.1,0.7,inf k=1,2,5,20,100,1000 R=30 > $O/semipriv_k_d1000.tsv
 # variants (suffix average, step size of dimension d)
 $B d=200 nu=0.02 eps=0.1,0.7,1 k=5,20,200 R=60 variants=1 > $O/semipriv_variants_d200.tsv
 $B d=200 nu=0.2 eps=0.1,0.7 k=5,200 R=60 variants=1 > $O/semipriv_variants_d200_nu2.tsv
@@ -43,6 +44,8 @@ gnuplot -c $P/semipriv_k.gp $O/semipriv_k_d200_nu2.tsv $O/semipriv_k_d200_nu2.pn
   "heavy tail ν = 0.2 (70% of the energy outside the top 5): d = 200, n = 500, 100 replicates"
 gnuplot -c $P/semipriv_k.gp $O/semipriv_k_d1000_nu05.tsv $O/semipriv_k_d1000_nu05.png \
   "notes C.5 end-to-end setting: d = 1000, ν = 0.05, n = 500, n_{public} = 5000, 40 replicates"
+gnuplot -c $P/semipriv_k.gp $O/semipriv_k_d1000.tsv $O/semipriv_k_d1000.png \
+  "generator of notes C.5: d = 1000, ν = 0.02, n = 500, n_{public} = 5000, 30 replicates"
 gnuplot -c $P/semipriv_n.gp $O/semipriv_n_d200_nu0.02.tsv $O/semipriv_n_d200.png \
   "generator of notes C.5: d = 200, ν = 0.02, n_{public} = 5000, 60 replicates (30 at n = 2000)" 200
 gnuplot -c $P/semipriv_n.gp $O/semipriv_n_d200_nu0.2.tsv $O/semipriv_n_d200_nu2.png \

@@ -14,7 +14,8 @@ set title sprintf("%s\ntest accuracy ± 2 SE (noise redrawn, data fixed) against
 set xlabel "PCA dimension k (public unlabelled images)"
 set ylabel "test accuracy"
 set logscale x
-set xrange [0.8:*]
+set autoscale xfix
+set offsets graph 0.03, graph 0.03, 0, 0
 set yrange [0.3:1.02]
 set key bottom right opaque box font ",10"
 set ytics 0.1

@@ -17,8 +17,9 @@ set title sprintf("%s\ntest accuracy ± 2 SE against the PCA dimension k (k = d:
 set xlabel "PCA dimension k (public unlabelled data)"
 set ylabel "test accuracy"
 set logscale x
-set xrange [0.8:*]
-set yrange [0.3:1.02]
+set autoscale xfix
+set offsets graph 0.03, graph 0.03, 0, 0
+set yrange [0.2:1.02]
 set ytics 0.1
 set grid
 # rows outside a series give NaN: skipped without breaking its line
