@@ -18,6 +18,7 @@ $B d=1000 nu=0.02 eps=0.1,0.7,inf k=1,2,5,20,100,1000 R=30 > $O/semipriv_k_d1000
 # variants (suffix average, step size of dimension d)
 $B d=200 nu=0.02 eps=0.1,0.7,1 k=5,20,200 R=60 variants=1 > $O/semipriv_variants_d200.tsv
 $B d=200 nu=0.2 eps=0.1,0.7 k=5,200 R=60 variants=1 > $O/semipriv_variants_d200_nu2.tsv
+$B d=1000 nu=0.05 eps=0.1,0.7 k=5,1000 R=30 variants=1 > $O/semipriv_variants_d1000_nu05.tsv
 # figure 2: against n
 for nu in 0.02 0.2; do
   for n in 100 200 500 1000 2000; do
