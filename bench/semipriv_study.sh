@@ -34,10 +34,11 @@ for np in 6 10 20 50 100 200 500 1000 5000; do
   $B d=200 nu=0.2 eps=0.7,inf k=5 n_public=$np R=60
 done | merge > $O/semipriv_npublic_d200_nu2.tsv
 # figure 4: digits 3 vs 8
-/usr/bin/python3 scripts/semipriv_digits.py "$O/digits38"
-$B dir="$O/digits38" zeta=0.1 eps=0.1,0.7,3,10,inf k=1,2,3,5,8,10,15,20,30,40,64 R=200 \
+T=$(mktemp -d)
+/usr/bin/python3 scripts/semipriv_digits.py "$T/digits38"
+$B dir="$T/digits38" zeta=0.1 eps=0.1,0.7,3,10,inf k=1,2,3,5,8,10,15,20,30,40,64 R=200 \
   > $O/semipriv_digits.tsv
-rm -f "$O"/digits38/*.npy
+rm -r "$T"
 P=plots
 gnuplot -c $P/semipriv_k.gp $O/semipriv_k_d200.tsv $O/semipriv_k_d200.png \
   "generator of notes C.5: d = 200, ν = 0.02, n = 500, n_{public} = 5000, 100 replicates"
