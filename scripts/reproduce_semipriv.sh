@@ -92,7 +92,7 @@ if /usr/bin/python3 -c 'import sklearn' 2>/dev/null; then
     --epsilon='0.1|0.7|3|10|inf' --seeds=$s4 --seed=4 --out="$sweeps/digits"
   table "$figs/semipriv_sweep_digits.tsv" 64 NaN NaN "$sweeps/digits"
   gnuplot -c "$src/plots/semipriv_digits.gp" "$figs/semipriv_sweep_digits.tsv" \
-    "$figs/semipriv_sweep_digits.png" "dpdyn sweep ($mode): digits 3 vs 8, zeta = 0.1, $s4 replicates (noise redrawn)"
+    "$figs/semipriv_sweep_digits.png" "dpdyn sweep ($mode): digits 3 vs 8, zeta = 0.1, $s4 replicates"
 else
   step "digits skipped: /usr/bin/python3 has no sklearn (scripts/setup.sh installs python3-sklearn)"
 fi
