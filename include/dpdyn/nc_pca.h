@@ -75,8 +75,8 @@ typedef struct {
  * normalize must be none; its n, n_test and shifts are those of the run), computes its PCA and
  * builds the projected problem. DPD_EINVAL names 'pca_k' (k > p, or beyond the rank of the
  * public sample when p > n_public), 'n_public' (< 2 centred, an empty class), 'test_shift'
- * (adversarial: the worst perturbation in R^p against a classifier trained in k dimensions is
- * not implemented) or 'normalize'; DPD_ENOMEM; the PCA's errors. Memory: dpd_nc_pca_memory.
+ * (adversarial is refused: its point is defined in R^p against a classifier on R^p, not one
+ * trained in k dimensions) or 'normalize'; DPD_ENOMEM; the PCA's errors. Memory: dpd_nc_pca_memory.
  * Prints nothing. Not thread-safe on one object; the projected problem's fill is. */
 DPD_API int dpd_nc_pca_create(const dpd_nc_problem *base, const dpd_nc_pca_config *cfg,
                               dpd_nc_pca **out, dpd_err *err);

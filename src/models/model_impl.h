@@ -19,6 +19,14 @@
 DPD_HIDDEN_FN int dpd__model_memory_check(const dpd_keys *keys, const dpd_run_env *env,
                                           double bytes, const char *driver, dpd_err *err);
 
+/* The PATH of a key's value "file:PATH", or NULL when the value is not of that form. */
+DPD_HIDDEN_FN const char *dpd__model_file_path(const char *value);
+
+/* A file key's path: *path = NULL when the key is not given; DPD_EINVAL naming the key when its
+ * value is not file:PATH with a non-empty PATH. */
+DPD_HIDDEN_FN int dpd__model_file_key(const dpd_keys *keys, const char *key, const char **path,
+                                      dpd_err *err);
+
 /* To call once every key is valid, before anything large is built: 1 when env->validate_only
  * (return DPD_OK, nothing built), 0 to go on, < 0 when env->validated refuses (return it). */
 DPD_HIDDEN_FN int dpd__model_validated(const dpd_run_env *env, dpd_err *err);

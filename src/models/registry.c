@@ -127,6 +127,23 @@ int dpd__model_memory_check(const dpd_keys *keys, const dpd_run_env *env, double
   return DPD_OK;
 }
 
+const char *dpd__model_file_path(const char *value) {
+  return value != NULL && strncmp(value, "file:", 5) == 0 ? value + 5 : NULL;
+}
+
+int dpd__model_file_key(const dpd_keys *keys, const char *key, const char **path, dpd_err *err) {
+  const char *v = dpd_keys_given(keys, key) ? dpd_keys_text_get(keys, key) : NULL;
+  *path = NULL;
+  if (v == NULL) {
+    return DPD_OK;
+  }
+  *path = dpd__model_file_path(v);
+  if (*path == NULL || **path == '\0') {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': '%s' (allowed: file:PATH)", key, v);
+  }
+  return DPD_OK;
+}
+
 int dpd__model_plot_get(const dpd_keys *keys, int def, int *plot, dpd_err *err) {
   size_t v;
   int status;

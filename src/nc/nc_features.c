@@ -20,6 +20,7 @@
 #include <gsl/gsl_statistics_double.h>
 #include <lapacke.h>
 
+#include "core/datafile_impl.h"
 #include "core/error_impl.h"
 #include "core/npy_impl.h"
 #include "core/table_impl.h"
@@ -44,56 +45,11 @@ void dpd_nc_features_free(dpd_nc_features *f) {
   free(f->counts);
   free(f);
 }
-
-static int is_npy(const char *path) {
-  size_t len = strlen(path);
-  return len >= 4 && strcmp(path + len - 4, ".npy") == 0;
-}
-
-/* A matrix from either kind of file: rows x cols doubles, row-major (returned-owned). */
-static int read_any(const char *key, const char *path, size_t max_bytes, double **data,
-                    size_t *rows, size_t *cols, size_t *ndim, dpd_err *err) {
-  if (is_npy(path)) {
-    dpd__npy_info info;
-    int status = dpd__read_npy(key, path, max_bytes, data, &info, err);
-    if (status == DPD_OK) {
-      *rows = info.rows;
-      *cols = info.cols;
-      *ndim = info.ndim;
-    }
-    return status;
-  }
-  *ndim = 2;
-  return dpd__read_matrix(key, path, 1, max_bytes, data, rows, cols, err);
-}
-
-static int file_bytes(const char *key, const char *path, double *bytes, dpd_err *err) {
-  if (is_npy(path)) {
-    dpd__npy_info info;
-    int status = dpd__npy_header(key, path, &info, err);
-    if (status == DPD_OK) {
-      *bytes = 8.0 * (double)info.rows * (double)info.cols;
-    }
-    return status;
-  }
-  FILE *f = fopen(path, "rb");
-  long size;
-  if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0) {
-    if (f != NULL) {
-      fclose(f);
-    }
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': cannot open '%s'", key, path);
-  }
-  fclose(f);
-  *bytes = 4.0 * (double)size; /* at most one 8-byte number per 2 bytes of text */
-  return DPD_OK;
-}
-
 int dpd_nc_features_bytes(const dpd_nc_features_config *cfg, double *bytes, dpd_err *err) {
   double b = 0.0, lb = 0.0;
-  int status = file_bytes(cfg->key, cfg->path, &b, err);
+  int status = dpd__datafile_bytes(cfg->key, cfg->path, &b, err);
   if (status == DPD_OK && cfg->labels_path != NULL) {
-    status = file_bytes(cfg->labels_key, cfg->labels_path, &lb, err);
+    status = dpd__datafile_bytes(cfg->labels_key, cfg->labels_path, &lb, err);
   }
   /* the read matrix, the labels as size_t, the feature matrix without its label column */
   *bytes = b + 2.0 * lb + (cfg->labels_path == NULL ? b : 0.0);
@@ -122,8 +78,8 @@ int dpd_nc_features_read(const dpd_nc_features_config *cfg, dpd_nc_features **ou
   if (cfg->path == NULL) {
     return DPD_FAIL(err, DPD_EINVAL, "missing value for '%s' (allowed: file:PATH)", cfg->key);
   }
-  if ((status = read_any(cfg->key, cfg->path, cfg->max_bytes, &raw, &rows, &cols, &ndim, err)) <
-      0) {
+  if ((status = dpd__datafile_read(cfg->key, cfg->path, cfg->max_bytes, &raw, &rows, &cols, &ndim,
+                                   err)) < 0) {
     return status;
   }
   if (cfg->labels_path != NULL) {
@@ -137,7 +93,8 @@ int dpd_nc_features_read(const dpd_nc_features_config *cfg, dpd_nc_features **ou
                         cfg->key, cfg->path, lkey);
       goto done;
     }
-    if ((status = read_any(lkey, lpath, cfg->max_bytes, &lab, &lrows, &lcols, &lndim, err)) < 0) {
+    if ((status = dpd__datafile_read(lkey, lpath, cfg->max_bytes, &lab, &lrows, &lcols, &lndim,
+                                     err)) < 0) {
       goto done;
     }
     if (lcols != 1) {

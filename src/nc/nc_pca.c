@@ -218,8 +218,8 @@ int dpd_nc_pca_create(const dpd_nc_problem *base, const dpd_nc_pca_config *cfg, 
   if (base->cfg.test_shift == DPD_NC_SHIFT_ADVERSARIAL) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'test_shift': adversarial (allowed with pca_k: none, cube "
-                    "or rademacher; the worst perturbation in R^p against a classifier trained on "
-                    "P^T x is not implemented)");
+                    "or rademacher: the adversarial point is defined in R^p against a classifier "
+                    "on R^p, not one trained on P^T x)");
   }
   if (base->cfg.normalize != DPD_NC_NORMALIZE_NONE) {
     return DPD_FAIL(err, DPD_EINVAL,

@@ -20,25 +20,6 @@
 #include "core/error_impl.h"
 #include "dpdyn/nc_theory.h"
 #include "models/nc/nc_model_impl.h"
-
-static const char *file_path(const char *value) {
-  return value != NULL && strncmp(value, "file:", 5) == 0 ? value + 5 : NULL;
-}
-
-/* A file key's path: NULL when not given; DPD_EINVAL when it is not file:PATH. */
-static int file_key(const dpd_keys *keys, const char *key, const char **path, dpd_err *err) {
-  const char *v = dpd_keys_given(keys, key) ? dpd_keys_text_get(keys, key) : NULL;
-  *path = NULL;
-  if (v == NULL) {
-    return DPD_OK;
-  }
-  *path = file_path(v);
-  if (*path == NULL || **path == '\0') {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': '%s' (allowed: file:PATH)", key, v);
-  }
-  return DPD_OK;
-}
-
 int dpd__nc_files_setup(dpd_keys *keys, dpd_nc_normalize normalize, dpd__nc_files *f,
                         dpd_err *err) {
   static const char *const law_keys[] = {"etf",  "imbalance_ratio", "imbalance_fraction", "shift",
@@ -63,13 +44,13 @@ int dpd__nc_files_setup(dpd_keys *keys, dpd_nc_normalize normalize, dpd__nc_file
     }
     return DPD_OK;
   }
-  if ((path = file_path(features)) == NULL || *path == '\0') {
+  if ((path = dpd__model_file_path(features)) == NULL || *path == '\0') {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'features': '%s' (allowed: etf, file:PATH)",
                     features);
   }
-  if ((status = file_key(keys, "labels", &labels, err)) < 0 ||
-      (status = file_key(keys, "test_features", &test, err)) < 0 ||
-      (status = file_key(keys, "test_labels", &test_labels, err)) < 0) {
+  if ((status = dpd__model_file_key(keys, "labels", &labels, err)) < 0 ||
+      (status = dpd__model_file_key(keys, "test_features", &test, err)) < 0 ||
+      (status = dpd__model_file_key(keys, "test_labels", &test_labels, err)) < 0) {
     return status;
   }
   if (test_labels != NULL && test == NULL) {

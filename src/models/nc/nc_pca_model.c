@@ -44,8 +44,8 @@ int dpd__nc_pca_keys(dpd_keys *keys, const dpd_nc_problem_config *pc, dpd_nc_pca
   if (pc->test_shift == DPD_NC_SHIFT_ADVERSARIAL) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'test_shift': adversarial (allowed with pca_k > 0: none, "
-                    "cube or rademacher; the worst test perturbation against a classifier trained "
-                    "on projected features is not implemented)");
+                    "cube or rademacher: the adversarial point is defined in R^p against a "
+                    "classifier on R^p, not one trained on projected features)");
   }
   return DPD_OK;
 }

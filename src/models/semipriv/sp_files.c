@@ -27,6 +27,7 @@
 #include "core/error_impl.h"
 #include "core/npy_impl.h"
 #include "core/replicate_impl.h"
+#include "core/datafile_impl.h"
 #include "core/stats_impl.h"
 #include "core/table_impl.h"
 #include "dpdyn/pca.h"
@@ -34,69 +35,9 @@
 
 static const char *const gen_keys[] = {"d",   "k_true", "a",  "c",    "s",
                                        "tau", "lambda", "nu", "trunc"};
-
-static const char *file_path(const char *value) {
-  return value != NULL && strncmp(value, "file:", 5) == 0 ? value + 5 : NULL;
-}
-
-/* A file key's path: NULL when not given; DPD_EINVAL when it is not file:PATH. */
-static int file_key(const dpd_keys *keys, const char *key, const char **path, dpd_err *err) {
-  const char *v = dpd_keys_given(keys, key) ? dpd_keys_text_get(keys, key) : NULL;
-  *path = NULL;
-  if (v == NULL) {
-    return DPD_OK;
-  }
-  *path = file_path(v);
-  if (*path == NULL || **path == '\0') {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': '%s' (allowed: file:PATH)", key, v);
-  }
-  return DPD_OK;
-}
-
-static int is_npy(const char *path) {
-  size_t len = strlen(path);
-  return len >= 4 && strcmp(path + len - 4, ".npy") == 0;
-}
-
 /* The bytes a file's matrix takes once read: the .npy header's shape, or for text at most one
  * double per 2 bytes (a digit and a separator). */
-static int file_bytes(const char *key, const char *path, double *bytes, dpd_err *err) {
-  if (is_npy(path)) {
-    dpd__npy_info info;
-    int status = dpd__npy_header(key, path, &info, err);
-    if (status == DPD_OK) {
-      *bytes = 8.0 * (double)info.rows * (double)info.cols;
-    }
-    return status;
-  }
-  FILE *fp = fopen(path, "rb");
-  long size;
-  if (fp == NULL || fseek(fp, 0, SEEK_END) != 0 || (size = ftell(fp)) < 0) {
-    if (fp != NULL) {
-      fclose(fp);
-    }
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': cannot open '%s'", key, path);
-  }
-  fclose(fp);
-  *bytes = 4.0 * (double)size;
-  return DPD_OK;
-}
-
 /* A matrix from either kind of file (the core readers): rows x cols, row-major, returned-owned. */
-static int read_any(const char *key, const char *path, size_t max_bytes, double **data,
-                    size_t *rows, size_t *cols, dpd_err *err) {
-  if (is_npy(path)) {
-    dpd__npy_info info;
-    int status = dpd__read_npy(key, path, max_bytes, data, &info, err);
-    if (status == DPD_OK) {
-      *rows = info.rows;
-      *cols = info.cols;
-    }
-    return status;
-  }
-  return dpd__read_matrix(key, path, 1, max_bytes, data, rows, cols, err);
-}
-
 int dpd__sp_files_setup(dpd_keys *keys, dpd__sp_files *f, dpd_err *err) {
   static const char *const file_keys[] = {"labels", "public_features", "test_features",
                                           "test_labels", "positive_class"};
@@ -117,7 +58,7 @@ int dpd__sp_files_setup(dpd_keys *keys, dpd__sp_files *f, dpd_err *err) {
     }
     return DPD_OK;
   }
-  if ((path = file_path(features)) == NULL || *path == '\0') {
+  if ((path = dpd__model_file_path(features)) == NULL || *path == '\0') {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'features': '%s' (allowed: law, file:PATH)",
                     features);
   }
@@ -129,10 +70,10 @@ int dpd__sp_files_setup(dpd_keys *keys, dpd__sp_files *f, dpd_err *err) {
                       gen_keys[k]);
     }
   }
-  if ((status = file_key(keys, "labels", &labels, err)) < 0 ||
-      (status = file_key(keys, "public_features", &pub, err)) < 0 ||
-      (status = file_key(keys, "test_features", &test, err)) < 0 ||
-      (status = file_key(keys, "test_labels", &test_labels, err)) < 0) {
+  if ((status = dpd__model_file_key(keys, "labels", &labels, err)) < 0 ||
+      (status = dpd__model_file_key(keys, "public_features", &pub, err)) < 0 ||
+      (status = dpd__model_file_key(keys, "test_features", &test, err)) < 0 ||
+      (status = dpd__model_file_key(keys, "test_labels", &test_labels, err)) < 0) {
     return status;
   }
   if (test_labels != NULL && test == NULL) {
@@ -172,23 +113,23 @@ int dpd__sp_files_setup(dpd_keys *keys, dpd__sp_files *f, dpd_err *err) {
   f->has_test = test != NULL && !account;
   {
     double b = 0.0;
-    if ((status = file_bytes("features", path, &b, err)) < 0) {
+    if ((status = dpd__datafile_bytes("features", path, &b, err)) < 0) {
       return status;
     }
     f->bytes = 2.0 * b;
-    if (labels != NULL && (status = file_bytes("labels", labels, &b, err)) == DPD_OK) {
+    if (labels != NULL && (status = dpd__datafile_bytes("labels", labels, &b, err)) == DPD_OK) {
       f->bytes += 2.0 * b;
     }
     if (status == DPD_OK && pub != NULL && !account &&
-        (status = file_bytes("public_features", pub, &b, err)) == DPD_OK) {
+        (status = dpd__datafile_bytes("public_features", pub, &b, err)) == DPD_OK) {
       f->bytes += 2.0 * b;
     }
     if (status == DPD_OK && f->has_test &&
-        (status = file_bytes("test_features", test, &b, err)) == DPD_OK) {
+        (status = dpd__datafile_bytes("test_features", test, &b, err)) == DPD_OK) {
       f->bytes += 2.0 * b;
     }
     if (status == DPD_OK && f->has_test && test_labels != NULL &&
-        (status = file_bytes("test_labels", test_labels, &b, err)) == DPD_OK) {
+        (status = dpd__datafile_bytes("test_labels", test_labels, &b, err)) == DPD_OK) {
       f->bytes += 2.0 * b;
     }
     if (status < 0) {
@@ -209,14 +150,15 @@ static int read_set(dpd__sp_set *s, const char *key, const char *labels_key, int
   double *raw = NULL, *lab = NULL;
   size_t rows, cols, lrows = 0, lcols = 0, first = 0;
   int status;
-  if ((status = read_any(key, s->path, max_bytes, &raw, &rows, &cols, err)) < 0) {
+  if ((status = dpd__datafile_read(key, s->path, max_bytes, &raw, &rows, &cols, NULL, err)) < 0) {
     return status;
   }
   const char *lkey = key, *lpath = s->path;
   if (labelled && s->labels_path != NULL) {
     lkey = labels_key;
     lpath = s->labels_path;
-    if ((status = read_any(lkey, lpath, max_bytes, &lab, &lrows, &lcols, err)) < 0) {
+    if ((status = dpd__datafile_read(lkey, lpath, max_bytes, &lab, &lrows, &lcols, NULL, err)) <
+        0) {
       goto done;
     }
     if (lcols != 1 || lrows != rows) {
