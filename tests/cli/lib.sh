@@ -17,3 +17,27 @@ finish() {
   echo "$1: $passes passed, $fails failed"
   [ "$fails" -eq 0 ]
 }
+# err NAME PATTERN ARGS...: `$dpdyn ARGS --out=...` must exit 1 with PATTERN (grep -E) on stderr
+# and write no output directory (the caller sets $dpdyn before calling).
+err() {
+  local name=$1 pattern=$2
+  shift 2
+  if "$dpdyn" "$@" --out="$work/err-$name" >/dev/null 2>"$work/stderr"; then
+    bad "$name: exit 0"
+  elif [ $? -eq 1 ] && grep -Eq "$pattern" "$work/stderr" && [ ! -e "$work/err-$name" ]; then
+    ok "$name: $(head -1 "$work/stderr")"
+  else
+    bad "$name: $(head -1 "$work/stderr")"
+  fi
+}
+# numpy_python: prints the first of python3, /usr/bin/python3 that imports numpy (nothing if
+# none: `python3` may be a pyenv interpreter without Debian's python3-numpy).
+numpy_python() {
+  local cand
+  for cand in python3 /usr/bin/python3; do
+    if "$cand" -c 'import numpy' 2>/dev/null; then
+      echo "$cand"
+      return
+    fi
+  done
+}

@@ -46,17 +46,6 @@ assert abs(s["privacy"]["zcdp"] - 0.5) < 1e-12 and s["privacy"]["epsilon_convers
 PY
 
 # 4. Bad input names the key.
-err() {
-  local name=$1 pattern=$2
-  shift 2
-  if "$dpdyn" "$@" --out="$work/err-$name" >/dev/null 2>"$work/stderr"; then
-    bad "$name: exit 0"
-  elif grep -Eq "$pattern" "$work/stderr" && [ ! -e "$work/err-$name" ]; then
-    ok "$name: $(head -1 "$work/stderr")"
-  else
-    bad "$name: $(head -1 "$work/stderr")"
-  fi
-}
 err K1 "'K': '1'" simulate --model=nc --K=1
 err p_lt_K "'p': 5 \(allowed: p >= K = 10\)" simulate --model=nc --p=5
 err beta_neg "'beta': -0.1" simulate --model=nc --beta=-0.1 --shift=cube

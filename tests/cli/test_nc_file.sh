@@ -7,25 +7,8 @@ set -u
 dpdyn=$1
 # shellcheck source=tests/cli/lib.sh
 . "$(dirname "$0")/lib.sh"
-py=
-for cand in python3 /usr/bin/python3; do
-  if "$cand" -c 'import numpy' 2>/dev/null; then
-    py=$cand
-    break
-  fi
-done
+py=$(numpy_python)
 
-err() {
-  local name=$1 pattern=$2
-  shift 2
-  if "$dpdyn" "$@" --out="$work/err-$name" >/dev/null 2>"$work/stderr"; then
-    bad "$name: exit 0"
-  elif [ $? -eq 1 ] && grep -Eq "$pattern" "$work/stderr" && [ ! -e "$work/err-$name" ]; then
-    ok "$name: $(head -1 "$work/stderr")"
-  else
-    bad "$name: $(head -1 "$work/stderr")"
-  fi
-}
 
 # 1. Bad files (text, hand-written): exit 1, the key named, nothing written.
 d=$work/in

@@ -47,17 +47,6 @@ assert s["pca_x_bound"] == s["x_norm_max"], s
 PY
 
 # 3. Bad input names the key.
-err() {
-  local name=$1 pattern=$2
-  shift 2
-  if "$dpdyn" "$@" --out="$work/err-$name" >/dev/null 2>"$work/stderr"; then
-    bad "$name: exit 0"
-  elif grep -Eq "$pattern" "$work/stderr" && [ ! -e "$work/err-$name" ]; then
-    ok "$name: $(head -1 "$work/stderr")"
-  else
-    bad "$name: $(head -1 "$work/stderr")"
-  fi
-}
 err pca_k_gt_p "'pca_k': 21 \(allowed: 0 = off, or 1 <= pca_k <= p = 20\)" simulate --model=nc --K=3 --p=20 --pca_k=21
 err pca_k_adversarial "'test_shift': adversarial \(allowed with pca_k > 0" simulate --model=nc --K=3 --p=20 --pca_k=2 --test_shift=adversarial --beta_test=0.1
 err n_public_1 "'n_public': 1 \(allowed: n_public >= 2 with pca_center = yes" simulate --model=nc --K=3 --p=20 --pca_k=2 --n_public=1

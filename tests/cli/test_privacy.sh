@@ -48,17 +48,6 @@ assert p["epsilon_conversion"] == "gdp", p
 PY
 
 # 3. One budget at a time, and keys that do not apply.
-err() {
-  local name=$1 pattern=$2
-  shift 2
-  if "$dpdyn" "$@" --out="$work/err" >/dev/null 2>"$work/stderr"; then
-    bad "$name: exit 0"
-  elif grep -Eq "$pattern" "$work/stderr"; then
-    ok "$name: $(head -1 "$work/stderr")"
-  else
-    bad "$name: $(head -1 "$work/stderr")"
-  fi
-}
 err rf_mu_sigma "'mu': given together with sigma" account "${R[@]}" --sigma=1 --mu=1
 err rf_zcdp_eps "'zcdp': given together with epsilon" account "${R[@]}" --epsilon=1 --zcdp=1
 err rf_mu_zero "'mu': 0 \(allowed" account "${R[@]}" --mu=0
