@@ -22,43 +22,51 @@ extern "C" {
 #endif
 
 typedef enum {
-  DPD_SPECTRUM_ISO = 0,   /* lambda_i = 1 */
-  DPD_SPECTRUM_LEVELS,    /* values[k] with multiplicity mult[k] */
-  DPD_SPECTRUM_POWERLAW,  /* lambda_i proportional to i^-alpha */
-  DPD_SPECTRUM_LIST       /* values[k] with multiplicity mult[k] (from a file) */
+  DPD_SPECTRUM_ISO = 0,  /* lambda_i = 1 */
+  DPD_SPECTRUM_LEVELS,   /* values[k] with multiplicity mult[k] */
+  DPD_SPECTRUM_POWERLAW, /* lambda_i proportional to i^-alpha */
+  DPD_SPECTRUM_LIST      /* values[k] with multiplicity mult[k] (from a file) */
 } dpd_spectrum_kind;
 
 typedef enum {
   DPD_THETA_RANDOM = 0, /* uniform direction, stream (seed, DPD_RNG_STREAM_PROBLEM) */
   DPD_THETA_FLAT,       /* (u_i^T theta*)^2 = |theta*|^2 / d */
-  DPD_THETA_GIVEN       /* components in the eigenbasis (rescaled to theta_norm unless theta_norm <= 0) */
+  DPD_THETA_GIVEN /* components in the eigenbasis (rescaled to theta_norm unless theta_norm <= 0) */
 } dpd_theta_kind;
 
 typedef struct {
-  size_t d;                 /* dimension, >= 1 */
+  size_t d; /* dimension, >= 1 */
   dpd_spectrum_kind spectrum;
-  double alpha;             /* powerlaw exponent, > 0 */
-  const double *values;     /* levels/list: eigenvalues > 0 (borrowed during create) */
-  const size_t *mult;       /* levels/list: multiplicities >= 1, summing to d (borrowed) */
+  double alpha;         /* powerlaw exponent, > 0 */
+  const double *values; /* levels/list: eigenvalues > 0 (borrowed during create) */
+  const size_t *mult;   /* levels/list: multiplicities >= 1, summing to d (borrowed) */
   size_t nvalues;
   dpd_theta_kind theta;
-  double theta_norm;        /* |theta*| > 0 */
+  double theta_norm;         /* |theta*| > 0 */
   const double *theta_given; /* DPD_THETA_GIVEN: d components in the eigenbasis (borrowed) */
-  uint64_t seed;            /* master seed (theta* draw) */
+  uint64_t seed;             /* master seed (theta* draw) */
 } dpd_linreg_problem_config;
 
 typedef struct {
   size_t d;
-  double *lambda;        /* [d] eigenvalues, mean 1, non-increasing */
-  double *sqrt_lambda;   /* [d] */
-  double *theta_star;    /* [d] theta* in the eigenbasis, in the order of lambda */
-  size_t ngroups;        /* distinct eigenvalues */
-  double *group_lambda;  /* [ngroups] */
-  double *group_mult;    /* [ngroups] multiplicities (as doubles) */
-  double *group_S0;      /* [ngroups] sum over the group of (d/2) (theta0_i - theta*_i)^2, theta0 = 0 */
+  double *lambda;       /* [d] eigenvalues, mean 1, non-increasing */
+  double *sqrt_lambda;  /* [d] */
+  double *theta_star;   /* [d] theta* in the eigenbasis, in the order of lambda */
+  size_t ngroups;       /* distinct eigenvalues */
+  double *group_lambda; /* [ngroups] */
+  double *group_mult;   /* [ngroups] multiplicities (as doubles) */
+  double *group_S0; /* [ngroups] sum over the group of (d/2) (theta0_i - theta*_i)^2, theta0 = 0 */
   double lambda_min, lambda_max;
   double mean_lambda_sq; /* (1/d) sum lambda_i^2 */
   int isotropic;         /* all lambda_i == 1 */
+  /* Spectral problems (dpd_linreg_problem_compress, dpd_linreg_problem_create_spectral) carry
+   * only the groups, for the ODE: lambda, sqrt_lambda and theta_star are NULL, and a group may
+   * be a quadrature node of one of the two spectral measures (see "Spectral compression"). */
+  int spectral;            /* 1: groups only */
+  double *group_tol;       /* [ngroups] share of the ODE's absolute tolerance of each group (the
+                              group's multiplicity for exact groups); NULL: group_mult */
+  size_t compressed_bands; /* bands replaced by Gauss nodes (0: every group is exact) */
+  int nodes_per_band;      /* the nodes per band and measure used (0: none compressed) */
 } dpd_linreg_problem;
 
 DPD_API dpd_linreg_problem_config dpd_linreg_problem_config_default(void);
@@ -69,26 +77,68 @@ DPD_API int dpd_linreg_problem_create(const dpd_linreg_problem_config *cfg,
                                       dpd_linreg_problem **out, dpd_err *err);
 DPD_API void dpd_linreg_problem_free(dpd_linreg_problem *p);
 
+/* ---- Spectral compression (docs/ode.md, "Spectral compression") ----
+ *
+ * Given the scalar path P(t), the ODE of MATH.md 1.7 is linear in each group, and R(t) needs
+ * only integrals of exp(-2 lambda A) (A >= 0) against two spectral measures: the initial energy
+ * mu_0 = sum_i lambda_i D_i(0)/d delta_{lambda_i} and the forcing measure
+ * mu_f = sum_i (lambda_i/d) delta_{lambda_i} (the SGD-noise term is lambda times the privacy
+ * term's integrand). Per logarithmic band of the spectrum (bands_per_decade per factor 10 down
+ * from lambda_max), a band with at most `nodes` distinct eigenvalues keeps them as exact groups;
+ * a larger band is replaced by the `nodes`-point Gauss rule of each measure restricted to the
+ * band (modified Chebyshev moments on the band, Gautschi's modified Chebyshev algorithm, the
+ * eigen-decomposition of the Jacobi matrix by LAPACK dstev). A node (x, W) of mu_0 becomes a
+ * group with lambda = x, multiplicity 0 and S_0 = d W / x; a node of mu_f a group with
+ * lambda = x, multiplicity d W / x and S_0 = 0. lambda_min, lambda_max and R(0) are those of the
+ * full spectrum, so the bounds and the release jump are unchanged. */
+typedef struct {
+  int nodes;            /* Gauss nodes per band and measure, 1 .. DPD_COMPRESS_MAX_NODES
+                           (default 6) */
+  int bands_per_decade; /* >= 1 (default 3) */
+} dpd_linreg_compress_config;
+
+#define DPD_COMPRESS_MAX_NODES 32
+
+DPD_API dpd_linreg_compress_config dpd_linreg_compress_config_default(void);
+
+/* The spectral problem of a built problem (any spectrum and theta*): O(ngroups) time and
+ * memory. *out is returned-owned (dpd_linreg_problem_free). */
+DPD_API int dpd_linreg_problem_compress(const dpd_linreg_problem *p,
+                                        const dpd_linreg_compress_config *cc,
+                                        dpd_linreg_problem **out, dpd_err *err);
+
+/* The spectral problem straight from a configuration, without any array of d numbers:
+ * iso, levels and powerlaw spectra with theta* flat or random. Powerlaw bands of many
+ * eigenvalues take their moments from Gregory's summation formula (an integral by
+ * Gauss-Legendre in log i plus end corrections up to fifth differences), so with theta* flat the
+ * cost does not grow with d; a random theta* needs its d Gaussians, drawn in one streaming pass
+ * (the same draws as dpd_linreg_problem_create). Other spectra and a given theta*: DPD_EINVAL
+ * (build the problem, then compress it). */
+DPD_API int dpd_linreg_problem_create_spectral(const dpd_linreg_problem_config *cfg,
+                                               const dpd_linreg_compress_config *cc,
+                                               dpd_linreg_problem **out, dpd_err *err);
+
 /* Excess risk R(theta) = (1/2) sum lambda_i e_i^2 of an error vector e = theta - theta*. */
 DPD_API double dpd_linreg_excess_risk(const dpd_linreg_problem *p, const double *e);
 
-/* Excess risk at theta_0 = 0: (1/2) sum lambda_i theta*_i^2. */
+/* Excess risk at theta_0 = 0: (1/2) sum lambda_i theta*_i^2 (spectral problems: from the
+ * groups, (1/d) sum_j lambda_j S_j(0)). */
 DPD_API double dpd_linreg_initial_risk(const dpd_linreg_problem *p);
 
 /* ---- The algorithm: one-pass DP-SGD with per-sample clipping (MATH.md 1.3) ---- */
 
 typedef struct {
-  size_t n;            /* samples = steps, >= 1 */
-  double zeta;         /* label-noise standard deviation, >= 0 */
-  dpd_noise_law noise; /* label-noise law (default DPD_NOISE_GAUSSIAN) */
-  double noise_nu;     /* Student-t degrees of freedom, finite > 2, used when noise =
-                          DPD_NOISE_STUDENT (default 5) */
-  double c;            /* clipping scale, C = c sqrt(d); INFINITY = no clipping */
-  double rho;          /* privacy; INFINITY = no noise */
-  size_t seeds;        /* replicates, >= 1 */
-  uint64_t seed;       /* master seed: replicate r uses stream (seed, r) */
-  size_t grid;         /* recorded times t_j = j/(grid-1), j = 0..grid-1, grid >= 2 */
-  int threads;         /* OpenMP threads (<= 0: all); results do not depend on it */
+  size_t n;                 /* samples = steps, >= 1 */
+  double zeta;              /* label-noise standard deviation, >= 0 */
+  dpd_noise_law noise;      /* label-noise law (default DPD_NOISE_GAUSSIAN) */
+  double noise_nu;          /* Student-t degrees of freedom, finite > 2, used when noise =
+                               DPD_NOISE_STUDENT (default 5) */
+  double c;                 /* clipping scale, C = c sqrt(d); INFINITY = no clipping */
+  double rho;               /* privacy; INFINITY = no noise */
+  size_t seeds;             /* replicates, >= 1 */
+  uint64_t seed;            /* master seed: replicate r uses stream (seed, r) */
+  size_t grid;              /* recorded times t_j = j/(grid-1), j = 0..grid-1, grid >= 2 */
+  int threads;              /* OpenMP threads (<= 0: all); results do not depend on it */
   dpd_progress_fn progress; /* replicates done, from the calling thread (replicate.h); NULL:
                                none (default). Returning non-zero stops the run (DPD_ECANCELLED) */
   void *progress_user;      /* passed to progress (borrowed; default NULL) */
@@ -96,15 +146,15 @@ typedef struct {
 
 typedef struct {
   size_t grid;
-  double *t;                 /* [grid] */
-  double *risk_mean;         /* [grid] mean excess risk over replicates at step round(t n) */
-  double *risk_se;           /* [grid] standard error of the mean */
-  double *clip_fraction;     /* [grid] fraction of clipped steps in (t_{j-1}, t_j], 0 at j = 0 */
-  double *risk_replicates;   /* [seeds * grid], row-major by replicate */
+  double *t;               /* [grid] */
+  double *risk_mean;       /* [grid] mean excess risk over replicates at step round(t n) */
+  double *risk_se;         /* [grid] standard error of the mean */
+  double *clip_fraction;   /* [grid] fraction of clipped steps in (t_{j-1}, t_j], 0 at j = 0 */
+  double *risk_replicates; /* [seeds * grid], row-major by replicate */
   size_t seeds;
-  double final_risk, final_risk_se;          /* released iterate theta_n */
-  double before_release, before_release_se;  /* theta_n without the last step's noise */
-  double clip_fraction_total;                /* over all steps and replicates */
+  double final_risk, final_risk_se;         /* released iterate theta_n */
+  double before_release, before_release_se; /* theta_n without the last step's noise */
+  double clip_fraction_total;               /* over all steps and replicates */
 } dpd_linreg_sim_result;
 
 DPD_API dpd_linreg_sim_config dpd_linreg_sim_config_default(void);

@@ -41,25 +41,27 @@ typedef enum {
 } dpd_ode_linsol;
 
 typedef struct {
-  double gamma; /* d/n, finite > 0 (default 0.5; callers normally set it) */
-  double zeta;  /* label-noise sd, finite >= 0 (default 0.5) */
+  double gamma;        /* d/n, finite > 0 (default 0.5; callers normally set it) */
+  double zeta;         /* label-noise sd, finite >= 0 (default 0.5) */
   dpd_noise_law noise; /* label-noise law (default Gaussian): mu_c, nu_c follow it (clip.h);
                           non-Gaussian laws evaluate them by GSL quadrature (about 20-40 us per
                           evaluation, against 0.1 us for the Gaussian closed forms) */
   double noise_nu;     /* Student-t degrees of freedom, finite > 2 (default 5; read only for
                           DPD_NOISE_STUDENT) */
-  double c;     /* clipping scale > 0, INFINITY = none (default); must be finite when rho is */
-  double rho;   /* privacy > 0, INFINITY = none (default); needs a non-increasing schedule */
-  size_t grid;  /* output times t_j = j/(grid-1), grid >= 2 (default 101) */
+  double c;    /* clipping scale > 0, INFINITY = none (default); must be finite when rho is */
+  double rho;  /* privacy > 0, INFINITY = none (default); needs a non-increasing schedule */
+  size_t grid; /* output times t_j = j/(grid-1), grid >= 2 (default 101) */
   dpd_ode_method method; /* default DPD_ODE_BDF (the method table below) */
-  double rtol;           /* relative tolerance, default 1e-8 (CVODE controls the local error: the
-                            global error of R is typically 5-50 rtol) */
-  double atol;    /* absolute tolerance on R, default 1e-12; group j gets atol m_j / lambda_j,
-                     so that all groups together contribute at most atol to R */
-  long max_steps; /* CVODE mxstep (steps between two output times), >= 1, default 100000 */
-  int bounds;     /* 1: also solve the two bounds (always with CVODE BDF and a dense 2 x 2
-                     solver: the lower bound is as stiff as the full system) when the method
-                     gives them (DPD_ODE_GIVES_BOUNDS; others leave them NULL); 0 (default) */
+  double rtol;           /* relative tolerance, default 1e-10 (CVODE controls the local error:
+                            the global error of R is typically 5-50 rtol, so the default gives
+                            about 1e-9 on the closed-form cases) */
+  double atol;           /* absolute tolerance on R, default 1e-14; group j gets atol s_j / lambda_j
+                            with s_j = problem->group_tol[j] (group_mult[j] when NULL), so that all
+                            groups together contribute about atol to R */
+  long max_steps;        /* CVODE mxstep (steps between two output times), >= 1, default 100000 */
+  int bounds;            /* 1: also solve the two bounds (always with CVODE BDF and a dense 2 x 2
+                            solver: the lower bound is as stiff as the full system) when the method
+                            gives them (DPD_ODE_GIVES_BOUNDS; others leave them NULL); 0 (default) */
   dpd_ode_linsol linsol; /* BDF: default DPD_ODE_LINSOL_SM */
   int krylov_maxl;       /* BDF + SPGMR: Krylov dimension >= 1, default 5 (2 suffice: the
                             preconditioned Newton matrix is identity plus rank one) */

@@ -35,6 +35,7 @@ void dpd_linreg_problem_free(dpd_linreg_problem *p) {
     free(p->group_lambda);
     free(p->group_mult);
     free(p->group_S0);
+    free(p->group_tol);
     free(p);
   }
 }
@@ -299,5 +300,12 @@ double dpd_linreg_excess_risk(const dpd_linreg_problem *p, const double *e) {
 }
 
 double dpd_linreg_initial_risk(const dpd_linreg_problem *p) {
+  if (p->spectral) {
+    double r = 0.0;
+    for (size_t j = 0; j < p->ngroups; j++) {
+      r += p->group_lambda[j] * p->group_S0[j];
+    }
+    return r / (double)p->d;
+  }
   return dpd_linreg_excess_risk(p, p->theta_star);
 }

@@ -346,7 +346,11 @@ printf '1.0 1111111111111311\n' >"$f/spec_huge.txt"
 tcase spectrum_file_huge 1 "'spectrum'" -- ode --n=20 --spectrum="file:$f/spec_huge.txt"
 # Memory limits (max_memory pinned: the default is half the RAM of whatever machine runs this).
 tcase d_2147483647 1 "'d'.*max_memory" -- ode --d=2147483647 --n=8589934588 \
-  --theta_star=random --max_memory=8G
+  --theta_star=random --compress=off --max_memory=8G
+# Spectral compression: the ODE of an analytic spectrum needs no array of d numbers.
+tcase d_1e9_compressed 0 'j["compressed"] and j["ode_groups"] < 1000 and j["compress_error_estimate"] <= 1e-9' -- \
+  ode --d=1000000000 --n=4000000000 --spectrum=powerlaw:1 --theta_star=flat --c=0.5 --rho=1 \
+  --schedule=sqrt --eta0=2 --max_memory=64M
 tcase simulate_1e9 1 "'n'.*max_memory" -- simulate --d=1000000000 --n=4000000000 --threads=1 \
   --max_memory=8G
 tcase rf_p_1e6 1 "'p'.*max_memory" -- simulate --model=rf --p=1000000 --n=20000
@@ -410,11 +414,12 @@ for v in 0 12x -1 nan inf 1e400 ' 7 ' 1023K 99999999999999999999T M ''; do
 done
 tcase max_memory_1M_ok 0 "" -- ode "${Lo[@]}" --max_memory=1M
 tcase max_memory_1M_n 1 "'n'.*max_memory" -- simulate --d=5 --n=200000 --max_memory=1M
-tcase max_memory_1M_d 1 "'d'.*max_memory" -- ode --d=100000 --n=1000000 --max_memory=1M
+tcase max_memory_1M_d 1 "'d'.*max_memory" -- ode --d=100000 --n=1000000 --compress=off \
+  --max_memory=1M
 tcase max_memory_1M_seeds 1 "'seeds'.*max_memory" -- simulate "${L[@]}" --seeds=100000 \
   --grid=101 --max_memory=1M
 tcase max_memory_1M_spectrum 1 "'spectrum'.*max_memory" -- ode --n=1000000 \
-  --spectrum='levels:1*100000' --max_memory=1M
+  --spectrum='levels:1*100000' --compress=off --max_memory=1M
 tcase max_memory_1M_rf_p 1 "'p'.*max_memory" -- simulate "${R[@]}" --p=5000 --max_memory=1M
 tcase max_memory_1M_rf_n 1 "'n'.*max_memory" -- ou "${R[@]}" --n=2000 --max_memory=1M
 

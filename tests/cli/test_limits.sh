@@ -67,8 +67,9 @@ refused() {
 
 if [ "$asan" = 0 ]; then
   estimate_vs_rss account_n account --d=10 --n=5000000 --c=1 --rho=1
-  estimate_vs_rss ode_iso_d ode --d=3000000 --n=12000000 --grid=3
-  estimate_vs_rss ode_powerlaw_groups ode --d=200000 --n=800000 --spectrum=powerlaw:1 --grid=3
+  estimate_vs_rss ode_iso_d ode --d=3000000 --n=12000000 --grid=3 --compress=off
+  estimate_vs_rss ode_powerlaw_groups ode --d=200000 --n=800000 --spectrum=powerlaw:1 --grid=3 \
+    --compress=off
   estimate_vs_rss simulate_n simulate --d=4 --n=5000000 --seeds=2 --grid=3 --threads=2
   estimate_vs_rss simulate_seeds simulate --d=4 --n=16 --seeds=400000 --grid=11 --threads=2
   estimate_vs_rss rf_simulate_p simulate --model=rf --d=50 --n=800 --p=4000 --n_test=500 \
@@ -78,13 +79,14 @@ else
   echo "skip estimate_vs_rss: AddressSanitizer build (RSS includes shadow memory)"
 fi
 refused ref_account_n n account --d=10 --n=10000000 --c=1 --rho=1 --max_memory=50M
-refused ref_ode_d d ode --d=5000000 --n=20000000 --grid=3 --max_memory=50M
-refused ref_levels spectrum ode --n=40000000 --spectrum=levels:1*5000000,2*5000000 --max_memory=50M
+refused ref_ode_d d ode --d=5000000 --n=20000000 --grid=3 --compress=off --max_memory=50M
+refused ref_levels spectrum ode --n=40000000 --spectrum=levels:1*5000000,2*5000000 --compress=off \
+  --max_memory=50M
 refused ref_gamma gamma simulate --d=4 --gamma=5e-7 --seeds=2 --grid=3 --max_memory=50M
 refused ref_seeds seeds simulate --d=4 --n=16 --seeds=16000000 --grid=11 --max_memory=50M
 refused ref_rf_p p simulate --model=rf --d=50 --n=1000 --p=60000 --n_test=500 --steps=3 \
   --seeds=2 --max_memory=50M
 refused ref_rf_n n ou --d=20 --n=20000 --p=300 --n_test=200 --steps=3 --max_memory=50M
-refused ref_default_ram d ode --n=8589934588 --d=2147483647 --theta_star=random
+refused ref_default_ram d ode --n=8589934588 --d=2147483647 --theta_star=random --compress=off
 
 finish limits

@@ -25,6 +25,8 @@ DPD_HIDDEN_FN void dpd__linreg_free(linreg_run *r);
 /* The build step of a set-up made with build = 0 (keys in effect recorded, problem built). */
 DPD_HIDDEN_FN int dpd__linreg_build(dpd_keys *keys, linreg_run *r, dpd_err *err);
 DPD_HIDDEN_FN const dpd_linreg_problem *dpd__linreg_problem(const linreg_run *r);
+/* The problem the ODE solves: spectral (compressed) or the full problem. */
+DPD_HIDDEN_FN const dpd_linreg_problem *dpd__linreg_ode_problem(const linreg_run *r);
 DPD_HIDDEN_FN const dpd_schedule_config *dpd__linreg_schedule_config(const linreg_run *r);
 DPD_HIDDEN_FN int dpd__linreg_plot(const linreg_run *r);
 /* ODE and simulation configurations of the keys in effect (bounds off). */

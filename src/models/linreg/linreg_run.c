@@ -34,7 +34,12 @@ typedef struct linreg_run {
   int plot;
   dpd_ode_method method;
   double rtol, atol;
-  dpd_linreg_problem *problem;
+  int uses_ode;                    /* ode, compare, tune */
+  int compress;                    /* 0 off, 1 on, 2 auto */
+  double compress_tol;             /* target of the a-posteriori compression error */
+  dpd_linreg_compress_config cc;   /* nodes per band in use, bands per decade */
+  dpd_linreg_problem *problem;     /* the full problem; NULL when only the ODE runs, spectrally */
+  dpd_linreg_problem *ode_problem; /* what the ODE solves: a spectral problem, or `problem` */
   dpd_schedule *schedule;
   dpd_schedule_config schedule_cfg; /* as created (table pointers into sched_cols) */
   /* storage for file inputs (borrowed by the configs during create) */
@@ -50,6 +55,9 @@ typedef struct linreg_run {
 } linreg_run;
 
 static void run_free(linreg_run *r) {
+  if (r->ode_problem != r->problem) {
+    dpd_linreg_problem_free(r->ode_problem);
+  }
   dpd_linreg_problem_free(r->problem);
   dpd_schedule_free(r->schedule);
   for (int k = 0; k < 2; k++) {
@@ -341,6 +349,21 @@ static int setup_schedule(const dpd_keys *keys, linreg_run *r, dpd_err *err) {
 /* The memory a linreg command needs, estimated from the validated sizes before anything large
  * is allocated (bytes; measured against peak RSS in tests/cli/test_limits.sh). The key named in
  * an error is the one whose term dominates. */
+/* 1 when the ODE's spectral problem can be built without the full problem: an analytic spectrum
+ * and theta* random or flat (dpd_linreg_problem_create_spectral). */
+static int spectral_direct(const linreg_run *r) {
+  if (r->pc.spectrum == DPD_SPECTRUM_POWERLAW && r->pc.alpha * log10((double)r->d) > 250.0) {
+    return 0; /* eigenvalues that underflow: the full problem handles them */
+  }
+  return r->pc.spectrum != DPD_SPECTRUM_LIST &&
+         (r->pc.theta == DPD_THETA_RANDOM || r->pc.theta == DPD_THETA_FLAT);
+}
+
+/* 1 when the command needs the per-coordinate problem: a simulation, or the uncompressed ODE. */
+static int needs_full(const linreg_run *r, const char *command) {
+  return !r->uses_ode || r->compress == 0 || !spectral_direct(r) || strcmp(command, "ode") != 0;
+}
+
 static int check_memory(const dpd_keys *keys, const char *command, linreg_run *r, dpd_err *err) {
   const double d = (double)r->d, n = (double)r->n;
   const double threads = r->threads > 0 ? r->threads : omp_get_max_threads();
@@ -352,6 +375,15 @@ static int check_memory(const dpd_keys *keys, const char *command, linreg_run *r
   const int ode = strcmp(command, "ode") == 0 || strcmp(command, "compare") == 0 ||
                   strcmp(command, "tune") == 0;
   double by_d = 8.0 * (3.0 * d + 2.0 * (double)r->pc.nvalues) + 24.0 * groups;
+  double ode_groups = groups;
+  if (r->uses_ode && r->compress != 0 && r->pc.spectrum == DPD_SPECTRUM_POWERLAW) {
+    /* at most 2 x 32 nodes per band, bands_per_decade per decade of d^alpha */
+    const double bands = r->cc.bands_per_decade * r->pc.alpha * log10(d) + 2.0;
+    ode_groups = fmin(groups, 64.0 * bands);
+  }
+  if (!needs_full(r, command)) {
+    by_d = 8.0 * 4.0 * ode_groups + (r->pc.theta == DPD_THETA_RANDOM ? 8.0 * 4096.0 : 0.0);
+  }
   double by_n = 0.0, by_seeds = 0.0;
   const char *driver;
   if (sim) {
@@ -361,7 +393,7 @@ static int check_memory(const dpd_keys *keys, const char *command, linreg_run *r
     by_seeds += 8.0 * (double)r->seeds * (2.0 * (double)r->grid + 3.0) * (r->with_sde ? 2.0 : 1.0);
   }
   if (ode) {
-    by_d += 8.0 * 20.0 * groups; /* CVODE's BDF history and work vectors, the ODE's own */
+    by_d += 8.0 * 20.0 * ode_groups; /* CVODE's BDF history and work vectors, the ODE's own */
   }
   if (strcmp(command, "account") == 0) {
     by_n += 16.0 * n;
@@ -512,6 +544,23 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, linreg_run *r, int buil
       (status = dpd_keys_real_range_get(keys, "atol", 0.0, 0, INFINITY, 0, 0, &r->atol, err)) < 0) {
     return status;
   }
+  r->uses_ode = strcmp(command, "ode") == 0 || strcmp(command, "compare") == 0 ||
+                strcmp(command, "tune") == 0;
+  r->cc = dpd_linreg_compress_config_default();
+  r->compress = 0;
+  if (r->uses_ode) {
+    size_t choice, nodes, bands;
+    if ((status = dpd_keys_choice_get(keys, "compress", &choice, err)) < 0 ||
+        (status = dpd_keys_real_range_get(keys, "compress_tol", 0.0, 0, 1.0, 0, 0, &r->compress_tol,
+                                          err)) < 0 ||
+        (status = dpd_keys_size_range_get(keys, "compress_nodes", 1, 30, &nodes, err)) < 0 ||
+        (status = dpd_keys_size_range_get(keys, "compress_bands", 1, 100, &bands, err)) < 0) {
+      return status;
+    }
+    r->compress = choice == 0 ? 2 : choice == 1 ? 1 : 0; /* auto|on|off */
+    r->cc.nodes = (int)nodes;
+    r->cc.bands_per_decade = (int)bands;
+  }
   r->threads = (int)threads;
   r->noise.zeta = r->zeta;
   if (dpd_keys_given(keys, "dt")) {
@@ -595,10 +644,38 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, linreg_run *r, int buil
   return dpd__linreg_build(keys, r, err);
 }
 
+/* The problem the ODE solves with `nodes` per band: from the full problem when there is one,
+ * else straight from the configuration. */
+static int spectral_build(const linreg_run *r, int nodes, dpd_linreg_problem **out, dpd_err *err) {
+  dpd_linreg_compress_config cc = r->cc;
+  cc.nodes = nodes;
+  return r->problem != NULL ? dpd_linreg_problem_compress(r->problem, &cc, out, err)
+                            : dpd_linreg_problem_create_spectral(&r->pc, &cc, out, err);
+}
+
 int dpd__linreg_build(dpd_keys *keys, linreg_run *r, dpd_err *err) {
   /* Every key is valid and the run fits in memory: record the keys in effect, build. */
+  int status;
   dpd__linreg_keys_in_effect(keys);
-  return dpd_linreg_problem_create(&r->pc, &r->problem, err);
+  if (needs_full(r, dpd_keys_command_get(keys)) &&
+      (status = dpd_linreg_problem_create(&r->pc, &r->problem, err)) < 0) {
+    return status;
+  }
+  r->ode_problem = r->problem;
+  if (r->uses_ode && r->compress != 0) {
+    dpd_linreg_problem *sp = NULL;
+    if ((status = spectral_build(r, r->cc.nodes, &sp, err)) < 0) {
+      return status;
+    }
+    /* auto: only when it at least halves the groups (a spectral problem built straight from
+     * the configuration is used in any case: it is exact where it does not compress) */
+    if (r->compress == 1 || r->problem == NULL || 2 * sp->ngroups <= r->problem->ngroups) {
+      r->ode_problem = sp;
+    } else {
+      dpd_linreg_problem_free(sp);
+    }
+  }
+  return DPD_OK;
 }
 
 static void add_privacy(dpd_output *out, const linreg_run *r) {
@@ -646,7 +723,9 @@ int dpd__linreg_output_begin(const dpd_keys *keys, const linreg_run *r, dpd_outp
     cJSON_AddNumberToObject(out->summary, "noise_nu", r->noise.nu);
   }
   cJSON_AddStringToObject(out->summary, "schedule", dpd_schedule_name(r->schedule));
-  cJSON_AddNumberToObject(out->summary, "initial_excess_risk", dpd_linreg_initial_risk(r->problem));
+  cJSON_AddNumberToObject(
+      out->summary, "initial_excess_risk",
+      dpd_linreg_initial_risk(r->problem != NULL ? r->problem : r->ode_problem));
   cJSON_AddNumberToObject(out->summary, "memory_estimate_bytes", round(r->memory_estimate));
   add_privacy(out, r);
   return DPD_OK;
@@ -866,6 +945,10 @@ const dpd_linreg_problem *dpd__linreg_problem(const linreg_run *r) {
   return r->problem;
 }
 
+const dpd_linreg_problem *dpd__linreg_ode_problem(const linreg_run *r) {
+  return r->ode_problem;
+}
+
 const dpd_schedule_config *dpd__linreg_schedule_config(const linreg_run *r) {
   return &r->schedule_cfg;
 }
@@ -874,12 +957,134 @@ int dpd__linreg_plot(const linreg_run *r) {
   return r->plot;
 }
 
+/* Largest relative difference |a - b| / |b| over the grid of the risk and, when both have
+ * them, of the finite bounds. */
+static double max_rel_diff(const dpd_ode_result *a, const dpd_ode_result *b, int bounds) {
+  double m = 0.0;
+  for (size_t i = 0; i < a->grid; i++) {
+    m = fmax(m, fabs(a->risk[i] - b->risk[i]) / fabs(b->risk[i]));
+    if (bounds && a->lower != NULL && b->lower != NULL) {
+      if (isfinite(a->lower[i]) && isfinite(b->lower[i])) {
+        m = fmax(m, fabs(a->lower[i] - b->lower[i]) / fabs(b->lower[i]));
+      }
+      if (isfinite(a->upper[i]) && isfinite(b->upper[i])) {
+        m = fmax(m, fabs(a->upper[i] - b->upper[i]) / fabs(b->upper[i]));
+      }
+    }
+  }
+  m = fmax(m, fabs(a->final_risk - b->final_risk) / fabs(b->final_risk));
+  return m;
+}
+
+/* Largest system whose error is estimated by a second solve at rtol/10. */
+#define ODE_ESTIMATE_MAX_GROUPS 20000
+
+typedef struct {
+  double compress_est; /* NAN: not compressed */
+  double ode_est;      /* NAN: not estimated (why in ode_est_why) */
+  const char *ode_est_why;
+} ode_estimates;
+
+/* Solves the ODE on r->ode_problem with the a-posteriori estimates of docs/ode.md: a compressed
+ * problem is solved again with 2 more nodes per band, until the largest relative change of R
+ * (and of the release) is at most compress_tol or 32 nodes are reached; the finer solve is the
+ * result, the last change the compression estimate. The ODE's own error: the result against a
+ * solve at rtol/10, atol/10 (systems of at most ODE_ESTIMATE_MAX_GROUPS groups). */
+static int ode_solve_estimated(linreg_run *r, const dpd_ode_config *oc, dpd_ode_result **res,
+                               ode_estimates *est, dpd_err *err) {
+  int status;
+  dpd_ode_result *a = NULL;
+  est->compress_est = NAN;
+  est->ode_est = NAN;
+  est->ode_est_why = NULL;
+  if ((status = dpd_ode_solve(r->ode_problem, r->schedule, oc, &a, err)) < 0) {
+    return status;
+  }
+  if (r->ode_problem->spectral && r->ode_problem->compressed_bands > 0) {
+    int n = r->ode_problem->nodes_per_band;
+    while (n + 2 <= DPD_COMPRESS_MAX_NODES) {
+      dpd_linreg_problem *finer = NULL;
+      dpd_ode_result *b = NULL;
+      if ((status = spectral_build(r, n + 2, &finer, err)) < 0 ||
+          (status = dpd_ode_solve(finer, r->schedule, oc, &b, err)) < 0) {
+        dpd_linreg_problem_free(finer);
+        dpd_ode_result_free(a);
+        return status;
+      }
+      est->compress_est = max_rel_diff(a, b, 0);
+      dpd_ode_result_free(a);
+      a = b;
+      if (r->ode_problem != r->problem) {
+        dpd_linreg_problem_free(r->ode_problem);
+      }
+      r->ode_problem = finer;
+      n += 2;
+      if (est->compress_est <= r->compress_tol) {
+        break;
+      }
+    }
+  }
+  if (r->method == DPD_ODE_VOLTERRA) {
+    est->ode_est_why = "method volterra: its error is not set by rtol";
+  } else if (r->ode_problem->ngroups > ODE_ESTIMATE_MAX_GROUPS) {
+    est->ode_est_why = "more than 20000 groups: a second solve would double the cost";
+  } else {
+    dpd_ode_config fine = *oc;
+    dpd_ode_result *c = NULL;
+    fine.rtol = oc->rtol / 10.0;
+    fine.atol = oc->atol / 10.0;
+    if ((status = dpd_ode_solve(r->ode_problem, r->schedule, &fine, &c, err)) < 0) {
+      dpd_ode_result_free(a);
+      return status;
+    }
+    est->ode_est = max_rel_diff(a, c, 1);
+    dpd_ode_result_free(c);
+  }
+  *res = a;
+  return DPD_OK;
+}
+
+/* Distinct eigenvalues of the spectrum (not of the ODE's groups). */
+static double distinct_eigenvalues(const linreg_run *r) {
+  if (r->problem != NULL) {
+    return (double)r->problem->ngroups;
+  }
+  if (r->pc.spectrum == DPD_SPECTRUM_POWERLAW) {
+    return (double)r->d;
+  }
+  return r->ode_problem->compressed_bands == 0 ? (double)r->ode_problem->ngroups : NAN;
+}
+
+static void add_ode_report(dpd_output *out, const linreg_run *r, const dpd_ode_result *ode,
+                           const ode_estimates *est) {
+  const dpd_linreg_problem *p = r->ode_problem;
+  cJSON_AddNumberToObject(out->summary, "ode_steps", (double)ode->steps);
+  cJSON_AddNumberToObject(out->summary, "distinct_eigenvalues", distinct_eigenvalues(r));
+  cJSON_AddNumberToObject(out->summary, "ode_groups", (double)p->ngroups);
+  cJSON_AddBoolToObject(out->summary, "compressed", p->spectral && p->compressed_bands > 0);
+  if (p->spectral && p->compressed_bands > 0) {
+    cJSON_AddNumberToObject(out->summary, "compress_nodes_per_band", (double)p->nodes_per_band);
+    cJSON_AddNumberToObject(out->summary, "compressed_bands", (double)p->compressed_bands);
+    dpd_output_number_set(out, "compress_error_estimate", est->compress_est);
+  } else {
+    dpd_output_na_set(out, "compress_error_estimate",
+                      r->compress == 0 ? "compress = off"
+                                       : "every group exact (no band compressed)");
+  }
+  if (isnan(est->ode_est)) {
+    dpd_output_na_set(out, "ode_error_estimate", est->ode_est_why);
+  } else {
+    dpd_output_number_set(out, "ode_error_estimate", est->ode_est);
+  }
+}
+
 /* simulate | sde | ode | compare | account. */
 static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, dpd_err *err) {
   const char *command = dpd_keys_command_get(keys);
   linreg_run r;
   dpd_linreg_sim_result *sim = NULL, *sde = NULL;
   dpd_ode_result *ode = NULL;
+  ode_estimates est = {NAN, NAN, NULL};
   dpd_output *out = NULL;
   int status = DPD_OK;
   int is_sde = strcmp(command, "sde") == 0;
@@ -910,7 +1115,7 @@ static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
   if (do_ode) {
     dpd_ode_config oc = dpd__linreg_ode_config(&r);
     oc.bounds = 1; /* NULL when the method does not give them */
-    if ((status = dpd_ode_solve(r.problem, r.schedule, &oc, &ode, err)) < 0) {
+    if ((status = ode_solve_estimated(&r, &oc, &ode, &est, err)) < 0) {
       goto done;
     }
   }
@@ -1004,8 +1209,7 @@ static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
           dpd_output_number_set(out, key, bound[g - 1]);
         }
       }
-      cJSON_AddNumberToObject(out->summary, "ode_steps", (double)ode->steps);
-      cJSON_AddNumberToObject(out->summary, "distinct_eigenvalues", (double)r.problem->ngroups);
+      add_ode_report(out, &r, ode, &est);
       if (main_run == NULL) {
         ADD_COL(ode->risk, "excess_risk");
         if (ode->lower != NULL) {

@@ -345,8 +345,8 @@ int dpd__linreg_tune(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, 
   tc.threads = simc.threads;
 
   /* 1. The optimum. */
-  if ((status = dpd_tune_run(dpd__linreg_problem(run), dpd__linreg_schedule_config(run), &tc, &res,
-                             err)) < 0) {
+  if ((status = dpd_tune_run(dpd__linreg_ode_problem(run), dpd__linreg_schedule_config(run), &tc,
+                             &res, err)) < 0) {
     goto done;
   }
   if ((status = set_optimum_params(keys, &res)) < 0 ||
@@ -362,7 +362,7 @@ int dpd__linreg_tune(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, 
 
   /* 2. The surface. */
   if (t.heatmap > 0 &&
-      (status = run_surface(dpd__linreg_problem(run), &tc, &res, &t, out, &st, err)) < 0) {
+      (status = run_surface(dpd__linreg_ode_problem(run), &tc, &res, &t, out, &st, err)) < 0) {
     goto done;
   }
 
@@ -374,7 +374,7 @@ int dpd__linreg_tune(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, 
     dpd_ode_config oc = tc.ode;
     oc.c = res.c;
     oc.bounds = 1;
-    if ((status = dpd_ode_solve(dpd__linreg_problem(run), schedule, &oc, &ode, err)) < 0) {
+    if ((status = dpd_ode_solve(dpd__linreg_ode_problem(run), schedule, &oc, &ode, err)) < 0) {
       goto done;
     }
   }
@@ -421,6 +421,10 @@ int dpd__linreg_tune(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, 
   dpd_output_number_set(out, "lower_bound_before_release", ode->lower[g - 1]);
   dpd_output_number_set(out, "upper_bound_before_release", ode->upper[g - 1]);
   cJSON_AddNumberToObject(out->summary, "confirm_seeds", (double)t.confirm_seeds);
+  cJSON_AddNumberToObject(out->summary, "ode_groups",
+                          (double)dpd__linreg_ode_problem(run)->ngroups);
+  cJSON_AddBoolToObject(out->summary, "compressed",
+                        dpd__linreg_ode_problem(run)->compressed_bands > 0);
   if (sim != NULL) {
     double gap = fabs(res.risk - sim->final_risk);
     double sup_gap = 0.0, sup_gap_se = 0.0;
