@@ -409,6 +409,11 @@ static int validate(const dpd_linreg_problem *problem, const dpd_schedule *sched
                     : cfg == NULL      ? "config"
                                        : "out");
   }
+  if (problem->spectral) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'problem': a spectral (groups-only) problem (allowed: one "
+                    "from dpd_linreg_problem_create, with its per-coordinate arrays)");
+  }
   if (problem->d < 1 || problem->lambda == NULL || problem->sqrt_lambda == NULL ||
       problem->theta_star == NULL) {
     return DPD_FAIL(err, DPD_EINVAL,
