@@ -101,6 +101,28 @@ typedef struct {
 
 DPD_API dpd_linreg_compress_config dpd_linreg_compress_config_default(void);
 
+/* A spectrum ready for compression: per band, its exact eigenvalues (bands of at most
+ * cc->nodes) or the first 2 cc->nodes Chebyshev moments of both measures. Built once (the only
+ * pass over the eigenvalues), it gives the spectral problem at any nodes <= cc->nodes cheaply
+ * (dpd_linreg_spectrum_problem): the a-posteriori estimate (2 more nodes) costs no second pass.
+ * Opaque; dpd_linreg_spectrum_free. */
+typedef struct dpd_linreg_spectrum dpd_linreg_spectrum;
+
+/* From a built problem: O(ngroups). */
+DPD_API int dpd_linreg_spectrum_from_problem(const dpd_linreg_problem *p,
+                                             const dpd_linreg_compress_config *cc,
+                                             dpd_linreg_spectrum **out, dpd_err *err);
+/* Straight from a configuration (see dpd_linreg_problem_create_spectral); the pass over the
+ * Gaussians of a random theta* runs on `threads` OpenMP threads (<= 0: all) in fixed chunks
+ * added in order, so the result does not depend on the thread count. */
+DPD_API int dpd_linreg_spectrum_from_config(const dpd_linreg_problem_config *cfg,
+                                            const dpd_linreg_compress_config *cc, int threads,
+                                            dpd_linreg_spectrum **out, dpd_err *err);
+/* The spectral problem with `nodes` (1 .. the spectrum's cc->nodes) Gauss nodes per band. */
+DPD_API int dpd_linreg_spectrum_problem(const dpd_linreg_spectrum *s, int nodes,
+                                        dpd_linreg_problem **out, dpd_err *err);
+DPD_API void dpd_linreg_spectrum_free(dpd_linreg_spectrum *s);
+
 /* The spectral problem of a built problem (any spectrum and theta*): O(ngroups) time and
  * memory. *out is returned-owned (dpd_linreg_problem_free). */
 DPD_API int dpd_linreg_problem_compress(const dpd_linreg_problem *p,

@@ -14,6 +14,7 @@
 #include <lapacke.h>
 #include <limits.h>
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +30,6 @@
 #define GREGORY_MIN_COUNT 4096
 #define GL_POINTS 24 /* Gauss-Legendre points per piece of the integral in log i */
 #define GL_RATIO 1.5 /* pieces span a factor of at most 1.5 in i */
-#define CHUNK 4096   /* Gaussians of a random theta* drawn at a time (even: same stream) */
 
 dpd_linreg_compress_config dpd_linreg_compress_config_default(void) {
   dpd_linreg_compress_config c;
@@ -139,18 +139,110 @@ static int mom_gauss(const band_mom *b, double *x, double *w) {
   return 0; /* unreachable for m0 > 0: the one-point rule at the mean always exists */
 }
 
-/* ---- The spectral problem under construction ---------------------------------------------- */
+/* ---- The spectrum: bands with their exact eigenvalues or their moments ---------------------- */
+
+typedef struct {
+  double lo, hi;             /* the band's smallest and largest eigenvalue */
+  size_t count;              /* distinct eigenvalues in the band */
+  size_t atom0;              /* count <= max_nodes: index of its first atom (kept exactly) */
+  double mi[MOMS], mf[MOMS]; /* count > max_nodes: Chebyshev moments of mu_0 and mu_f */
+} band_rec;
+
+struct dpd_linreg_spectrum {
+  size_t d;
+  int max_nodes, bpd;
+  double lambda_min, lambda_max;
+  size_t nbands, cap_bands;
+  band_rec *bands;
+  size_t natoms, cap_atoms;
+  double *alam, *amult, *aS0; /* the exact atoms: eigenvalue, multiplicity, S_0 */
+};
+
+void dpd_linreg_spectrum_free(dpd_linreg_spectrum *s) {
+  if (s != NULL) {
+    free(s->bands);
+    free(s->alam);
+    free(s->amult);
+    free(s->aS0);
+    free(s);
+  }
+}
+
+static int spec_new(size_t d, const dpd_linreg_compress_config *cc, dpd_linreg_spectrum **out,
+                    dpd_err *err) {
+  int status;
+  *out = NULL;
+  if ((status = check_cc(cc, err)) < 0) {
+    return status;
+  }
+  if ((*out = calloc(1, sizeof **out)) == NULL) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory for the spectrum");
+  }
+  (*out)->d = d;
+  (*out)->max_nodes = cc->nodes;
+  (*out)->bpd = cc->bands_per_decade;
+  return DPD_OK;
+}
+
+/* A new band (zeroed moments); NULL when out of memory. */
+static band_rec *spec_band(dpd_linreg_spectrum *s, double lo, double hi, size_t count) {
+  band_rec *b;
+  if (s->nbands == s->cap_bands) {
+    size_t cap = s->cap_bands ? 2 * s->cap_bands : 64;
+    band_rec *nb = realloc(s->bands, cap * sizeof *nb);
+    if (nb == NULL) {
+      return NULL;
+    }
+    s->bands = nb;
+    s->cap_bands = cap;
+  }
+  b = &s->bands[s->nbands++];
+  memset(b, 0, sizeof *b);
+  b->lo = lo;
+  b->hi = hi;
+  b->count = count;
+  b->atom0 = s->natoms;
+  return b;
+}
+
+static int spec_atom(dpd_linreg_spectrum *s, double lambda, double mult, double S0) {
+  if (s->natoms == s->cap_atoms) {
+    size_t cap = s->cap_atoms ? 2 * s->cap_atoms : 256;
+    double *a = realloc(s->alam, cap * sizeof *a), *b, *c;
+    if (a != NULL) {
+      s->alam = a;
+    }
+    b = realloc(s->amult, cap * sizeof *b);
+    if (b != NULL) {
+      s->amult = b;
+    }
+    c = realloc(s->aS0, cap * sizeof *c);
+    if (c != NULL) {
+      s->aS0 = c;
+    }
+    if (a == NULL || b == NULL || c == NULL) {
+      return DPD_ENOMEM;
+    }
+    s->cap_atoms = cap;
+  }
+  s->alam[s->natoms] = lambda;
+  s->amult[s->natoms] = mult;
+  s->aS0[s->natoms] = S0;
+  s->natoms++;
+  return DPD_OK;
+}
+
+/* ---- The spectral problem of a spectrum at `nodes` per band -----------------------------------
+ */
 
 typedef struct {
   size_t d;
   size_t n, cap;
   double *lambda, *mult, *S0, *tol;
-  double init_total; /* R(0) = mu_0's total mass */
   size_t compressed_bands;
 } builder;
 
-static int builder_push(builder *bd, double lambda, double mult, double S0, double tol,
-                        dpd_err *err) {
+static int builder_push(builder *bd, double lambda, double mult, double S0, double tol) {
   if (bd->n == bd->cap) {
     size_t cap = bd->cap ? 2 * bd->cap : 256;
     double *a = realloc(bd->lambda, cap * sizeof *a), *b, *c, *e;
@@ -170,7 +262,7 @@ static int builder_push(builder *bd, double lambda, double mult, double S0, doub
       bd->tol = e;
     }
     if (a == NULL || b == NULL || c == NULL || e == NULL) {
-      return DPD_FAIL(err, DPD_ENOMEM, "out of memory for the compressed spectrum");
+      return DPD_ENOMEM;
     }
     bd->cap = cap;
   }
@@ -182,74 +274,105 @@ static int builder_push(builder *bd, double lambda, double mult, double S0, doub
   return DPD_OK;
 }
 
-static void builder_free(builder *bd) {
-  free(bd->lambda);
-  free(bd->mult);
-  free(bd->S0);
-  free(bd->tol);
-}
-
-/* The Gauss nodes of the two measures of one band become groups. The tolerance share of an
- * initial-energy node is d times its share of R(0), that of a forcing node its multiplicity;
- * both halved, so that all nodes together keep the uncompressed budget (about atol on R). The
- * initial-energy shares are fixed after the last band (builder_finish), when R(0) is known. */
-static int band_emit(builder *bd, const band_mom *init, const band_mom *force, dpd_err *err) {
+/* The Gauss nodes of the two measures of one band become groups. The tolerance share of a
+ * forcing node is half its multiplicity; that of an initial-energy node, d/2 times its share of
+ * R(0), set once R(0) is known (here -W, its mass). Together they keep the uncompressed budget of
+ * about atol on R. */
+static int band_emit(builder *bd, const band_mom *init, const band_mom *force) {
   double x[MAXN], w[MAXN];
   const double d = (double)bd->d;
-  int m, status;
-  m = mom_gauss(force, x, w);
+  int m = mom_gauss(force, x, w);
   for (int k = 0; k < m; k++) {
     const double mult = d * w[k] / x[k];
-    if ((status = builder_push(bd, x[k], mult, 0.0, 0.5 * mult, err)) < 0) {
-      return status;
+    if (builder_push(bd, x[k], mult, 0.0, 0.5 * mult) < 0) {
+      return DPD_ENOMEM;
     }
   }
   m = mom_gauss(init, x, w);
   for (int k = 0; k < m; k++) {
-    if ((status = builder_push(bd, x[k], 0.0, d * w[k] / x[k], -w[k], err)) < 0) {
-      return status;
+    if (builder_push(bd, x[k], 0.0, d * w[k] / x[k], -w[k]) < 0) {
+      return DPD_ENOMEM;
     }
   }
   bd->compressed_bands++;
   return DPD_OK;
 }
 
-/* An exact group (one distinct eigenvalue with its multiplicity and initial energy). */
-static int group_emit(builder *bd, double lambda, double mult, double S0, dpd_err *err) {
-  return builder_push(bd, lambda, mult, S0, mult, err);
-}
-
-static int builder_finish(builder *bd, const dpd_linreg_compress_config *cc, double lambda_min,
-                          double lambda_max, dpd_linreg_problem **out, dpd_err *err) {
-  dpd_linreg_problem *p = calloc(1, sizeof *p);
+int dpd_linreg_spectrum_problem(const dpd_linreg_spectrum *s, int nodes, dpd_linreg_problem **out,
+                                dpd_err *err) {
+  builder bd;
+  dpd_linreg_problem *p;
+  const double inv_d = 1.0 / (double)s->d;
   double r0 = 0.0, sq = 0.0;
-  if (p == NULL) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory for the compressed spectrum");
+  *out = NULL;
+  if (nodes < 1 || nodes > s->max_nodes) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'compress_nodes': %d (allowed: 1 .. %d, the nodes this "
+                    "spectrum was built for)",
+                    nodes, s->max_nodes);
   }
-  for (size_t j = 0; j < bd->n; j++) {
-    r0 += bd->lambda[j] * bd->S0[j];
-    sq += bd->lambda[j] * bd->lambda[j] * bd->mult[j];
-  }
-  r0 /= (double)bd->d;
-  for (size_t j = 0; j < bd->n; j++) {
-    if (bd->tol[j] < 0.0) { /* an initial-energy node: -W, its mass */
-      bd->tol[j] = r0 > 0.0 ? 0.5 * (double)bd->d * (-bd->tol[j]) / r0 : 0.0;
+  memset(&bd, 0, sizeof bd);
+  bd.d = s->d;
+  for (size_t k = 0; k < s->nbands; k++) {
+    const band_rec *b = &s->bands[k];
+    int st = DPD_OK;
+    if (b->count <= (size_t)nodes) {
+      for (size_t a = b->atom0; a < b->atom0 + b->count && st == DPD_OK; a++) {
+        st = builder_push(&bd, s->alam[a], s->amult[a], s->aS0[a], s->amult[a]);
+      }
+    } else {
+      band_mom init, force;
+      mom_init(&init, b->lo, b->hi, nodes);
+      mom_init(&force, b->lo, b->hi, nodes);
+      if (b->count <= (size_t)s->max_nodes) { /* kept exactly: moments from the atoms */
+        for (size_t a = b->atom0; a < b->atom0 + b->count; a++) {
+          mom_add(&init, s->alam[a], s->alam[a] * s->aS0[a] * inv_d);
+          mom_add(&force, s->alam[a], s->alam[a] * s->amult[a] * inv_d);
+        }
+      } else {
+        memcpy(init.mom, b->mi, 2 * (size_t)nodes * sizeof *init.mom);
+        memcpy(force.mom, b->mf, 2 * (size_t)nodes * sizeof *force.mom);
+      }
+      st = band_emit(&bd, &init, &force);
+    }
+    if (st < 0) {
+      free(bd.lambda);
+      free(bd.mult);
+      free(bd.S0);
+      free(bd.tol);
+      return DPD_FAIL(err, DPD_ENOMEM, "out of memory for the compressed spectrum");
     }
   }
-  p->d = bd->d;
+  if ((p = calloc(1, sizeof *p)) == NULL) {
+    free(bd.lambda);
+    free(bd.mult);
+    free(bd.S0);
+    free(bd.tol);
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory for the compressed spectrum");
+  }
+  for (size_t j = 0; j < bd.n; j++) {
+    r0 += bd.lambda[j] * bd.S0[j];
+    sq += bd.lambda[j] * bd.lambda[j] * bd.mult[j];
+  }
+  r0 *= inv_d;
+  for (size_t j = 0; j < bd.n; j++) {
+    if (bd.tol[j] < 0.0) {
+      bd.tol[j] = r0 > 0.0 ? 0.5 * (double)bd.d * (-bd.tol[j]) / r0 : 0.0;
+    }
+  }
+  p->d = s->d;
   p->spectral = 1;
-  p->ngroups = bd->n;
-  p->group_lambda = bd->lambda;
-  p->group_mult = bd->mult;
-  p->group_S0 = bd->S0;
-  p->group_tol = bd->tol;
-  p->lambda_min = lambda_min;
-  p->lambda_max = lambda_max;
-  p->mean_lambda_sq = sq / (double)bd->d;
-  p->isotropic = lambda_min == 1.0 && lambda_max == 1.0;
-  p->compressed_bands = bd->compressed_bands;
-  p->nodes_per_band = bd->compressed_bands > 0 ? cc->nodes : 0;
-  memset(bd, 0, sizeof *bd);
+  p->ngroups = bd.n;
+  p->group_lambda = bd.lambda;
+  p->group_mult = bd.mult;
+  p->group_S0 = bd.S0;
+  p->group_tol = bd.tol;
+  p->lambda_min = s->lambda_min;
+  p->lambda_max = s->lambda_max;
+  p->mean_lambda_sq = sq * inv_d;
+  p->isotropic = s->lambda_min == 1.0 && s->lambda_max == 1.0;
+  p->compressed_bands = bd.compressed_bands;
+  p->nodes_per_band = bd.compressed_bands > 0 ? nodes : 0;
   *out = p;
   return DPD_OK;
 }
@@ -265,50 +388,67 @@ static long band_of(double lambda, double lambda_max, int bpd) {
 
 /* ---- From a built problem ------------------------------------------------------------------ */
 
-int dpd_linreg_problem_compress(const dpd_linreg_problem *p, const dpd_linreg_compress_config *cc,
-                                dpd_linreg_problem **out, dpd_err *err) {
-  builder bd;
+int dpd_linreg_spectrum_from_problem(const dpd_linreg_problem *p,
+                                     const dpd_linreg_compress_config *cc,
+                                     dpd_linreg_spectrum **out, dpd_err *err) {
+  dpd_linreg_spectrum *s;
   int status;
   size_t j = 0, m = p->ngroups;
-  *out = NULL;
-  if ((status = check_cc(cc, err)) < 0) {
+  const double inv_d = 1.0 / (double)p->d;
+  if ((status = spec_new(p->d, cc, out, err)) < 0) {
     return status;
   }
-  memset(&bd, 0, sizeof bd);
-  bd.d = p->d;
+  s = *out;
+  s->lambda_min = p->lambda_min;
+  s->lambda_max = p->lambda_max;
   while (j < m) {
     /* groups are in non-increasing order of lambda: a band is a run of consecutive groups */
     const long band = band_of(p->group_lambda[j], p->lambda_max, cc->bands_per_decade);
     size_t e = j + 1;
+    band_rec *b;
     while (e < m && band_of(p->group_lambda[e], p->lambda_max, cc->bands_per_decade) == band) {
       e++;
     }
+    if ((b = spec_band(s, p->group_lambda[e - 1], p->group_lambda[j], e - j)) == NULL) {
+      goto nomem;
+    }
     if (e - j <= (size_t)cc->nodes) {
       for (size_t g = j; g < e; g++) {
-        if ((status = group_emit(&bd, p->group_lambda[g], p->group_mult[g], p->group_S0[g], err)) <
-            0) {
-          goto fail;
+        if (spec_atom(s, p->group_lambda[g], p->group_mult[g], p->group_S0[g]) < 0) {
+          goto nomem;
         }
       }
     } else {
       band_mom init, force;
-      const double inv_d = 1.0 / (double)p->d;
-      mom_init(&init, p->group_lambda[e - 1], p->group_lambda[j], cc->nodes);
-      mom_init(&force, p->group_lambda[e - 1], p->group_lambda[j], cc->nodes);
+      mom_init(&init, b->lo, b->hi, cc->nodes);
+      mom_init(&force, b->lo, b->hi, cc->nodes);
       for (size_t g = j; g < e; g++) {
         const double lam = p->group_lambda[g];
         mom_add(&init, lam, lam * p->group_S0[g] * inv_d);
         mom_add(&force, lam, lam * p->group_mult[g] * inv_d);
       }
-      if ((status = band_emit(&bd, &init, &force, err)) < 0) {
-        goto fail;
-      }
+      memcpy(b->mi, init.mom, sizeof b->mi);
+      memcpy(b->mf, force.mom, sizeof b->mf);
     }
     j = e;
   }
-  return builder_finish(&bd, cc, p->lambda_min, p->lambda_max, out, err);
-fail:
-  builder_free(&bd);
+  return DPD_OK;
+nomem:
+  dpd_linreg_spectrum_free(s);
+  *out = NULL;
+  return DPD_FAIL(err, DPD_ENOMEM, "out of memory for the spectrum");
+}
+
+int dpd_linreg_problem_compress(const dpd_linreg_problem *p, const dpd_linreg_compress_config *cc,
+                                dpd_linreg_problem **out, dpd_err *err) {
+  dpd_linreg_spectrum *s = NULL;
+  int status;
+  *out = NULL;
+  if ((status = dpd_linreg_spectrum_from_problem(p, cc, &s, err)) < 0) {
+    return status;
+  }
+  status = dpd_linreg_spectrum_problem(s, cc->nodes, out, err);
+  dpd_linreg_spectrum_free(s);
   return status;
 }
 
@@ -391,41 +531,121 @@ static double powerlaw_norm(size_t d, double alpha, const gsl_integration_glfixe
   return s + v.sum;
 }
 
-/* The d Gaussians of a random theta*, in order, CHUNK at a time (the draws of
- * dpd_linreg_problem_create: one stream, consumed in index order). */
-typedef struct {
+/* The Gaussians number first .. first + count - 1 (0-based) of the stream of a random theta*
+ * (the draws of dpd_linreg_problem_create): the counter jumps to the pair holding `first`.
+ * buf holds count + 1 doubles; returns a pointer to the first. */
+static const double *gauss_range(uint64_t seed, size_t first, size_t count, double *buf) {
   dpd_rng rng;
-  double buf[CHUNK];
-  size_t have, next, left;
-} gauss_stream;
+  dpd_rng_init(&rng, seed, DPD_RNG_STREAM_PROBLEM);
+  rng.counter = (uint64_t)(first / 2);
+  dpd_rng_gaussian_fill(&rng, buf, count + (first % 2));
+  return buf + (first % 2);
+}
 
-static double gauss_next(gauss_stream *g) {
-  if (g->next == g->have) {
-    g->have = g->left < CHUNK ? g->left : CHUNK;
-    dpd_rng_gaussian_fill(&g->rng, g->buf, g->have);
-    g->left -= g->have;
-    g->next = 0;
+/* Adds sum_q w_q T_k(x_q), k < nm, over n points to mom (vector loops over the points; the order
+ * of the additions depends only on n). t0, t1 are work arrays of n doubles; x is overwritten by
+ * the map to [-1, 1]. */
+static void cheb_moments(double *x, const double *w, size_t n, double lo, double hi, int nm,
+                         double *t0, double *t1, double *mom) {
+  const double a = hi > lo ? 2.0 / (hi - lo) : 0.0, c = hi > lo ? (hi + lo) / (hi - lo) : 0.0;
+  double s0 = 0.0, s1 = 0.0;
+#pragma omp simd reduction(+ : s0, s1)
+  for (size_t q = 0; q < n; q++) {
+    x[q] = a * x[q] - c;
+    t0[q] = 1.0;
+    t1[q] = x[q];
+    s0 += w[q];
+    s1 += w[q] * x[q];
   }
-  return g->buf[g->next++];
+  mom[0] += s0;
+  mom[1] += s1;
+  for (int k = 2; k < nm; k++) {
+    double sk = 0.0;
+#pragma omp simd reduction(+ : sk)
+    for (size_t q = 0; q < n; q++) {
+      const double t2 = 2.0 * x[q] * t1[q] - t0[q];
+      t0[q] = t1[q];
+      t1[q] = t2;
+      sk += w[q] * t2;
+    }
+    mom[k] += sk;
+  }
+}
+
+/* The initial-energy moments of the power-law band [i, e) (1-based indices) for a random theta*,
+ * with weights lambda_q g_q^2 / d (scaled to theta_norm once |g| is known), and sum g_q^2: in
+ * chunks aligned to multiples of RCHUNK of the global index, on `threads` threads, the partial
+ * sums of the chunks added in chunk order (the same bits for any thread count). */
+#define RCHUNK 65536
+#define CHEB_BLOCK 512
+static int random_band(uint64_t seed, double scale, double alpha, size_t d, size_t i, size_t e,
+                       double lo, double hi, int nm, int threads, double *mom, double *g2) {
+  const size_t z0 = i - 1, z1 = e - 1, c0 = z0 / RCHUNK, c1 = (z1 - 1) / RCHUNK;
+  const size_t nch = c1 - c0 + 1;
+  double *part = calloc(nch * (MOMS + 1), sizeof *part);
+  int failed = 0;
+  if (part == NULL) {
+    return DPD_ENOMEM;
+  }
+#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
+  {
+    double *buf = malloc((4 * RCHUNK + 1) * sizeof *buf);
+    double *x = buf != NULL ? buf + RCHUNK + 1 : NULL, *w = x != NULL ? x + RCHUNK : NULL;
+    double *t0 = w != NULL ? w + RCHUNK : NULL, *t1 = NULL;
+    double *t1buf = malloc(RCHUNK * sizeof *t1buf);
+    t1 = t1buf;
+#pragma omp for schedule(static)
+    for (size_t c = 0; c < nch; c++) {
+      if (buf == NULL || t1buf == NULL) {
+#pragma omp atomic write
+        failed = 1;
+      } else {
+        const size_t a = (c0 + c) * RCHUNK > z0 ? (c0 + c) * RCHUNK : z0;
+        const size_t b = (c0 + c + 1) * RCHUNK < z1 ? (c0 + c + 1) * RCHUNK : z1;
+        const double *g = gauss_range(seed, a, b - a, buf);
+        double *pc = part + c * (MOMS + 1), s2 = 0.0;
+        for (size_t q = 0; q < b - a; q++) {
+          const double lam = scale * exp(-alpha * log((double)(a + q + 1)));
+          x[q] = lam;
+          w[q] = lam * g[q] * g[q] / (double)d;
+          s2 += g[q] * g[q];
+        }
+        for (size_t o = 0; o < b - a; o += CHEB_BLOCK) { /* blocks that stay in L1 */
+          const size_t len = b - a - o < CHEB_BLOCK ? b - a - o : CHEB_BLOCK;
+          cheb_moments(x + o, w + o, len, lo, hi, nm, t0, t1, pc);
+        }
+        pc[MOMS] = s2;
+      }
+    }
+    free(buf);
+    free(t1buf);
+  }
+  if (!failed) {
+    for (size_t c = 0; c < nch; c++) {
+      for (int k = 0; k < nm; k++) {
+        mom[k] += part[c * (MOMS + 1) + k];
+      }
+      *g2 += part[c * (MOMS + 1) + MOMS];
+    }
+  }
+  free(part);
+  return failed ? DPD_ENOMEM : DPD_OK;
 }
 
 static int levels_sorted(const dpd_linreg_problem_config *cfg, double **vals, double **mults,
                          size_t *count, dpd_err *err);
 
-int dpd_linreg_problem_create_spectral(const dpd_linreg_problem_config *cfg,
-                                       const dpd_linreg_compress_config *cc,
-                                       dpd_linreg_problem **out, dpd_err *err) {
-  builder bd;
+int dpd_linreg_spectrum_from_config(const dpd_linreg_problem_config *cfg,
+                                    const dpd_linreg_compress_config *cc, int threads,
+                                    dpd_linreg_spectrum **out, dpd_err *err) {
+  dpd_linreg_spectrum *s;
   int status = DPD_OK;
   const size_t d = cfg->d;
   const int random = cfg->theta == DPD_THETA_RANDOM;
   const double dd = (double)d, norm2 = cfg->theta_norm * cfg->theta_norm;
-  gauss_stream *gs = NULL;
-  double g2sum = 0.0, lambda_min, lambda_max;
+  double g2sum = 0.0;
+  double *gb = NULL;
   *out = NULL;
-  if ((status = check_cc(cc, err)) < 0) {
-    return status;
-  }
   if (d == 0) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'd': 0 (allowed: integer >= 1)");
   }
@@ -438,68 +658,68 @@ int dpd_linreg_problem_create_spectral(const dpd_linreg_problem_config *cfg,
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'theta_norm': %g (allowed: finite, > 0)",
                     cfg->theta_norm);
   }
-  memset(&bd, 0, sizeof bd);
-  bd.d = d;
-  if (random) {
-    if ((gs = malloc(sizeof *gs)) == NULL) {
-      return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-    }
-    dpd_rng_init(&gs->rng, cfg->seed, DPD_RNG_STREAM_PROBLEM);
-    gs->have = gs->next = 0;
-    gs->left = d;
+  if (cfg->spectrum == DPD_SPECTRUM_POWERLAW &&
+      !(cfg->alpha > 0.0 && isfinite(cfg->alpha) && cfg->alpha * log10(dd) <= 250.0)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'spectrum': powerlaw exponent %g (allowed here: finite "
+                    "alpha > 0 with alpha log10(d) <= 250; build the problem and compress it)",
+                    cfg->alpha);
+  }
+  if (cfg->spectrum != DPD_SPECTRUM_POWERLAW && cfg->spectrum != DPD_SPECTRUM_ISO &&
+      cfg->spectrum != DPD_SPECTRUM_LEVELS) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'spectrum': kind %d (allowed here: iso, levels, powerlaw; "
+                    "build the problem and compress it)",
+                    (int)cfg->spectrum);
+  }
+  if ((status = spec_new(d, cc, out, err)) < 0) {
+    return status;
+  }
+  s = *out;
+  if (random && (gb = malloc((size_t)(2 * MAXN + 2) * sizeof *gb)) == NULL) {
+    status = DPD_ENOMEM;
+    goto fail;
   }
   if (cfg->spectrum == DPD_SPECTRUM_POWERLAW) {
-    gsl_integration_glfixed_table *gl;
-    double H;
-    if (!(cfg->alpha > 0.0) || !isfinite(cfg->alpha)) {
-      free(gs);
-      return DPD_FAIL(err, DPD_EINVAL,
-                      "invalid value for 'spectrum': powerlaw exponent %g (allowed: finite, > 0)",
-                      cfg->alpha);
+    gsl_integration_glfixed_table *gl = gsl_integration_glfixed_table_alloc(GL_POINTS);
+    if (gl == NULL) {
+      status = DPD_ENOMEM;
+      goto fail;
     }
-    if ((gl = gsl_integration_glfixed_table_alloc(GL_POINTS)) == NULL) {
-      free(gs);
-      return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-    }
-    if (cfg->alpha * log10(dd) > 250.0) {
-      gsl_integration_glfixed_table_free(gl);
-      free(gs);
-      return DPD_FAIL(err, DPD_EINVAL,
-                      "invalid value for 'spectrum': powerlaw exponent %g spans a factor d^alpha "
-                      "above 1e250 (allowed here: alpha log10(d) <= 250; build the problem and "
-                      "compress it)",
-                      cfg->alpha);
-    }
-    H = powerlaw_norm(d, cfg->alpha, gl);
+    const double H = powerlaw_norm(d, cfg->alpha, gl);
     const double scale = dd / H, ba = (double)cc->bands_per_decade * cfg->alpha;
-    lambda_max = scale;
-    lambda_min = scale * pow(dd, -cfg->alpha);
+    s->lambda_max = scale;
+    s->lambda_min = scale * pow(dd, -cfg->alpha);
     /* The band of index i is k = floor(B alpha log10 i); it holds [i, ceil(10^((k+1)/(B alpha))))
      * (at least i itself). */
     size_t i = 1;
-    while (i <= d) {
+    while (i <= d && status == DPD_OK) {
       const double edge = ceil(pow(10.0, (floor(ba * log10((double)i)) + 1.0) / ba));
       size_t e = edge > dd ? d + 1 : (size_t)edge;
       if (e <= i) {
         e = i + 1;
       }
       const size_t count = e - i;
+      const double hi = scale * pow((double)i, -cfg->alpha),
+                   lo = scale * pow((double)(e - 1), -cfg->alpha);
+      band_rec *b = spec_band(s, lo, hi, count);
+      if (b == NULL) {
+        status = DPD_ENOMEM;
+        break;
+      }
       if (count <= (size_t)cc->nodes) {
-        for (size_t q = i; q < e; q++) {
-          const double th2 = random ? gauss_next(gs) : 1.0;
-          g2sum += th2 * th2;
-          /* S_0 of a random theta* is scaled once the norm of the draw is known */
-          status = group_emit(&bd, scale * pow((double)q, -cfg->alpha), 1.0,
-                              random ? th2 * th2 : 0.5 * norm2, err);
-          if (status < 0) {
-            break;
+        const double *g = random ? gauss_range(cfg->seed, i - 1, count, gb) : NULL;
+        for (size_t q = 0; q < count && status == DPD_OK; q++) {
+          /* S_0 of a random theta* is g^2 here, scaled once |g| is known */
+          if (random) {
+            g2sum += g[q] * g[q];
           }
+          status = spec_atom(s, scale * pow((double)(i + q), -cfg->alpha), 1.0,
+                             random ? g[q] * g[q] : 0.5 * norm2);
         }
       } else {
         band_mom init, force;
         pl_visit v;
-        const double hi = scale * pow((double)i, -cfg->alpha),
-                     lo = scale * pow((double)(e - 1), -cfg->alpha);
         mom_init(&init, lo, hi, cc->nodes);
         mom_init(&force, lo, hi, cc->nodes);
         memset(&v, 0, sizeof v);
@@ -516,17 +736,12 @@ int dpd_linreg_problem_create_spectral(const dpd_linreg_problem_config *cfg,
             visit_moments((double)q, 1.0, &v);
           }
         }
-        if (random) { /* S_0 = g_i^2 for now (d/2 theta_i^2 once the norm is known) */
-          for (size_t q = i; q < e; q++) {
-            const double g = gauss_next(gs), lam = scale * pow((double)q, -cfg->alpha);
-            g2sum += g * g;
-            mom_add(&init, lam, lam * g * g / dd);
-          }
+        if (random) {
+          status = random_band(cfg->seed, scale, cfg->alpha, d, i, e, lo, hi, 2 * cc->nodes,
+                               threads, init.mom, &g2sum);
         }
-        status = band_emit(&bd, &init, &force, err);
-      }
-      if (status < 0) {
-        break;
+        memcpy(b->mi, init.mom, sizeof b->mi);
+        memcpy(b->mf, force.mom, sizeof b->mf);
       }
       i = e;
     }
@@ -534,73 +749,97 @@ int dpd_linreg_problem_create_spectral(const dpd_linreg_problem_config *cfg,
     if (status < 0) {
       goto fail;
     }
-  } else if (cfg->spectrum == DPD_SPECTRUM_ISO || cfg->spectrum == DPD_SPECTRUM_LEVELS) {
-    double *vals = NULL, *mults = NULL;
-    size_t count = 0;
+  } else {
+    double *vals = NULL, *mults = NULL, sum = 0.0;
+    size_t count = 1, first = 0;
     if (cfg->spectrum == DPD_SPECTRUM_ISO) {
-      if ((status = group_emit(&bd, 1.0, dd, 0.0, err)) < 0) {
+      if ((vals = malloc(sizeof *vals)) == NULL || (mults = malloc(sizeof *mults)) == NULL) {
+        free(vals);
+        status = DPD_ENOMEM;
         goto fail;
       }
-      lambda_min = lambda_max = 1.0;
-      count = 1;
-    } else {
-      double sum = 0.0;
-      if ((status = levels_sorted(cfg, &vals, &mults, &count, err)) < 0) {
-        goto fail;
+      vals[0] = 1.0;
+      mults[0] = dd;
+    } else if ((status = levels_sorted(cfg, &vals, &mults, &count, err)) < 0) {
+      goto fail_reported;
+    }
+    /* relative to the largest, so that values near the ends of the double range stay finite */
+    for (size_t k = count; k-- > 0;) {
+      vals[k] /= vals[0];
+      sum += vals[k] * mults[k];
+    }
+    s->lambda_max = vals[0] * dd / sum;
+    s->lambda_min = vals[count - 1] * dd / sum;
+    for (size_t k = 0; k < count && status == DPD_OK; k++) {
+      /* one band per level: every level is an exact group */
+      double S0 = 0.5 * norm2 * mults[k];
+      const size_t m = (size_t)mults[k];
+      if (spec_band(s, vals[k] * dd / sum, vals[k] * dd / sum, 1) == NULL) {
+        status = DPD_ENOMEM;
+        break;
       }
-      /* relative to the largest, so that values near the ends of the double range stay finite */
-      for (size_t k = count; k-- > 0;) {
-        vals[k] /= vals[0];
-        sum += vals[k] * mults[k];
-      }
-      lambda_max = vals[0] * dd / sum;
-      lambda_min = vals[count - 1] * dd / sum;
-      for (size_t k = 0; k < count; k++) {
-        if ((status = group_emit(&bd, vals[k] * dd / sum, mults[k], 0.0, err)) < 0) {
+      if (random) { /* sum of g^2 over the level's coordinates, in chunks */
+        double *buf = malloc((RCHUNK + 1) * sizeof *buf);
+        S0 = 0.0;
+        if (buf == NULL) {
+          status = DPD_ENOMEM;
           break;
         }
-      }
-      free(vals);
-      free(mults);
-      if (status < 0) {
-        goto fail;
-      }
-    }
-    for (size_t k = 0; k < count; k++) {
-      double s = 0.5 * norm2 * bd.mult[k];
-      if (random) {
-        s = 0.0;
-        for (size_t q = 0; q < (size_t)bd.mult[k]; q++) {
-          const double g = gauss_next(gs);
-          s += g * g;
+        for (size_t q = 0; q < m; q += RCHUNK) {
+          const size_t len = m - q < RCHUNK ? m - q : RCHUNK;
+          const double *g = gauss_range(cfg->seed, first + q, len, buf);
+          for (size_t t = 0; t < len; t++) {
+            S0 += g[t] * g[t];
+          }
         }
-        g2sum += s;
+        free(buf);
+        g2sum += S0;
       }
-      bd.S0[k] = s;
+      first += m;
+      status = spec_atom(s, vals[k] * dd / sum, mults[k], S0);
     }
-  } else {
-    free(gs);
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'spectrum': kind %d (allowed here: iso, levels, powerlaw; "
-                    "build the problem and compress it)",
-                    (int)cfg->spectrum);
+    free(vals);
+    free(mults);
+    if (status < 0) {
+      goto fail;
+    }
   }
   if (random) {
-    /* theta_i = norm g_i / |g|: S_0 = (d/2) theta_i^2 = (d/2) norm^2 g_i^2 / |g|^2; the random
-     * band moments hold lambda g^2 / d and are scaled alike (the nodes scale linearly). */
+    /* theta_i = norm g_i / |g|: S_0 = (d/2) theta_i^2 = (d/2) norm^2 g_i^2 / |g|^2; the band
+     * moments of mu_0 hold lambda g^2 / d and scale alike (the Gauss weights are linear in them).
+     */
     const double f = 0.5 * dd * norm2 / g2sum;
-    for (size_t j = 0; j < bd.n; j++) {
-      bd.S0[j] *= f;
-      if (bd.tol[j] < 0.0) {
-        bd.tol[j] *= f;
+    for (size_t a = 0; a < s->natoms; a++) {
+      s->aS0[a] *= f;
+    }
+    for (size_t k = 0; k < s->nbands; k++) {
+      for (int m = 0; m < MOMS; m++) {
+        s->bands[k].mi[m] *= f;
       }
     }
   }
-  free(gs);
-  return builder_finish(&bd, cc, lambda_min, lambda_max, out, err);
+  free(gb);
+  return DPD_OK;
 fail:
-  free(gs);
-  builder_free(&bd);
+  DPD_FAIL(err, DPD_ENOMEM, "out of memory for the spectrum");
+fail_reported:
+  free(gb);
+  dpd_linreg_spectrum_free(s);
+  *out = NULL;
+  return status;
+}
+
+int dpd_linreg_problem_create_spectral(const dpd_linreg_problem_config *cfg,
+                                       const dpd_linreg_compress_config *cc,
+                                       dpd_linreg_problem **out, dpd_err *err) {
+  dpd_linreg_spectrum *s = NULL;
+  int status;
+  *out = NULL;
+  if ((status = dpd_linreg_spectrum_from_config(cfg, cc, 0, &s, err)) < 0) {
+    return status;
+  }
+  status = dpd_linreg_spectrum_problem(s, cc->nodes, out, err);
+  dpd_linreg_spectrum_free(s);
   return status;
 }
 

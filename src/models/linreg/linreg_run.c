@@ -40,6 +40,8 @@ typedef struct linreg_run {
   dpd_linreg_compress_config cc;   /* nodes per band in use, bands per decade */
   dpd_linreg_problem *problem;     /* the full problem; NULL when only the ODE runs, spectrally */
   dpd_linreg_problem *ode_problem; /* what the ODE solves: a spectral problem, or `problem` */
+  dpd_linreg_spectrum *spectrum;   /* the bands' moments behind a spectral ode_problem */
+  int spectrum_nodes;              /* the nodes per band it holds moments for */
   dpd_schedule *schedule;
   dpd_schedule_config schedule_cfg; /* as created (table pointers into sched_cols) */
   /* storage for file inputs (borrowed by the configs during create) */
@@ -59,6 +61,7 @@ static void run_free(linreg_run *r) {
     dpd_linreg_problem_free(r->ode_problem);
   }
   dpd_linreg_problem_free(r->problem);
+  dpd_linreg_spectrum_free(r->spectrum);
   dpd_schedule_free(r->schedule);
   for (int k = 0; k < 2; k++) {
     free(r->spec_cols[k]);
@@ -644,13 +647,28 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, linreg_run *r, int buil
   return dpd__linreg_build(keys, r, err);
 }
 
-/* The problem the ODE solves with `nodes` per band: from the full problem when there is one,
- * else straight from the configuration. */
-static int spectral_build(const linreg_run *r, int nodes, dpd_linreg_problem **out, dpd_err *err) {
-  dpd_linreg_compress_config cc = r->cc;
-  cc.nodes = nodes;
-  return r->problem != NULL ? dpd_linreg_problem_compress(r->problem, &cc, out, err)
-                            : dpd_linreg_problem_create_spectral(&r->pc, &cc, out, err);
+/* Nodes per band the spectrum keeps moments for: the first count and three refinements. */
+#define SPECTRUM_EXTRA_NODES 6
+
+/* The problem the ODE solves with `nodes` per band, from the bands' moments (built from the full
+ * problem when there is one, else straight from the configuration; rebuilt for more nodes). */
+static int spectral_build(linreg_run *r, int nodes, dpd_linreg_problem **out, dpd_err *err) {
+  int status;
+  if (r->spectrum == NULL || nodes > r->spectrum_nodes) {
+    dpd_linreg_compress_config cc = r->cc;
+    cc.nodes = nodes + SPECTRUM_EXTRA_NODES > DPD_COMPRESS_MAX_NODES ? DPD_COMPRESS_MAX_NODES
+                                                                     : nodes + SPECTRUM_EXTRA_NODES;
+    dpd_linreg_spectrum_free(r->spectrum);
+    r->spectrum = NULL;
+    status = r->problem != NULL
+                 ? dpd_linreg_spectrum_from_problem(r->problem, &cc, &r->spectrum, err)
+                 : dpd_linreg_spectrum_from_config(&r->pc, &cc, r->threads, &r->spectrum, err);
+    if (status < 0) {
+      return status;
+    }
+    r->spectrum_nodes = cc.nodes;
+  }
+  return dpd_linreg_spectrum_problem(r->spectrum, nodes, out, err);
 }
 
 int dpd__linreg_build(dpd_keys *keys, linreg_run *r, dpd_err *err) {
