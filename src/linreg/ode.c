@@ -584,7 +584,9 @@ typedef struct {
   int outside;      /* a right-hand side met R < 0 (non-Gaussian laws: outside the domain) */
   int fatal_status; /* < 0: a clipping-factor quadrature failed, reason in `fatal` */
   dpd_err fatal;
-  char msg[256]; /* the last error CVODE reported (its own printing is off) */
+  char msg[256];        /* the last error CVODE reported (its own printing is off) */
+  double rtol;          /* the main solve's relative tolerance (cv_ewt) */
+  const double *abstol; /* [m] its absolute tolerances (owned by ode_run) */
 } ode_work;
 
 /* Records why a callback asked CVODE to retry with a smaller step (for the message if it
@@ -659,6 +661,35 @@ static void cv_err_handler(int error_code, const char *module, const char *funct
 }
 
 /* CVODE's time variable is tau (see time_of_tau). */
+/* CVODE's error weights (CVodeWFtolerances): the usual 1 / (rtol |y_j| + atol_j), scaled by
+ * sqrt(m / m_eff), m_eff = (sum_j c_j)^2 / sum_j c_j^2 with c_j = lambda_j |y_j| the groups'
+ * shares of the risk. CVODE's weighted RMS norm averages the local error over the m groups; when
+ * a few of them carry the risk their error is diluted by about sqrt(m / m_eff) (measured: a
+ * global error of 1.4e-7 at rtol 1e-10 with 10^5 groups). With the scaling the local error test
+ * bounds the relative local error of R itself (Cauchy-Schwarz), for any number of groups. */
+static int cv_ewt(N_Vector y, N_Vector ewt, void *user_data) {
+  const ode_work *w = user_data;
+  const double *Y = N_VGetArrayPointer(y), *lambda = w->model.lambda;
+  double *E = N_VGetArrayPointer(ewt), s1 = 0.0, s2 = 0.0, f = 1.0;
+  const size_t m = w->model.m;
+  for (size_t j = 0; j < m; j++) {
+    const double c = lambda[j] * fabs(Y[j]);
+    s1 += c;
+    s2 += c * c;
+  }
+  if (s1 > 0.0 && isfinite(s1) && isfinite(s2)) {
+    f = sqrt((double)m * s2) / s1; /* in [1, sqrt(m)] */
+  }
+  for (size_t j = 0; j < m; j++) {
+    const double den = w->rtol * fabs(Y[j]) + w->abstol[j];
+    if (!(den > 0.0)) {
+      return -1;
+    }
+    E[j] = f / den;
+  }
+  return 0;
+}
+
 static int cv_rhs(sunrealtype tau, N_Vector y, N_Vector ydot, void *user_data) {
   ode_work *w = user_data;
   const double *S = N_VGetArrayPointer(y);
@@ -898,7 +929,9 @@ static int setup_main(ode_run *run, const dpd_linreg_problem *problem, const dpd
   CV_TRY(CVodeSetErrHandlerFn(run->mem, cv_err_handler, &run->work), "CVodeSetErrHandlerFn");
   CV_TRY(CVodeInit(run->mem, cv_rhs, 0.0, run->y), "CVodeInit");
   CV_TRY(CVodeSetUserData(run->mem, &run->work), "CVodeSetUserData");
-  CV_TRY(CVodeSVtolerances(run->mem, cfg->rtol, run->abstol), "CVodeSVtolerances");
+  run->work.rtol = cfg->rtol;
+  run->work.abstol = abstol;
+  CV_TRY(CVodeWFtolerances(run->mem, cv_ewt), "CVodeWFtolerances");
   CV_TRY(CVodeSetMaxNumSteps(run->mem, cfg->max_steps), "CVodeSetMaxNumSteps");
   CV_TRY(CVodeSetStopTime(run->mem, 1.0), "CVodeSetStopTime");
   run->work.cvode_mem = run->mem;
