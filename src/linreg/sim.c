@@ -51,8 +51,12 @@
 #define SIM_GRID_DEFAULT 101
 #define SIM_NOISE_NU_DEFAULT 5.0
 
-/* Length of one thread's Gaussian buffer in doubles, rounded up to a cache line. */
+/* Lengths of the per-thread buffers are rounded up to a cache line (in doubles). */
 #define CACHE_DOUBLES 8
+
+/* Coordinates per chunk of the fused passes (a multiple of 8): the chunk's Gaussians, x, e,
+ * sqrt(lambda) and lambda stay in L1/L2 between the fill and their use. */
+#define CHUNK 1024
 
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
@@ -107,7 +111,8 @@ typedef struct {
   dpd_noise_spec noise; /* label-noise law (noise.law == GAUSSIAN: z = zeta * Gaussian) */
   double C;             /* c sqrt(d); INFINITY: no clipping */
   uint64_t seed;
-  size_t e_len;         /* the workspace: e [e_len], then the Gaussian buffer [2d + 2] */
+  size_t e_len;         /* the workspace: e [e_len], x [xbuf_len], xi chunk [CHUNK + 1] */
+  size_t xbuf_len;      /* >= d + 2 */
   double *risk_rows;    /* [seeds * grid] outputs: replicate r writes row r of each */
   double *clip_rows;    /* [seeds * grid] */
   replicate_info *info; /* [seeds] */
@@ -133,34 +138,34 @@ ALWAYS_INLINE double risk_of(const double *restrict lambda, const double *restri
   return 0.5 * sum8(acc);
 }
 
-/* Pass 1: x.e and |x|^2 with x = sqrt(lambda) .* g. */
-ALWAYS_INLINE void pass_dot(const double *restrict sl, const double *restrict g,
-                            const double *restrict e, size_t d, double *dot, double *xx) {
-  double sd[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  double sx[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+/* Pass 1 on one chunk of `len` coordinates (the chunk starts at a multiple of 8, so partial
+ * sum j collects the coordinates i = j mod 8 as over the whole vector): x = sqrt(lambda) .* g
+ * replaces g in place, and x.e and |x|^2 accumulate into sd and sx. */
+ALWAYS_INLINE void chunk_dot(const double *restrict sl, double *restrict xg,
+                             const double *restrict e, size_t len, double sd[8], double sx[8]) {
   size_t i = 0;
-  for (; i + 8 <= d; i += 8) {
+  for (; i + 8 <= len; i += 8) {
     for (size_t j = 0; j < 8; j++) {
-      double x = sl[i + j] * g[i + j];
+      double x = sl[i + j] * xg[i + j];
+      xg[i + j] = x;
       sd[j] += x * e[i + j];
       sx[j] += x * x;
     }
   }
-  for (size_t j = 0; i + j < d; j++) {
-    double x = sl[i + j] * g[i + j];
+  for (size_t j = 0; i + j < len; j++) {
+    double x = sl[i + j] * xg[i + j];
+    xg[i + j] = x;
     sd[j] += x * e[i + j];
     sx[j] += x * x;
   }
-  *dot = sum8(sd);
-  *xx = sum8(sx);
 }
 
 /* One element of pass 2 (below). */
-ALWAYS_INLINE void update_one(const double *restrict sl, const double *restrict lambda,
-                              const double *restrict g, const double *restrict xi,
-                              double *restrict e, size_t i, double a, double b, int noisy,
-                              int want_risk, int want_before, double *sr, double *sb) {
-  double t = e[i] - a * (sl[i] * g[i]);
+ALWAYS_INLINE void update_one(const double *restrict lambda, const double *restrict x,
+                              const double *restrict xi, double *restrict e, size_t i, double a,
+                              double b, int noisy, int want_risk, int want_before, double *sr,
+                              double *sb) {
+  double t = e[i] - a * x[i];
   if (want_before) {
     *sb += lambda[i] * (t * t);
   }
@@ -173,23 +178,71 @@ ALWAYS_INLINE void update_one(const double *restrict sl, const double *restrict 
   e[i] = t;
 }
 
-/* Pass 2: e -= a x (+ b xi when noisy). With `want_risk` it also returns the risk of the new
- * e and, with `want_before`, the risk of e - a x before the noise is added. The flags are
- * compile-time constants at every call, so each combination is its own loop. */
-ALWAYS_INLINE void pass_update(const double *restrict sl, const double *restrict lambda,
-                               const double *restrict g, const double *restrict xi,
+/* Pass 2 on one chunk of `len` coordinates (starting at a multiple of 8): e -= a x (+ b xi
+ * when noisy). With `want_risk` it accumulates the risk of the new e into sr and, with
+ * `want_before`, that of e - a x before the noise into sb. The flags are compile-time
+ * constants at every call, so each combination is its own loop. */
+ALWAYS_INLINE void chunk_update(const double *restrict lambda, const double *restrict x,
+                                const double *restrict xi, double *restrict e, size_t len, double a,
+                                double b, int noisy, int want_risk, int want_before, double sr[8],
+                                double sb[8]) {
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    for (size_t j = 0; j < 8; j++) {
+      update_one(lambda, x, xi, e, i + j, a, b, noisy, want_risk, want_before, &sr[j], &sb[j]);
+    }
+  }
+  for (size_t j = 0; i + j < len; j++) {
+    update_one(lambda, x, xi, e, i + j, a, b, noisy, want_risk, want_before, &sr[j], &sb[j]);
+  }
+}
+
+/* Pass 1 over all d coordinates: generates g and the label Gaussian chunk by chunk into
+ * xbuf [d + 2] (values 0 ... d of the step's draws, the last fill rounded up to an even count,
+ * which with d even also makes xi_0 at xbuf[d + 1]), turns g into x while the chunk is in L1
+ * and returns x.e and |x|^2. */
+ALWAYS_INLINE void pass_dot(dpd_rng *rng, const double *restrict sl, double *restrict xbuf,
+                            const double *restrict e, size_t d, double *dot, double *xx) {
+  double sd[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  double sx[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (size_t c0 = 0; c0 < d; c0 += CHUNK) {
+    const size_t len = d - c0 < CHUNK ? d - c0 : CHUNK;
+    const size_t fill = c0 + len == d ? d + 1 - c0 : len;
+    dpd_rng_gaussian_fill(rng, xbuf + c0, fill + (fill & 1u));
+    chunk_dot(sl + c0, xbuf + c0, e + c0, len, sd, sx);
+  }
+  *dot = sum8(sd);
+  *xx = sum8(sx);
+}
+
+/* Pass 2 over all d coordinates. When noisy, xi is generated chunk by chunk into `tmp`
+ * [CHUNK + 2] and used while it is in L1: xi_i is value d + 1 + i of the step's draws. With d
+ * odd, xi_0 starts a Philox block and each chunk's xi is one even fill. With d even, xi_0 is
+ * the second value of the block that holds the label Gaussian (pass 1 made it: `carry`), and
+ * each chunk's fill starts one value later: tmp[0] = carry, tmp[1 ..] = the fill, and the last
+ * value of the fill is the next chunk's carry. Every fill has an even length and starts at the
+ * next unused block, so the values are those of one fill of all m_k values. */
+ALWAYS_INLINE void pass_update(dpd_rng *rng, const double *restrict lambda,
+                               const double *restrict x, double *restrict tmp, double carry,
                                double *restrict e, size_t d, double a, double b, int noisy,
                                int want_risk, int want_before, double *risk, double *before) {
   double sr[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   double sb[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  size_t i = 0;
-  for (; i + 8 <= d; i += 8) {
-    for (size_t j = 0; j < 8; j++) {
-      update_one(sl, lambda, g, xi, e, i + j, a, b, noisy, want_risk, want_before, &sr[j], &sb[j]);
+  const size_t shift = (d & 1u) ? 0 : 1;
+  for (size_t c0 = 0; c0 < d; c0 += CHUNK) {
+    const size_t len = d - c0 < CHUNK ? d - c0 : CHUNK;
+    if (noisy) {
+      /* Values xi_{c0 + shift} ... xi_{c0 + len - 1}, rounded up to an even count (the last
+       * chunk's extra value is the one the original fill rounds up to). */
+      const size_t want = len - shift;
+      dpd_rng_gaussian_fill(rng, tmp + shift, want + (want & 1u));
+      if (shift) {
+        tmp[0] = carry;
+        carry = tmp[len];
+      }
     }
-  }
-  for (size_t j = 0; i + j < d; j++) {
-    update_one(sl, lambda, g, xi, e, i + j, a, b, noisy, want_risk, want_before, &sr[j], &sb[j]);
+    chunk_update(lambda + c0, x + c0, tmp, e + c0, len, a, b, noisy, want_risk, want_before, sr,
+                 sb);
   }
   if (want_risk) {
     *risk = 0.5 * sum8(sr);
@@ -198,17 +251,17 @@ ALWAYS_INLINE void pass_update(const double *restrict sl, const double *restrict
     *before = 0.5 * sum8(sb);
   }
 }
-
 /* Runs replicate `rep`: writes risk_row[grid] and clip_row[grid] (clipped steps per grid
- * interval). `e` [d] and `buf` [2d + 2] are the caller's workspace. */
+ * interval). `e` [d], `xbuf` [d + 2] and `tmp` [CHUNK + 1] are the caller's workspace. */
 ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *restrict e,
-                                      double *restrict buf, double *risk_row, double *clip_row,
-                                      replicate_info *info) {
+                                      double *restrict xbuf, double *restrict tmp, double *risk_row,
+                                      double *clip_row, replicate_info *info) {
   const size_t d = plan->d, n = plan->n, grid = plan->grid;
   const double *sl = plan->sqrt_lambda, *lambda = plan->lambda;
-  const double *g = buf, *xi = buf + d + 1;
   const double C = plan->C;
   const int clipping = isfinite(C);
+  /* Values made by pass 1 (g, the label Gaussian, with d even also xi_0). */
+  const size_t m_dot = d + 1 + ((d + 1) & 1u);
   dpd_rng rng;
   size_t next = 0;    /* next grid index to record */
   double nclip = 0.0; /* clipped steps since the last recorded grid point */
@@ -230,18 +283,24 @@ ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *
   for (size_t k = 0; k < n; k++) {
     const double sigma = plan->sigma[k];
     const int noisy = sigma > 0.0;
-    /* m values, rounded up to even: an odd fill consumes the same ceil(m/2) blocks and gives
-     * the same first m values, and the even length skips the fill's partial-chunk copy. */
+    /* The step's m values, rounded up to even: the blocks [counter, counter + m_even / 2). */
     const size_t m = d + 1 + (noisy ? d : 0);
     const size_t m_even = m + (m & 1u);
-    double dot, xx, risk = 0.0, before = 0.0;
+    double dot, xx, risk = 0.0, before = 0.0, r;
+    dpd_rng after;
 
-    dpd_rng_gaussian_fill(&rng, buf, m_even);
-    pass_dot(sl, g, e, d, &dot, &xx);
-    /* The Gaussian law keeps its original expression (bit-identical results). */
-    const double r = plan->noise.law == DPD_NOISE_GAUSSIAN
-                         ? dot - plan->zeta * buf[d]
-                         : dot - dpd__noise_from_gaussian(&plan->noise, buf[d], &rng);
+    pass_dot(&rng, sl, xbuf, e, d, &dot, &xx);
+    if (plan->noise.law == DPD_NOISE_GAUSSIAN) {
+      /* The Gaussian law keeps its original expression (bit-identical results). */
+      r = dot - plan->zeta * xbuf[d];
+    } else {
+      /* Student-t draws its chi-square from the blocks after all m values (after xi, which
+       * pass 2 has yet to make): `after` is the stream there, and the stream goes on from it
+       * once pass 2 is done. The other laws draw nothing. */
+      after = rng;
+      after.counter += (uint64_t)((m_even - m_dot) / 2);
+      r = dot - dpd__noise_from_gaussian(&plan->noise, xbuf[d], &after);
+    }
     if (!isfinite(r) || !isfinite(xx)) {
       info->status = DPD_ENONFINITE;
       info->fail_step = k;
@@ -260,21 +319,27 @@ ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *
     const int record = next < grid && plan->kgrid[next] == k + 1;
     const int last = k + 1 == n;
 
+    const double carry = (d & 1u) ? 0.0 : xbuf[d + 1]; /* xi_0 when d is even */
+
     if (!record) {
       if (noisy) {
-        pass_update(sl, lambda, g, xi, e, d, a, b, 1, 0, 0, NULL, NULL);
+        pass_update(&rng, lambda, xbuf, tmp, carry, e, d, a, b, 1, 0, 0, NULL, NULL);
       } else {
-        pass_update(sl, lambda, g, xi, e, d, a, b, 0, 0, 0, NULL, NULL);
+        pass_update(&rng, lambda, xbuf, tmp, carry, e, d, a, b, 0, 0, 0, NULL, NULL);
       }
-      continue;
-    }
-    if (last && noisy) {
-      pass_update(sl, lambda, g, xi, e, d, a, b, 1, 1, 1, &risk, &before);
+    } else if (last && noisy) {
+      pass_update(&rng, lambda, xbuf, tmp, carry, e, d, a, b, 1, 1, 1, &risk, &before);
     } else if (noisy) {
-      pass_update(sl, lambda, g, xi, e, d, a, b, 1, 1, 0, &risk, NULL);
+      pass_update(&rng, lambda, xbuf, tmp, carry, e, d, a, b, 1, 1, 0, &risk, NULL);
     } else {
-      pass_update(sl, lambda, g, xi, e, d, a, b, 0, 1, 0, &risk, NULL);
+      pass_update(&rng, lambda, xbuf, tmp, carry, e, d, a, b, 0, 1, 0, &risk, NULL);
       before = risk;
+    }
+    if (plan->noise.law != DPD_NOISE_GAUSSIAN) {
+      rng = after;
+    }
+    if (!record) {
+      continue;
     }
     if (!isfinite(risk)) {
       info->status = DPD_ENONFINITE;
@@ -299,8 +364,8 @@ ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *
 ALWAYS_INLINE int run_replicate(void *job, size_t rep, double *work) {
   const sim_plan *plan = job;
   const size_t grid = plan->grid;
-  run_replicate_body(plan, rep, work, work + plan->e_len, plan->risk_rows + rep * grid,
-                     plan->clip_rows + rep * grid, plan->info + rep);
+  run_replicate_body(plan, rep, work, work + plan->e_len, work + plan->e_len + plan->xbuf_len,
+                     plan->risk_rows + rep * grid, plan->clip_rows + rep * grid, plan->info + rep);
   return plan->info[rep].status;
 }
 
@@ -379,9 +444,11 @@ int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
     return status;
   }
   const size_t d = problem->d, n = cfg->n, seeds = cfg->seeds, grid = cfg->grid;
-  /* Per thread: e [d] and the Gaussian buffer [2d + 2], each starting on a cache line. */
+  /* Per thread: e [d], g then x [d + 2] and one chunk of xi [CHUNK + 1], each starting on a
+   * cache line. */
   const size_t e_len = (d + CACHE_DOUBLES - 1) / CACHE_DOUBLES * CACHE_DOUBLES;
-  const size_t buf_len = (2 * d + 2 + CACHE_DOUBLES - 1) / CACHE_DOUBLES * CACHE_DOUBLES;
+  const size_t xbuf_len = (d + 2 + CACHE_DOUBLES - 1) / CACHE_DOUBLES * CACHE_DOUBLES;
+  const size_t tmp_len = CHUNK + CACHE_DOUBLES;
 
   dpd_linreg_sim_result *res = dpd__sim_result_create(grid, seeds);
   double *eta = malloc(n * sizeof *eta);
@@ -418,12 +485,13 @@ int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
                    .C = isfinite(cfg->c) ? cfg->c * sqrt((double)d) : INFINITY,
                    .seed = cfg->seed,
                    .e_len = e_len,
+                   .xbuf_len = xbuf_len,
                    .risk_rows = res->risk_replicates,
                    .clip_rows = clip_rows,
                    .info = info};
   const dpd__replicate_plan reps = {.n = seeds,
                                     .threads = cfg->threads,
-                                    .work_doubles = e_len + buf_len,
+                                    .work_doubles = e_len + xbuf_len + tmp_len,
                                     .units = 1,
                                     .progress = cfg->progress,
                                     .progress_user = cfg->progress_user,
