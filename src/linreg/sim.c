@@ -118,64 +118,56 @@ typedef struct {
   replicate_info *info; /* [seeds] */
 } sim_plan;
 
+/* Eight doubles as one value (GCC/Clang vector extension): one AVX-512 register, two AVX2 or
+ * four SSE2 ones. The eight lanes are the eight partial sums of a reduction, lane j taking
+ * the coordinates i = j mod 8; element-wise operations in the same order give the same bits
+ * in every instruction set. */
+typedef double v8d __attribute__((vector_size(64)));
+/* The same at any 8-byte-aligned address, for loads and stores from double arrays. Vectors
+ * only appear in always-inline code, never in a call's arguments or result (whose ABI would
+ * depend on the instruction set). */
+typedef double v8d_unaligned __attribute__((vector_size(64), aligned(8), may_alias));
+#define LOAD8(p) (*(const v8d_unaligned *)(p))
+#define STORE8(p, v) (*(v8d_unaligned *)(p) = (v))
+
 /* Sum of eight partial sums in a fixed order (the same in every instruction set). */
-ALWAYS_INLINE double sum8(const double s[8]) {
-  return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
-}
+#define SUM8(s) ((((s)[0] + (s)[1]) + ((s)[2] + (s)[3])) + (((s)[4] + (s)[5]) + ((s)[6] + (s)[7])))
 
 /* (1/2) sum lambda_i e_i^2. */
 ALWAYS_INLINE double risk_of(const double *restrict lambda, const double *restrict e, size_t d) {
-  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  v8d acc = {0, 0, 0, 0, 0, 0, 0, 0};
   size_t i = 0;
   for (; i + 8 <= d; i += 8) {
-    for (size_t j = 0; j < 8; j++) {
-      acc[j] += lambda[i + j] * (e[i + j] * e[i + j]);
-    }
+    const v8d ev = LOAD8(e + i);
+    acc += LOAD8(lambda + i) * (ev * ev);
   }
   for (size_t j = 0; i + j < d; j++) {
     acc[j] += lambda[i + j] * (e[i + j] * e[i + j]);
   }
-  return 0.5 * sum8(acc);
+  return 0.5 * SUM8(acc);
 }
 
-/* Pass 1 on one chunk of `len` coordinates (the chunk starts at a multiple of 8, so partial
- * sum j collects the coordinates i = j mod 8 as over the whole vector): x = sqrt(lambda) .* g
+/* Pass 1 on one chunk of `len` coordinates (the chunk starts at a multiple of 8, so lane j
+ * collects the coordinates i = j mod 8 as over the whole vector): x = sqrt(lambda) .* g
  * replaces g in place, and x.e and |x|^2 accumulate into sd and sx. */
 ALWAYS_INLINE void chunk_dot(const double *restrict sl, double *restrict xg,
-                             const double *restrict e, size_t len, double sd[8], double sx[8]) {
+                             const double *restrict e, size_t len, v8d *sd, v8d *sx) {
+  v8d vd = *sd, vx = *sx;
   size_t i = 0;
   for (; i + 8 <= len; i += 8) {
-    for (size_t j = 0; j < 8; j++) {
-      double x = sl[i + j] * xg[i + j];
-      xg[i + j] = x;
-      sd[j] += x * e[i + j];
-      sx[j] += x * x;
-    }
+    const v8d x = LOAD8(sl + i) * LOAD8(xg + i);
+    STORE8(xg + i, x);
+    vd += x * LOAD8(e + i);
+    vx += x * x;
   }
   for (size_t j = 0; i + j < len; j++) {
-    double x = sl[i + j] * xg[i + j];
+    const double x = sl[i + j] * xg[i + j];
     xg[i + j] = x;
-    sd[j] += x * e[i + j];
-    sx[j] += x * x;
+    vd[j] += x * e[i + j];
+    vx[j] += x * x;
   }
-}
-
-/* One element of pass 2 (below). */
-ALWAYS_INLINE void update_one(const double *restrict lambda, const double *restrict x,
-                              const double *restrict xi, double *restrict e, size_t i, double a,
-                              double b, int noisy, int want_risk, int want_before, double *sr,
-                              double *sb) {
-  double t = e[i] - a * x[i];
-  if (want_before) {
-    *sb += lambda[i] * (t * t);
-  }
-  if (noisy) {
-    t = t + b * xi[i];
-  }
-  if (want_risk) {
-    *sr += lambda[i] * (t * t);
-  }
-  e[i] = t;
+  *sd = vd;
+  *sx = vx;
 }
 
 /* Pass 2 on one chunk of `len` coordinates (starting at a multiple of 8): e -= a x (+ b xi
@@ -184,17 +176,38 @@ ALWAYS_INLINE void update_one(const double *restrict lambda, const double *restr
  * constants at every call, so each combination is its own loop. */
 ALWAYS_INLINE void chunk_update(const double *restrict lambda, const double *restrict x,
                                 const double *restrict xi, double *restrict e, size_t len, double a,
-                                double b, int noisy, int want_risk, int want_before, double sr[8],
-                                double sb[8]) {
+                                double b, int noisy, int want_risk, int want_before, v8d *sr,
+                                v8d *sb) {
+  v8d vr = *sr, vb = *sb;
   size_t i = 0;
   for (; i + 8 <= len; i += 8) {
-    for (size_t j = 0; j < 8; j++) {
-      update_one(lambda, x, xi, e, i + j, a, b, noisy, want_risk, want_before, &sr[j], &sb[j]);
+    v8d t = LOAD8(e + i) - a * LOAD8(x + i);
+    if (want_before) {
+      vb += LOAD8(lambda + i) * (t * t);
     }
+    if (noisy) {
+      t = t + b * LOAD8(xi + i);
+    }
+    if (want_risk) {
+      vr += LOAD8(lambda + i) * (t * t);
+    }
+    STORE8(e + i, t);
   }
   for (size_t j = 0; i + j < len; j++) {
-    update_one(lambda, x, xi, e, i + j, a, b, noisy, want_risk, want_before, &sr[j], &sb[j]);
+    double t = e[i + j] - a * x[i + j];
+    if (want_before) {
+      vb[j] += lambda[i + j] * (t * t);
+    }
+    if (noisy) {
+      t = t + b * xi[i + j];
+    }
+    if (want_risk) {
+      vr[j] += lambda[i + j] * (t * t);
+    }
+    e[i + j] = t;
   }
+  *sr = vr;
+  *sb = vb;
 }
 
 /* Pass 1 over all d coordinates: generates g and the label Gaussian chunk by chunk into
@@ -203,16 +216,15 @@ ALWAYS_INLINE void chunk_update(const double *restrict lambda, const double *res
  * and returns x.e and |x|^2. */
 ALWAYS_INLINE void pass_dot(dpd_rng *rng, const double *restrict sl, double *restrict xbuf,
                             const double *restrict e, size_t d, double *dot, double *xx) {
-  double sd[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  double sx[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  v8d sd = {0, 0, 0, 0, 0, 0, 0, 0}, sx = {0, 0, 0, 0, 0, 0, 0, 0};
   for (size_t c0 = 0; c0 < d; c0 += CHUNK) {
     const size_t len = d - c0 < CHUNK ? d - c0 : CHUNK;
     const size_t fill = c0 + len == d ? d + 1 - c0 : len;
     dpd_rng_gaussian_fill(rng, xbuf + c0, fill + (fill & 1u));
-    chunk_dot(sl + c0, xbuf + c0, e + c0, len, sd, sx);
+    chunk_dot(sl + c0, xbuf + c0, e + c0, len, &sd, &sx);
   }
-  *dot = sum8(sd);
-  *xx = sum8(sx);
+  *dot = SUM8(sd);
+  *xx = SUM8(sx);
 }
 
 /* Pass 2 over all d coordinates. When noisy, xi is generated chunk by chunk into `tmp`
@@ -226,8 +238,7 @@ ALWAYS_INLINE void pass_update(dpd_rng *rng, const double *restrict lambda,
                                const double *restrict x, double *restrict tmp, double carry,
                                double *restrict e, size_t d, double a, double b, int noisy,
                                int want_risk, int want_before, double *risk, double *before) {
-  double sr[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  double sb[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  v8d sr = {0, 0, 0, 0, 0, 0, 0, 0}, sb = {0, 0, 0, 0, 0, 0, 0, 0};
   const size_t shift = (d & 1u) ? 0 : 1;
   for (size_t c0 = 0; c0 < d; c0 += CHUNK) {
     const size_t len = d - c0 < CHUNK ? d - c0 : CHUNK;
@@ -241,14 +252,14 @@ ALWAYS_INLINE void pass_update(dpd_rng *rng, const double *restrict lambda,
         carry = tmp[len];
       }
     }
-    chunk_update(lambda + c0, x + c0, tmp, e + c0, len, a, b, noisy, want_risk, want_before, sr,
-                 sb);
+    chunk_update(lambda + c0, x + c0, tmp, e + c0, len, a, b, noisy, want_risk, want_before, &sr,
+                 &sb);
   }
   if (want_risk) {
-    *risk = 0.5 * sum8(sr);
+    *risk = 0.5 * SUM8(sr);
   }
   if (want_before) {
-    *before = 0.5 * sum8(sb);
+    *before = 0.5 * SUM8(sb);
   }
 }
 /* Runs replicate `rep`: writes risk_row[grid] and clip_row[grid] (clipped steps per grid
