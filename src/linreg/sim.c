@@ -13,22 +13,27 @@
  * equivariance of clipping (it sees only |g| = |r| |x|) and of the isotropic noise makes the
  * law of every risk the same as for the algorithm in the original basis.
  *
- * Random numbers (stream rule of rng.h): replicate r uses stream (seed, r). Step k makes one
- * dpd_rng_gaussian_fill of m_k = d + 1 + (sigma_k > 0 ? d : 0) values, used in that order as
- * g (d), the label-noise Gaussian (1) and xi (d); it consumes ceil(m_k / 2) blocks. The label
+ * Random numbers (stream rule of rng.h): replicate r uses stream (seed, r). Step k draws m_k =
+ * d + 1 + (sigma_k > 0 ? d : 0) Gaussians, values 0 ... m_k - 1 of the blocks from the step's
+ * first unused one on (ceil(m_k / 2) blocks, as one dpd_rng_gaussian_fill of m_k values would
+ * give them), used in that order as g (d), the label-noise Gaussian (1) and xi (d). The label
  * noise z_k is a function of that Gaussian (noise.c): zeta times it for the Gaussian law (the
  * original rule, unchanged), its sign for Rademacher, its inverse-CDF transform for Laplace;
  * so these three laws use the same blocks and the same g and xi. Student-t also needs a
- * chi-square variate, drawn by dpd_rng_gamma_sample from the blocks right after the fill (a
- * random number of them); step k + 1's fill starts at the next unused block.
+ * chi-square variate, drawn by dpd_rng_gamma_sample from the blocks right after the m_k
+ * values (a random number of them); step k + 1 starts at the next unused block.
  *
- * Performance: the d-vectors (sqrt(lambda), g, e, xi) stay in L1/L2; each step is one fill and
- * two fused passes (the dot products x.e and |x|^2, then the update, which also yields the
- * risk when a grid point is reached). The passes are compiled for AVX-512, AVX2 and baseline
- * x86-64; reductions use eight explicit partial sums in a fixed order and this file is built
- * without FMA contraction, so all three give bit-identical results. Replicates run in
- * parallel; each writes its own trajectory row, and the reduction over replicates is serial
- * in replicate order, so results do not depend on the number of threads. */
+ * Performance: a step is two passes over the d coordinates, each in chunks of CHUNK
+ * coordinates whose data stay in L1/L2. Pass 1 fills the chunk's g (several fills of even
+ * length make the same values as one), turns it into x = sqrt(lambda) g in place and
+ * accumulates x.e and |x|^2. Pass 2 fills the chunk's xi into a small buffer and updates e
+ * from x and xi (also yielding the risk when a grid point is reached), so xi is never
+ * written to memory. The passes use an eight-double vector type (one AVX-512 register, two
+ * AVX2, four SSE2) and are compiled for all three; lane j holds the partial sums of the
+ * coordinates j mod 8, summed in a fixed order at the end, and this file is built without
+ * FMA contraction, so all three give bit-identical results. Replicates run in parallel; each
+ * writes its own trajectory row, and the reduction over replicates is serial in replicate
+ * order, so results do not depend on the number of threads. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
