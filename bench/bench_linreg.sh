@@ -6,7 +6,10 @@
 #   (b) a NumPy implementation of the same workload batched over the 64 replicates,
 #   (c) the machine's Gaussian-generation limit (dpd_bench_gauss, all threads),
 # then the ratios numpy_time / dpdyn_time (target >= 5 on 2 cores) and the simulator's achieved
-# Gaussian rate (2 d n seeds + n seeds draws per run) / limit (target >= 0.5).
+# Gaussian rate (2 d n seeds + n seeds draws per run) / limit (target >= 0.5), and
+#   (d) the table of that ratio for d = 1e3, 1e4, 1e5 and threads = 1 .. nproc, the simulator
+#       and the limit on the same threads measured alternately in one process, best of
+#       RATIO_REPEATS (default 5) each (`dpd_bench_sim ratio`; target >= 0.8).
 # Usage: bench/bench_linreg.sh            (BUILD=dir to use another build directory,
 #                                            PYTHON=interpreter with NumPy)
 # SPDX-License-Identifier: MIT
@@ -89,6 +92,10 @@ BEGIN {
   printf "gaussian_efficiency_library=%.3f\n", draws / tl / lim
   if (tn != "") printf "numpy_over_dpdyn=%.2f   # target >= 5\n", tn / td
 }'
+
+# (d) Ratio table: simulator / Gaussian limit on the same threads, by d and threads.
+echo "# load average before the ratio table: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+"$build/dpd_bench_sim" ratio "${RATIO_REPEATS:-5}"
 
 # Hook for the ODE benchmark when it exists.
 if [ -f "$root/bench/bench_ode.sh" ]; then

@@ -13,22 +13,27 @@
  * equivariance of clipping (it sees only |g| = |r| |x|) and of the isotropic noise makes the
  * law of every risk the same as for the algorithm in the original basis.
  *
- * Random numbers (stream rule of rng.h): replicate r uses stream (seed, r). Step k makes one
- * dpd_rng_gaussian_fill of m_k = d + 1 + (sigma_k > 0 ? d : 0) values, used in that order as
- * g (d), the label-noise Gaussian (1) and xi (d); it consumes ceil(m_k / 2) blocks. The label
+ * Random numbers (stream rule of rng.h): replicate r uses stream (seed, r). Step k draws m_k =
+ * d + 1 + (sigma_k > 0 ? d : 0) Gaussians, values 0 ... m_k - 1 of the blocks from the step's
+ * first unused one on (ceil(m_k / 2) blocks, as one dpd_rng_gaussian_fill of m_k values would
+ * give them), used in that order as g (d), the label-noise Gaussian (1) and xi (d). The label
  * noise z_k is a function of that Gaussian (noise.c): zeta times it for the Gaussian law (the
  * original rule, unchanged), its sign for Rademacher, its inverse-CDF transform for Laplace;
  * so these three laws use the same blocks and the same g and xi. Student-t also needs a
- * chi-square variate, drawn by dpd_rng_gamma_sample from the blocks right after the fill (a
- * random number of them); step k + 1's fill starts at the next unused block.
+ * chi-square variate, drawn by dpd_rng_gamma_sample from the blocks right after the m_k
+ * values (a random number of them); step k + 1 starts at the next unused block.
  *
- * Performance: the d-vectors (sqrt(lambda), g, e, xi) stay in L1/L2; each step is one fill and
- * two fused passes (the dot products x.e and |x|^2, then the update, which also yields the
- * risk when a grid point is reached). The passes are compiled for AVX-512, AVX2 and baseline
- * x86-64; reductions use eight explicit partial sums in a fixed order and this file is built
- * without FMA contraction, so all three give bit-identical results. Replicates run in
- * parallel; each writes its own trajectory row, and the reduction over replicates is serial
- * in replicate order, so results do not depend on the number of threads. */
+ * Performance: a step is two passes over the d coordinates, each in chunks of CHUNK
+ * coordinates whose data stay in L1/L2. Pass 1 fills the chunk's g (several fills of even
+ * length make the same values as one), turns it into x = sqrt(lambda) g in place and
+ * accumulates x.e and |x|^2. Pass 2 fills the chunk's xi into a small buffer and updates e
+ * from x and xi (also yielding the risk when a grid point is reached), so xi is never
+ * written to memory. The passes use an eight-double vector type (one AVX-512 register, two
+ * AVX2, four SSE2) and are compiled for all three; lane j holds the partial sums of the
+ * coordinates j mod 8, summed in a fixed order at the end, and this file is built without
+ * FMA contraction, so all three give bit-identical results. Replicates run in parallel; each
+ * writes its own trajectory row, and the reduction over replicates is serial in replicate
+ * order, so results do not depend on the number of threads. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -51,8 +56,12 @@
 #define SIM_GRID_DEFAULT 101
 #define SIM_NOISE_NU_DEFAULT 5.0
 
-/* Length of one thread's Gaussian buffer in doubles, rounded up to a cache line. */
+/* Lengths of the per-thread buffers are rounded up to a cache line (in doubles). */
 #define CACHE_DOUBLES 8
+
+/* Coordinates per chunk of the fused passes (a multiple of 8): the chunk's Gaussians, x, e,
+ * sqrt(lambda) and lambda stay in L1/L2 between the fill and their use. */
+#define CHUNK 1024
 
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
@@ -107,108 +116,168 @@ typedef struct {
   dpd_noise_spec noise; /* label-noise law (noise.law == GAUSSIAN: z = zeta * Gaussian) */
   double C;             /* c sqrt(d); INFINITY: no clipping */
   uint64_t seed;
-  size_t e_len;         /* the workspace: e [e_len], then the Gaussian buffer [2d + 2] */
+  size_t e_len;         /* the workspace: e [e_len], x [xbuf_len], xi chunk [CHUNK + 1] */
+  size_t xbuf_len;      /* >= d + 2 */
   double *risk_rows;    /* [seeds * grid] outputs: replicate r writes row r of each */
   double *clip_rows;    /* [seeds * grid] */
   replicate_info *info; /* [seeds] */
 } sim_plan;
 
+/* Eight doubles as one value (GCC/Clang vector extension): one AVX-512 register, two AVX2 or
+ * four SSE2 ones. The eight lanes are the eight partial sums of a reduction, lane j taking
+ * the coordinates i = j mod 8; element-wise operations in the same order give the same bits
+ * in every instruction set. */
+typedef double v8d __attribute__((vector_size(64)));
+/* The same at any 8-byte-aligned address, for loads and stores from double arrays. Vectors
+ * only appear in always-inline code, never in a call's arguments or result (whose ABI would
+ * depend on the instruction set). */
+typedef double v8d_unaligned __attribute__((vector_size(64), aligned(8), may_alias));
+#define LOAD8(p) (*(const v8d_unaligned *)(p))
+#define STORE8(p, v) (*(v8d_unaligned *)(p) = (v))
+
 /* Sum of eight partial sums in a fixed order (the same in every instruction set). */
-ALWAYS_INLINE double sum8(const double s[8]) {
-  return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
-}
+#define SUM8(s) ((((s)[0] + (s)[1]) + ((s)[2] + (s)[3])) + (((s)[4] + (s)[5]) + ((s)[6] + (s)[7])))
 
 /* (1/2) sum lambda_i e_i^2. */
 ALWAYS_INLINE double risk_of(const double *restrict lambda, const double *restrict e, size_t d) {
-  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  v8d acc = {0, 0, 0, 0, 0, 0, 0, 0};
   size_t i = 0;
   for (; i + 8 <= d; i += 8) {
-    for (size_t j = 0; j < 8; j++) {
-      acc[j] += lambda[i + j] * (e[i + j] * e[i + j]);
-    }
+    const v8d ev = LOAD8(e + i);
+    acc += LOAD8(lambda + i) * (ev * ev);
   }
   for (size_t j = 0; i + j < d; j++) {
     acc[j] += lambda[i + j] * (e[i + j] * e[i + j]);
   }
-  return 0.5 * sum8(acc);
+  return 0.5 * SUM8(acc);
 }
 
-/* Pass 1: x.e and |x|^2 with x = sqrt(lambda) .* g. */
-ALWAYS_INLINE void pass_dot(const double *restrict sl, const double *restrict g,
-                            const double *restrict e, size_t d, double *dot, double *xx) {
-  double sd[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  double sx[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+/* Pass 1 on one chunk of `len` coordinates (the chunk starts at a multiple of 8, so lane j
+ * collects the coordinates i = j mod 8 as over the whole vector): x = sqrt(lambda) .* g
+ * replaces g in place, and x.e and |x|^2 accumulate into sd and sx. */
+ALWAYS_INLINE void chunk_dot(const double *restrict sl, double *restrict xg,
+                             const double *restrict e, size_t len, v8d *sd, v8d *sx) {
+  v8d vd = *sd, vx = *sx;
   size_t i = 0;
-  for (; i + 8 <= d; i += 8) {
-    for (size_t j = 0; j < 8; j++) {
-      double x = sl[i + j] * g[i + j];
-      sd[j] += x * e[i + j];
-      sx[j] += x * x;
+  for (; i + 8 <= len; i += 8) {
+    const v8d x = LOAD8(sl + i) * LOAD8(xg + i);
+    STORE8(xg + i, x);
+    vd += x * LOAD8(e + i);
+    vx += x * x;
+  }
+  for (size_t j = 0; i + j < len; j++) {
+    const double x = sl[i + j] * xg[i + j];
+    xg[i + j] = x;
+    vd[j] += x * e[i + j];
+    vx[j] += x * x;
+  }
+  *sd = vd;
+  *sx = vx;
+}
+
+/* Pass 2 on one chunk of `len` coordinates (starting at a multiple of 8): e -= a x (+ b xi
+ * when noisy). With `want_risk` it accumulates the risk of the new e into sr and, with
+ * `want_before`, that of e - a x before the noise into sb. The flags are compile-time
+ * constants at every call, so each combination is its own loop. */
+ALWAYS_INLINE void chunk_update(const double *restrict lambda, const double *restrict x,
+                                const double *restrict xi, double *restrict e, size_t len, double a,
+                                double b, int noisy, int want_risk, int want_before, v8d *sr,
+                                v8d *sb) {
+  v8d vr = *sr, vb = *sb;
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    v8d t = LOAD8(e + i) - a * LOAD8(x + i);
+    if (want_before) {
+      vb += LOAD8(lambda + i) * (t * t);
     }
+    if (noisy) {
+      t = t + b * LOAD8(xi + i);
+    }
+    if (want_risk) {
+      vr += LOAD8(lambda + i) * (t * t);
+    }
+    STORE8(e + i, t);
   }
-  for (size_t j = 0; i + j < d; j++) {
-    double x = sl[i + j] * g[i + j];
-    sd[j] += x * e[i + j];
-    sx[j] += x * x;
+  for (size_t j = 0; i + j < len; j++) {
+    double t = e[i + j] - a * x[i + j];
+    if (want_before) {
+      vb[j] += lambda[i + j] * (t * t);
+    }
+    if (noisy) {
+      t = t + b * xi[i + j];
+    }
+    if (want_risk) {
+      vr[j] += lambda[i + j] * (t * t);
+    }
+    e[i + j] = t;
   }
-  *dot = sum8(sd);
-  *xx = sum8(sx);
+  *sr = vr;
+  *sb = vb;
 }
 
-/* One element of pass 2 (below). */
-ALWAYS_INLINE void update_one(const double *restrict sl, const double *restrict lambda,
-                              const double *restrict g, const double *restrict xi,
-                              double *restrict e, size_t i, double a, double b, int noisy,
-                              int want_risk, int want_before, double *sr, double *sb) {
-  double t = e[i] - a * (sl[i] * g[i]);
-  if (want_before) {
-    *sb += lambda[i] * (t * t);
+/* Pass 1 over all d coordinates: generates g and the label Gaussian chunk by chunk into
+ * xbuf [d + 2] (values 0 ... d of the step's draws, the last fill rounded up to an even count,
+ * which with d even also makes xi_0 at xbuf[d + 1]), turns g into x while the chunk is in L1
+ * and returns x.e and |x|^2. */
+ALWAYS_INLINE void pass_dot(dpd_rng *rng, const double *restrict sl, double *restrict xbuf,
+                            const double *restrict e, size_t d, double *dot, double *xx) {
+  v8d sd = {0, 0, 0, 0, 0, 0, 0, 0}, sx = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (size_t c0 = 0; c0 < d; c0 += CHUNK) {
+    const size_t len = d - c0 < CHUNK ? d - c0 : CHUNK;
+    const size_t fill = c0 + len == d ? d + 1 - c0 : len;
+    dpd_rng_gaussian_fill(rng, xbuf + c0, fill + (fill & 1u));
+    chunk_dot(sl + c0, xbuf + c0, e + c0, len, &sd, &sx);
   }
-  if (noisy) {
-    t = t + b * xi[i];
-  }
-  if (want_risk) {
-    *sr += lambda[i] * (t * t);
-  }
-  e[i] = t;
+  *dot = SUM8(sd);
+  *xx = SUM8(sx);
 }
 
-/* Pass 2: e -= a x (+ b xi when noisy). With `want_risk` it also returns the risk of the new
- * e and, with `want_before`, the risk of e - a x before the noise is added. The flags are
- * compile-time constants at every call, so each combination is its own loop. */
-ALWAYS_INLINE void pass_update(const double *restrict sl, const double *restrict lambda,
-                               const double *restrict g, const double *restrict xi,
+/* Pass 2 over all d coordinates. When noisy, xi is generated chunk by chunk into `tmp`
+ * [CHUNK + 2] and used while it is in L1: xi_i is value d + 1 + i of the step's draws. With d
+ * odd, xi_0 starts a Philox block and each chunk's xi is one even fill. With d even, xi_0 is
+ * the second value of the block that holds the label Gaussian (pass 1 made it: `carry`), and
+ * each chunk's fill starts one value later: tmp[0] = carry, tmp[1 ..] = the fill, and the last
+ * value of the fill is the next chunk's carry. Every fill has an even length and starts at the
+ * next unused block, so the values are those of one fill of all m_k values. */
+ALWAYS_INLINE void pass_update(dpd_rng *rng, const double *restrict lambda,
+                               const double *restrict x, double *restrict tmp, double carry,
                                double *restrict e, size_t d, double a, double b, int noisy,
                                int want_risk, int want_before, double *risk, double *before) {
-  double sr[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  double sb[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  size_t i = 0;
-  for (; i + 8 <= d; i += 8) {
-    for (size_t j = 0; j < 8; j++) {
-      update_one(sl, lambda, g, xi, e, i + j, a, b, noisy, want_risk, want_before, &sr[j], &sb[j]);
+  v8d sr = {0, 0, 0, 0, 0, 0, 0, 0}, sb = {0, 0, 0, 0, 0, 0, 0, 0};
+  const size_t shift = (d & 1u) ? 0 : 1;
+  for (size_t c0 = 0; c0 < d; c0 += CHUNK) {
+    const size_t len = d - c0 < CHUNK ? d - c0 : CHUNK;
+    if (noisy) {
+      /* Values xi_{c0 + shift} ... xi_{c0 + len - 1}, rounded up to an even count (the last
+       * chunk's extra value is the one the original fill rounds up to). */
+      const size_t want = len - shift;
+      dpd_rng_gaussian_fill(rng, tmp + shift, want + (want & 1u));
+      if (shift) {
+        tmp[0] = carry;
+        carry = tmp[len];
+      }
     }
-  }
-  for (size_t j = 0; i + j < d; j++) {
-    update_one(sl, lambda, g, xi, e, i + j, a, b, noisy, want_risk, want_before, &sr[j], &sb[j]);
+    chunk_update(lambda + c0, x + c0, tmp, e + c0, len, a, b, noisy, want_risk, want_before, &sr,
+                 &sb);
   }
   if (want_risk) {
-    *risk = 0.5 * sum8(sr);
+    *risk = 0.5 * SUM8(sr);
   }
   if (want_before) {
-    *before = 0.5 * sum8(sb);
+    *before = 0.5 * SUM8(sb);
   }
 }
-
 /* Runs replicate `rep`: writes risk_row[grid] and clip_row[grid] (clipped steps per grid
- * interval). `e` [d] and `buf` [2d + 2] are the caller's workspace. */
+ * interval). `e` [d], `xbuf` [d + 2] and `tmp` [CHUNK + 1] are the caller's workspace. */
 ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *restrict e,
-                                      double *restrict buf, double *risk_row, double *clip_row,
-                                      replicate_info *info) {
+                                      double *restrict xbuf, double *restrict tmp, double *risk_row,
+                                      double *clip_row, replicate_info *info) {
   const size_t d = plan->d, n = plan->n, grid = plan->grid;
   const double *sl = plan->sqrt_lambda, *lambda = plan->lambda;
-  const double *g = buf, *xi = buf + d + 1;
   const double C = plan->C;
   const int clipping = isfinite(C);
+  /* Values made by pass 1 (g, the label Gaussian, with d even also xi_0). */
+  const size_t m_dot = d + 1 + ((d + 1) & 1u);
   dpd_rng rng;
   size_t next = 0;    /* next grid index to record */
   double nclip = 0.0; /* clipped steps since the last recorded grid point */
@@ -230,18 +299,24 @@ ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *
   for (size_t k = 0; k < n; k++) {
     const double sigma = plan->sigma[k];
     const int noisy = sigma > 0.0;
-    /* m values, rounded up to even: an odd fill consumes the same ceil(m/2) blocks and gives
-     * the same first m values, and the even length skips the fill's partial-chunk copy. */
+    /* The step's m values, rounded up to even: the blocks [counter, counter + m_even / 2). */
     const size_t m = d + 1 + (noisy ? d : 0);
     const size_t m_even = m + (m & 1u);
-    double dot, xx, risk = 0.0, before = 0.0;
+    double dot, xx, risk = 0.0, before = 0.0, r;
+    dpd_rng after;
 
-    dpd_rng_gaussian_fill(&rng, buf, m_even);
-    pass_dot(sl, g, e, d, &dot, &xx);
-    /* The Gaussian law keeps its original expression (bit-identical results). */
-    const double r = plan->noise.law == DPD_NOISE_GAUSSIAN
-                         ? dot - plan->zeta * buf[d]
-                         : dot - dpd__noise_from_gaussian(&plan->noise, buf[d], &rng);
+    pass_dot(&rng, sl, xbuf, e, d, &dot, &xx);
+    if (plan->noise.law == DPD_NOISE_GAUSSIAN) {
+      /* The Gaussian law keeps its original expression (bit-identical results). */
+      r = dot - plan->zeta * xbuf[d];
+    } else {
+      /* Student-t draws its chi-square from the blocks after all m values (after xi, which
+       * pass 2 has yet to make): `after` is the stream there, and the stream goes on from it
+       * once pass 2 is done. The other laws draw nothing. */
+      after = rng;
+      after.counter += (uint64_t)((m_even - m_dot) / 2);
+      r = dot - dpd__noise_from_gaussian(&plan->noise, xbuf[d], &after);
+    }
     if (!isfinite(r) || !isfinite(xx)) {
       info->status = DPD_ENONFINITE;
       info->fail_step = k;
@@ -260,21 +335,27 @@ ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *
     const int record = next < grid && plan->kgrid[next] == k + 1;
     const int last = k + 1 == n;
 
+    const double carry = (d & 1u) ? 0.0 : xbuf[d + 1]; /* xi_0 when d is even */
+
     if (!record) {
       if (noisy) {
-        pass_update(sl, lambda, g, xi, e, d, a, b, 1, 0, 0, NULL, NULL);
+        pass_update(&rng, lambda, xbuf, tmp, carry, e, d, a, b, 1, 0, 0, NULL, NULL);
       } else {
-        pass_update(sl, lambda, g, xi, e, d, a, b, 0, 0, 0, NULL, NULL);
+        pass_update(&rng, lambda, xbuf, tmp, carry, e, d, a, b, 0, 0, 0, NULL, NULL);
       }
-      continue;
-    }
-    if (last && noisy) {
-      pass_update(sl, lambda, g, xi, e, d, a, b, 1, 1, 1, &risk, &before);
+    } else if (last && noisy) {
+      pass_update(&rng, lambda, xbuf, tmp, carry, e, d, a, b, 1, 1, 1, &risk, &before);
     } else if (noisy) {
-      pass_update(sl, lambda, g, xi, e, d, a, b, 1, 1, 0, &risk, NULL);
+      pass_update(&rng, lambda, xbuf, tmp, carry, e, d, a, b, 1, 1, 0, &risk, NULL);
     } else {
-      pass_update(sl, lambda, g, xi, e, d, a, b, 0, 1, 0, &risk, NULL);
+      pass_update(&rng, lambda, xbuf, tmp, carry, e, d, a, b, 0, 1, 0, &risk, NULL);
       before = risk;
+    }
+    if (plan->noise.law != DPD_NOISE_GAUSSIAN) {
+      rng = after;
+    }
+    if (!record) {
+      continue;
     }
     if (!isfinite(risk)) {
       info->status = DPD_ENONFINITE;
@@ -299,8 +380,8 @@ ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *
 ALWAYS_INLINE int run_replicate(void *job, size_t rep, double *work) {
   const sim_plan *plan = job;
   const size_t grid = plan->grid;
-  run_replicate_body(plan, rep, work, work + plan->e_len, plan->risk_rows + rep * grid,
-                     plan->clip_rows + rep * grid, plan->info + rep);
+  run_replicate_body(plan, rep, work, work + plan->e_len, work + plan->e_len + plan->xbuf_len,
+                     plan->risk_rows + rep * grid, plan->clip_rows + rep * grid, plan->info + rep);
   return plan->info[rep].status;
 }
 
@@ -379,9 +460,11 @@ int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
     return status;
   }
   const size_t d = problem->d, n = cfg->n, seeds = cfg->seeds, grid = cfg->grid;
-  /* Per thread: e [d] and the Gaussian buffer [2d + 2], each starting on a cache line. */
+  /* Per thread: e [d], g then x [d + 2] and one chunk of xi [CHUNK + 1], each starting on a
+   * cache line. */
   const size_t e_len = (d + CACHE_DOUBLES - 1) / CACHE_DOUBLES * CACHE_DOUBLES;
-  const size_t buf_len = (2 * d + 2 + CACHE_DOUBLES - 1) / CACHE_DOUBLES * CACHE_DOUBLES;
+  const size_t xbuf_len = (d + 2 + CACHE_DOUBLES - 1) / CACHE_DOUBLES * CACHE_DOUBLES;
+  const size_t tmp_len = CHUNK + CACHE_DOUBLES;
 
   dpd_linreg_sim_result *res = dpd__sim_result_create(grid, seeds);
   double *eta = malloc(n * sizeof *eta);
@@ -418,12 +501,13 @@ int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
                    .C = isfinite(cfg->c) ? cfg->c * sqrt((double)d) : INFINITY,
                    .seed = cfg->seed,
                    .e_len = e_len,
+                   .xbuf_len = xbuf_len,
                    .risk_rows = res->risk_replicates,
                    .clip_rows = clip_rows,
                    .info = info};
   const dpd__replicate_plan reps = {.n = seeds,
                                     .threads = cfg->threads,
-                                    .work_doubles = e_len + buf_len,
+                                    .work_doubles = e_len + xbuf_len + tmp_len,
                                     .units = 1,
                                     .progress = cfg->progress,
                                     .progress_user = cfg->progress_user,
