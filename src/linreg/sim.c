@@ -396,7 +396,10 @@ static int validate(const dpd_linreg_problem *problem, const dpd_schedule *sched
   }
   if (problem->d < 1 || problem->lambda == NULL || problem->sqrt_lambda == NULL ||
       problem->theta_star == NULL) {
-    return DPD_FAIL(err, DPD_EINVAL, "simulate: problem has d = %zu or missing arrays", problem->d);
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "simulate: problem has d = %zu or missing arrays (a spectral problem has only "
+                    "the ODE's groups: simulate one from dpd_linreg_problem_create)",
+                    problem->d);
   }
   if (cfg->n < 1) {
     return DPD_FAIL(err, DPD_EINVAL, "simulate: n = %zu, must be >= 1", cfg->n);
