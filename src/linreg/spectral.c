@@ -205,35 +205,39 @@ static band_rec *spec_band(dpd_linreg_spectrum *s, double lo, double hi, size_t 
   return b;
 }
 
-static int spec_atom(dpd_linreg_spectrum *s, double lambda, double mult, double S0) {
-  if (s->natoms == s->cap_atoms) {
-    size_t cap = s->cap_atoms ? 2 * s->cap_atoms : 256;
-    double *a = realloc(s->alam, cap * sizeof *a), *b, *c;
-    if (a != NULL) {
-      s->alam = a;
+/* Appends one value to each of `k` parallel arrays of length *n, doubling their capacity *cap
+ * when full (the arrays keep their contents when a realloc fails). */
+static int push_parallel(double **arrays[], const double *values, int k, size_t *n, size_t *cap) {
+  if (*n == *cap) {
+    const size_t c = *cap ? 2 * *cap : 256;
+    int ok = 1;
+    for (int a = 0; a < k; a++) {
+      double *grown = realloc(*arrays[a], c * sizeof *grown);
+      if (grown == NULL) {
+        ok = 0;
+      } else {
+        *arrays[a] = grown;
+      }
     }
-    b = realloc(s->amult, cap * sizeof *b);
-    if (b != NULL) {
-      s->amult = b;
-    }
-    c = realloc(s->aS0, cap * sizeof *c);
-    if (c != NULL) {
-      s->aS0 = c;
-    }
-    if (a == NULL || b == NULL || c == NULL) {
+    if (!ok) {
       return DPD_ENOMEM;
     }
-    s->cap_atoms = cap;
+    *cap = c;
   }
-  s->alam[s->natoms] = lambda;
-  s->amult[s->natoms] = mult;
-  s->aS0[s->natoms] = S0;
-  s->natoms++;
+  for (int a = 0; a < k; a++) {
+    (*arrays[a])[*n] = values[a];
+  }
+  (*n)++;
   return DPD_OK;
 }
 
-/* ---- The spectral problem of a spectrum at `nodes` per band -----------------------------------
- */
+static int spec_atom(dpd_linreg_spectrum *s, double lambda, double mult, double S0) {
+  double **arrays[3] = {&s->alam, &s->amult, &s->aS0};
+  const double v[3] = {lambda, mult, S0};
+  return push_parallel(arrays, v, 3, &s->natoms, &s->cap_atoms);
+}
+
+/* ---- The spectral problem of a spectrum at `nodes` per band ------------------------------- */
 
 typedef struct {
   size_t d;
@@ -243,35 +247,9 @@ typedef struct {
 } builder;
 
 static int builder_push(builder *bd, double lambda, double mult, double S0, double tol) {
-  if (bd->n == bd->cap) {
-    size_t cap = bd->cap ? 2 * bd->cap : 256;
-    double *a = realloc(bd->lambda, cap * sizeof *a), *b, *c, *e;
-    if (a != NULL) {
-      bd->lambda = a;
-    }
-    b = realloc(bd->mult, cap * sizeof *b);
-    if (b != NULL) {
-      bd->mult = b;
-    }
-    c = realloc(bd->S0, cap * sizeof *c);
-    if (c != NULL) {
-      bd->S0 = c;
-    }
-    e = realloc(bd->tol, cap * sizeof *e);
-    if (e != NULL) {
-      bd->tol = e;
-    }
-    if (a == NULL || b == NULL || c == NULL || e == NULL) {
-      return DPD_ENOMEM;
-    }
-    bd->cap = cap;
-  }
-  bd->lambda[bd->n] = lambda;
-  bd->mult[bd->n] = mult;
-  bd->S0[bd->n] = S0;
-  bd->tol[bd->n] = tol;
-  bd->n++;
-  return DPD_OK;
+  double **arrays[4] = {&bd->lambda, &bd->mult, &bd->S0, &bd->tol};
+  const double v[4] = {lambda, mult, S0, tol};
+  return push_parallel(arrays, v, 4, &bd->n, &bd->cap);
 }
 
 /* The Gauss nodes of the two measures of one band become groups. The tolerance share of a
