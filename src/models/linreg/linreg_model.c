@@ -30,7 +30,8 @@ static const dpd_key_desc linreg_keys[] = {
     {"c", DPD_KEY_REAL, "inf", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, LR_ALL,
      "clipping scale, C = c sqrt(d); inf = no clipping"},
     {"rho", DPD_KEY_REAL, "inf", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, LR_ALL,
-     "privacy rho: the run is rho^2/2-zCDP (alias of zcdp = rho^2/2); inf = non-private"},
+     "privacy rho: the noise is calibrated so that the whole run (every sample used once, the "
+     "last iterate released) is rho^2/2-zCDP (alias of zcdp = rho^2/2); inf = non-private"},
     {"zcdp", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_INF, NULL, LR_ALL,
      "privacy of the whole run as zCDP rho_z (instead of rho = sqrt(2 rho_z)); inf = none"},
     {"epsilon", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_ALL,
@@ -38,9 +39,11 @@ static const dpd_key_desc linreg_keys[] = {
     {"delta", DPD_KEY_REAL, NULL, 0, 1, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_ALL,
      "delta in (0, 1) for (epsilon, delta) conversions"},
     {"schedule", DPD_KEY_TEXT, "const", 0, 0, 0, NULL, LR_ALL,
+     "learning-rate schedule eta~(t) on t = k/n in [0, 1] (sample k's step is eta~(k/n)/n): "
      "const | sqrt | hyperbolic | optimal | step | cosine | file:PATH (columns t eta)"},
     {"eta0", DPD_KEY_REAL, "1", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_ALL,
-     "eta~(0) for const, sqrt, hyperbolic, step, cosine"},
+     "eta~(0) for const, sqrt, hyperbolic, step, cosine (eta0 = 1: a step of 1/n per sample; "
+     "stable below 2/gamma)"},
     {"a", DPD_KEY_REAL, "1", -1, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_ALL,
      "hyperbolic decay: eta~(t) = eta0/(1 + a t)"},
     {"c1", DPD_KEY_REAL, "1", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_ALL,
