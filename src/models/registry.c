@@ -109,7 +109,32 @@ int dpd_model_run(const dpd_model_type *m, const char *command, dpd_keys *keys,
                     "invalid value for 'model': '%s' (model=%s has no command '%s'; it has %s)",
                     m->name, m->name, command, list);
   }
-  return c->run(keys, env != NULL ? env : &none, out, err);
+  int status = c->run(keys, env != NULL ? env : &none, out, err);
+  if (status == DPD_OK && *out != NULL && strcmp(command, "compare") == 0 &&
+      dpd_keys_find(keys, "seeds") >= 0) {
+    /* A gap in standard errors needs standard errors: with fewer than 8 replicates the sample
+     * SE is itself too noisy to judge by (issue 14) */
+    const char *v = dpd_keys_text_get(keys, "seeds");
+    const double seeds = v != NULL ? strtod(v, NULL) : 0.0;
+    if (seeds >= 1.0 && seeds < 8.0) {
+      char msg[200];
+      cJSON *w = cJSON_GetObjectItemCaseSensitive((*out)->summary, "warnings");
+      snprintf(msg, sizeof msg,
+               "seeds = %g < 8: the standard errors, and the gaps measured in them, are "
+               "unreliable; use seeds >= 8",
+               seeds);
+      if (w == NULL) {
+        w = cJSON_AddArrayToObject((*out)->summary, "warnings");
+      }
+      if (w == NULL || !cJSON_AddItemToArray(w, cJSON_CreateString(msg)) ||
+          dpd__output_note_add(*out, err, "warning: %s", msg) < 0) {
+        dpd_output_free(*out);
+        *out = NULL;
+        return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+      }
+    }
+  }
+  return status;
 }
 
 int dpd__model_memory_check(const dpd_keys *keys, const dpd_run_env *env, double bytes,

@@ -347,6 +347,11 @@ tcase spectrum_file_huge 1 "'spectrum'" -- ode --n=20 --spectrum="file:$f/spec_h
 # Memory limits (max_memory pinned: the default is half the RAM of whatever machine runs this).
 tcase d_2147483647 1 "'d'.*max_memory" -- ode --d=2147483647 --n=8589934588 \
   --theta_star=random --compress=off --max_memory=8G
+# compare with fewer than 8 replicates warns (summary and stderr): its SEs are unreliable.
+tcase compare_seeds4_warns 0 'len(j["warnings"]) == 1 and "seeds = 4" in j["warnings"][0]' -- \
+  compare --d=20 --n=80 --c=1 --rho=2 --seeds=4 --grid=5
+tcase compare_seeds8_quiet 0 '"warnings" not in j' -- compare --d=20 --n=80 --c=1 --rho=2 \
+  --seeds=8 --grid=5
 # Spectral compression: the ODE of an analytic spectrum needs no array of d numbers.
 tcase d_1e9_compressed 0 'j["compressed"] and j["ode_groups"] < 1000 and j["compress_error_estimate"] <= 1e-9' -- \
   ode --d=1000000000 --n=4000000000 --spectrum=powerlaw:1 --theta_star=flat --c=0.5 --rho=1 \
