@@ -615,6 +615,7 @@ typedef struct {
   SUNLinearSolver ls, bls;
   SUNNonlinearSolver nls;
   SUNMatrix bmat;
+  dpd__ode_fuse *fuse; /* the deferred vector operations of y and its clones (freed last) */
 } ode_run;
 
 static void run_free(ode_run *run) {
@@ -649,6 +650,7 @@ static void run_free(ode_run *run) {
   if (run->ctx != NULL) {
     SUNContext_Free(&run->ctx);
   }
+  dpd__ode_fuse_free(run->fuse);
 }
 
 static void cv_err_handler(int error_code, const char *module, const char *function, char *msg,
@@ -906,14 +908,14 @@ static int setup_main(ode_run *run, const dpd_linreg_problem *problem, const dpd
                       dpd_err *err) {
   size_t m = problem->ngroups;
   double *y, *abstol;
+  run->fuse = dpd__ode_fuse_new(m);
   run->y = N_VNew_Serial((sunindextype)m, run->ctx);
   run->abstol = N_VNew_Serial((sunindextype)m, run->ctx);
-  if (run->y == NULL || run->abstol == NULL) {
+  if (run->fuse == NULL || run->y == NULL || run->abstol == NULL ||
+      dpd__ode_nvector_speedup(run->y, run->fuse) != 0 ||
+      dpd__ode_nvector_speedup(run->abstol, run->fuse) != 0) {
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory for %zu ODE groups", m);
   }
-  N_VEnableFusedOps_Serial(run->y, SUNTRUE);
-  dpd__ode_nvector_speedup(run->y);
-  dpd__ode_nvector_speedup(run->abstol);
   y = N_VGetArrayPointer(run->y);
   abstol = N_VGetArrayPointer(run->abstol);
   for (size_t j = 0; j < m; j++) {

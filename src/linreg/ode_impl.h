@@ -7,9 +7,24 @@
 
 #include "dpdyn/ode.h"
 
-/* Replaces the hot operations of a serial N_Vector (and of its future clones)
- * by optimised kernels with the same semantics (ode_nvector.c). */
-__attribute__((visibility("hidden"))) void dpd__ode_nvector_speedup(N_Vector v);
+/* The queue of deferred vector operations of one solve (ode_nvector.c); one per solve, shared
+ * by all its vectors, freed after them. dpd__ode_fuse_new returns NULL when out of memory. */
+typedef struct dpd__ode_fuse dpd__ode_fuse;
+__attribute__((visibility("hidden"))) dpd__ode_fuse *dpd__ode_fuse_new(size_t n);
+__attribute__((visibility("hidden"))) void dpd__ode_fuse_free(dpd__ode_fuse *fuse);
+
+/* Replaces the operations of a serial N_Vector of length n (and of its future clones) by
+ * optimised kernels with the same results, bit for bit, whose element-wise operations are
+ * queued in `fuse` and executed together, cache-blocked, when a result is needed
+ * (ode_nvector.c). Returns 0, or -1 when out of memory (v is then unchanged). */
+__attribute__((visibility("hidden"))) int dpd__ode_nvector_speedup(N_Vector v, dpd__ode_fuse *fuse);
+
+/* Benchmarks only (bench/bench_ode.c), for solves started afterwards: mode 0 (default) queues
+ * and blocks; 1 executes every operation at once (one pass over the vectors per operation);
+ * 2 also uses the plain loops this file had before the queue (in-place operations scalar).
+ * All modes give the same results, bit for bit. Process-wide and not synchronised: call it
+ * only while no solve runs. */
+__attribute__((visibility("hidden"))) void dpd__ode_nvector_bench_mode(int mode);
 
 /* The validation of dpd_ode_solve (the reason names the key, the value and the allowed range),
  * shared with the Volterra solver, which takes the same model configuration. */
