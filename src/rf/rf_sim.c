@@ -15,12 +15,15 @@
  *
  * Why not OpenBLAS dgemv: its result may depend on its own thread count (it splits the
  * reduction of Phi^T v across threads), and openblas_set_num_threads is process-global, so it
- * cannot be pinned per call. Here the rows are cut into RF_CHUNKS fixed blocks, each with its
- * own partial gradient, added in block order; dot products use eight partial sums in a fixed
- * order. With at least as many replicates as threads, replicates run in parallel (OpenMP,
- * dynamic schedule) and each runs its blocks in series; with fewer, the blocks of one replicate
- * run on all threads. The arithmetic is the same in both cases, and reductions over replicates
- * are serial in replicate order, so results are bit-identical for any thread count. */
+ * cannot be pinned per call. Here the rows are cut into blocks whose number depends on n alone
+ * (blocks_of: n / 16 blocks, at most 64), each with its own partial gradient, added in block
+ * order; dot products use eight partial sums in a fixed order. With at least as many replicates
+ * as threads, replicates run in parallel (OpenMP, dynamic schedule) and each runs its blocks in
+ * series; with fewer, the blocks of one replicate run on all threads (static schedule, so a
+ * thread keeps its rows from step to step) and the partials are added on all threads, each
+ * thread a range of columns. The arithmetic is the same in both cases, and reductions over
+ * replicates are serial in replicate order, so results are bit-identical for any thread
+ * count. */
 #include <lapacke.h>
 #include <math.h>
 #include <omp.h>
@@ -109,9 +112,12 @@ static size_t parts_held(size_t n, size_t p, int threads) {
   if (t == 1) {
     return 1;
   }
-  size_t m = RF_PARTS_BUDGET / (p > 0 ? p : 1);
-  m = m < t ? t : m - m % t;
-  return m < K ? m : K;
+  const size_t m = RF_PARTS_BUDGET / (p > 0 ? p : 1);
+  if (K <= m) {
+    return K;
+  }
+  const size_t h = m < t ? t : m - m % t;
+  return h < K ? h : K;
 }
 
 /* Rows handled together by the kernel: their dot products share the loads of theta and their
