@@ -17,8 +17,21 @@
 # time: dpdyn reads Phi once per step, dgemv and NumPy twice).
 # Usage: bench/bench_rf.sh [n p d T]    (BUILD=dir for another build directory, THREADS=n,
 #                                          PYTHON=interpreter with NumPy, ROUNDS=k)
+#
+# bench/bench_rf.sh --scaling [n p d T]: one replicate (dpd_rf_sim_run, seeds = 1, its row
+# blocks on t threads) against two OpenBLAS dgemv on t OpenBLAS threads, for t = 1, 2, 4, ...
+# and THREADS (default nproc), in the same process on the same Phi (dpd_bench_rf --scaling).
+# ROUNDS rounds (default 3), each the fastest of 3 runs of T steps; the fastest round counts for
+# each figure. Prints one row per t: milliseconds per step of each, the fraction (dgemv time /
+# replicate time: the replicate's share of the two-dgemv throughput, target >= 0.8), the
+# effective bandwidths, and whether the replicate gave the same bits at every t.
 # SPDX-License-Identifier: MIT
 set -euo pipefail
+scaling=0
+if [ "${1:-}" = "--scaling" ]; then
+  scaling=1
+  shift
+fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build}
 threads=${THREADS:-$(nproc)}
@@ -36,6 +49,45 @@ for py in ${PYTHON:-/usr/bin/python3 python3}; do
   fi
 done
 value() { sed -n "s/^$1=\([^ ]*\).*/\1/p" <<<"$2" | tail -n 1; }
+
+if [ "$scaling" = 1 ]; then
+  echo "# machine: $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+  echo "# command: bench/bench_rf.sh --scaling $n $p $d $T  (THREADS=$threads, ROUNDS=$rounds)"
+  echo "# load average before the run: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+  all=""
+  for ((k = 1; k <= rounds; k++)); do
+    o=$(OMP_NUM_THREADS=$threads OPENBLAS_NUM_THREADS=$threads \
+      "$build/dpd_bench_rf" --scaling "$n" "$p" "$d" "$T" "$threads" "$reps")
+    [ "$k" = 1 ] && grep -m1 '^n=' <<<"$o"
+    while read -r line; do echo "# round $k/$rounds: $line"; done < <(grep '^threads=' <<<"$o")
+    all+="$o"$'\n'
+  done
+  echo "# load average after the run: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+  echo "# --- fastest of $rounds rounds: n=$n p=$p T=$T; fraction = dgemv2 time / replicate time ---"
+  awk -v n="$n" -v p="$p" '
+  /^threads=/ {
+    for (f = 1; f <= NF; f++) { split($f, kv, "="); v[kv[1]] = kv[2] }
+    t = v["threads"] + 0
+    if (!(t in s) || v["rep1_step_s"] + 0 < s[t]) s[t] = v["rep1_step_s"] + 0
+    if (!(t in g) || v["gemv2_step_s"] + 0 < g[t]) g[t] = v["gemv2_step_s"] + 0
+    if (!(t in h)) h[t] = v["theta_hash"]
+    if (h[t] != v["theta_hash"]) h[t] = "differs"
+    if (t > tmax) tmax = t
+  }
+  /^bit_identical_across_threads=/ { if ($0 != "bit_identical_across_threads=yes") bad = 1 }
+  END {
+    bytes = 8 * n * p
+    printf "%-8s %-14s %-14s %-9s %-10s %s\n", "threads", "1rep_ms/step", "2dgemv_ms/step", "fraction", "1rep_GBps", "2dgemv_GBps"
+    for (t = 1; t <= tmax; t++) if (t in s)
+      printf "%-8d %-14.3f %-14.3f %-9.3g %-10.3g %.3g\n", t, 1e3 * s[t], 1e3 * g[t], g[t] / s[t], bytes / s[t] / 1e9, 2 * bytes / g[t] / 1e9
+    for (t = 1; t <= tmax; t++) if (t in s) printf "fraction_threads_%d=%.3g\n", t, g[t] / s[t]
+    printf "bit_identical_across_threads=%s\n", bad ? "no" : "yes"
+  }' <<<"$all"
+  if [ "$(nproc)" -lt 16 ]; then
+    echo "# note: this machine has $(nproc) cores; thread counts above that cannot be measured here"
+  fi
+  exit 0
+fi
 
 echo "# machine: $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "# command: bench/bench_rf.sh $n $p $d $T  (THREADS=$threads)"

@@ -15,10 +15,11 @@
  *
  * Reproducibility: results are bit-identical for any number of threads. Every product with Phi
  * is computed by this library's own loops in a fixed order (not by OpenBLAS, whose summation
- * order may depend on its thread count): the rows are cut into 8 fixed blocks whose partial
- * gradients are added in block order. Replicates run in parallel (OpenMP) when there are at
- * least as many as threads; otherwise the blocks of one replicate run in parallel. Reductions
- * over replicates are serial in replicate order. */
+ * order may depend on its thread count): the rows are cut into blocks fixed by n alone
+ * (min(64, max(1, floor(n / 16))) blocks, [c n / K, (c + 1) n / K)) whose partial gradients are
+ * added in block order. Replicates run in parallel (OpenMP) when there are at least as many as
+ * threads; otherwise the blocks of one replicate run in parallel. Reductions over replicates
+ * are serial in replicate order. */
 #ifndef DPD_RF_SIM_H
 #define DPD_RF_SIM_H
 
@@ -73,8 +74,10 @@ DPD_API dpd_rf_sim_config dpd_rf_sim_config_default(void);
  * seeds or grid too small, eta or clip not > 0, sigma < 0, sigma > 0 with clip = INFINITY),
  * DPD_ENOMEM, DPD_ENONFINITE naming replicate and step when an iterate diverges, and
  * DPD_ECANCELLED when cfg->progress asks for a stop. Prints nothing. Memory:
- * per thread 10 p + n doubles (iterate, gradient, noise, block partials); nothing n x p is
- * allocated. Thread-safe. */
+ * 4 p + n doubles per thread when replicates run in parallel (iterate, gradient, noise, one
+ * block partial); when one replicate's blocks run on t threads, (3 + h) p + n with h block
+ * partials held at once: all blocks when that is at most 2^21 doubles (16 MiB), otherwise a
+ * multiple of t (at least t). Nothing n x p is allocated. Thread-safe. */
 DPD_API int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
                            dpd_rf_sim_result **out, dpd_err *err);
 
@@ -89,8 +92,8 @@ DPD_API void dpd_rf_sim_grid_steps(size_t T, size_t grid, size_t *steps);
 /* The clipped mean gradient at theta (pure): r_i = phi_i^T theta - y_i written to r[0..n),
  * g[0..p) = (1/n) sum_i 2 w_i r_i phi_i with w_i = min(1, C / (2 |r_i| ||phi_i||)) (C =
  * INFINITY: w = 1). Returns the number of clipped samples (w_i < 1), or SIZE_MAX when its
- * scratch memory (7 p doubles) cannot be allocated. One pass over Phi with the simulator's fixed
- * block order, so it reproduces the simulator's gradient bit for bit. */
+ * scratch memory (p doubles) cannot be allocated. One pass over Phi with the simulator's fixed
+ * blocks and block order, so it reproduces the simulator's gradient bit for bit. */
 DPD_API size_t dpd_rf_clipped_gradient_eval(const dpd_rf_problem *problem, const double *theta,
                                             double C, double *g, double *r);
 

@@ -15,12 +15,15 @@
  *
  * Why not OpenBLAS dgemv: its result may depend on its own thread count (it splits the
  * reduction of Phi^T v across threads), and openblas_set_num_threads is process-global, so it
- * cannot be pinned per call. Here the rows are cut into RF_CHUNKS fixed blocks, each with its
- * own partial gradient, added in block order; dot products use eight partial sums in a fixed
- * order. With at least as many replicates as threads, replicates run in parallel (OpenMP,
- * dynamic schedule) and each runs its blocks in series; with fewer, the blocks of one replicate
- * run on all threads. The arithmetic is the same in both cases, and reductions over replicates
- * are serial in replicate order, so results are bit-identical for any thread count. */
+ * cannot be pinned per call. Here the rows are cut into blocks whose number depends on n alone
+ * (blocks_of: n / 16 blocks, at most 64), each with its own partial gradient, added in block
+ * order; dot products use eight partial sums in a fixed order. With at least as many replicates
+ * as threads, replicates run in parallel (OpenMP, dynamic schedule) and each runs its blocks in
+ * series; with fewer, the blocks of one replicate run on all threads (static schedule, so a
+ * thread keeps its rows from step to step) and the partials are added on all threads, each
+ * thread a range of columns. The arithmetic is the same in both cases, and reductions over
+ * replicates are serial in replicate order, so results are bit-identical for any thread
+ * count. */
 #include <lapacke.h>
 #include <math.h>
 #include <omp.h>
@@ -84,38 +87,113 @@ void dpd_rf_sim_grid_steps(size_t T, size_t grid, size_t *steps) {
   steps[grid - 1] = T;
 }
 
-/* Rows are split into RF_CHUNKS fixed blocks [c n / K, (c + 1) n / K); block c accumulates its
- * own partial gradient, and the partials are added in block order. The arithmetic is therefore
- * the same whether the blocks run one after the other (replicates in parallel) or on several
- * threads (one replicate, many threads): bit-identical for any thread count. */
-#define RF_CHUNKS 8
+/* Row blocking, from the shape alone (never from the thread count). The rows are cut into
+ * K = blocks_of(n) fixed blocks [c n / K, (c + 1) n / K): at least RF_BLOCK_ROWS rows each
+ * (zeroing and adding a block's partial gradient costs 2 p operations in cache, against the
+ * block's >= RF_BLOCK_ROWS p entries of Phi read from memory) and at most RF_BLOCKS_MAX blocks (4
+ * per thread at 16 threads, so static schedules stay balanced at 1, 2, 4, 8 and 16 threads). Block
+ * c accumulates its own partial gradient from zero, rows in order; the partials are added into g in
+ * block order. How many partials are held at once (1 when the blocks run in series, up to K when
+ * they run in parallel, fewer when K p would exceed RF_PARTS_BUDGET doubles) changes only the
+ * memory, never the arithmetic, so every thread count gives the same bits. */
+#define RF_BLOCK_ROWS 16
+#define RF_BLOCKS_MAX 64
+#define RF_PARTS_BUDGET ((size_t)1 << 21) /* doubles (16 MiB) of partials held at once */
 
-static size_t chunks_of(size_t n) {
-  return n < RF_CHUNKS ? n : RF_CHUNKS;
+static size_t blocks_of(size_t rows) {
+  const size_t K = rows / RF_BLOCK_ROWS;
+  return K < 1 ? 1 : K > RF_BLOCKS_MAX ? RF_BLOCKS_MAX : K;
 }
 
-/* Rows [i0, i1): r_i = phi_i . theta - y_i into r, gp = sum_i (2 w_i r_i / n) phi_i (overwritten).
- * Returns the number of clipped rows. Compiled once per instruction set (below); the loops are
- * lane-wise with a fixed reduction order and the file is built without FMA contraction, so
- * every version gives the same bits. */
+/* Partial gradients held at once by a replicate whose blocks run on `threads` threads: all K
+ * when K p fits the budget, otherwise a multiple of the thread count (at least one per thread). */
+static size_t parts_held(size_t n, size_t p, int threads) {
+  const size_t K = blocks_of(n), t = threads > 1 ? (size_t)threads : 1;
+  if (t == 1) {
+    return 1;
+  }
+  const size_t m = RF_PARTS_BUDGET / (p > 0 ? p : 1);
+  if (K <= m) {
+    return K;
+  }
+  const size_t h = m < t ? t : m - m % t;
+  return h < K ? h : K;
+}
+
+/* Rows handled together by the kernel: their dot products share the loads of theta and their
+ * axpys share the loads and stores of the partial gradient. */
+#define RF_GROUP 4
+
+/* out[q] = rows[q] . theta for q < RF_GROUP, each with exactly dpd__dot8's arithmetic (eight
+ * lane sums in index order, combined pairwise), so grouping never changes a bit. */
+static inline __attribute__((always_inline)) void
+dot8_group(const double *restrict row, size_t p, const double *restrict theta, double *out) {
+  double acc[RF_GROUP][8] = {{0}};
+  size_t k = 0;
+  for (; k + 8 <= p; k += 8) {
+    for (size_t q = 0; q < RF_GROUP; q++) {
+      for (size_t j = 0; j < 8; j++) {
+        acc[q][j] += row[q * p + k + j] * theta[k + j];
+      }
+    }
+  }
+  for (size_t q = 0; q < RF_GROUP; q++) {
+    for (size_t j = 0; k + j < p; j++) {
+      acc[q][j] += row[q * p + k + j] * theta[k + j];
+    }
+    const double *a = acc[q];
+    out[q] = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+  }
+}
+
+/* Residual of row i into r[i] and its clipped weight factor 2 w_i r_i / n into *coef; returns 1
+ * if the row is clipped. */
 static inline __attribute__((always_inline)) size_t
-chunk_pass_body(const dpd_rf_problem *problem, const double *theta, double C, size_t i0, size_t i1,
+row_coef(const dpd_rf_problem *problem, size_t i, double dot, double C, double *r, double *coef) {
+  const double ri = dot - problem->y[i];
+  r[i] = ri;
+  const double norm = 2.0 * fabs(ri) * problem->row_norm[i]; /* ||grad_i|| */
+  double w = 1.0;
+  size_t clipped = 0;
+  if (norm > C) {
+    w = C / norm;
+    clipped = 1;
+  }
+  *coef = 2.0 * w * ri * (1.0 / (double)problem->n);
+  return clipped;
+}
+
+/* Rows [i0, i1): r_i = phi_i . theta - y_i into r, gp = sum_i (2 w_i r_i / n) phi_i from zero,
+ * rows in order (overwritten). Returns the number of clipped rows. Compiled once per instruction
+ * set (below); the loops are lane-wise with a fixed reduction order and the file is built
+ * without FMA contraction, so every version gives the same bits. Rows go RF_GROUP at a time:
+ * gp[k] = (((gp[k] + c_0 a_0[k]) + c_1 a_1[k]) + ...) is the row-by-row order, in one pass. */
+static inline __attribute__((always_inline)) size_t
+block_pass_body(const dpd_rf_problem *problem, const double *theta, double C, size_t i0, size_t i1,
                 double *restrict gp, double *r) {
   const size_t p = problem->p;
-  const double inv_n = 1.0 / (double)problem->n;
   size_t clipped = 0;
   memset(gp, 0, p * sizeof *gp);
-  for (size_t i = i0; i < i1; i++) {
+  size_t i = i0;
+  for (; i + RF_GROUP <= i1; i += RF_GROUP) {
     const double *restrict row = problem->phi + i * p;
-    double ri = dpd__dot8(row, theta, p) - problem->y[i];
-    r[i] = ri;
-    double norm = 2.0 * fabs(ri) * problem->row_norm[i]; /* ||grad_i|| */
-    double w = 1.0;
-    if (norm > C) {
-      w = C / norm;
-      clipped++;
+    double dot[RF_GROUP], c[RF_GROUP];
+    dot8_group(row, p, theta, dot);
+    for (size_t q = 0; q < RF_GROUP; q++) {
+      clipped += row_coef(problem, i + q, dot[q], C, r, &c[q]);
     }
-    const double c = 2.0 * w * ri * inv_n;
+    for (size_t k = 0; k < p; k++) {
+      double s = gp[k];
+      for (size_t q = 0; q < RF_GROUP; q++) {
+        s += c[q] * row[q * p + k];
+      }
+      gp[k] = s;
+    }
+  }
+  for (; i < i1; i++) {
+    const double *restrict row = problem->phi + i * p;
+    double c;
+    clipped += row_coef(problem, i, dpd__dot8(row, theta, p), C, r, &c);
     for (size_t k = 0; k < p; k++) {
       gp[k] += c * row[k];
     }
@@ -136,52 +214,93 @@ static inline __attribute__((always_inline)) double sq_resid_body(const double *
   return sum;
 }
 
-DPD__ISA_CLONES(size_t, chunk_pass,
+DPD__ISA_CLONES(size_t, block_pass,
                 (const dpd_rf_problem *problem, const double *theta, double C, size_t i0, size_t i1,
                  double *gp, double *r),
-                chunk_pass_body(problem, theta, C, i0, i1, gp, r))
+                block_pass_body(problem, theta, C, i0, i1, gp, r))
 DPD__ISA_CLONES(double, sq_resid,
                 (const double *phi, const double *y, size_t p, const double *theta, size_t i0,
                  size_t i1),
                 sq_resid_body(phi, y, p, theta, i0, i1))
 
-/* g = clipped mean gradient with the block partials in parts[(K - 1) p] (work), blocks run on
- * `threads` threads (1: serially), with the kernels of `isa`. */
+/* Columns per task when the partials are added into g on several threads (any width gives the
+ * same bits: each column is summed over the blocks in block order). */
+#define RF_SUM_COLUMNS 128
+
+/* g = clipped mean gradient, the blocks on `threads` threads (1: in series) with `held`
+ * (parts_held) partials in parts[held p] (work), with the kernels of `isa`. */
 static size_t gradient_pass_isa(const dpd_rf_problem *problem, const double *theta, double C,
-                                double *g, double *parts, double *r, int threads, dpd_isa isa) {
-  const size_t n = problem->n, p = problem->p, K = chunks_of(n);
-  size_t counts[RF_CHUNKS] = {0};
-  size_t (*const chunk)(const dpd_rf_problem *, const double *, double, size_t, size_t, double *,
-                        double *) = DPD__ISA_CLONE_PICK(isa, chunk_pass);
-#pragma omp parallel for num_threads(threads) schedule(static, 1) if (threads > 1)
-  for (size_t c = 0; c < K; c++) {
-    counts[c] =
-        chunk(problem, theta, C, c * n / K, (c + 1) * n / K, c == 0 ? g : parts + (c - 1) * p, r);
-  }
-  size_t clipped = counts[0];
-  for (size_t c = 1; c < K; c++) {
-    const double *restrict q = parts + (c - 1) * p;
-    for (size_t k = 0; k < p; k++) {
-      g[k] += q[k];
+                                double *g, double *parts, size_t held, double *r, int threads,
+                                dpd_isa isa) {
+  const size_t n = problem->n, p = problem->p, K = blocks_of(n);
+  size_t counts[RF_BLOCKS_MAX] = {0};
+  size_t (*const block)(const dpd_rf_problem *, const double *, double, size_t, size_t, double *,
+                        double *) = DPD__ISA_CLONE_PICK(isa, block_pass);
+  memset(g, 0, p * sizeof *g);
+  if (threads <= 1 || held <= 1) {
+    for (size_t c = 0; c < K; c++) {
+      counts[c] = block(problem, theta, C, c * n / K, (c + 1) * n / K, parts, r);
+      for (size_t k = 0; k < p; k++) {
+        g[k] += parts[k];
+      }
     }
+  } else {
+    const size_t tiles = (p + RF_SUM_COLUMNS - 1) / RF_SUM_COLUMNS;
+#pragma omp parallel num_threads(threads)
+    for (size_t c0 = 0; c0 < K; c0 += held) {
+      const size_t c1 = c0 + held < K ? c0 + held : K;
+#pragma omp for schedule(static)
+      for (size_t c = c0; c < c1; c++) {
+        counts[c] = block(problem, theta, C, c * n / K, (c + 1) * n / K, parts + (c - c0) * p, r);
+      }
+#pragma omp for schedule(static)
+      for (size_t t = 0; t < tiles; t++) {
+        const size_t k0 = t * RF_SUM_COLUMNS,
+                     k1 = k0 + RF_SUM_COLUMNS < p ? k0 + RF_SUM_COLUMNS : p;
+        for (size_t c = c0; c < c1; c++) {
+          const double *restrict q = parts + (c - c0) * p;
+          for (size_t k = k0; k < k1; k++) {
+            g[k] += q[k];
+          }
+        }
+      }
+    }
+  }
+  size_t clipped = 0;
+  for (size_t c = 0; c < K; c++) {
     clipped += counts[c];
   }
   return clipped;
 }
 
 static size_t gradient_pass(const dpd_rf_problem *problem, const double *theta, double C, double *g,
-                            double *parts, double *r, int threads) {
-  return gradient_pass_isa(problem, theta, C, g, parts, r, threads, DPD_ISA_AUTO);
+                            double *parts, size_t held, double *r, int threads) {
+  return gradient_pass_isa(problem, theta, C, g, parts, held, r, threads, DPD_ISA_AUTO);
 }
 
 size_t dpd__rf_clipped_gradient_isa(const dpd_rf_problem *problem, const double *theta, double C,
                                     double *g, double *r, dpd_isa isa) {
-  const size_t K = chunks_of(problem->n);
-  double *parts = K > 1 ? malloc((K - 1) * problem->p * sizeof *parts) : NULL;
-  if (K > 1 && parts == NULL) {
+  double *parts = malloc(problem->p * sizeof *parts);
+  if (parts == NULL) {
     return SIZE_MAX;
   }
-  size_t clipped = gradient_pass_isa(problem, theta, C, g, parts, r, 1, isa);
+  size_t clipped = gradient_pass_isa(problem, theta, C, g, parts, 1, r, 1, isa);
+  free(parts);
+  return clipped;
+}
+
+size_t dpd__rf_blocks(size_t rows) {
+  return blocks_of(rows);
+}
+
+size_t dpd__rf_clipped_gradient_threads(const dpd_rf_problem *problem, const double *theta,
+                                        double C, double *g, double *r, int threads, size_t held) {
+  held = held < 1 ? 1 : held;
+  double *parts = malloc(held * problem->p * sizeof *parts);
+  if (parts == NULL) {
+    return SIZE_MAX;
+  }
+  size_t clipped = gradient_pass_isa(problem, theta, C, g, parts, held, r, threads, DPD_ISA_AUTO);
   free(parts);
   return clipped;
 }
@@ -194,13 +313,13 @@ size_t dpd_rf_clipped_gradient_eval(const dpd_rf_problem *problem, const double 
 /* (1/rows) sum_i (phi_i . theta - y_i)^2 with the same fixed row blocks (partial sums added in
  * block order), blocks on `threads` threads. */
 static double risk_pass(const dpd_rf_problem *problem, const double *theta, int test, int threads) {
-  const size_t rows = test ? problem->n_test : problem->n, p = problem->p, K = chunks_of(rows);
+  const size_t rows = test ? problem->n_test : problem->n, p = problem->p, K = blocks_of(rows);
   const double *phi = test ? problem->phi_test : problem->phi;
   const double *y = test ? problem->y_test : problem->y;
-  double part[RF_CHUNKS] = {0};
+  double part[RF_BLOCKS_MAX] = {0};
   double (*const sq)(const double *, const double *, size_t, const double *, size_t, size_t) =
       DPD__ISA_CLONE_PICK(DPD_ISA_AUTO, sq_resid);
-#pragma omp parallel for num_threads(threads) schedule(static, 1) if (threads > 1)
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
   for (size_t c = 0; c < K; c++) {
     part[c] = sq(phi, y, p, theta, c * rows / K, (c + 1) * rows / K);
   }
@@ -268,6 +387,7 @@ typedef struct {
   double eta, C, noise_scale; /* noise_scale = sqrt(eta) (2 C / n) sigma, 0: none */
   uint64_t seed;
   int inner;            /* threads on the row blocks of one replicate */
+  size_t held;          /* partial gradients held at once (parts_held) */
   double *train, *test; /* [seeds * grid] outputs: replicate r writes row r of each */
   double *clips;        /* [seeds * T] */
   size_t *fail;         /* [seeds] failing step + 1, 0: none */
@@ -291,7 +411,7 @@ static size_t replicate(const plan *pl, size_t rep, double *theta, double *g, do
   memset(theta, 0, p * sizeof *theta);
   size_t j = 0;
   for (size_t t = 0; t < pl->T; t++) {
-    clips[t] = (double)gradient_pass(pr, theta, pl->C, g, parts, r, inner);
+    clips[t] = (double)gradient_pass(pr, theta, pl->C, g, parts, pl->held, r, inner);
     double train_risk = dpd__dot8(r, r, n) / (double)n;
     if (!isfinite(train_risk)) {
       return t + 1;
@@ -331,11 +451,16 @@ static size_t replicate(const plan *pl, size_t rep, double *theta, double *g, do
   return 0;
 }
 
+static size_t rf_pad8(size_t n) {
+  return (n + 7) / 8 * 8;
+}
+
 /* Replicate `rep` on this thread's workspace (dpd__replicate_fn). */
 static int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slot *slot) {
   const plan *pl = job;
   const size_t n = pl->problem->n, p = pl->problem->p, grid = pl->grid;
-  double *theta = work, *g = theta + p, *xi = g + p, *r = xi + p, *parts = r + n;
+  /* parts starts on a 64-byte boundary like work: n rounded up to a multiple of 8. */
+  double *theta = work, *g = theta + p, *xi = g + p, *r = xi + p, *parts = r + rf_pad8(n);
   const size_t fail = replicate(pl, rep, theta, g, xi, r, parts, pl->train + rep * grid,
                                 pl->test + rep * grid, pl->clips + rep * pl->T, slot);
   if (fail == SIZE_MAX) {
@@ -407,6 +532,7 @@ int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
                  cfg->sigma > 0.0 ? sqrt(cfg->eta) * (2.0 * C / (double)n) * cfg->sigma : 0.0,
              .seed = cfg->seed,
              .inner = inner,
+             .held = parts_held(n, p, inner),
              .train = res->train_replicates,
              .test = res->test_replicates,
              .clips = clip_rows,
@@ -414,7 +540,7 @@ int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
              .theta_last = res->theta_last};
   const dpd__replicate_plan reps = {.n = seeds,
                                     .threads = nthreads,
-                                    .work_doubles = (2 + chunks_of(n)) * p + n,
+                                    .work_doubles = (3 + parts_held(n, p, inner)) * p + rf_pad8(n),
                                     .units = T,
                                     .progress = cfg->progress,
                                     .progress_user = cfg->progress_user,

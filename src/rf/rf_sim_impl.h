@@ -13,4 +13,14 @@ __attribute__((visibility("hidden"))) size_t
 dpd__rf_clipped_gradient_isa(const dpd_rf_problem *problem, const double *theta, double C,
                              double *g, double *r, dpd_isa isa);
 
+/* Row blocks the DP-GD kernels cut `rows` rows into (rf_sim.c: from the shape alone). */
+__attribute__((visibility("hidden"))) size_t dpd__rf_blocks(size_t rows);
+
+/* dpd_rf_clipped_gradient_eval with the row blocks on `threads` threads, holding `held` >= 1
+ * block partials at once (rounds of `held` blocks). Every (threads, held) gives the same bits.
+ * Returns SIZE_MAX when out of memory. */
+__attribute__((visibility("hidden"))) size_t
+dpd__rf_clipped_gradient_threads(const dpd_rf_problem *problem, const double *theta, double C,
+                                 double *g, double *r, int threads, size_t held);
+
 #endif

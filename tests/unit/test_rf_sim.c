@@ -218,7 +218,8 @@ static void results_are_bit_identical_for_any_thread_count(void **state) {
   assert_int_equal(steps[1], 10);
   assert_int_equal(steps[6], 60);
   /* More threads than replicates: the row blocks of each replicate run in parallel instead
-   * (8 threads on 5 replicates, 3 on 1); the arithmetic, and so every bit, is the same. */
+   * (8 threads on 5 replicates, 3 on 1); the arithmetic, and so every bit, is the same. (At
+   * n = 30 there is one block; the many_blocks_* tests below run 64.) */
   cfg.threads = 8;
   dpd_rf_sim_result *d = run_ok(pr, &cfg);
   assert_memory_equal(a->train_replicates, d->train_replicates, sg * sizeof *a->train_replicates);
@@ -251,6 +252,116 @@ static void results_are_bit_identical_for_any_thread_count(void **state) {
   dpd_rf_sim_result_free(b);
   dpd_rf_sim_result_free(c);
   dpd_rf_sim_result_free(e);
+  dpd_rf_problem_free(pr);
+}
+
+/* A shape with many row blocks (n = 1100: 64 blocks of 17-18 rows) and odd p (vector tails):
+ * the gradient has the same bits for every thread count and every number of partials held at
+ * once (rounds of blocks, a partial last round included), and equals the dense per-sample
+ * gradient to rounding. The check can fail: summing the same rows without the blocks (one
+ * running sum in row order) gives other bits here. */
+static void many_blocks_gradient_bit_identical_for_threads_and_held(void **state) {
+  (void)state;
+  assert_int_equal(dpd__rf_blocks(1), 1);
+  assert_int_equal(dpd__rf_blocks(31), 1);
+  assert_int_equal(dpd__rf_blocks(100), 6);
+  assert_int_equal(dpd__rf_blocks(1100), 64);
+  assert_int_equal(dpd__rf_blocks(2000), 64);
+  dpd_rf_problem *pr = make(6, 1100, 5, 45, SEED + 31);
+  const size_t n = pr->n, p = pr->p;
+  double *theta = malloc(p * sizeof *theta), *g0 = malloc(p * sizeof *g0),
+         *g1 = malloc(p * sizeof *g1), *want = calloc(p, sizeof *want),
+         *r0 = malloc(n * sizeof *r0), *r1 = malloc(n * sizeof *r1);
+  assert_non_null(theta);
+  assert_non_null(g0);
+  assert_non_null(g1);
+  assert_non_null(want);
+  assert_non_null(r0);
+  assert_non_null(r1);
+  for (size_t k = 0; k < p; k++) {
+    theta[k] = 0.05 * cos(0.9 * (double)k + 0.2);
+  }
+  const double C = 0.4;
+  const size_t c0 = dpd__rf_clipped_gradient_threads(pr, theta, C, g0, r0, 1, 1);
+  assert_true(c0 > 0 && c0 < n);
+  const int threads[] = {2, 3, 4, 7, 16, 2, 3, 5, 16};
+  const size_t held[] = {64, 64, 64, 64, 64, 5, 7, 1, 16};
+  for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+    memset(g1, 0xff, p * sizeof *g1);
+    const size_t c1 = dpd__rf_clipped_gradient_threads(pr, theta, C, g1, r1, threads[t], held[t]);
+    if (c1 != c0 || memcmp(g0, g1, p * sizeof *g0) != 0 || memcmp(r0, r1, n * sizeof *r0) != 0) {
+      print_error("threads %d, held %zu: other bits than 1 thread\n", threads[t], held[t]);
+      fail();
+    }
+  }
+  assert_int_equal(dpd_rf_clipped_gradient_eval(pr, theta, C, g1, r1), c0);
+  assert_memory_equal(g0, g1, p * sizeof *g0);
+  /* Dense reference in row order, one running sum: the same value to rounding, other bits. */
+  size_t want_clipped = 0;
+  for (size_t i = 0; i < n; i++) {
+    double ri = -pr->y[i], s = 0.0;
+    for (size_t k = 0; k < p; k++) {
+      ri += pr->phi[i * p + k] * theta[k];
+      s += pr->phi[i * p + k] * pr->phi[i * p + k];
+    }
+    const double norm = 2.0 * fabs(ri) * sqrt(s), w = norm > C ? C / norm : 1.0;
+    want_clipped += norm > C;
+    for (size_t k = 0; k < p; k++) {
+      want[k] += w * 2.0 * ri * pr->phi[i * p + k] / (double)n;
+    }
+  }
+  assert_int_equal(c0, want_clipped);
+  double scale = 0.0;
+  for (size_t k = 0; k < p; k++) {
+    scale = fmax(scale, fabs(want[k]));
+  }
+  for (size_t k = 0; k < p; k++) {
+    assert_abs(g0[k], want[k], 1e-12 * scale);
+  }
+  assert_true(memcmp(g0, want, p * sizeof *g0) != 0);
+  free(theta);
+  free(g0);
+  free(g1);
+  free(want);
+  free(r0);
+  free(r1);
+  dpd_rf_problem_free(pr);
+}
+
+/* The same shape through the simulator: one replicate with its 64 blocks on 1, 2, 3 and 16
+ * threads, and replicate 0 of three run in parallel on 2 threads (blocks in series), all give
+ * the same bits. */
+static void many_blocks_simulation_bit_identical_for_any_thread_count(void **state) {
+  (void)state;
+  dpd_rf_problem *pr = make(6, 1100, 40, 45, SEED + 32);
+  dpd_rf_sim_config cfg = dpd_rf_sim_config_default();
+  cfg.T = 25;
+  cfg.eta = 0.05;
+  cfg.clip = 0.3;
+  cfg.sigma = 0.5;
+  cfg.seeds = 1;
+  cfg.grid = 6;
+  cfg.seed = SEED + 33;
+  cfg.threads = 1;
+  dpd_rf_sim_result *a = run_ok(pr, &cfg);
+  assert_true(a->clip_fraction_total > 0.0 && a->clip_fraction_total < 1.0);
+  const int threads[] = {2, 3, 16};
+  for (size_t t = 0; t < 3; t++) {
+    cfg.threads = threads[t];
+    dpd_rf_sim_result *b = run_ok(pr, &cfg);
+    assert_memory_equal(a->theta_last, b->theta_last, pr->p * sizeof *a->theta_last);
+    assert_memory_equal(a->train_replicates, b->train_replicates, cfg.grid * sizeof(double));
+    assert_memory_equal(a->test_replicates, b->test_replicates, cfg.grid * sizeof(double));
+    assert_memory_equal(a->clip_fraction, b->clip_fraction, cfg.T * sizeof(double));
+    dpd_rf_sim_result_free(b);
+  }
+  cfg.seeds = 3;
+  cfg.threads = 2;
+  dpd_rf_sim_result *c = run_ok(pr, &cfg);
+  assert_memory_equal(a->theta_last, c->theta_last, pr->p * sizeof *a->theta_last);
+  assert_memory_equal(a->test_replicates, c->test_replicates, cfg.grid * sizeof(double));
+  dpd_rf_sim_result_free(a);
+  dpd_rf_sim_result_free(c);
   dpd_rf_problem_free(pr);
 }
 
@@ -539,6 +650,8 @@ int main(void) {
       cmocka_unit_test(gradient_kernels_agree_bit_for_bit_across_isas),
       cmocka_unit_test(unclipped_noiseless_iterate_equals_dense_gd),
       cmocka_unit_test(results_are_bit_identical_for_any_thread_count),
+      cmocka_unit_test(many_blocks_gradient_bit_identical_for_threads_and_held),
+      cmocka_unit_test(many_blocks_simulation_bit_identical_for_any_thread_count),
       cmocka_unit_test(clip_fraction_and_initial_risk),
       cmocka_unit_test(noise_has_documented_scale_and_stream),
       cmocka_unit_test(theta_star_equals_dense_min_norm_solution),
