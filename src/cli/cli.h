@@ -86,6 +86,8 @@ int cli_check_memory(const cli_params *p, double bytes, const char *driver, dpd_
 
 /* Writes "# key = value" lines for every key in effect. */
 void cli_keys_to_header(const dpd_keys *keys, FILE *f);
+/* One number of a data file: %.10g, or the tokens inf, -inf, nan (docs/output.md). */
+void cli_tsv_number(FILE *f, double v);
 
 /* Largest dimension (d, sum of multiplicities) a run accepts. */
 #define CLI_MAX_DIM ((size_t)1 << 31)
