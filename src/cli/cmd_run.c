@@ -75,8 +75,16 @@ int cli_cmd_model(cli_params *p, double start, int notes, dpd_err *err) {
   dpd_run_env env = dpd_run_env_default();
   dpd_output *res = NULL;
   cli_out o = {0};
-  out_ready ready = {&o, cli_get_text(p, "out")};
+  out_ready ready = {&o, NULL};
   int status, code = CLI_EXIT_OK;
+  if (cli_get_text(p, "out") == NULL) { /* the default: one directory per command and model */
+    char def[256];
+    snprintf(def, sizeof def, "./dpdyn-out/%s-%s", p->command, p->model->name);
+    if ((status = dpd_keys_effective_set(p->keys, "out", def, err)) < 0) {
+      return cli_exit_code(status);
+    }
+  }
+  ready.dir = cli_get_text(p, "out");
   env.max_memory = p->max_memory;
   cli_progress_percent line = {p->command, "", 0};
   env.progress = isatty(STDERR_FILENO) ? cli_progress_draw : NULL;
