@@ -7,6 +7,9 @@
 # release.tsv columns:    t before before_se after after_se ode_before ode_after
 #                         sde_before sde_before_se sde_after sde_after_se
 # dpdyn-figure: second=release.tsv (embedded in dpdyn; the second data file it reads, ARG2)
+# data files: `#` metadata lines, one header row of column names, tab-separated rows
+set datafile separator "\t"
+set datafile columnheaders
 data = ARG1
 release = ARG2
 fmt = (ARGC >= 4) ? ARG4 : "png"

@@ -4,6 +4,9 @@
 # trajectory.tsv columns: t excess_risk [lower_bound upper_bound]
 # (the bound columns are absent when the method does not give the bounds, e.g. volterra)
 # dpdyn-figure: second=release.tsv (embedded in dpdyn; the second data file it reads, ARG2)
+# data files: `#` metadata lines, one header row of column names, tab-separated rows
+set datafile separator "\t"
+set datafile columnheaders
 data = ARG1
 release = ARG2
 fmt = (ARGC >= 4) ? ARG4 : "png"

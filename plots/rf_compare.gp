@@ -7,6 +7,9 @@
 #                         ou_test_risk_continuous theta_star_test_risk
 # clipping.tsv columns:   t step clipped_fraction
 # dpdyn-figure: second=clipping.tsv (embedded in dpdyn; the second data file it reads, ARG2)
+# data files: `#` metadata lines, one header row of column names, tab-separated rows
+set datafile separator "\t"
+set datafile columnheaders
 data = ARG1
 clipping = ARG2
 fmt = (ARGC >= 4) ? ARG4 : "png"

@@ -4,6 +4,9 @@
 # usage: gnuplot -c rf_ou.gp trajectory.tsv trajectory.tsv OUT [png|svg] [title]
 # trajectory.tsv columns: t step test_risk bias noise test_risk_continuous theta_star_test_risk
 # dpdyn-figure: second=trajectory.tsv (embedded in dpdyn; the second data file it reads, ARG2)
+# data files: `#` metadata lines, one header row of column names, tab-separated rows
+set datafile separator "\t"
+set datafile columnheaders
 data = ARG1
 fmt = (ARGC >= 4) ? ARG4 : "png"
 if (fmt eq "svg") { set terminal svg size 900,600 dynamic font "sans,12" } else { set terminal pngcairo size 900,600 font "sans,11" }

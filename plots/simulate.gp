@@ -3,6 +3,9 @@
 # usage: gnuplot -c simulate.gp trajectory.tsv release.tsv OUT [png|svg] [title]
 # trajectory.tsv columns: t excess_risk excess_risk_se clipped_fraction
 # dpdyn-figure: second=release.tsv (embedded in dpdyn; the second data file it reads, ARG2)
+# data files: `#` metadata lines, one header row of column names, tab-separated rows
+set datafile separator "\t"
+set datafile columnheaders
 data = ARG1
 release = ARG2
 fmt = (ARGC >= 4) ? ARG4 : "png"

@@ -10,6 +10,9 @@
 # heatmap.tsv (read from the directory of trajectory.tsv when present): c eta0 excess_risk, one
 # scanline per c, blank lines between scanlines.
 # dpdyn-figure: second=release.tsv (embedded in dpdyn; the second data file it reads, ARG2)
+# data files: `#` metadata lines, one header row of column names, tab-separated rows
+set datafile separator "\t"
+set datafile columnheaders
 data = ARG1
 release = ARG2
 fmt = (ARGC >= 4) ? ARG4 : "png"

@@ -66,16 +66,9 @@ def table(path):
 
 
 def trajectory(path):
-    """columns of a trajectory.tsv by name (the '# columns:' line)."""
-    names, cols = None, None
-    for line in open(path):
-        if line.startswith("# columns:"):
-            names = line.split(":", 1)[1].split()
-            cols = {n: [] for n in names}
-        elif not line.startswith("#") and line.strip():
-            for n, v in zip(names, line.split()):
-                cols[n].append(float(v))
-    return cols
+    """columns of a trajectory.tsv by name (the header row after the '#' lines)."""
+    rows = [l.rstrip("\n").split("\t") for l in open(path) if not l.startswith("#") and l.strip()]
+    return {n: [float(r[k]) for r in rows[1:]] for k, n in enumerate(rows[0])}
 
 
 def point(cmd, i):

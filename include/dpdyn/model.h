@@ -43,7 +43,9 @@ typedef struct {
 } dpd_table;
 
 /* What a run produces: a summary (JSON object: scalars, the parameters in effect under
- * "params", null members explained under "not_available"), tables, and the figure to draw. */
+ * "params", null members explained under "not_available"; in memory an infinite value is a
+ * number, written as null + "nonfinite" by dpd_output_summary_print), tables, and the figure to
+ * draw. */
 typedef struct {
   char *headline; /* one line naming the run (model, sizes, seed) */
   cJSON *summary; /* owned */
@@ -69,10 +71,14 @@ DPD_API int dpd_output_table_add(dpd_output *out, const char *name, const char *
 /* The table called `name`, NULL if none; the column called `column` of a table, NULL if none. */
 DPD_API const dpd_table *dpd_output_table_get(const dpd_output *out, const char *name);
 DPD_API const double *dpd_table_column_get(const dpd_table *t, const char *column);
-/* Summary helpers: a finite number, "inf"/"-inf" as strings, NaN as null with a reason under
+/* Summary helpers: a number (finite or +-inf), NaN as null with a reason under
  * "not_available" (a summary never holds NaN). */
 DPD_API void dpd_output_number_set(dpd_output *out, const char *key, double v);
 DPD_API void dpd_output_na_set(dpd_output *out, const char *key, const char *reason);
+/* The summary as the text of summary.json (docs/output.md): one type per key, every non-finite
+ * number null and its value ("inf", "-inf", "nan") under the top-level object "nonfinite" by
+ * dotted path ("params.rho"). Returned-owned (free()); NULL when out of memory. */
+DPD_API char *dpd_output_summary_print(const dpd_output *out);
 /* Records every key in effect (dpd_keys_record_get) under "params". */
 DPD_API int dpd_output_params_set(dpd_output *out, const dpd_keys *keys, dpd_err *err);
 

@@ -86,6 +86,8 @@ int cli_check_memory(const cli_params *p, double bytes, const char *driver, dpd_
 
 /* Writes "# key = value" lines for every key in effect. */
 void cli_keys_to_header(const dpd_keys *keys, FILE *f);
+/* One number of a data file: %.10g, or the tokens inf, -inf, nan (docs/output.md). */
+void cli_tsv_number(FILE *f, double v);
 
 /* Largest dimension (d, sum of multiplicities) a run accepts. */
 #define CLI_MAX_DIM ((size_t)1 << 31)
@@ -155,6 +157,9 @@ char *cli_temp_begin(const char *dir, const char *name);
 void cli_temp_end(char *path);
 
 /* Writes a JSON object as `name` atomically. */
+/* A summary as JSON text in its written form (docs/output.md): every non-finite number null, its
+ * value under the top-level "nonfinite" by dotted path. Returned-owned; NULL: out of memory. */
+char *cli_json_print(const cJSON *obj);
 int cli_out_json(cli_out *o, const char *name, const cJSON *obj, dpd_err *err);
 
 /* CLI exit code of a DPD status (EINVAL -> 1, EIO -> 3, else 2). */
@@ -164,8 +169,8 @@ int cli_exit_code(int status);
  * (except `seed` and `version`, which the caller's header line names). */
 void cli_print_summary(const cJSON *root);
 
-/* Adds a number (finite) or the strings "inf"/"-inf" to a JSON object; NaN never appears: it
- * becomes null with a generic reason (cli_json_na). */
+/* Adds a number (finite, or +-inf: written as null + "nonfinite") to a JSON object; NaN never
+ * appears: it becomes null with a generic reason (cli_json_na). */
 void cli_json_number(cJSON *obj, const char *key, double v);
 /* Sets `key` to null and records `reason` in the object's "not_available" member. */
 void cli_json_na(cJSON *obj, const char *key, const char *reason);

@@ -6,6 +6,7 @@
  * touched or anything large is built; then it runs and returns its summary and tables, which
  * are written here, staged and published as one unit (output.c), with the figure when asked. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +14,20 @@
 #include "cli/cli.h"
 #include "core/error_impl.h"
 
+/* One number of a data file: %.10g, the non-finite values as the tokens inf, -inf and nan
+ * (never glibc's "-nan"), which NumPy, pandas and gnuplot read. */
+void cli_tsv_number(FILE *f, double v) {
+  if (isnan(v)) {
+    fputs("nan", f);
+  } else if (isinf(v)) {
+    fputs(v > 0 ? "inf" : "-inf", f);
+  } else {
+    fprintf(f, "%.10g", v);
+  }
+}
+
+/* A data file (docs/output.md): the `#` metadata lines, one header row of the column names,
+ * then the rows; every field separated by one tab. */
 static int write_table(cli_out *o, const dpd_keys *keys, const dpd_table *t, dpd_err *err) {
   char *tmp;
   FILE *f = cli_out_open(o, t->name, &tmp, err);
@@ -23,17 +38,19 @@ static int write_table(cli_out *o, const dpd_keys *keys, const dpd_table *t, dpd
   fprintf(f, "# command: %s\n", dpd_keys_command_get(keys));
   fprintf(f, "# figure: %s\n", t->figure);
   cli_keys_to_header(keys, f);
-  fputs("# columns:", f);
-  for (size_t k = 0; k < t->ncols; k++) {
-    fprintf(f, " %s", t->columns[k]);
-  }
-  fputc('\n', f);
   if (t->comment != NULL) {
     fprintf(f, "# %s\n", t->comment);
   }
+  for (size_t k = 0; k < t->ncols; k++) {
+    fprintf(f, k == 0 ? "%s" : "\t%s", t->columns[k]);
+  }
+  fputc('\n', f);
   for (size_t i = 0; i < t->rows; i++) {
     for (size_t k = 0; k < t->ncols; k++) {
-      fprintf(f, k == 0 ? "%.10g" : " %.10g", t->data[k * t->rows + i]);
+      if (k > 0) {
+        fputc('\t', f);
+      }
+      cli_tsv_number(f, t->data[k * t->rows + i]);
     }
     fputc('\n', f);
     if (t->block > 0 && (i + 1) % t->block == 0) {
@@ -58,8 +75,16 @@ int cli_cmd_model(cli_params *p, double start, int notes, dpd_err *err) {
   dpd_run_env env = dpd_run_env_default();
   dpd_output *res = NULL;
   cli_out o = {0};
-  out_ready ready = {&o, cli_get_text(p, "out")};
+  out_ready ready = {&o, NULL};
   int status, code = CLI_EXIT_OK;
+  if (cli_get_text(p, "out") == NULL) { /* the default: one directory per command and model */
+    char def[256];
+    snprintf(def, sizeof def, "./dpdyn-out/%s-%s", p->command, p->model->name);
+    if ((status = dpd_keys_effective_set(p->keys, "out", def, err)) < 0) {
+      return cli_exit_code(status);
+    }
+  }
+  ready.dir = cli_get_text(p, "out");
   env.max_memory = p->max_memory;
   cli_progress_percent line = {p->command, "", 0};
   env.progress = isatty(STDERR_FILENO) ? cli_progress_draw : NULL;

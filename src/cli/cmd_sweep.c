@@ -44,6 +44,7 @@
 #include "cli/cli.h"
 #include "core/text_impl.h"
 #include "core/error_impl.h"
+#include "core/output_impl.h"
 
 /* Most points of one grid, and most values of one axis. */
 #define SWEEP_MAX_POINTS ((size_t)1000000)
@@ -1283,7 +1284,8 @@ static int is_excluded(const sweep *s, const char *name) {
   return strcmp(name, "status") == 0;
 }
 
-/* The value of a summary item as a number: 1 for a number, null (nan), "inf"/"-inf", true/false;
+/* The value of a summary item as a number: 1 for a number (+-inf after decoding "nonfinite"),
+ * null (nan), true/false, the strings "inf"/"-inf" (a failed point's record);
  * 0 for anything else (text, arrays, objects). */
 static int item_number(const cJSON *item, double *x) {
   if (cJSON_IsNumber(item)) {
@@ -1389,6 +1391,9 @@ static cJSON *point_summary(const sweep *s, size_t point, const char *file) {
     free(text);
   }
   free(path);
+  if (root != NULL) {
+    dpd__json_nonfinite_decode(root); /* the numbers back in place (inf, -inf) */
+  }
   return root;
 }
 
@@ -1667,7 +1672,8 @@ static int assemble(const sweep *s, const char *config, const cli_params *base, 
       cJSON_AddStringToObject(v, "key", s->axes[a].key->name);
       cJSON_AddStringToObject(v, "spec", s->axes[a].spec);
       for (size_t i = 0; i < s->axes[a].n; i++) {
-        if (s->axes[a].numbers != NULL && isfinite(s->axes[a].numbers[i])) {
+        if (s->axes[a].numbers != NULL && !isnan(s->axes[a].numbers[i])) {
+          /* inf: written as null + "nonfinite" */
           cJSON_AddItemToArray(vals, cJSON_CreateNumber(s->axes[a].numbers[i]));
         } else {
           cJSON_AddItemToArray(vals, cJSON_CreateString(s->axes[a].values[i]));
@@ -1708,7 +1714,7 @@ static int assemble(const sweep *s, const char *config, const cli_params *base, 
       cJSON_AddNullToObject(root, "figure");
     }
     cli_json_number(root, "wall_seconds", cli_now() - start);
-    if ((text = cJSON_Print(root)) == NULL) {
+    if ((text = cli_json_print(root)) == NULL) {
       status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
     } else {
       size_t tl = strlen(text);

@@ -37,6 +37,7 @@
 #include "cli/cli.h"
 #include "models/model_impl.h"
 #include "core/error_impl.h"
+#include "core/output_impl.h"
 
 double cli_now(void) {
   struct timespec ts;
@@ -555,9 +556,19 @@ void cli_temp_end(char *path) {
   }
 }
 
+char *cli_json_print(const cJSON *obj) {
+  cJSON *copy = cJSON_Duplicate(obj, 1);
+  char *text = NULL;
+  if (copy != NULL && dpd__json_nonfinite_encode(copy) == 0) {
+    text = cJSON_Print(copy);
+  }
+  cJSON_Delete(copy);
+  return text;
+}
+
 int cli_out_json(cli_out *o, const char *name, const cJSON *obj, dpd_err *err) {
   char *tmp;
-  char *text = cJSON_Print(obj);
+  char *text = cli_json_print(obj);
   FILE *f;
   if (text == NULL) {
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory printing JSON");

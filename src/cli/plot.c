@@ -86,28 +86,32 @@ int cli_write_in_place(const char *dir, const char *name, const char *text, dpd_
   return status;
 }
 
-/* Number of data rows (non-blank lines not starting with '#') of a file, up to 1. */
+/* Whether a data file has a header row and at least one data row (non-blank lines not starting
+ * with `#`). */
 static int has_data_rows(const char *path) {
   FILE *f = fopen(path, "r");
-  int c, at_start = 1, comment = 0, found = 0;
+  int c, at_start = 1, comment = 0, blank = 1, lines = 0;
   if (f == NULL) {
     return 0;
   }
-  while (!found && (c = getc(f)) != EOF) {
+  /* lines neither `#` nor blank: the header row, then the data rows (docs/output.md) */
+  while (lines < 2 && (c = getc(f)) != EOF) {
     if (c == '\n') {
+      lines += !comment && !blank;
       at_start = 1;
       comment = 0;
+      blank = 1;
     } else if (at_start && c == '#') {
       comment = 1;
       at_start = 0;
-    } else if (!comment && c != ' ' && c != '\t' && c != '\r') {
-      found = 1;
-    } else {
-      at_start = at_start && (c == ' ' || c == '\t' || c == '\r');
+    } else if (c != ' ' && c != '\t' && c != '\r') {
+      blank = 0;
+      at_start = 0;
     }
   }
+  lines += lines < 2 && !comment && !blank; /* a last line without its newline */
   fclose(f);
-  return found;
+  return lines >= 2;
 }
 
 /* Runs gnuplot with `argv` (argv[0] "gnuplot"), which renders the image `img_tmp`; renames it to

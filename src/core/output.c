@@ -1,6 +1,7 @@
 /* The output of a run: summary, tables, figure (model.h).
  * SPDX-License-Identifier: MIT */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,7 +136,7 @@ void dpd__json_number(cJSON *obj, const char *key, double v) {
   } else if (isnan(v)) {
     dpd__json_na(obj, key, "undefined for these parameters");
   } else {
-    cJSON_AddStringToObject(obj, key, v > 0 ? "inf" : "-inf");
+    cJSON_AddNumberToObject(obj, key, v); /* +-inf: null + "nonfinite" when written */
   }
 }
 
@@ -160,7 +161,7 @@ void dpd__keys_json(const dpd_keys *keys, cJSON *obj) {
     if (kind == 1) {
       cJSON_AddNumberToObject(obj, d->name, x);
     } else if (kind == 2) {
-      cJSON_AddStringToObject(obj, d->name, "inf");
+      cJSON_AddNumberToObject(obj, d->name, INFINITY);
     } else {
       cJSON_AddStringToObject(obj, d->name, dpd_keys_value_get(keys, i));
     }
@@ -175,4 +176,121 @@ int dpd_output_params_set(dpd_output *out, const dpd_keys *keys, dpd_err *err) {
   dpd__keys_json(keys, params);
   cJSON_AddItemToObject(out->summary, "params", params);
   return DPD_OK;
+}
+
+/* Walks `item`'s members: every non-finite number becomes null, its value recorded in `nf` under
+ * its dotted path (array elements by index). */
+static int nonfinite_walk(cJSON *item, char *path, size_t len, size_t cap, cJSON *nf) {
+  cJSON *sub;
+  size_t i = 0;
+  cJSON_ArrayForEach(sub, item) {
+    int w = sub->string != NULL
+                ? snprintf(path + len, cap - len, "%s%s", len ? "." : "", sub->string)
+                : snprintf(path + len, cap - len, "%s%zu", len ? "." : "", i);
+    i++;
+    if (w < 0 || (size_t)w >= cap - len) {
+      return -1;
+    }
+    if (cJSON_IsNumber(sub) && !isfinite(sub->valuedouble)) {
+      const char *token = isnan(sub->valuedouble) ? "nan" : sub->valuedouble > 0 ? "inf" : "-inf";
+      sub->type = cJSON_NULL;
+      sub->valuedouble = 0.0;
+      sub->valueint = 0;
+      if (cJSON_AddStringToObject(nf, path, token) == NULL) {
+        return -1;
+      }
+    } else if ((cJSON_IsObject(sub) || cJSON_IsArray(sub)) &&
+               !(len == 0 && sub->string != NULL && strcmp(sub->string, "nonfinite") == 0) &&
+               nonfinite_walk(sub, path, len + (size_t)w, cap, nf) < 0) {
+      return -1;
+    }
+    path[len] = '\0';
+  }
+  return 0;
+}
+
+int dpd__json_nonfinite_encode(cJSON *root) {
+  char path[1024] = "";
+  cJSON *nf = cJSON_GetObjectItemCaseSensitive(root, "nonfinite");
+  int fresh = nf == NULL;
+  if (fresh && (nf = cJSON_CreateObject()) == NULL) {
+    return -1;
+  }
+  if (nonfinite_walk(root, path, 0, sizeof path, nf) < 0) {
+    if (fresh) {
+      cJSON_Delete(nf);
+    }
+    return -1;
+  }
+  if (fresh && cJSON_GetArraySize(nf) > 0) {
+    cJSON_AddItemToObject(root, "nonfinite", nf);
+  } else if (fresh) {
+    cJSON_Delete(nf);
+  }
+  return 0;
+}
+
+/* The item at a dotted path (object keys or array indices; a key holding a dot is matched whole
+ * first). */
+static cJSON *path_item(cJSON *obj, const char *path) {
+  cJSON *hit = cJSON_GetObjectItemCaseSensitive(obj, path);
+  const char *dot = path;
+  if (hit != NULL) {
+    return hit;
+  }
+  while ((dot = strchr(dot, '.')) != NULL) {
+    char head[256];
+    size_t n = (size_t)(dot - path);
+    cJSON *sub;
+    if (n < sizeof head) {
+      memcpy(head, path, n);
+      head[n] = '\0';
+      if (cJSON_IsArray(obj)) {
+        char *end;
+        long k = strtol(head, &end, 10);
+        sub = *end == '\0' && k >= 0 ? cJSON_GetArrayItem(obj, (int)k) : NULL;
+      } else {
+        sub = cJSON_GetObjectItemCaseSensitive(obj, head);
+      }
+      if (sub != NULL && (hit = path_item(sub, dot + 1)) != NULL) {
+        return hit;
+      }
+    }
+    dot++;
+  }
+  if (cJSON_IsArray(obj)) {
+    char *end;
+    long k = strtol(path, &end, 10);
+    return *end == '\0' && k >= 0 ? cJSON_GetArrayItem(obj, (int)k) : NULL;
+  }
+  return NULL;
+}
+
+void dpd__json_nonfinite_decode(cJSON *root) {
+  cJSON *nf = cJSON_DetachItemFromObjectCaseSensitive(root, "nonfinite"), *e;
+  if (nf == NULL) {
+    return;
+  }
+  cJSON_ArrayForEach(e, nf) {
+    cJSON *item = e->string != NULL && cJSON_IsString(e) ? path_item(root, e->string) : NULL;
+    if (item != NULL && cJSON_IsNull(item)) {
+      const char *t = e->valuestring;
+      item->type = cJSON_Number;
+      item->valuedouble = strcmp(t, "inf") == 0    ? INFINITY
+                          : strcmp(t, "-inf") == 0 ? -INFINITY
+                                                   : NAN;
+      item->valueint = 0;
+    }
+  }
+  cJSON_Delete(nf);
+}
+
+char *dpd_output_summary_print(const dpd_output *out) {
+  cJSON *copy = cJSON_Duplicate(out->summary, 1);
+  char *text = NULL;
+  if (copy != NULL && dpd__json_nonfinite_encode(copy) == 0) {
+    text = cJSON_Print(copy);
+  }
+  cJSON_Delete(copy);
+  return text;
 }

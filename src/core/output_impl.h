@@ -9,15 +9,30 @@
 
 #ifndef DPD_HIDDEN_FN
 #define DPD_HIDDEN_FN __attribute__((visibility("hidden")))
+/* The written form of a summary (docs/output.md): one type per key. Every non-finite number
+ * becomes null and its value ("inf", "-inf", "nan") is recorded in the top-level object
+ * "nonfinite" under its dotted path ("params.c", "gaps.final"); -1 when out of memory. */
+DPD_HIDDEN_FN int dpd__json_nonfinite_encode(cJSON *root);
+/* The inverse: the numbers of "nonfinite" put back in place, the object removed. */
+DPD_HIDDEN_FN void dpd__json_nonfinite_decode(cJSON *root);
+
 #endif
 
-/* A number in a JSON object: finite as a number, +-inf as the strings "inf"/"-inf", NaN as null
- * with a reason under the object's "not_available" (a summary never holds NaN). */
+/* A number in a JSON object: finite or +-inf as a number (+-inf become null + "nonfinite" when
+ * written: dpd__json_nonfinite_encode), NaN as null with a reason under the object's
+ * "not_available" (a summary never holds NaN). */
 DPD_HIDDEN_FN void dpd__json_number(cJSON *obj, const char *key, double v);
 DPD_HIDDEN_FN void dpd__json_na(cJSON *obj, const char *key, const char *reason);
 
-/* Adds every key in effect to a JSON object (numbers as numbers, inf as "inf"; BYTES keys,
- * resource limits, left out). */
+/* Adds every key in effect to a JSON object (numbers as numbers, inf as the number inf; BYTES
+ * keys, resource limits, left out). */
 DPD_HIDDEN_FN void dpd__keys_json(const dpd_keys *keys, cJSON *obj);
+
+/* The written form of a summary (docs/output.md): one type per key. Every non-finite number
+ * becomes null and its value ("inf", "-inf", "nan") is recorded in the top-level object
+ * "nonfinite" under its dotted path ("params.c", "gaps.final"); -1 when out of memory. */
+DPD_HIDDEN_FN int dpd__json_nonfinite_encode(cJSON *root);
+/* The inverse: the numbers of "nonfinite" put back in place, the object removed. */
+DPD_HIDDEN_FN void dpd__json_nonfinite_decode(cJSON *root);
 
 #endif

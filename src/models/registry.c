@@ -24,7 +24,8 @@ static const dpd_model_type *const models[] = {&dpd__model_linreg, &dpd__model_r
 
 static const dpd_key_desc common_keys[] = {
     {"model", DPD_KEY_TEXT, "linreg", 0, 0, 0, NULL, NULL, "the model (dpdyn --help lists them)"},
-    {"out", DPD_KEY_TEXT, "./dpdyn-out", 0, 0, 0, NULL, NULL, "output directory"},
+    {"out", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL,
+     "output directory (default ./dpdyn-out/<command>-<model>, e.g. ./dpdyn-out/simulate-linreg)"},
     {"plot", DPD_KEY_INT, NULL, 0, 1, 0, NULL, NULL,
      "1 = render the figure with gnuplot (default 1 for compare, 0 otherwise)"},
     {"max_memory", DPD_KEY_BYTES, NULL, 0, 0, 0, NULL, NULL,

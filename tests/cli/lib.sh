@@ -41,3 +41,12 @@ numpy_python() {
     fi
   done
 }
+# Data files (docs/output.md): `#` metadata lines, one header row of column names, then rows,
+# fields separated by tabs.
+# tsv_header FILE: the header row. tsv_rows FILE: the data rows (blank lines kept), tabs as
+# spaces; a file without a header row (a test's own) passes whole, less its `#` lines.
+tsv_header() { awk '/^#/ { next } { print; exit }' "$1"; }
+tsv_rows() {
+  awk '/^#/ { next } !h { h = 1; split($0, f, "\t"); if (f[1] ~ /^[A-Za-z_]/ && f[1] !~ /^-?(inf|nan)$/) next }
+       { gsub("\t", " "); print }' "$1"
+}

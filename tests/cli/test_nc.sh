@@ -23,7 +23,7 @@ PY
 else
   bad "compare failed: $(head -1 "$work/err")"
 fi
-[ -s "$work/c/classes.tsv" ] && [ "$(grep -vc '^#' "$work/c/replicates.tsv")" = 400 ] &&
+[ -s "$work/c/classes.tsv" ] && [ "$(tsv_rows "$work/c/replicates.tsv" | grep -c .)" = 400 ] &&
   ok "classes.tsv and 400 rows of replicates.tsv" || bad "nc tables"
 
 # 2. The same run with sigma x 1.2 is rejected by the exact error (the test can fail).

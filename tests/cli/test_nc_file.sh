@@ -115,9 +115,10 @@ for v in ("npy", "csv", "split"):
     assert np.allclose(got, q, rtol=1e-12, atol=0), (got, q)
     assert abs(s["G_estimated"] - G) < 1e-12 * G and abs(s["nc1"] - nc1) < 1e-9 * nc1, (s["nc1"], nc1)
     rows = [l for l in open(f"{w}/dg-{v}/cosines.tsv") if not l.startswith("#")]
-    assert len(rows) == K * (K - 1) // 2
-    cls = np.loadtxt(f"{w}/dg-{v}/classes.tsv")
-    assert (cls[:, 1] == np.bincount(y)).all()
+    assert rows[0].rstrip("\n").split("\t") == ["class_j", "class_k", "cosine"], rows[0]
+    assert len(rows) == 1 + K * (K - 1) // 2
+    cls = np.genfromtxt([l for l in open(f"{w}/dg-{v}/classes.tsv") if l[0] != "#"], names=True, delimiter="\t")
+    assert (cls["count"] == np.bincount(y)).all()
 PY
 
 # diagnose of the ETF law without shifts: the cosines are the ETF's.

@@ -7,7 +7,7 @@ dpdyn=$1
 # shellcheck source=tests/cli/lib.sh
 . "$(dirname "$0")/lib.sh"
 json() { python3 -c "import json,sys; v=json.load(open('$1'))$2; print(v)"; }
-rows() { grep -v '^#' "$1"; }
+rows() { tsv_rows "$1"; }
 
 # 1. linreg: zcdp = rho^2/2 is the same run as rho (rho is the documented alias).
 L=(--d=40 --n=160 --c=1 --schedule=sqrt --seed=3 --grid=11)

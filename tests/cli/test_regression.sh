@@ -12,7 +12,7 @@ expected=$src/tests/cli/expected
 . "$(dirname "$0")/lib.sh"
 
 # Data rows only (no '#' header), so runs differing in e.g. `threads` compare.
-rows() { grep -v '^#' "$1"; }
+rows() { tsv_rows "$1"; }
 
 # numeric_match FILE EXPECTED RTOL: same shape, every number within RTOL relative (or 1e-300 abs).
 numeric_match() {
@@ -82,12 +82,12 @@ else
   bad "volterra vs bdf: $msg"
 fi
 # A method without bounds writes no bound columns (bdf: both), and its figures render.
-if grep -qx '# columns: t excess_risk' "$work/v_volterra/trajectory.tsv" &&
-  grep -qx '# columns: t excess_risk lower_bound upper_bound' "$work/v_bdf/trajectory.tsv" &&
+if [ "$(tsv_header "$work/v_volterra/trajectory.tsv")" = "$(printf 't\texcess_risk')" ] &&
+  [ "$(tsv_header "$work/v_bdf/trajectory.tsv")" = "$(printf 't\texcess_risk\tlower_bound\tupper_bound')" ] &&
   [ "$(rows "$work/v_volterra/trajectory.tsv" | awk '{ print NF }' | sort -u)" = 2 ]; then
   ok "volterra trajectory has no bound columns"
 else
-  bad "volterra trajectory columns: $(grep '^# columns' "$work/v_volterra/trajectory.tsv")"
+  bad "volterra trajectory columns: $(tsv_header "$work/v_volterra/trajectory.tsv")"
 fi
 if "$dpdyn" compare --d=40 --n=160 --seeds=2 --grid=5 --schedule=const --eta0=1 --sde=1 \
   --method=volterra --plot=1 --out="$work/v_c3" >/dev/null 2>"$work/v_c3.err" &&

@@ -44,18 +44,18 @@ assert s["final_excess_risk_se"] == 0
 PY
 then ok "optimum recorded in params, within the stability limit"; else bad "optimum/params mismatch"; fi
 # heatmap.tsv: 9 scanlines of 9 rows, a blank line after each, 3 columns.
-rows=$(grep -v '^#' "$work/t/heatmap.tsv" | grep -c .)
-blanks=$(grep -v '^#' "$work/t/heatmap.tsv" | grep -c '^$')
-cols=$(grep -v '^#' "$work/t/heatmap.tsv" | awk 'NF { print NF }' | sort -u)
+rows=$(tsv_rows "$work/t/heatmap.tsv" | grep -c .)
+blanks=$(tsv_rows "$work/t/heatmap.tsv" | grep -c '^$')
+cols=$(tsv_rows "$work/t/heatmap.tsv" | awk 'NF { print NF }' | sort -u)
 if [ "$rows" -eq 81 ] && [ "$blanks" -eq 9 ] && [ "$cols" = "3" ] &&
-  grep -q '^# columns: c eta0 excess_risk$' "$work/t/heatmap.tsv"; then
+  [ "$(tsv_header "$work/t/heatmap.tsv")" = "$(printf 'c\teta0\texcess_risk')" ]; then
   ok "heatmap.tsv layout"
 else
   bad "heatmap.tsv layout: $rows rows, $blanks blank lines, columns '$cols'"
 fi
 grep -q '^# command: tune$' "$work/t/trajectory.tsv" && ok "trajectory header names the command" ||
   bad "trajectory.tsv lacks '# command: tune'"
-[ "$(grep -v '^#' "$work/t/release.tsv" | awk '{ print NF }')" = "9" ] && ok "release.tsv columns" ||
+[ "$(tsv_rows "$work/t/release.tsv" | awk '{ print NF }')" = "9" ] && ok "release.tsv columns" ||
   bad "release.tsv columns"
 rm "$work/t/tune.png"
 if "$dpdyn" plot "$work/t" && [ -s "$work/t/tune.png" ] && "$dpdyn" plot "$work/t" --format=svg &&

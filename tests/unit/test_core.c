@@ -19,10 +19,12 @@
 #include <time.h>
 
 #include "core/isa_impl.h"
+#include "core/output_impl.h"
 #include "core/replicate_impl.h"
 #include "core/stats_impl.h"
 #include "dpd_test.h"
 #include "dpdyn/linreg.h"
+#include "dpdyn/model.h"
 #include "dpdyn/rf.h"
 #include "dpdyn/rf_sim.h"
 #include "dpdyn/rng.h"
@@ -520,6 +522,62 @@ static void stats_mean_se_are_exact_for_equal_values_and_known_for_others(void *
   assert_true(dpd__stats_sum(x + 1, 4, 2) == -1.0 + 1.0 + -4.0 + 10.0);
 }
 
+/* ---- summary.json: one type per key ---------------------------------------------------------- */
+
+/* dpd_output_summary_print: a non-finite number (top level, nested, in an array) is null and its
+ * value is under "nonfinite" by dotted path; NaN given to the helper is null with a reason under
+ * "not_available" and no "nonfinite" entry; no "inf" string anywhere; decoding puts the numbers
+ * back. */
+static void summary_nonfinite_numbers_are_null_with_their_value_by_path(void **state) {
+  (void)state;
+  dpd_output *out = NULL;
+  dpd_err err;
+  dpd_err_reset(&err);
+  assert_int_equal(dpd_output_create(&out, &err), DPD_OK);
+  dpd_output_number_set(out, "rho", INFINITY);
+  dpd_output_number_set(out, "low", -INFINITY);
+  dpd_output_number_set(out, "x", 0.25);
+  dpd_output_number_set(out, "gap", NAN);
+  cJSON *sub = cJSON_AddObjectToObject(out->summary, "privacy");
+  dpd__json_number(sub, "epsilon", INFINITY);
+  cJSON *arr = cJSON_AddArrayToObject(out->summary, "values");
+  cJSON_AddItemToArray(arr, cJSON_CreateNumber(1.0));
+  cJSON_AddItemToArray(arr, cJSON_CreateNumber(INFINITY));
+  char *text = dpd_output_summary_print(out);
+  assert_non_null(text);
+  cJSON *j = cJSON_Parse(text);
+  assert_non_null(j);
+  const cJSON *nf = cJSON_GetObjectItemCaseSensitive(j, "nonfinite");
+  assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "rho")));
+  assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "low")));
+  assert_true(cJSON_IsNull(
+      cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "privacy"), "epsilon")));
+  assert_true(cJSON_IsNull(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "values"), 1)));
+  assert_string_equal(cJSON_GetObjectItemCaseSensitive(nf, "rho")->valuestring, "inf");
+  assert_string_equal(cJSON_GetObjectItemCaseSensitive(nf, "low")->valuestring, "-inf");
+  assert_string_equal(cJSON_GetObjectItemCaseSensitive(nf, "privacy.epsilon")->valuestring, "inf");
+  assert_string_equal(cJSON_GetObjectItemCaseSensitive(nf, "values.1")->valuestring, "inf");
+  assert_null(cJSON_GetObjectItemCaseSensitive(nf, "gap"));
+  assert_int_equal(cJSON_GetArraySize(nf), 4);
+  assert_non_null(cJSON_GetObjectItemCaseSensitive(
+      cJSON_GetObjectItemCaseSensitive(j, "not_available"), "gap"));
+  assert_true(cJSON_GetObjectItemCaseSensitive(j, "x")->valuedouble == 0.25);
+  /* the in-memory summary is unchanged; decoding the text gives its numbers back */
+  assert_true(isinf(cJSON_GetObjectItemCaseSensitive(out->summary, "rho")->valuedouble));
+  dpd__json_nonfinite_decode(j);
+  assert_null(cJSON_GetObjectItemCaseSensitive(j, "nonfinite"));
+  assert_true(cJSON_GetObjectItemCaseSensitive(j, "low")->valuedouble == -INFINITY);
+  assert_true(
+      cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "privacy"), "epsilon")
+          ->valuedouble == INFINITY);
+  assert_true(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "values"), 1)->valuedouble ==
+              INFINITY);
+  assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "gap")));
+  cJSON_Delete(j);
+  free(text);
+  dpd_output_free(out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(isa_get_name_and_available_agree),
@@ -532,6 +590,7 @@ int main(void) {
       cmocka_unit_test(replicate_rejects_a_bad_plan),
       cmocka_unit_test(simulators_report_progress_and_honour_a_stop),
       cmocka_unit_test(stats_mean_se_are_exact_for_equal_values_and_known_for_others),
+      cmocka_unit_test(summary_nonfinite_numbers_are_null_with_their_value_by_path),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

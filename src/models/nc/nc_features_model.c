@@ -223,7 +223,7 @@ int dpd__nc_files_output(dpd_output *out, const dpd__nc_files *f, dpd_err *err) 
     cJSON_AddNumberToObject(o, "x_bound", f->x_bound);
     cJSON_AddNumberToObject(o, "clipped_fraction", clipped_fraction(f->train, f->x_bound));
   } else if (!diagnose) {
-    cJSON_AddStringToObject(o, "x_bound", "inf"); /* normalize = l2 or center_l2 */
+    cJSON_AddNumberToObject(o, "x_bound", INFINITY); /* normalize = l2 or center_l2 */
   }
   if (!diagnose && !account) {
     return dpd__output_note_add(
@@ -318,7 +318,7 @@ static void diag_json(cJSON *o, const dpd_nc_diagnostics *d) {
   if (isfinite(d->trace_ratio)) {
     dpd__json_number(o, "trace_ratio", d->trace_ratio);
   } else {
-    cJSON_AddStringToObject(o, "trace_ratio", "inf");
+    cJSON_AddNumberToObject(o, "trace_ratio", INFINITY);
   }
   dpd__json_number(o, "nc1", d->nc1);
   cJSON_AddNumberToObject(o, "between_rank", (double)d->between_rank);

@@ -367,7 +367,7 @@ static void add_privacy(dpd_output *out, const sp_run *r, const dpd_semipriv_res
   }
   if (isinf(r->rc.epsilon)) {
     cJSON_AddStringToObject(p, "guarantee", "none (epsilon = inf: non-private, sigma = 0)");
-    cJSON_AddStringToObject(p, "epsilon", "inf");
+    cJSON_AddNumberToObject(p, "epsilon", INFINITY);
     return;
   }
   cJSON_AddStringToObject(p, "guarantee", "(epsilon, delta)-DP");
