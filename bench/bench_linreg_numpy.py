@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# NumPy baseline of `dpdyn simulate` (one-pass DP-SGD with clipping, MATH.md 1.3), batched
+# NumPy baseline of `dpdyn simulate` (one-pass DP-SGD with clipping, docs/math.md §1.3), batched
 # over replicates: the state is an array of shape (seeds, d) and every step is a handful of
 # whole-array operations. Same algorithm, same law, different random numbers.
 # SPDX-License-Identifier: MIT
@@ -16,7 +16,7 @@ import numpy as np
 
 
 def schedule_steps(kind, eta0, n, rho):
-    """eta_k = eta~(k/n)/n and rho^2 sigma_k^2 = eta_k^2 - eta_{k+1}^2 (MATH.md 1.4)."""
+    """eta_k = eta~(k/n)/n and rho^2 sigma_k^2 = eta_k^2 - eta_{k+1}^2 (docs/math.md §1.4)."""
     t = np.arange(n) / n
     if kind == "const":
         eta = np.full(n, eta0) / n

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # NumPy baseline for bench/bench_rf.sh: full-batch DP-GD with per-sample clipping on random
-# features (MATH.md 2, include/dpdyn/rf_sim.h), written the way one would in NumPy: two
+# features (docs/math.md §2.2, include/dpdyn/rf_sim.h), written the way one would in NumPy: two
 # matrix-vector products per step on a C-contiguous float64 Phi (n x p), precomputed row norms,
 # the clipping weights as whole-vector operations, and one standard_normal(p) draw per step.
 # SPDX-License-Identifier: MIT

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-# NumPy baseline of `dpdyn sde` (homogenized DP-SGD, MATH.md 1.6, by Euler-Maruyama with
+# NumPy baseline of `dpdyn sde` (homogenized DP-SGD, docs/math.md §1.6, by Euler-Maruyama with
 # dt = 1/n), batched over replicates: the state is an array of shape (seeds, d) and every step
 # is a handful of whole-array operations. Same scheme, same law, different random numbers.
 # SPDX-License-Identifier: MIT
 #
 #   de_i = -eta~ mu_c(P) lambda_i e_i dt + eta~ sqrt(2 nu_c(P) P / n) sqrt(lambda_i) dB^s_i
 #          + (2 sqrt(d) / n) c sigma~ dB^p_i,   R = (1/2) sum lambda_i e_i^2,  P = R + zeta^2/2,
-# with the clipping factors of Gaussian residuals (MATH.md 1.5), and at t = 1 the release noise
+# with the clipping factors of Gaussian residuals (docs/math.md §1.5), and at t = 1 the release noise
 # 2 C sigma_{n-1} xi (sigma_{n-1} = eta~((n-1)/n) / (n rho)).
 #
 # Usage: bench_sde_numpy.py [--d 1000] [--n 4000] [--seeds 64] [--c 1] [--rho 1]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Times the Volterra/FFT solver against the risk ODE on power-law spectra with 10^4, 10^5 and
 # 10^6 distinct eigenvalues: constant schedule, no clipping, privacy noise through a constant
-# sigma~^2 (the case where both solve the same equation, MATH.md 1.9).
+# sigma~^2 (the case where both solve the same equation, docs/math.md §1.9).
 # SPDX-License-Identifier: MIT
 #
 # Usage: bench/bench_volterra.sh [BUILD_DIR [ODE_RTOL [MAX_D]]]

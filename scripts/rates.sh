@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rates study of seed 004 (MATH.md 1.8) on the deterministic equivalent, with `dpdyn tune`.
+# Rates study of seed 004 (docs/math.md §1.8) on the deterministic equivalent, with `dpdyn tune`.
 # SPDX-License-Identifier: MIT
 #
 # 1. Rates: for the three schedule families of seed 004 -- output perturbation (const),

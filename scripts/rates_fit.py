@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Fits and report of the rates study (scripts/rates.sh; MATH.md 1.8).
+"""Fits and report of the rates study (scripts/rates.sh; docs/math.md §1.8).
 
 SPDX-License-Identifier: MIT
 
@@ -12,7 +12,7 @@ Fits (ordinary least squares in log space, numpy.polyfit):
   * local log-log slope of R_out against gamma over the small-gamma end (the five smallest
     gamma) and over the end of the requested range (0.03 >= gamma >= 0.003);
   * K in R_out ~ K * shape(gamma) over the small-gamma end, log K = mean(log R - log shape), with
-    the seed-004 rate shapes (MATH.md 1.8), L = log(1/gamma):
+    the seed-004 rate shapes (docs/math.md §1.8), L = log(1/gamma):
       optimal:  gamma + gamma^2/rho^2
       const:    gamma L + gamma^2 L^2 / rho^2
       sqrt:     gamma L^(2/3) + gamma^2 L^(4/3) / rho^2
@@ -147,7 +147,7 @@ def main():
                                                                         th))
         w("\n**Rate shapes** R_out ≈ K·shape(γ) fitted over the smallest five γ (spread = "
           "max/min of R_out/shape there; 1 would be an exact match):\n")
-        w("| family | shape (MATH.md 1.8), L = log(1/γ) | K | spread |")
+        w("| family | shape (docs/math.md §1.8), L = log(1/γ) | K | spread |")
         w("|---|---|---|---|")
         names = {"optimal": "γ + γ²/ρ²", "const": "γL + γ²L²/ρ²",
                  "sqrt": "γL^(2/3) + γ²L^(4/3)/ρ²"}

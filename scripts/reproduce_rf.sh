@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Random-features reproduction study (MATH.md 2; Bombari & Mondelli, PNAS 122 (2025)
+# Random-features reproduction study (docs/math.md §2; Bombari & Mondelli, PNAS 122 (2025)
 # e2423072122, the synthetic experiment of its released code), as `dpdyn sweep` grids. Writes into
 # docs/figures/:
 #   rf_psweep.png / rf_psweep.tsv / rf_psweep_best.tsv

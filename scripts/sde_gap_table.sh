@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Gap table of MATH.md 1.6-1.7: |mean - ODE| (sup over the grid and at the released final
+# Gap table of docs/math.md §1.6-1.7: |mean - ODE| (sup over the grid and at the released final
 # iterate) for the DP-SGD simulation and for the homogenized SDE, at n in {500, 2000, 8000} with
 # gamma = 0.25 (d = n/4), isotropic spectrum, c = 0.5, rho = 1, sqrt schedule (eta0 = 1),
 # zeta = 0.5, 64 replicates, grid 101, with standard errors and the gaps times sqrt(n).

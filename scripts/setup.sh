@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 packages=(build-essential cmake pkg-config
           libgsl-dev libsundials-dev libfftw3-dev libopenblas-dev liblapacke-dev
           librandom123-dev libsleef-dev libinih-dev libcjson-dev libcmocka-dev
-          gnuplot-nox fonts-dejavu-core python3 python3-numpy python3-sklearn time
+          gnuplot-nox fonts-dejavu-core python3 python3-numpy python3-sklearn time help2man
           libopenmpi-dev openmpi-bin)
 
 missing=()

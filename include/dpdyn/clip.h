@@ -1,4 +1,4 @@
-/* Clipping factors mu_c and nu_c of per-sample clipping (MATH.md 1.5).
+/* Clipping factors mu_c and nu_c of per-sample clipping (docs/math.md §1.5).
  * SPDX-License-Identifier: MIT
  *
  * For a residual r ~ N(0, 2P) (Gaussian features and Gaussian label noise,
@@ -28,7 +28,7 @@ DPD_API double dpd_clip_nu_eval(double c, double P);
 DPD_API void dpd_clip_factors_eval(double c, double P, double *mu, double *nu,
                                    double *dmu_dP, double *dnu_dP);
 
-/* Clipping factors for any label-noise law (MATH.md 1.5): with the residual
+/* Clipping factors for any label-noise law (docs/math.md §1.5): with the residual
  * r = sqrt(2R) Z - z (Z standard Gaussian, z of the law in `noise`, R the
  * excess risk),
  *   mu = P(|r| <= c),   nu = E[min(r^2, c^2)] / E[r^2],   E[r^2] = 2R + zeta^2,

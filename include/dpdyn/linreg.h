@@ -1,4 +1,4 @@
-/* Gaussian linear regression in the eigenbasis of Sigma (MATH.md 1.1-1.3).
+/* Gaussian linear regression in the eigenbasis of Sigma (docs/math.md §1.1-1.3).
  * SPDX-License-Identifier: MIT
  *
  * A dpd_linreg_problem holds everything a run needs about the data law:
@@ -79,7 +79,7 @@ DPD_API void dpd_linreg_problem_free(dpd_linreg_problem *p);
 
 /* ---- Spectral compression (docs/ode.md, "Spectral compression") ----
  *
- * Given the scalar path P(t), the ODE of MATH.md 1.7 is linear in each group, and R(t) needs
+ * Given the scalar path P(t), the ODE of docs/math.md §1.7 is linear in each group, and R(t) needs
  * only integrals of exp(-2 lambda A) (A >= 0) against two spectral measures: the initial energy
  * mu_0 = sum_i lambda_i D_i(0)/d delta_{lambda_i} and the forcing measure
  * mu_f = sum_i (lambda_i/d) delta_{lambda_i} (the SGD-noise term is lambda times the privacy
@@ -147,7 +147,7 @@ DPD_API double dpd_linreg_excess_risk(const dpd_linreg_problem *p, const double 
  * groups, (1/d) sum_j lambda_j S_j(0)). */
 DPD_API double dpd_linreg_initial_risk(const dpd_linreg_problem *p);
 
-/* ---- The algorithm: one-pass DP-SGD with per-sample clipping (MATH.md 1.3) ---- */
+/* ---- The algorithm: one-pass DP-SGD with per-sample clipping (docs/math.md §1.3) ---- */
 
 typedef struct {
   size_t n;                 /* samples = steps, >= 1 */

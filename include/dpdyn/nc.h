@@ -1,4 +1,4 @@
-/* Neural collapse: the last-layer problem and its NoisyGD simulator (MATH.md 3).
+/* Neural collapse: the last-layer problem and its NoisyGD simulator (docs/math.md §3.1-3.2).
  * SPDX-License-Identifier: MIT
  *
  * References: Wang, Zhu, Su & Wang, "Neural Collapse Meets Differential Privacy: Curious

@@ -1,4 +1,5 @@
-/* Exact one-step theory of NoisyGD on a linear last layer under neural collapse (MATH.md 3).
+/* Exact one-step theory of NoisyGD on a linear last layer under neural collapse
+ * (docs/math.md §3.3).
  * SPDX-License-Identifier: MIT
  *
  * References: Wang, Zhu, Su & Wang, "Neural Collapse Meets Differential Privacy: Curious Behaviors

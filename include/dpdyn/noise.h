@@ -1,4 +1,4 @@
-/* Label-noise laws (MATH.md 1.1): the model-independent description of the noise a simulator
+/* Label-noise laws (docs/math.md §1.1): the model-independent description of the noise a simulator
  * adds to its labels and that the clipping factors (clip.h) average over.
  * SPDX-License-Identifier: MIT */
 #ifndef DPD_NOISE_H
@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-/* Label-noise laws, each with mean 0 and variance zeta^2 (MATH.md 1.1). */
+/* Label-noise laws, each with mean 0 and variance zeta^2 (docs/math.md §1.1). */
 typedef enum {
   DPD_NOISE_GAUSSIAN = 0, /* N(0, zeta^2) */
   DPD_NOISE_LAPLACE,      /* Laplace with scale zeta / sqrt(2) */

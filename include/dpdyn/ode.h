@@ -1,4 +1,4 @@
-/* The deterministic equivalent of DP-SGD: d coupled risk ODEs (MATH.md 1.7).
+/* The deterministic equivalent of DP-SGD: d coupled risk ODEs (docs/math.md §1.7).
  * SPDX-License-Identifier: MIT
  *
  * Solves, for the groups j of distinct eigenvalues (exact reduction),
@@ -66,7 +66,7 @@ typedef struct {
   int krylov_maxl;       /* BDF + SPGMR: Krylov dimension >= 1, default 5 (2 suffice: the
                             preconditioned Newton matrix is identity plus rank one) */
   /* Overrides for cross-checks (dpdyn/volterra.h); NAN (the default) keeps the model of
-   * MATH.md 1.7 unchanged. */
+   * docs/math.md §1.7 unchanged. */
   double sigma2_const; /* constant privacy-noise profile sigma~^2 >= 0 in place of the calibrated
                           -d/dt[eta~^2]/rho^2; > 0 needs finite c (the noise term is
                           2 c^2 gamma^2 sigma~^2). The release jump still follows rho. */

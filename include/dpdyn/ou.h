@@ -1,4 +1,4 @@
-/* Ornstein-Uhlenbeck theory of unclipped full-batch DP-GD on random features (MATH.md 2).
+/* Ornstein-Uhlenbeck theory of unclipped full-batch DP-GD on random features (docs/math.md §2.4).
  * SPDX-License-Identifier: MIT
  *
  * For a feature matrix Phi (n x p), labels y (n), A = (2/n) Phi^T Phi and theta* = Phi^+ y:

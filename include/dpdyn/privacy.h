@@ -1,5 +1,5 @@
-/* Privacy accounting, model-independent: zCDP and Gaussian DP (GDP) in one module (MATH.md 1.4,
- * 2; docs/privacy.md).
+/* Privacy accounting, model-independent: zCDP and Gaussian DP (GDP) in one module (docs/math.md
+ * §1.4, §2.3; docs/privacy.md).
  * SPDX-License-Identifier: MIT
  *
  * Words. rho_z is a zCDP parameter (rho_z-zCDP: Renyi divergence <= alpha rho_z for all

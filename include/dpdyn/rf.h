@@ -1,4 +1,4 @@
-/* Random-features regression problem: data, target, features (MATH.md 2).
+/* Random-features regression problem: data, target, features (docs/math.md §2.1).
  * SPDX-License-Identifier: MIT
  *
  * References: Bombari & Mondelli, "Privacy for free in the overparameterized regime",

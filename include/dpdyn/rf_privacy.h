@@ -1,5 +1,5 @@
-/* Privacy calibration of full-batch DP-GD on random features (MATH.md 2), the rf model's API over
- * the core's GDP conversions (dpdyn/privacy.h).
+/* Privacy calibration of full-batch DP-GD on random features (docs/math.md §2.3), the rf model's
+ * API over the core's GDP conversions (dpdyn/privacy.h).
  * SPDX-License-Identifier: MIT
  *
  * Setting: T full-batch steps of step size eta, replace-one sensitivity 2 eta C / n and per-step
@@ -46,7 +46,8 @@ DPD_API int dpd_rf_privacy_sigma_exact(double eta, size_t steps, double eps, dou
 DPD_API int dpd_rf_privacy_eps_delivered(double eta, size_t steps, double sigma, double delta,
                                          double *eps, dpd_err *err);
 
-/* Both calibrations side by side, for reporting (MATH.md 2: "report both, and the ratio"). */
+/* Both calibrations side by side, for reporting (docs/math.md §2.3: both are reported, with their
+ * ratio). */
 typedef struct {
   double sigma_moments;     /* seed's bound */
   double sigma_exact;       /* exact GDP calibration */

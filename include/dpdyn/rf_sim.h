@@ -1,4 +1,4 @@
-/* Full-batch DP-GD with per-sample clipping on random features (MATH.md 2).
+/* Full-batch DP-GD with per-sample clipping on random features (docs/math.md §2.2).
  * SPDX-License-Identifier: MIT
  *
  * References: Bombari & Mondelli, PNAS 122 (2025) e2423072122 (arXiv:2410.14787), DP-GD of §3;

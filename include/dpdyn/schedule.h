@@ -1,4 +1,4 @@
-/* Learning-rate schedules eta~(t) on [0, 1] and the calibrated noise (MATH.md 1.4, 1.8).
+/* Learning-rate schedules eta~(t) on [0, 1] and the calibrated noise (docs/math.md §1.4, §1.8).
  * SPDX-License-Identifier: MIT
  *
  * Families (t in [0, 1]):
@@ -72,7 +72,7 @@ DPD_API double dpd_schedule_dsq_eval(const dpd_schedule *s, double t);
  * and jumps of eta~^2, dsq[k] = eta~(t-)^2 - eta~(t+)^2 (positive for a drop);
  * cap = 0 (t, dsq may be NULL) only counts. The calibrated noise of a
  * drop is an impulse: the risk jumps by 2 c^2 gamma^2 dsq / rho^2 there, as at
- * the release (MATH.md 1.7). dpd_schedule_dsq_eval excludes these impulses. */
+ * the release (docs/math.md §1.7). dpd_schedule_dsq_eval excludes these impulses. */
 DPD_API size_t dpd_schedule_jumps(const dpd_schedule *s, double *t, double *dsq, size_t cap);
 
 /* Supremum of eta~ over [0, 1] (for the stability limit 2/gamma). */

@@ -1,10 +1,10 @@
-/* Homogenized DP-SGD (H-DP-SGD): the SDE of MATH.md 1.6 by Euler-Maruyama.
+/* Homogenized DP-SGD (H-DP-SGD): the SDE of docs/math.md §1.6 by Euler-Maruyama.
  * SPDX-License-Identifier: MIT
  *
  *   dTheta = -eta~ mu_c(P) Sigma (Theta - theta*) dt + eta~ sqrt(2 nu_c(P) P / n) Sigma^{1/2} dB^s
  *            + (2 sqrt(d) / n) c sigma~ dB^p,          t in [0, 1),
  * in the eigenbasis of Sigma (diagonal: O(d) per step), P evaluated exactly
- * from Theta, plus the private last-step noise of MATH.md 1.7 at t = 1. */
+ * from Theta, plus the private last-step noise of docs/math.md §1.7 at t = 1. */
 #ifndef DPD_SDE_H
 #define DPD_SDE_H
 

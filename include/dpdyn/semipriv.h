@@ -1,5 +1,5 @@
 /* Semi-private learning: a large-margin low-rank data law, Noisy-SGD of Bassily-Smith-Thakurta
- * and Algorithm 1 (public PCA, projection, private training) (MATH.md 4).
+ * and Algorithm 1 (public PCA, projection, private training) (docs/math.md §4).
  * SPDX-License-Identifier: MIT
  *
  * References: Pinto, Hu, Yang & Sanyal, "How to make semi-private learning effective" (seed 003;

@@ -1,10 +1,10 @@
 /* Tuning: minimise the released excess risk of the deterministic equivalent over the clipping
- * scale and the schedule parameters (MATH.md 1.7, 1.8).
+ * scale and the schedule parameters (docs/math.md §1.7, §1.8).
  * SPDX-License-Identifier: MIT
  *
  * Objective: R_out(c, schedule) = R(1-) + 2 c^2 gamma^2 eta~(1)^2 / rho^2, the released excess
  * risk of the coupled risk ODEs (dpd_ode_solve), at fixed gamma, rho, zeta, noise law and
- * spectrum, subject to the stability limit sup eta~ < 2/gamma (MATH.md 1.3).
+ * spectrum, subject to the stability limit sup eta~ < 2/gamma (docs/math.md §1.3).
  *
  * Every tuned parameter x lives in a box [lo, hi] on a log scale and is written through an
  * unconstrained variable u (Nelder-Mead) or a box coordinate s in [0, 1] (Brent):
@@ -20,8 +20,8 @@
  * only through m = max(c2, c3/rho). With rho = inf, c3 has no effect and is not tuned
  * (result.ignored). When both c2 and c3 are tuned at finite rho, the tuner searches m and
  * reports the representative c2 = m, c3 = rho m; every (c2, c3) with the same m is equally
- * optimal. The constants are "independent of gamma and rho" (MATH.md 1.8) only as a claim about
- * rates; at a single (gamma, rho) only (c1, m) can be identified.
+ * optimal. The constants are "independent of gamma and rho" (docs/math.md §1.8) only as a claim
+ * about rates; at a single (gamma, rho) only (c1, m) can be identified.
  *
  * Search (all documented, every constant a config field):
  *  1. Pre-scan: the objective on a tensor grid of `prescan` points per tuned variable at the box

@@ -1,9 +1,9 @@
-/* The risk of DP-SGD as a convolution-Volterra equation, solved with FFTs (MATH.md 1.9).
+/* The risk of DP-SGD as a convolution-Volterra equation, solved with FFTs (docs/math.md §1.9).
  * SPDX-License-Identifier: MIT
  *
  * With a constant learning rate eta~, a constant noise profile sigma~^2 and clipping factors
  * that do not depend on the risk (no clipping, mu = nu = 1, or mu, nu frozen at given
- * constants), the grouped ODE system of MATH.md 1.7 is linear with constant coefficients and
+ * constants), the grouped ODE system of docs/math.md §1.7 is linear with constant coefficients and
  * the excess risk solves the scalar equation
  *
  *   R(t) = F(t) + int_0^t K(t - s) R(s) ds,                     t in [0, 1),

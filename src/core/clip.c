@@ -1,4 +1,4 @@
-/* Clipping factors mu_c and nu_c for Gaussian and non-Gaussian label noise (MATH.md 1.5).
+/* Clipping factors mu_c and nu_c for Gaussian and non-Gaussian label noise (docs/math.md §1.5).
  * SPDX-License-Identifier: MIT
  *
  * With r ~ N(0, 2P) and k = c / (2 sqrt(P)) (so that |r| <= c iff |N(0,1)| <= sqrt(2) k):

@@ -1,5 +1,5 @@
 /* Label-noise draws for the simulator: Gaussian, Rademacher, Laplace and Student-t laws with
- * mean 0 and variance zeta^2 (MATH.md 1.1).
+ * mean 0 and variance zeta^2 (docs/math.md §1.1).
  * SPDX-License-Identifier: MIT
  *
  * Every law is a function of the one standard Gaussian g the simulator already draws per step

@@ -8,7 +8,7 @@
  * References
  *  [FMTT18] V. Feldman, I. Mironov, K. Talwar, A. Thakurta, "Privacy amplification by iteration",
  *           FOCS 2018, Thm 22 / Cor. 23 (contractive noisy iteration); the per-sample form
- *           rho_eff = max_k eta_k / sqrt(sum_{j>=k} sigma_j^2) is MATH.md 1.4 (seed 004).
+ *           rho_eff = max_k eta_k / sqrt(sum_{j>=k} sigma_j^2) is docs/math.md §1.4.
  *  [BS16]   M. Bun, T. Steinke, "Concentrated differential privacy: simplifications, extensions,
  *           and lower bounds", TCC 2016, Prop. 1.3: rho-zCDP => (rho + 2 sqrt(rho log(1/delta)),
  *           delta)-DP, i.e. delta = exp(-(eps - rho)^2 / (4 rho)) for eps >= rho; Prop. 1.6

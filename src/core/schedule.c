@@ -1,4 +1,4 @@
-/* Learning-rate schedules and calibrated noise (MATH.md 1.4 and 1.8).
+/* Learning-rate schedules and calibrated noise (docs/math.md §1.4 and §1.8).
  * SPDX-License-Identifier: MIT
  *
  * The per-step noise is calibrated so that the one-pass algorithm is

@@ -1,7 +1,7 @@
 /* The deterministic equivalent of one-pass DP-SGD: grouped risk ODEs, bounds and release jump.
  * SPDX-License-Identifier: MIT
  *
- * Equations: MATH.md 1.7 (seed 004, "DP-SGD with clipping"). For the groups j of
+ * Equations: docs/math.md §1.7 (arXiv:2505.16329). For the groups j of
  * equal eigenvalues lambda_j (multiplicity m_j), S_j = sum of D_i over the group:
  *   dS_j/dt = lambda_j (A S_j + m_j B) + m_j C,
  *   A = -2 eta~ mu_c(P),  B = gamma eta~^2 nu_c(P) P,  C = 2 c^2 gamma^2 sigma~^2(t),
@@ -114,7 +114,7 @@ typedef struct {
   double c;             /* clipping scale, INFINITY = none */
   double noise_scale;   /* 2 c^2 gamma^2 / rho^2; 0 when rho = INFINITY */
 
-  /* Overrides (dpd_ode_config): NAN = the model of MATH.md 1.7. */
+  /* Overrides (dpd_ode_config): NAN = the model of docs/math.md §1.7. */
   double noise_const;          /* 2 c^2 gamma^2 sigma2_const */
   double mu_frozen, nu_frozen; /* in place of mu_c(P), nu_c(P) */
 } ode_model;
@@ -296,7 +296,7 @@ static int model_rhs(const ode_model *model, double t, const double *S, double *
 
 /* ---- Integration variable ------------------------------------------------------------------
  * Schedules that vanish like sqrt(1 - t) at the end (eta~(1) = 0 with
- * d/dt eta~^2 != 0 there: the constant-noise schedule, MATH.md 1.8) make the
+ * d/dt eta~^2 != 0 there: the constant-noise schedule, docs/math.md §1.8) make the
  * right-hand side non-smooth at t = 1 (eta~' -> -inf); the BDF error
  * estimates assume smoothness, and the global error at t = 1 grew to ~100 rtol
  * for 10^4 power-law groups. For those schedules CVODE integrates in tau in
@@ -1036,7 +1036,7 @@ static int advance(ode_run *run, double tau_out, double tout, dpd_err *err) {
   return DPD_OK;
 }
 
-/* The impulse of calibrated noise at a drop of a step schedule (MATH.md 1.4:
+/* The impulse of calibrated noise at a drop of a step schedule (docs/math.md §1.4:
  * rho^2 sigma_k^2 = eta_k^2 - eta_{k+1}^2 is concentrated on the step before
  * the drop): every D_i jumps by J = 2 c^2 gamma^2 dsq / rho^2, so S_j by m_j J
  * and R (and both bounds) by J, exactly as at the release. CVODE restarts

@@ -1,4 +1,4 @@
-/* Spectrum and theta* of the Gaussian linear-regression model (MATH.md 1.1).
+/* Spectrum and theta* of the Gaussian linear-regression model (docs/math.md §1.1).
  * SPDX-License-Identifier: MIT
  *
  * Everything is expressed in the eigenbasis of Sigma. Because the data law,

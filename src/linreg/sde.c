@@ -1,8 +1,8 @@
-/* Homogenized DP-SGD (H-DP-SGD): Euler-Maruyama integration of the SDE of MATH.md 1.6 in the
+/* Homogenized DP-SGD (H-DP-SGD): Euler-Maruyama integration of the SDE of docs/math.md §1.6 in the
  * eigenbasis of Sigma, O(d) per step, replicates in parallel.
  * SPDX-License-Identifier: MIT
  *
- * The SDE (MATH.md 1.6; seed 004, "DP-SGD with clipping", homogenized DP-SGD), written for the
+ * The SDE (docs/math.md §1.6; arXiv:2505.16329, homogenized DP-SGD), written for the
  * error e = Theta - theta* in the eigenbasis (e_0 = -theta*, i.e. Theta_0 = 0):
  *
  *   de_i = -eta~(t) mu_c(P) lambda_i e_i dt + eta~(t) sqrt(2 nu_c(P) P / n) sqrt(lambda_i) dB^s_i
@@ -10,8 +10,8 @@
  *   R = (1/2) sum_i lambda_i e_i^2,  P = R + zeta^2/2,  rho^2 sigma~^2(t) = -d/dt[eta~(t)^2],
  *
  * mu_c, nu_c from dpd_clip_noise_factors_eval (any label-noise law; closed forms for Gaussian
- * noise, MATH.md 1.5). At t = 1 the private last-step noise is added (MATH.md 1.7, "Last
- * iterate"): every coordinate gets 2 C sigma_{n-1} xi_i, C = c sqrt(d), xi ~ N(0, I_d), with
+ * noise, docs/math.md §1.5). At t = 1 the private last-step noise is added (docs/math.md §1.7,
+ * "Last iterate"): every coordinate gets 2 C sigma_{n-1} xi_i, C = c sqrt(d), xi ~ N(0, I_d), with
  * sigma_{n-1} = eta_{n-1} / rho, eta_{n-1} = eta~((n-1)/n) / n, exactly the last noise of
  * dpd_schedule_steps and so of the simulator's last step. Its expected risk increase is
  * 2 c^2 gamma^2 eta~((n-1)/n)^2 / rho^2, which differs from the ODE's jump

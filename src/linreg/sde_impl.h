@@ -9,8 +9,8 @@
  * a, b and scalar factors (k, q, m, p) that the caller may change from step to step (they may
  * depend on t and on the whole state, as in H-DP-SGD, where P couples the components). This
  * covers
- *   - H-DP-SGD in the eigenbasis (MATH.md 1.6): a = lambda, k = -eta~ mu_c(P), b = sqrt(lambda),
- *     q = eta~ sqrt(2 nu_c(P) P / n), m = 0, p = (2 sqrt(d) / n) c sigma~;
+ *   - H-DP-SGD in the eigenbasis (docs/math.md §1.6): a = lambda, k = -eta~ mu_c(P), b =
+ * sqrt(lambda), q = eta~ sqrt(2 nu_c(P) P / n), m = 0, p = (2 sqrt(d) / n) c sigma~;
  *   - the Ornstein-Uhlenbeck process dX = -A X dt + B dW: a = A, k = -1, b = B, q = 1, m = p = 0;
  *   - geometric Brownian motion dX = a X dt + b X dW: k = 1, q = 0, m = 1, p = 0,
  * so that the order tests (tests/unit/test_sde.c) drive the very code the integrator uses.

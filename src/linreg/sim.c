@@ -1,8 +1,8 @@
 /* Monte-Carlo simulation of one-pass DP-SGD with per-sample clipping on Gaussian linear
- * regression, exactly and in O(d) per step in the eigenbasis of Sigma (MATH.md 1.3).
+ * regression, exactly and in O(d) per step in the eigenbasis of Sigma (docs/math.md §1.3).
  * SPDX-License-Identifier: MIT
  *
- * The algorithm (MATH.md 1.3; seed 004, "DP-SGD with clipping"), written for the error
+ * The algorithm (docs/math.md §1.3; arXiv:2505.16329), written for the error
  * e = theta - theta* in the eigenbasis (x = Lambda^{1/2} g, g ~ N(0, I_d)):
  *
  *   r_k      = x_k . e_k - z_k                      (residual; z_k ~ zeta N(0, 1))

@@ -1,4 +1,5 @@
-/* Tuning the clipping scale and the schedule on the deterministic equivalent (MATH.md 1.7-1.8).
+/* Tuning the clipping scale and the schedule on the deterministic equivalent
+ * (docs/math.md §1.7-1.8).
  * SPDX-License-Identifier: MIT
  *
  * Minimises the released excess risk R_out of the risk ODEs (dpd_ode_solve) over box-constrained

@@ -1,8 +1,8 @@
 /* The Volterra form of the risk ODE: product integration on a graded uniform mesh, FFT solves.
  * SPDX-License-Identifier: MIT
  *
- * Equation (MATH.md 1.9 with frozen clipping factors; derivation in docs/volterra.md): for
- * constant eta~, mu, nu and C = 2 c^2 gamma^2 sigma~^2 the grouped system of MATH.md 1.7,
+ * Equation (docs/math.md §1.9 with frozen clipping factors; derivation in docs/volterra.md): for
+ * constant eta~, mu, nu and C = 2 c^2 gamma^2 sigma~^2 the grouped system of docs/math.md §1.7,
  *   dS_j/dt = -a_j S_j + m_j (b_j (R + zeta^2/2) + C),  a_j = 2 lambda_j eta~ mu,
  *   b_j = gamma lambda_j eta~^2 nu,
  * is linear, and variation of constants for every S_j, summed into R = (1/d) sum lambda_j S_j,
@@ -10,7 +10,7 @@
  *   K(tau) = sum_j kappa_j e^{-a_j tau},            kappa_j = m_j lambda_j b_j / d,
  *   F(t)   = sum_j [ s_j e^{-a_j t} + g_j (1 - e^{-a_j t}) ],   s_j = lambda_j S_j(0) / d,
  *   g_j    = m_j lambda_j (b_j zeta^2/2 + C) / (d a_j),
- * g_j (1 - e^{-a_j t}) being the closed form of the forcing integral of MATH.md 1.9
+ * g_j (1 - e^{-a_j t}) being the closed form of the forcing integral of docs/math.md §1.9
  * (int_0^t e^{-a_j tau} dtau = -expm1(-a_j t) / a_j). Restarted at a time T with the states
  * S_j(T), the same equation holds for R(T + .) with s_j = lambda_j S_j(T) / d.
  *

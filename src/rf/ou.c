@@ -1,4 +1,4 @@
-/* Ornstein-Uhlenbeck theory of unclipped full-batch DP-GD on random features (MATH.md 2).
+/* Ornstein-Uhlenbeck theory of unclipped full-batch DP-GD on random features (docs/math.md §2.4).
  * SPDX-License-Identifier: MIT
  *
  * References

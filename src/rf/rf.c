@@ -1,4 +1,4 @@
-/* Random-features regression problem: data, labels, feature matrices (MATH.md 2).
+/* Random-features regression problem: data, labels, feature matrices (docs/math.md §2.1).
  * SPDX-License-Identifier: MIT
  *
  * References: Bombari & Mondelli, PNAS 122 (2025) e2423072122 (arXiv:2410.14787), §2-3;

@@ -1,5 +1,5 @@
 /* Full-batch DP-GD with per-sample clipping on random features, and the min-norm solution
- * (MATH.md 2).
+ * (docs/math.md §2.2).
  * SPDX-License-Identifier: MIT
  *
  * References: Bombari & Mondelli, PNAS 122 (2025) e2423072122 (arXiv:2410.14787), DP-GD of §3;

@@ -5,8 +5,8 @@
  * Criterion (fixed seeds, d = 400, n = 4d, 64 replicates, rho = 1):
  *   |R_ode(final) - mean_sim(final)| <= 3 SE(final)   (released iterate), and
  *   |R_ode(t_j) - mean_sim(t_j)| <= max(3 SE(t_j), 3% of R_ode(t_j)) on the grid.
- * The ODE is exact only as d, n -> infinity (error O(log^2 n / sqrt n), MATH.md
- * 1.7); at this size the finite-size bias is well under the tolerance, and a
+ * The ODE is exact only as d, n -> infinity (error O(log^2 n / sqrt n), docs/math.md
+ * §1.7); at this size the finite-size bias is well under the tolerance, and a
  * mistake in either side (a wrong factor in a noise term, a wrong clipping
  * factor, a missing release jump) moves the gap by many standard errors.
  * That power is checked in every case: the ODE re-solved with the privacy

@@ -72,7 +72,7 @@ static void run_case(const case_def *cs, uint64_t seed) {
   pc.seed = seed;
   assert_int_equal(dpd_linreg_problem_create(&pc, &problem, &err), DPD_OK);
 
-  /* Output perturbation (MATH.md 1.8), eta~ = 3 < 2/gamma = 8: training carries no privacy
+  /* Output perturbation (docs/math.md §1.8), eta~ = 3 < 2/gamma = 8: training carries no privacy
    * noise, so the risk before release is set by the clipping factors alone (the balance of
    * descent mu R and SGD noise nu P), and all privacy noise comes in the release jump
    * 2 c^2 gamma^2 eta~^2 / rho^2 (0.28 at c = 0.5, 10.1 at c = 3). With privacy noise during

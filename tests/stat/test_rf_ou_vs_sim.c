@@ -1,5 +1,5 @@
 /* Statistical test: the Ornstein-Uhlenbeck theory of unclipped DP-GD on random features (ou.h)
- * against the DP-GD simulator (rf_sim.h), MATH.md 2.
+ * against the DP-GD simulator (rf_sim.h), docs/math.md §2.4.
  * SPDX-License-Identifier: MIT
  *
  * With clipping inactive (a finite but large clip, checked: no sample is ever clipped in any

@@ -9,8 +9,8 @@
  *   |mean_sde(t_j) - mean_sim(t_j)| <= max(3 SE(t_j), 3% of mean_sim(t_j)).
  * The two runs use independent random streams (different master seeds, the same theta*), so
  * the SE of the difference is the quadrature sum. The SDE matches the simulation up to
- * O(log^2 n / sqrt n) (MATH.md 1.6) plus the O(1/n) bias of Euler-Maruyama at dt = 1/n; at this
- * size both are well under the tolerance. Power: the SDE re-run with the privacy noise
+ * O(log^2 n / sqrt n) (docs/math.md §1.6) plus the O(1/n) bias of Euler-Maruyama at dt = 1/n; at
+ * this size both are well under the tolerance. Power: the SDE re-run with the privacy noise
  * variance off by 56% (rho * 0.8, in the SDE only) and with the clipping scale off by 50%
  * (c * 1.5) must both violate the criterion.
  *

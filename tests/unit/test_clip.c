@@ -1,4 +1,4 @@
-/* Unit tests for the clipping factors mu_c(P), nu_c(P) and their P-derivatives (MATH.md 1.5).
+/* Unit tests for the clipping factors mu_c(P), nu_c(P) and their P-derivatives (docs/math.md §1.5).
  * SPDX-License-Identifier: MIT
  *
  * Independent references, all from the defining expectations over r ~ N(0, 2P):

@@ -4,7 +4,7 @@
  * handling of the laws (linreg.h, ode.h).
  * SPDX-License-Identifier: MIT
  *
- * Independent references (MATH.md 1.5: the factors must agree with Monte Carlo to 1e-4):
+ * Independent references (docs/math.md §1.5; the factors must agree with Monte Carlo to 1e-4):
  *  (a) Stratified conditional Monte Carlo. Given z the residual is N(-z, 2R), and the test's
  *      own truncated-Gaussian formulas (written here in the "body" form with GSL's
  *      gsl_cdf_ugaussian_P, not the library's forms) give P(|r| <= c | z) and

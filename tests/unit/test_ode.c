@@ -1,9 +1,9 @@
-/* Tests of the risk ODE solver (dpd_ode_solve, MATH.md 1.7).
+/* Tests of the risk ODE solver (dpd_ode_solve, docs/math.md §1.7).
  * SPDX-License-Identifier: MIT
  *
  * References used here:
  *  - isotropic, unclipped, non-private: dR/dt = -2 eta R + gamma eta^2 (R + zeta^2/2)
- *    (MATH.md 1.7, "sanity limits"). Constant eta: exact exponential solution.
+ *    (docs/math.md §1.7, "sanity limits"). Constant eta: exact exponential solution.
  *    eta = eta0 sqrt(1 - t): integrating factor, R(t) = e^{-A(t)} [R0 + int_0^t
  *    e^{A(s)} gamma eta(s)^2 zeta^2/2 ds] with A(t) = int_0^t (2 eta - gamma eta^2)
  *    = (4/3) eta0 (1 - (1-t)^{3/2}) - gamma eta0^2 (t - t^2/2) in closed form and

@@ -1,4 +1,5 @@
-/* Unit tests for the OU theory of unclipped full-batch DP-GD on random features (MATH.md 2).
+/* Unit tests for the OU theory of unclipped full-batch DP-GD on random features
+ * (docs/math.md §2.4).
  * SPDX-License-Identifier: MIT
  *
  * Independent references, all dense and brute force on small problems (n = 30, p = 50 and 20):
@@ -50,7 +51,7 @@ static problem problem_make(size_t n, size_t p, size_t m, unsigned long seed) {
   assert_non_null(pr.y);
   assert_non_null(pr.phi_test);
   assert_non_null(pr.y_test);
-  /* tanh random features of Gaussian pre-activations, as in MATH.md 2 (scale ~ 1). */
+  /* tanh random features of Gaussian pre-activations, as in docs/math.md §2.1 (scale ~ 1). */
   for (size_t i = 0; i < n * p; i++) {
     pr.phi[i] = tanh(1.3 * gsl_ran_gaussian(rng, 1.0));
   }

@@ -1,11 +1,12 @@
-/* Unit tests for privacy accounting (MATH.md 1.4): rho_eff, Bun-Steinke, tight conversion, inverse.
+/* Unit tests for privacy accounting (docs/math.md §1.4): rho_eff, Bun-Steinke, tight conversion,
+ * inverse.
  * SPDX-License-Identifier: MIT
  *
  * Independent references used here:
  *  - rho_eff: sequences calibrated by rho^2 sigma_k^2 = eta_k^2 - eta_{k+1}^2 telescope to
  *    sum_{j>=k} sigma_j^2 = eta_k^2 / rho^2, so every ratio equals rho.
  *  - tight conversion (Balle et al. 2020, Thm 21): (a) a brute-force minimisation of the
- *    objective, written in the alpha form of MATH.md, over a fine log grid in alpha - 1;
+ *    objective, written in the alpha form of docs/math.md §1.4, over a fine log grid in alpha - 1;
  *    (b) the stationarity condition f'(alpha) = 0 <=> rho_z (alpha-1)^2 + log alpha = log(1/delta)
  *    (its left side is increasing in alpha), solved by plain bisection. */
 #include "dpd_test.h"
@@ -26,7 +27,7 @@ static const unsigned long test_seed = 20240517UL;
 /* ------------------------------------------------------------------------------------------ */
 /* Independent references. */
 
-/* MATH.md 1.4 objective, written exactly as documented, at alpha > 1. */
+/* docs/math.md §1.4 objective, written exactly as documented, at alpha > 1. */
 static double tight_objective_alpha(double alpha, double rho_z, double delta) {
   return alpha * rho_z + log1p(-1.0 / alpha) - (log(delta) + log(alpha)) / (alpha - 1.0);
 }

@@ -1,4 +1,4 @@
-/* Tests of the random-features problem (include/dpdyn/rf.h, MATH.md 2).
+/* Tests of the random-features problem (include/dpdyn/rf.h, docs/math.md §2.1).
  * SPDX-License-Identifier: MIT
  *
  * Feature statistics: given V, the pre-activation of feature j is s_j g with s_j = |v_j| and

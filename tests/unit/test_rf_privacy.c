@@ -1,6 +1,6 @@
-/* Unit tests for the random-features DP-GD privacy accounting (MATH.md 2): the exact and moments
- * calibrations of sigma and the guarantee report of a run. The mu-GDP conversions themselves are
- * tested in test_privacy.c.
+/* Unit tests for the random-features DP-GD privacy accounting (docs/math.md §2.3): the exact and
+ * moments calibrations of sigma and the guarantee report of a run. The mu-GDP conversions
+ * themselves are tested in test_privacy.c.
  * SPDX-License-Identifier: MIT */
 #include "dpd_test.h"
 

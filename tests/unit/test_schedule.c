@@ -1,10 +1,10 @@
-/* Unit tests for learning-rate schedules and the calibrated noise (MATH.md 1.4, 1.8).
+/* Unit tests for learning-rate schedules and the calibrated noise (docs/math.md §1.4, §1.8).
  * SPDX-License-Identifier: MIT
  *
  * References: the closed forms of include/dpdyn/schedule.h; d/dt[eta~^2] against centred finite
  * differences; the calibration rho^2 sigma_k^2 = eta_k^2 - eta_{k+1}^2 (eta_n = 0) checked
  * directly and through privacy amplification by iteration (dpd_privacy_rho_eff returns rho
- * exactly for a calibrated non-increasing schedule, MATH.md 1.4). */
+ * exactly for a calibrated non-increasing schedule, docs/math.md §1.4). */
 #include "dpd_test.h"
 
 #include <float.h>

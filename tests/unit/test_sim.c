@@ -1,4 +1,4 @@
-/* Tests of the DP-SGD simulator dpd_linreg_sim_run (MATH.md 1.3).
+/* Tests of the DP-SGD simulator dpd_linreg_sim_run (docs/math.md §1.3).
  * SPDX-License-Identifier: MIT
  *
  * Exact mean-risk recursion used below (isotropic Gaussian data, no clipping). With

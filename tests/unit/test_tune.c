@@ -1,8 +1,8 @@
-/* Tests of the tuner (dpd_tune_run, dpd_tune_surface_eval; MATH.md 1.7-1.8).
+/* Tests of the tuner (dpd_tune_run, dpd_tune_surface_eval; docs/math.md §1.7-1.8).
  * SPDX-License-Identifier: MIT
  *
  * Reference with a known optimum: isotropic spectrum, no clipping, no privacy, constant
- * schedule eta~ = eta. MATH.md 1.7 ("sanity limits") gives the linear ODE
+ * schedule eta~ = eta. docs/math.md §1.7 ("sanity limits") gives the linear ODE
  *   dR/dt = a R + b,  a = -2 eta + gamma eta^2,  b = gamma eta^2 zeta^2 / 2,
  * so R_out(eta) = R(1) = e^a R0 + b (e^a - 1)/a in closed form, with the analytic derivative
  *   dR/deta = a' e^a R0 + b' (e^a - 1)/a + b (a a' e^a - a' (e^a - 1)) / a^2,

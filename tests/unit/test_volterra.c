@@ -1,11 +1,11 @@
-/* Tests of the Volterra/FFT risk solver (dpd_volterra_*, MATH.md 1.9) and of its FFT Toeplitz
+/* Tests of the Volterra/FFT risk solver (dpd_volterra_*, docs/math.md §1.9) and of its FFT Toeplitz
  * engine.
  * SPDX-License-Identifier: MIT
  *
  * References used here:
  *  - isotropic spectrum, constant eta~, frozen mu, nu, constant sigma~^2: dR/dt = -A R + B
  *    with A = 2 eta mu - gamma eta^2 nu, B = gamma eta^2 nu zeta^2/2 + 2 c^2 gamma^2 sigma~^2,
- *    an exponential (MATH.md 1.7, sanity limits, with the factors frozen);
+ *    an exponential (docs/math.md §1.7, sanity limits, with the factors frozen);
  *  - every other spectrum: dpd_ode_solve (CVODE BDF) at rtol 1e-11;
  *  - the FFT engine: direct O(n^2) sums, and the properties FFTW's own verifier checks
  *    (linearity, impulse response, time shift; Funda Ergun, "Testing multivariate linear

@@ -1,4 +1,4 @@
-/* model=linreg: one-pass DP-SGD for linear regression (MATH.md 1) as a model type.
+/* model=linreg: one-pass DP-SGD for linear regression (docs/math.md §1) as a model type.
  * SPDX-License-Identifier: MIT
  *
  * The keys of the model; its commands are in linreg_run.c and linreg_tune.c. */
@@ -102,5 +102,5 @@ static const char *const linreg_small[] = {"d",  "20", "n", "80",  "seeds", "3",
                                            "11", "c",  "1", "rho", "2",     NULL};
 
 const dpd_model_type dpd__model_linreg = {
-    "linreg", "linear regression, one-pass DP-SGD with clipping (MATH.md 1)", linreg_keys,
-    dpd__linreg_commands, linreg_small};
+    "linreg", "linear regression, one-pass DP-SGD with clipping (docs/math.md section 1)",
+    linreg_keys, dpd__linreg_commands, linreg_small};

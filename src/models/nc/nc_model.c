@@ -1,6 +1,6 @@
-/* model=nc: NoisyGD on a linear last layer under neural collapse (MATH.md 3; notes B), as a model
- * type: keys, and the commands simulate | compare | account (diagnose, and the feature-file keys
- * features | labels | test_features | test_labels | x_bound: nc_features_model.c).
+/* model=nc: NoisyGD on a linear last layer under neural collapse (docs/math.md §3; notes B), as a
+ * model type: keys, and the commands simulate | compare | account (diagnose, and the feature-file
+ * keys features | labels | test_features | test_labels | x_bound: nc_features_model.c).
  * SPDX-License-Identifier: MIT
  *
  * simulate  NoisyGD replicates (nc.h): test misclassification rate with its standard error over
@@ -504,6 +504,6 @@ static const dpd_model_command nc_commands[] = {
 static const char *const nc_small[] = {"K",  "3",     "p", "12",   "n", "30", "n_test",
                                        "40", "seeds", "3", "zcdp", "2", NULL};
 
-const dpd_model_type dpd__model_nc = {"nc",
-                                      "NoisyGD on a last layer under neural collapse (MATH.md 3)",
-                                      nc_keys, nc_commands, nc_small};
+const dpd_model_type dpd__model_nc = {
+    "nc", "NoisyGD on a last layer under neural collapse (docs/math.md section 3)", nc_keys,
+    nc_commands, nc_small};

@@ -1,5 +1,5 @@
 /* model=rf: random-features regression trained by full-batch DP-GD with per-sample clipping
- * (MATH.md 2), as a model type: keys, and the commands simulate | ou | compare | account.
+ * (docs/math.md §2), as a model type: keys, and the commands simulate | ou | compare | account.
  * SPDX-License-Identifier: MIT
  *
  * simulate  DP-GD replicates (rf_sim.h): train and test risk with standard errors on the grid,
@@ -714,6 +714,7 @@ static const char *const rf_small[] = {"d",       "8",     "n",    "40",    "n_t
                                        "60",      "steps", "50",   "seeds", "3",      "grid", "11",
                                        "epsilon", "2",     "clip", "1",     NULL};
 
-const dpd_model_type dpd__model_rf = {
-    "rf", "random-features regression, full-batch DP-GD with per-sample clipping (MATH.md 2)",
-    rf_keys, rf_commands, rf_small};
+const dpd_model_type dpd__model_rf = {"rf",
+                                      "random-features regression, full-batch DP-GD with "
+                                      "per-sample clipping (docs/math.md section 2)",
+                                      rf_keys, rf_commands, rf_small};

@@ -1,4 +1,4 @@
-/* model=semipriv: semi-private learning (MATH.md 4; notes C), as a model type: keys, and the
+/* model=semipriv: semi-private learning (docs/math.md §4; notes C), as a model type: keys, and the
  * commands simulate | compare | account (file features: sp_files.c).
  * SPDX-License-Identifier: MIT
  *
@@ -678,5 +678,5 @@ static const char *const sp_small[] = {"d",   "20",     "k",  "3",     "n", "40"
                                        "100", "n_test", "50", "seeds", "3", NULL};
 
 const dpd_model_type dpd__model_semipriv = {
-    "semipriv", "semi-private learning: public PCA + Noisy-SGD (MATH.md 4)", sp_keys, sp_commands,
-    sp_small};
+    "semipriv", "semi-private learning: public PCA + Noisy-SGD (docs/math.md section 4)", sp_keys,
+    sp_commands, sp_small};
