@@ -89,7 +89,7 @@ if [ "$(tsv_header "$work/v_volterra/trajectory.tsv")" = "$(printf 't\texcess_ri
 else
   bad "volterra trajectory columns: $(tsv_header "$work/v_volterra/trajectory.tsv")"
 fi
-if "$dpdyn" compare --d=40 --n=160 --seeds=2 --grid=5 --schedule=const --eta0=1 --sde=1 \
+if "$dpdyn" compare --d=40 --n=160 --seeds=8 --grid=5 --schedule=const --eta0=1 --sde=1 \
   --method=volterra --plot=1 --out="$work/v_c3" >/dev/null 2>"$work/v_c3.err" &&
   [ -s "$work/v_c3/compare3.png" ] && [ ! -s "$work/v_c3.err" ] &&
   "$dpdyn" plot "$work/v_volterra" >/dev/null 2>"$work/v_plot.err" &&
