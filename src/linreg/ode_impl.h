@@ -20,9 +20,8 @@ __attribute__((visibility("hidden"))) void dpd__ode_fuse_free(dpd__ode_fuse *fus
 __attribute__((visibility("hidden"))) int dpd__ode_nvector_speedup(N_Vector v, dpd__ode_fuse *fuse);
 
 /* Benchmarks only (bench/bench_ode.c), for solves started afterwards: mode 0 (default) queues
- * and blocks; 1 executes every operation at once (one pass over the vectors per operation);
- * 2 also uses the plain loops this file had before the queue (in-place operations scalar).
- * All modes give the same results, bit for bit. Process-wide and not synchronised: call it
+ * and blocks; 1 executes every operation at once, one pass over the vectors per operation (the
+ * kernels as they were before the queue). Both give the same results, bit for bit. Process-wide and not synchronised: call it
  * only while no solve runs. */
 __attribute__((visibility("hidden"))) void dpd__ode_nvector_bench_mode(int mode);
 

@@ -10,10 +10,10 @@
  * the table, so it is enough to patch the template vectors before CVodeInit.
  *
  * Why deferred (fused) execution: CVODE calls one vector operation at a time,
- * about 100 full passes over its vectors per BDF step (the predictor alone is
- * q(q+1)/2 = 15 linear sums at order 5). Once the vectors leave the caches
- * (10^6 groups: 8 MB per vector) every pass streams from memory, and the cost
- * per step and group doubled between 10^4 and 10^6 groups. The element-wise
+ * about 105 passes over its vectors per BDF step (the predictor alone is
+ * q(q+1)/2 = 15 linear sums at order 5; counted in docs/linreg.md). Once the
+ * vectors leave the caches (10^6 groups: 8 MB per vector) every pass streams
+ * from memory. For vectors of at least `fuse_min_length` entries the element-wise
  * operations (linear sums, scalings, constants, abs, inv, prod, div, the fused
  * linear combination and scale-add-multi) are therefore queued, and executed
  * together in blocks of `fuse_block` entries when a result is needed: before a
@@ -69,82 +69,14 @@ typedef struct {
   double *zs[fuse_max_vecs];
 } fuse_op;
 
-/* Loops with restrict-qualified pointers for each aliasing pattern CVODE uses (mostly in
- * place: zn[j-1] += zn[j]). Without them gcc's run-time overlap test sends every in-place
- * operation (z == x) to its scalar loop. Vectors are distinct allocations, so two pointers are
- * either equal or do not overlap. */
-static void lin_xy(double *restrict z, double a, const double *restrict x, double b,
-                   const double *restrict y, size_t i0, size_t i1) {
-  for (size_t i = i0; i < i1; i++) {
-    z[i] = a * x[i] + b * y[i];
-  }
-}
-
-/* z = a z + b y */
-static void lin_zy(double *restrict z, double a, double b, const double *restrict y, size_t i0,
-                   size_t i1) {
-  for (size_t i = i0; i < i1; i++) {
-    z[i] = a * z[i] + b * y[i];
-  }
-}
-
-/* z = a x + b z */
-static void lin_xz(double *restrict z, double a, const double *restrict x, double b, size_t i0,
-                   size_t i1) {
-  for (size_t i = i0; i < i1; i++) {
-    z[i] = a * x[i] + b * z[i];
-  }
-}
-
-static void linear_sum_range(double *z, double a, const double *x, double b, const double *y,
-                             size_t i0, size_t i1) {
-  if (z == x && z != y) {
-    lin_zy(z, a, b, y, i0, i1);
-  } else if (z == y && z != x) {
-    lin_xz(z, a, x, b, i0, i1);
-  } else if (z != x && z != y && x != y) {
-    lin_xy(z, a, x, b, y, i0, i1);
-  } else {
-    for (size_t i = i0; i < i1; i++) {
-      z[i] = a * x[i] + b * y[i];
-    }
-  }
-}
-
-/* One-input operations: in place or out of place, each with restrict pointers. */
-#define UNARY_RANGE(name, expr)                                                                    \
-  static void name##_out(double *restrict z, const double *restrict x, double a, size_t i0,        \
-                         size_t i1) {                                                              \
-    for (size_t i = i0; i < i1; i++) {                                                             \
-      double xi = x[i];                                                                            \
-      z[i] = (expr);                                                                               \
-    }                                                                                              \
-  }                                                                                                \
-  static void name##_in(double *restrict z, double a, size_t i0, size_t i1) {                      \
-    for (size_t i = i0; i < i1; i++) {                                                             \
-      double xi = z[i];                                                                            \
-      z[i] = (expr);                                                                               \
-    }                                                                                              \
-  }                                                                                                \
-  static void name##_range(double *z, const double *x, double a, size_t i0, size_t i1) {           \
-    if (z == x) {                                                                                  \
-      name##_in(z, a, i0, i1);                                                                     \
-    } else {                                                                                       \
-      name##_out(z, x, a, i0, i1);                                                                 \
-    }                                                                                              \
-  }
-
-UNARY_RANGE(scale, a *xi)
-UNARY_RANGE(vabs, ((void)a, fabs(xi)))
-UNARY_RANGE(inv, ((void)a, 1.0 / xi))
-UNARY_RANGE(add_const, xi + a)
-
 static void op_apply(const fuse_op *op, size_t i0, size_t i1) {
   const double *xd = op->x, *yd = op->y;
   double *zd = op->z, a = op->a, b = op->b;
   switch (op->kind) {
   case OP_LINEAR_SUM:
-    linear_sum_range(zd, a, xd, b, yd, i0, i1);
+    for (size_t i = i0; i < i1; i++) {
+      zd[i] = a * xd[i] + b * yd[i];
+    }
     break;
   case OP_CONST:
     for (size_t i = i0; i < i1; i++) {
@@ -162,16 +94,24 @@ static void op_apply(const fuse_op *op, size_t i0, size_t i1) {
     }
     break;
   case OP_SCALE:
-    scale_range(zd, xd, a, i0, i1);
+    for (size_t i = i0; i < i1; i++) {
+      zd[i] = a * xd[i];
+    }
     break;
   case OP_ABS:
-    vabs_range(zd, xd, a, i0, i1);
+    for (size_t i = i0; i < i1; i++) {
+      zd[i] = fabs(xd[i]);
+    }
     break;
   case OP_INV:
-    inv_range(zd, xd, a, i0, i1);
+    for (size_t i = i0; i < i1; i++) {
+      zd[i] = 1.0 / xd[i];
+    }
     break;
   case OP_ADD_CONST:
-    add_const_range(zd, xd, a, i0, i1);
+    for (size_t i = i0; i < i1; i++) {
+      zd[i] = xd[i] + a;
+    }
     break;
   case OP_LINCOMB: {
     /* Three vectors at a time keeps every pass read-before-write per entry (nvec >= 3). */
@@ -182,47 +122,9 @@ static void op_apply(const fuse_op *op, size_t i0, size_t i1) {
       zd[i] = c0 * x0[i] + c1 * x1[i] + c2 * x2[i];
     }
     for (int k = 3; k < op->nvec; k++) {
-      /* z + c_k x_k: exactly 1 * z + c_k x_k */
-      linear_sum_range(zd, 1.0, zd, op->c[k], op->xs[k], i0, i1);
-    }
-    break;
-  }
-  case OP_SCALE_ADD:
-    for (int k = 0; k < op->nvec; k++) {
-      /* z_k = c_k x + y_k: the same as the linear sum c_k x + 1 * y_k */
-      linear_sum_range(op->zs[k], op->c[k], xd, 1.0, op->xs[k], i0, i1);
-    }
-    break;
-  }
-}
-
-/* The loops as they were before this file queued and blocked anything (benchmark mode 2):
- * plain pointers, so gcc's run-time overlap test sends in-place operations to scalar code. */
-static void op_apply_plain(const fuse_op *op, size_t n) {
-  const double *xd = op->x, *yd = op->y;
-  double *zd = op->z, a = op->a, b = op->b;
-  switch (op->kind) {
-  case OP_LINEAR_SUM:
-    for (size_t i = 0; i < n; i++) {
-      zd[i] = a * xd[i] + b * yd[i];
-    }
-    break;
-  case OP_SCALE:
-    for (size_t i = 0; i < n; i++) {
-      zd[i] = a * xd[i];
-    }
-    break;
-  case OP_LINCOMB: {
-    const double *x0 = op->xs[0], *x1 = op->xs[1], *x2 = op->xs[2];
-    double c0 = op->c[0], c1 = op->c[1], c2 = op->c[2];
-    zd = op->zs[0];
-    for (size_t i = 0; i < n; i++) {
-      zd[i] = c0 * x0[i] + c1 * x1[i] + c2 * x2[i];
-    }
-    for (int k = 3; k < op->nvec; k++) {
       const double *xk = op->xs[k];
       double ck = op->c[k];
-      for (size_t i = 0; i < n; i++) {
+      for (size_t i = i0; i < i1; i++) {
         zd[i] += ck * xk[i];
       }
     }
@@ -233,13 +135,10 @@ static void op_apply_plain(const fuse_op *op, size_t n) {
       const double *yk = op->xs[k];
       double *zk = op->zs[k];
       double ck = op->c[k];
-      for (size_t i = 0; i < n; i++) {
+      for (size_t i = i0; i < i1; i++) {
         zk[i] = ck * xd[i] + yk[i];
       }
     }
-    break;
-  default: /* the others were not hot and had no aliasing issue worth reproducing */
-    op_apply(op, 0, n);
     break;
   }
 }
@@ -321,13 +220,17 @@ static double red_result(const fuse_red *r) {
 /* ---- The queue ----------------------------------------------------------------------------- */
 
 /* 2048 entries = 16 KiB per vector: the ~10 vectors of a typical flush stay in L2. */
-enum { fuse_block = 2048 };
-enum { fuse_capacity = 64 };
+enum { fuse_block = 2048, fuse_capacity = 64 };
+
+/* Shorter vectors (2 MiB each; a BDF solve holds about 25) are worked on at once: while they
+ * stay in the caches, queueing saves no memory traffic and costs 5-10% (measured with
+ * bench/bench_ode.sh at 10^3..10^5 groups). */
+enum { fuse_min_length = 262144 };
 
 struct dpd__ode_fuse {
   size_t n; /* the length of every vector of the solve */
   int len;  /* queued operations */
-  int mode; /* dpd__ode_nvector_bench_mode at creation; 0: queue */
+  int mode; /* 0: queue; 1: execute at once (short vectors, or dpd__ode_nvector_bench_mode) */
   fuse_op ops[fuse_capacity];
 };
 
@@ -350,7 +253,7 @@ dpd__ode_fuse *dpd__ode_fuse_new(size_t n) {
   if (f != NULL) {
     f->n = n;
     f->len = 0;
-    f->mode = bench_mode;
+    f->mode = bench_mode != 0 || n < fuse_min_length ? 1 : 0;
   }
   return f;
 }
@@ -404,11 +307,7 @@ static void submit(N_Vector v, const fuse_op *op) {
     if (f != NULL) {
       fuse_run(f, NULL, f->n);
     }
-    if (f != NULL && f->mode == 2) {
-      op_apply_plain(op, n);
-    } else {
-      op_apply(op, 0, n);
-    }
+    op_apply(op, 0, n);
     return;
   }
   if (f->len == fuse_capacity) {

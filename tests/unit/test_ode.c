@@ -24,6 +24,7 @@
 #include "dpdyn/linreg.h"
 #include "dpdyn/ode.h"
 #include "dpdyn/schedule.h"
+#include "linreg/ode_impl.h"
 
 /* ---- Helpers ------------------------------------------------------------------------------- */
 
@@ -541,6 +542,47 @@ static void bdf_and_adams_agree(void **state) {
   dpd_linreg_problem_free(p);
 }
 
+/* ---- (6b) Queued vector kernels -------------------------------------------------------------
+ * From 262144 groups on, CVODE's element-wise vector operations are queued and run
+ * cache-blocked (ode_nvector.c); the results must equal, bit for bit, those of executing every
+ * operation at once (dpd__ode_nvector_bench_mode(1)), for the Sherman-Morrison and the SPGMR
+ * linear solvers (the latter adds the dot products and linear combinations of GMRES), with the
+ * time map, clipping, privacy noise and the bounds. A queue that reordered, dropped or
+ * misplaced an operation would change the risk and the step counts. */
+static void queued_vector_kernels_match_immediate_bit_for_bit(void **state) {
+  dpd_linreg_problem *p = make_powerlaw(300000, 1.0, 5);
+  dpd_schedule *s = make_schedule(DPD_SCHEDULE_SQRT, 1.5, 1.0);
+  dpd_ode_config cfg = dpd_ode_config_default();
+  (void)state;
+  cfg.c = 0.7;
+  cfg.rho = 1.2;
+  cfg.grid = 11;
+  cfg.rtol = 1e-5;
+  cfg.bounds = 1;
+  for (int ls = 0; ls < 2; ls++) {
+    dpd_ode_result *queued, *direct;
+    cfg.linsol = ls == 0 ? DPD_ODE_LINSOL_SM : DPD_ODE_LINSOL_SPGMR;
+    queued = solve_ok(p, s, &cfg);
+    dpd__ode_nvector_bench_mode(1);
+    direct = solve_ok(p, s, &cfg);
+    dpd__ode_nvector_bench_mode(0);
+    assert_int_equal(queued->steps, direct->steps);
+    assert_int_equal(queued->rhs_evals, direct->rhs_evals);
+    assert_int_equal(queued->nonlin_iters, direct->nonlin_iters);
+    assert_int_equal(queued->lin_iters, direct->lin_iters);
+    assert_memory_equal(queued->risk, direct->risk, cfg.grid * sizeof(double));
+    assert_memory_equal(queued->upper, direct->upper, cfg.grid * sizeof(double));
+    assert_memory_equal(queued->lower, direct->lower, cfg.grid * sizeof(double));
+    assert_memory_equal(&queued->final_risk, &direct->final_risk, sizeof(double));
+    print_message("%s: %ld steps, R_out %.17g in both modes\n", ls == 0 ? "sm" : "spgmr",
+                  queued->steps, queued->final_risk);
+    dpd_ode_result_free(queued);
+    dpd_ode_result_free(direct);
+  }
+  dpd_schedule_free(s);
+  dpd_linreg_problem_free(p);
+}
+
 /* ---- (6) Release jump ---------------------------------------------------------------------- */
 
 static void release_jump_follows_last_step_noise(void **state) {
@@ -875,6 +917,7 @@ int main(void) {
       cmocka_unit_test(jtimes_matches_finite_differences),
       cmocka_unit_test(spgmr_converges_in_two_iterations_and_matches_sherman_morrison),
       cmocka_unit_test(bdf_and_adams_agree),
+      cmocka_unit_test(queued_vector_kernels_match_immediate_bit_for_bit),
       cmocka_unit_test(release_jump_follows_last_step_noise),
       cmocka_unit_test(invalid_config_is_rejected_with_key_value_and_range),
       cmocka_unit_test(solver_failure_reports_cvode_flag_and_time),
