@@ -6,9 +6,9 @@
  *   D       dimension = number of distinct eigenvalues (lambda_i ~ i^-ALPHA)
  *   ALPHA   power-law exponent > 0
  *   METHOD  bdf (default: BDF + Sherman-Morrison), bdf-spgmr, or adams
- *   RTOL    relative tolerance (default, or "-": the library default, 1e-8)
- *   NVMODE  vector kernels (ode_nvector.c): 0 (default) queued and cache-blocked from 262144
- *           groups on; 1 one pass per operation, as before the queue (same results, bit for bit)
+ *   RTOL    relative tolerance (default, or "-": the library default, 1e-10)
+ *   NVMODE  vector kernels (ode_nvector.c): 1 (the library's default) one pass per operation;
+ *           0 queued and cache-blocked from 262144 groups on (same results, bit for bit)
  * "triad D" prints the memory-bandwidth baseline: the best CPU time over repetitions of the
  * STREAM triad a = b + s c over vectors of D doubles, in ns per entry (3 vector passes:
  * two read, one written), and the bandwidth in GB/s counting 24 bytes per entry.

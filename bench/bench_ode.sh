@@ -9,12 +9,12 @@
 #   BUILD_DIR  CMake build directory holding dpd_bench_ode (default: build)
 #   METHOD     bdf (default: BDF + Sherman-Morrison), bdf-spgmr or adams
 #   MAX_D      largest dimension (default: 10000000)
-#   MODES      vector-kernel modes, space-separated (default: "1 0"): 1 = before (one pass per
+#   MODES      vector-kernel modes, space-separated (default: "1 0"): 1 = the default (one pass per
 #              CVODE vector operation), 0 = after (queued and cache-blocked from 262144 groups
 #              on; below that the same as 1)
 #   ALPHAS     power-law exponents (default: "1.0")
 # Parameters (fixed in bench/bench_ode.c): gamma = 0.5, zeta = 0.5, c = 1, rho = 1, schedule
-# sqrt (eta0 = 1), theta* random (seed 1), rtol 1e-8 (the library default).
+# sqrt (eta0 = 1), theta* random (seed 1), rtol 1e-10 (the library default).
 # Each line is the best (least CPU time) of 3 (d <= 1e5), 2 (1e6) or 1 (1e7) runs.
 # Columns: d, alpha, lambda_max, triad ns per entry and GB/s over three d-vectors (the
 # baseline), mode, CPU seconds of the solve (wall time would also count other jobs' turns on a

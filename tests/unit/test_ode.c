@@ -562,10 +562,10 @@ static void queued_vector_kernels_match_immediate_bit_for_bit(void **state) {
   for (int ls = 0; ls < 2; ls++) {
     dpd_ode_result *queued, *direct;
     cfg.linsol = ls == 0 ? DPD_ODE_LINSOL_SM : DPD_ODE_LINSOL_SPGMR;
-    queued = solve_ok(p, s, &cfg);
-    dpd__ode_nvector_bench_mode(1);
-    direct = solve_ok(p, s, &cfg);
     dpd__ode_nvector_bench_mode(0);
+    queued = solve_ok(p, s, &cfg);
+    dpd__ode_nvector_bench_mode(1); /* the default */
+    direct = solve_ok(p, s, &cfg);
     assert_int_equal(queued->steps, direct->steps);
     assert_int_equal(queued->rhs_evals, direct->rhs_evals);
     assert_int_equal(queued->nonlin_iters, direct->nonlin_iters);
