@@ -69,6 +69,11 @@ void dpd_model_list(char *buf, size_t cap);
 void dpd_model_command_list(const dpd_model_type *m, char *buf, size_t cap);
 int dpd_model_keys_create(const dpd_model_type *m, const char *command, dpd_keys **keys,
                           dpd_err *err);
+int dpd_model_find(const char *name, const char *command, const dpd_model_type **m,
+                   dpd_err *err);
+int dpd_model_key_known(const char *name);
+int dpd_model_key_set(const dpd_model_type *m, dpd_keys *keys, const char *name,
+                      const char *value, dpd_err *err);
 int dpd_model_run(const dpd_model_type *m, const char *command, dpd_keys *keys,
                   const dpd_run_env *env, dpd_output **out, dpd_err *err);
 """

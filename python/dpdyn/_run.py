@@ -1,6 +1,6 @@
 """dpdyn.run: any command of any model of the registry, through the library's own entry points
-(dpd_model_keys_create, dpd_keys_set, dpd_model_run), so keys are validated by the same code
-and with the same messages as the command line's."""
+(dpd_model_find, dpd_model_keys_create, dpd_model_key_set, dpd_model_run), the ones the command
+line calls, so keys are validated by the same code and with the same messages."""
 import math
 import os
 import time
@@ -86,56 +86,25 @@ def small(model="linreg"):
     return out
 
 
-def _choose(command, model):
-    """The model as the CLI chooses it (src/cli/params.c), with its messages."""
-    lib = _lib.lib()
+def _choose(command, model, err):
+    """The model as the CLI chooses it (dpd_model_find, with its messages); a command no model
+    has lists the registry's commands."""
+    lib, ffi = _lib.lib(), _lib.ffi
     all_models = _models()
     if not any(_has(m, command) for m in all_models):
         cmds = []
         for m in all_models:
             c = m.commands
-            while c.name != _lib.ffi.NULL:
+            while c.name != ffi.NULL:
                 if _lib.text(c.name) not in cmds:
                     cmds.append(_lib.text(c.name))
                 c += 1
         raise Error("unknown command '%s' (allowed: %s)" % (command, ", ".join(cmds)),
                     -1, command)
-    if model is None:
-        m = lib.dpd_model_lookup(b"linreg")
-        if m == _lib.ffi.NULL or not _has(m, command):
-            m = next(m for m in all_models if _has(m, command))
-        return m
-    m = lib.dpd_model_lookup(str(model).encode())
-    if m == _lib.ffi.NULL:
-        raise Error("invalid value for 'model': '%s' (allowed: %s)" %
-                    (model, _list(lib.dpd_model_list)), -1, command)
-    if not _has(m, command):
-        with_it = ", ".join(_lib.text(o.name) for o in all_models if _has(o, command))
-        raise Error("invalid value for 'model': '%s' (allowed for %s: %s; model=%s has %s)" %
-                    (model, command, with_it, _lib.text(m.name),
-                     _list(lib.dpd_model_command_list, m)), -1, command)
-    return m
-
-
-def _key_error(m, keys, command, name):
-    """A key the model does not have: another model's key, or unknown to every model (the
-    CLI's messages, src/cli/params.c)."""
-    lib = _lib.lib()
-    for other in _models():
-        d = other.keys
-        while d.name != _lib.ffi.NULL:
-            if _lib.text(d.name) == name:
-                own = []
-                for k in range(lib.dpd_keys_count(keys)):
-                    desc = lib.dpd_keys_desc_get(keys, k)
-                    if lib.dpd_key_desc_applies(desc, command.encode()):
-                        own.append(_lib.text(desc.name))
-                allowed = ", ".join(own)[:1023]  # the CLI's 1024-byte buffer
-                return Error("key '%s' does not apply to model=%s %s (allowed keys: %s)" %
-                             (name, _lib.text(m.name), command, allowed), -1, command)
-            d += 1
-    return Error("unknown key '%s' (see 'dpdyn %s --help' for the keys)" % (name, command),
-                 -1, command)
+    mp = ffi.new("dpd_model_type **")
+    name = ffi.NULL if model is None else str(model).encode()
+    _check(lib.dpd_model_find(name, command.encode(), mp, err), err, command)
+    return mp[0]
 
 
 def key_text(value):
@@ -188,17 +157,15 @@ def run(command, model=None, **keys):
     lib, ffi = _lib.lib(), _lib.ffi
     start = time.monotonic()
     err = ffi.new("dpd_err *")
-    m = _choose(command, model)
+    m = _choose(command, model, err)
     cmd = command.encode()
     keysp = ffi.new("dpd_keys **")
     _check(lib.dpd_model_keys_create(m, cmd, keysp, err), err, command)
     kset = ffi.gc(keysp[0], lib.dpd_keys_free)
     given = ([("model", model)] if model is not None else []) + list(keys.items())
-    for name, value in given:
-        if lib.dpd_keys_find(kset, name.encode()) < 0:
-            raise _key_error(m, kset, command, name)
-        _check(lib.dpd_keys_set(kset, name.encode(), key_text(value).encode(), err), err,
-               command)
+    for name, value in given:  # the CLI's messages for a name the model lacks
+        _check(lib.dpd_model_key_set(m, kset, name.encode(), key_text(value).encode(), err),
+               err, command)
     ram = _physical_memory()
     max_memory = ffi.new("size_t *")
     _check(lib.dpd_keys_bytes_get(kset, b"max_memory", ram // 2 if ram > 0 else 1 << 32,
