@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs every Debian package dpdyn needs (when missing) and builds it in build/.
+# Installs every Debian package dpdyn needs (when missing), builds it in build/, and makes
+# `import dpdyn` work for /usr/bin/python3 (a dpdyn.pth in its user site-packages naming python/;
+# DPD_NO_PTH=1 skips that: then use PYTHONPATH=python). docs/python.md describes the package.
 # Usage: scripts/setup.sh            (idempotent; safe to re-run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,6 +10,7 @@ packages=(build-essential cmake pkg-config
           libgsl-dev libsundials-dev libfftw3-dev libopenblas-dev liblapacke-dev
           librandom123-dev libsleef-dev libinih-dev libcjson-dev libcmocka-dev
           gnuplot-nox fonts-dejavu-core python3 python3-numpy python3-sklearn time help2man
+          python3-cffi python3-pytest
           libopenmpi-dev openmpi-bin)
 
 missing=()
@@ -24,3 +27,10 @@ fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release ${DPD_CMAKE_ARGS:-} >/dev/null
 cmake --build build -j"$(nproc)"
+
+# The Python package: pure Python over build/libdpdyn.so (python/dpdyn finds it in the build tree).
+if [ "${DPD_NO_PTH:-0}" != 1 ] && [ -x /usr/bin/python3 ]; then
+  site=$(/usr/bin/python3 -m site --user-site)
+  mkdir -p "$site"
+  echo "$PWD/python" > "$site/dpdyn.pth"
+fi

@@ -79,6 +79,15 @@ DPD_API void dpd_output_na_set(dpd_output *out, const char *key, const char *rea
  * number null and its value ("inf", "-inf", "nan") under the top-level object "nonfinite" by
  * dotted path ("params.rho"). Returned-owned (free()); NULL when out of memory. */
 DPD_API char *dpd_output_summary_print(const dpd_output *out);
+/* The summary as compact JSON text (for bindings: python/dpdyn reads it): numbers in a form that
+ * reads back as the same double, a non-finite number as the token Infinity, -Infinity or NaN
+ * (read as such by Python's json module; not strict JSON). Writes at most cap bytes including the
+ * terminating NUL into buf (borrowed; NULL with cap 0 to ask the size) and the text's length
+ * without the NUL into *len (NULL: not wanted), as snprintf does: call it again with
+ * cap > *len when the text did not fit. DPD_ENOMEM when out of memory. Thread-safe for distinct
+ * outputs; reads `out` only. */
+DPD_API int dpd_output_summary_get(const dpd_output *out, char *buf, size_t cap, size_t *len,
+                                   dpd_err *err);
 /* Records every key in effect (dpd_keys_record_get) under "params". */
 DPD_API int dpd_output_params_set(dpd_output *out, const dpd_keys *keys, dpd_err *err);
 
@@ -140,6 +149,21 @@ DPD_API void dpd_model_list(char *buf, size_t cap);
  * place (model = m->name). *keys: returned-owned (dpd_keys_free). */
 DPD_API int dpd_model_keys_create(const dpd_model_type *m, const char *command, dpd_keys **keys,
                                   dpd_err *err);
+/* What a user gives, with the command line's messages (the CLI and python/dpdyn call these).
+ * dpd_model_find: the model that runs `command`: the one called `name`, or for name NULL
+ * linreg when it has the command, else the first model of the registry that has it (*m:
+ * borrowed, static). DPD_EINVAL naming the models for an unknown name, the models that have the
+ * command and the commands of the named one when it lacks the command, or "unknown command"
+ * when no model has it. */
+DPD_API int dpd_model_find(const char *name, const char *command, const dpd_model_type **m,
+                           dpd_err *err);
+/* Whether a model of the registry has a key called `name` (the common keys aside). */
+DPD_API int dpd_model_key_known(const char *name);
+/* Sets a key the user gave (dpd_keys_set) in a set made by dpd_model_keys_create for `m`. A name
+ * the set lacks is DPD_EINVAL: "key 'K' does not apply to model=M COMMAND (allowed keys: ...)"
+ * for another model's key, "unknown key 'K' (see 'dpdyn COMMAND --help' for the keys)" else. */
+DPD_API int dpd_model_key_set(const dpd_model_type *m, dpd_keys *keys, const char *name,
+                              const char *value, dpd_err *err);
 /* Runs a command (DPD_EINVAL naming the commands the model has when it lacks `command`). */
 DPD_API int dpd_model_run(const dpd_model_type *m, const char *command, dpd_keys *keys,
                           const dpd_run_env *env, dpd_output **out, dpd_err *err);

@@ -149,80 +149,20 @@ int cli_check_memory(const cli_params *p, double bytes, const char *driver, dpd_
   return DPD_OK;
 }
 
-/* The models that have `command`, as "a, b" (empty if none). */
-static void models_with(const char *command, char *buf, size_t cap) {
-  size_t len = 0;
-  const dpd_model_type *m;
-  buf[0] = '\0';
-  for (size_t i = 0; (m = dpd_model_at(i)) != NULL && len < cap; i++) {
-    if (dpd_model_command_get(m, command) != NULL) {
-      len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", m->name);
-    }
-  }
-}
-
 /* The model of the run: the key `model` (a flag wins over the INI file), or the first model of
  * the registry that has the command when it is not given (dpdyn ou is model=rf). */
 static int choose_model(cli_params *p, dpd_err *err) {
   const cli_raw *given = raw_find(p, "model");
-  const dpd_model_type *m;
-  char list[256], cmds[256];
-  if (given == NULL) {
-    m = dpd_model_lookup("linreg");
-    for (size_t i = 0; m == NULL || dpd_model_command_get(m, p->command) == NULL; i++) {
-      if ((m = dpd_model_at(i)) == NULL) {
-        return DPD_FAIL(err, DPD_EINVAL, "unknown command '%s'", p->command);
-      }
-    }
-    p->model = m;
-    return DPD_OK;
-  }
-  if ((m = dpd_model_lookup(given->value)) == NULL) {
-    dpd_model_list(list, sizeof list);
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'model': '%s' (allowed: %s)", given->value,
-                    list);
-  }
-  if (dpd_model_command_get(m, p->command) == NULL) {
-    models_with(p->command, list, sizeof list);
-    dpd_model_command_list(m, cmds, sizeof cmds);
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'model': '%s' (allowed for %s: %s; model=%s has %s)",
-                    given->value, p->command, list, m->name, cmds);
-  }
-  p->model = m;
-  return DPD_OK;
+  return dpd_model_find(given != NULL ? given->value : NULL, p->command, &p->model, err);
 }
 
-/* A key the model does not have: another model's key, or unknown to every model. */
-static int key_error(const cli_params *p, const cli_raw *r, dpd_err *err) {
-  const dpd_model_type *m;
-  for (size_t i = 0; (m = dpd_model_at(i)) != NULL; i++) {
-    for (const dpd_key_desc *d = m->keys; d->name != NULL; d++) {
-      if (strcmp(d->name, r->key) == 0) {
-        char list[1024];
-        size_t len = 0;
-        list[0] = '\0';
-        for (size_t k = 0; k < dpd_keys_count(p->keys) && len < sizeof list; k++) {
-          const dpd_key_desc *own = dpd_keys_desc_get(p->keys, k);
-          if (dpd_key_desc_applies(own, p->command)) {
-            len +=
-                (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", own->name);
-          }
-        }
-        return DPD_FAIL(err, DPD_EINVAL,
-                        "key '%s' does not apply to model=%s %s (allowed keys: %s)", r->key,
-                        p->model->name, p->command, list);
-      }
-    }
-  }
-  if (r->ini_line > 0) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "unknown key '%s' in the INI file '%s' line %zu (see 'dpdyn %s --help' "
-                    "for the keys)",
-                    r->key, p->ini_path, r->ini_line, p->command);
-  }
-  return DPD_FAIL(err, DPD_EINVAL, "unknown key '%s' (see 'dpdyn %s --help' for the keys)", r->key,
-                  p->command);
+/* A key of the INI file that no model has (the message names the file and the line); any other
+ * name the model lacks is dpd_model_key_set's message. */
+static int ini_key_error(const cli_params *p, const cli_raw *r, dpd_err *err) {
+  return DPD_FAIL(err, DPD_EINVAL,
+                  "unknown key '%s' in the INI file '%s' line %zu (see 'dpdyn %s --help' "
+                  "for the keys)",
+                  r->key, p->ini_path, r->ini_line, p->command);
 }
 
 int cli_params_parse(cli_params *p, const char *command, int argc, char **argv, dpd_err *err) {
@@ -300,10 +240,11 @@ int cli_params_parse(cli_params *p, const char *command, int argc, char **argv, 
     return DPD_OK;
   }
   for (size_t i = 0; i < p->nraw; i++) {
-    if (dpd_keys_find(p->keys, p->raw[i].key) < 0) {
-      return key_error(p, &p->raw[i], err);
+    const cli_raw *r = &p->raw[i];
+    if (r->ini_line > 0 && dpd_keys_find(p->keys, r->key) < 0 && !dpd_model_key_known(r->key)) {
+      return ini_key_error(p, r, err);
     }
-    if ((status = dpd_keys_set(p->keys, p->raw[i].key, p->raw[i].value, err)) < 0) {
+    if ((status = dpd_model_key_set(p->model, p->keys, r->key, r->value, err)) < 0) {
       return status;
     }
   }

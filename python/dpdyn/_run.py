@@ -1,0 +1,200 @@
+"""dpdyn.run: any command of any model of the registry, through the library's own entry points
+(dpd_model_find, dpd_model_keys_create, dpd_model_key_set, dpd_model_run), the ones the command
+line calls, so keys are validated by the same code and with the same messages."""
+import math
+import os
+import time
+import warnings
+
+import numpy as np
+
+from . import _lib
+from ._result import Result, summary_parse, table_from_columns
+
+
+class Error(Exception):
+    """A run refused or failed: str(e) is the message the CLI prints after 'dpdyn COMMAND: '.
+    status: the library's status code (dpd_status: -1 invalid input, -3 solver failure, ...)."""
+
+    def __init__(self, message, status=-1, command=None):
+        super().__init__(message)
+        self.status = status
+        self.command = command
+
+
+def _check(status, err, command):
+    if status < 0:
+        lib = _lib.lib()
+        reason = _lib.ffi.string(err.reason).decode("utf-8", "replace")
+        raise Error(reason or _lib.text(lib.dpd_status_str(status)), status, command)
+    return status
+
+
+def _model_at(i):
+    m = _lib.lib().dpd_model_at(i)
+    return None if m == _lib.ffi.NULL else m
+
+
+def _models():
+    i, out = 0, []
+    while (m := _model_at(i)) is not None:
+        out.append(m)
+        i += 1
+    return out
+
+
+def _has(m, command):
+    return _lib.lib().dpd_model_command_get(m, command.encode()) != _lib.ffi.NULL
+
+
+def _list(fn, *args):
+    buf = _lib.ffi.new("char[]", 4096)
+    fn(*args, buf, 4096)
+    return _lib.ffi.string(buf).decode()
+
+
+def models():
+    """{name: one-line summary} of the registry's models."""
+    return {_lib.text(m.name): _lib.text(m.summary) for m in _models()}
+
+
+def commands(model="linreg"):
+    """{command: one-line summary} of a model."""
+    m = _lib.lib().dpd_model_lookup(model.encode())
+    if m == _lib.ffi.NULL:
+        raise Error("invalid value for 'model': '%s' (allowed: %s)" %
+                    (model, _list(_lib.lib().dpd_model_list)))
+    out, c = {}, m.commands
+    while c.name != _lib.ffi.NULL:
+        out[_lib.text(c.name)] = _lib.text(c.summary)
+        c += 1
+    return out
+
+
+def small(model="linreg"):
+    """The model's small problem ({key: text}): the registry contract test's keys, runs in well
+    under a second for every command."""
+    m = _lib.lib().dpd_model_lookup(model.encode())
+    if m == _lib.ffi.NULL:
+        raise Error("invalid value for 'model': '%s' (allowed: %s)" %
+                    (model, _list(_lib.lib().dpd_model_list)))
+    out, kv = {}, m.small
+    i = 0
+    while kv != _lib.ffi.NULL and kv[i] != _lib.ffi.NULL:
+        out[_lib.text(kv[i])] = _lib.text(kv[i + 1])
+        i += 2
+    return out
+
+
+def _choose(command, model, err):
+    """The model as the CLI chooses it (dpd_model_find, with its messages); a command no model
+    has lists the registry's commands."""
+    lib, ffi = _lib.lib(), _lib.ffi
+    all_models = _models()
+    if not any(_has(m, command) for m in all_models):
+        cmds = []
+        for m in all_models:
+            c = m.commands
+            while c.name != ffi.NULL:
+                if _lib.text(c.name) not in cmds:
+                    cmds.append(_lib.text(c.name))
+                c += 1
+        raise Error("unknown command '%s' (allowed: %s)" % (command, ", ".join(cmds)),
+                    -1, command)
+    mp = ffi.new("dpd_model_type **")
+    name = ffi.NULL if model is None else str(model).encode()
+    _check(lib.dpd_model_find(name, command.encode(), mp, err), err, command)
+    return mp[0]
+
+
+def key_text(value):
+    """A Python value as the text of a key: numbers in their shortest round-trip form (repr),
+    True/False as 1/0, inf as inf; anything else through str()."""
+    if isinstance(value, (bool, np.bool_)):
+        return "1" if value else "0"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return "nan" if math.isnan(v) else repr(v)
+    return str(value)
+
+
+def _physical_memory():
+    try:
+        pages, size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError):
+        return 0
+    return pages * size if pages > 0 and size > 0 else 0
+
+
+def _tables(out):
+    ffi = _lib.ffi
+    tables = {}
+    for i in range(out.ntables):
+        t = out.tables[i]
+        rows, ncols = t.rows, t.ncols
+        names = [_lib.text(t.columns[k]) for k in range(ncols)]
+        if rows * ncols > 0:
+            data = np.frombuffer(ffi.buffer(t.data, 8 * rows * ncols), dtype=np.float64)
+            data = data.reshape(ncols, rows).copy()
+        else:
+            data = np.empty((ncols, rows))
+        tables[_lib.text(t.name)] = table_from_columns(names, list(data))
+    return tables
+
+
+def run(command, model=None, **keys):
+    """Runs COMMAND of MODEL with the given keys and returns a Result.
+
+    model: a model of the registry (dpdyn.models()); None: as the CLI chooses (linreg, or the
+    first model that has the command: run("ou") is model=rf). keys: the CLI's keys, given as
+    Python values (run("simulate", d=100, gamma=0.5, c=1, rho=2, seeds=8)); numbers are passed
+    in their shortest round-trip form. Nothing is written to disk (the key `out` is recorded
+    only) and no figure is drawn. Raises dpdyn.Error with the CLI's message."""
+    lib, ffi = _lib.lib(), _lib.ffi
+    start = time.monotonic()
+    err = ffi.new("dpd_err *")
+    m = _choose(command, model, err)
+    cmd = command.encode()
+    keysp = ffi.new("dpd_keys **")
+    _check(lib.dpd_model_keys_create(m, cmd, keysp, err), err, command)
+    kset = ffi.gc(keysp[0], lib.dpd_keys_free)
+    given = ([("model", model)] if model is not None else []) + list(keys.items())
+    for name, value in given:  # the CLI's messages for a name the model lacks
+        _check(lib.dpd_model_key_set(m, kset, name.encode(), key_text(value).encode(), err),
+               err, command)
+    ram = _physical_memory()
+    max_memory = ffi.new("size_t *")
+    _check(lib.dpd_keys_bytes_get(kset, b"max_memory", ram // 2 if ram > 0 else 1 << 32,
+                                  max_memory, err), err, command)
+    env = ffi.new("dpd_run_env *", lib.dpd_run_env_default())
+    env.max_memory = max_memory[0]
+    outp = ffi.new("dpd_output **")
+    status = lib.dpd_model_run(m, cmd, kset, env, outp, err)
+    out = outp[0]
+    try:
+        _check(status, err, command)
+        _check(lib.dpd_output_params_set(out, kset, err), err, command)
+        length = ffi.new("size_t *")
+        _check(lib.dpd_output_summary_get(out, ffi.NULL, 0, length, err), err, command)
+        buf = ffi.new("char[]", length[0] + 1)
+        _check(lib.dpd_output_summary_get(out, buf, length[0] + 1, ffi.NULL, err), err, command)
+        summary = summary_parse(ffi.string(buf).decode("utf-8"))
+        tables = _tables(out)
+        headline = _lib.text(out.headline)
+        notes = [_lib.text(out.notes[k]) for k in range(out.nnotes)]
+        report = _lib.text(out.report)
+        figure = _lib.text(out.figure) or None
+    finally:
+        lib.dpd_output_free(out)
+    for name, _ in given:  # a key the run did not use, as the CLI notes it (src/cli/cmd_run.c)
+        if lib.dpd_keys_text_get(kset, name.encode()) == ffi.NULL:
+            notes.append("note: '%s' has no effect on %s (%s)" % (name, command, headline))
+    for note in notes:
+        if note.startswith("warning:"):
+            warnings.warn("dpdyn %s: %s" % (command, note), RuntimeWarning, stacklevel=2)
+    summary["wall_seconds"] = time.monotonic() - start
+    return Result(summary, tables, notes, report, headline, figure)
