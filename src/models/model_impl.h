@@ -26,6 +26,12 @@ DPD_HIDDEN_FN const char *dpd__model_file_path(const char *value);
  * value is not file:PATH with a non-empty PATH. */
 DPD_HIDDEN_FN int dpd__model_file_key(const dpd_keys *keys, const char *key, const char **path,
                                       dpd_err *err);
+/* The key `features`: `law` (the model's generator; its value, e.g. "etf") or file:PATH. With
+ * the law, none of file_keys[0..n) may be given (the error names the first one given) and *path
+ * is NULL; else *path points into the value. Anything else is an error naming `features`. */
+DPD_HIDDEN_FN int dpd__model_features_key(const dpd_keys *keys, const char *law,
+                                          const char *const *file_keys, size_t n, const char **path,
+                                          dpd_err *err);
 
 /* To call once every key is valid, before anything large is built: 1 when env->validate_only
  * (return DPD_OK, nothing built), 0 to go on, < 0 when env->validated refuses (return it). */

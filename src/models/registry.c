@@ -157,6 +157,29 @@ const char *dpd__model_file_path(const char *value) {
   return value != NULL && strncmp(value, "file:", 5) == 0 ? value + 5 : NULL;
 }
 
+int dpd__model_features_key(const dpd_keys *keys, const char *law, const char *const *file_keys,
+                            size_t n, const char **path, dpd_err *err) {
+  const char *features = dpd_keys_text_get(keys, "features");
+  *path = NULL;
+  if (features == NULL || strcmp(features, law) == 0) {
+    for (size_t k = 0; k < n; k++) {
+      if (dpd_keys_given(keys, file_keys[k])) {
+        return DPD_FAIL(err, DPD_EINVAL,
+                        "invalid value for '%s': given with features = %s (allowed: only with "
+                        "features = file:PATH)",
+                        file_keys[k], law);
+      }
+    }
+    return DPD_OK;
+  }
+  if ((*path = dpd__model_file_path(features)) == NULL || **path == '\0') {
+    *path = NULL;
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'features': '%s' (allowed: %s, file:PATH)",
+                    features, law);
+  }
+  return DPD_OK;
+}
+
 int dpd__model_file_key(const dpd_keys *keys, const char *key, const char **path, dpd_err *err) {
   const char *v = dpd_keys_given(keys, key) ? dpd_keys_text_get(keys, key) : NULL;
   *path = NULL;

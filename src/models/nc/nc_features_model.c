@@ -28,25 +28,14 @@ int dpd__nc_files_setup(dpd_keys *keys, dpd_nc_normalize normalize, dpd__nc_file
   const char *command = dpd_keys_command_get(keys);
   const int diagnose = strcmp(command, "diagnose") == 0;
   const int account = strcmp(command, "account") == 0; /* needs no test rows */
-  const char *features = dpd_keys_text_get(keys, "features");
   const char *path, *labels, *test, *test_labels;
   int status;
   memset(f, 0, sizeof *f);
   f->x_bound = INFINITY;
-  if (features == NULL || strcmp(features, "etf") == 0) {
-    for (size_t k = 0; k < sizeof file_keys / sizeof *file_keys; k++) {
-      if (dpd_keys_given(keys, file_keys[k])) {
-        return DPD_FAIL(err, DPD_EINVAL,
-                        "invalid value for '%s': given with features = etf (allowed: only with "
-                        "features = file:PATH)",
-                        file_keys[k]);
-      }
-    }
-    return DPD_OK;
-  }
-  if ((path = dpd__model_file_path(features)) == NULL || *path == '\0') {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'features': '%s' (allowed: etf, file:PATH)",
-                    features);
+  if ((status = dpd__model_features_key(keys, "etf", file_keys,
+                                        sizeof file_keys / sizeof *file_keys, &path, err)) < 0 ||
+      path == NULL) {
+    return status;
   }
   if ((status = dpd__model_file_key(keys, "labels", &labels, err)) < 0 ||
       (status = dpd__model_file_key(keys, "test_features", &test, err)) < 0 ||

@@ -43,24 +43,13 @@ int dpd__sp_files_setup(dpd_keys *keys, dpd__sp_files *f, dpd_err *err) {
                                           "test_labels", "positive_class"};
   const char *command = dpd_keys_command_get(keys);
   const int account = strcmp(command, "account") == 0;
-  const char *features = dpd_keys_text_get(keys, "features");
   const char *path, *labels, *pub, *test, *test_labels;
   int status;
   memset(f, 0, sizeof *f);
-  if (features == NULL || strcmp(features, "law") == 0) {
-    for (size_t k = 0; k < sizeof file_keys / sizeof *file_keys; k++) {
-      if (dpd_keys_given(keys, file_keys[k])) {
-        return DPD_FAIL(err, DPD_EINVAL,
-                        "invalid value for '%s': given with features = law (allowed: only with "
-                        "features = file:PATH)",
-                        file_keys[k]);
-      }
-    }
-    return DPD_OK;
-  }
-  if ((path = dpd__model_file_path(features)) == NULL || *path == '\0') {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'features': '%s' (allowed: law, file:PATH)",
-                    features);
+  if ((status = dpd__model_features_key(keys, "law", file_keys,
+                                        sizeof file_keys / sizeof *file_keys, &path, err)) < 0 ||
+      path == NULL) {
+    return status;
   }
   for (size_t k = 0; k < sizeof gen_keys / sizeof *gen_keys; k++) {
     if (dpd_keys_given(keys, gen_keys[k]) && strcmp(gen_keys[k], "d") != 0) {
