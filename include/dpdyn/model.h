@@ -79,15 +79,6 @@ DPD_API void dpd_output_na_set(dpd_output *out, const char *key, const char *rea
  * number null and its value ("inf", "-inf", "nan") under the top-level object "nonfinite" by
  * dotted path ("params.rho"). Returned-owned (free()); NULL when out of memory. */
 DPD_API char *dpd_output_summary_print(const dpd_output *out);
-/* The summary as compact JSON text (for bindings: python/dpdyn reads it): numbers in a form that
- * reads back as the same double, a non-finite number as the token Infinity, -Infinity or NaN
- * (read as such by Python's json module; not strict JSON). Writes at most cap bytes including the
- * terminating NUL into buf (borrowed; NULL with cap 0 to ask the size) and the text's length
- * without the NUL into *len (NULL: not wanted), as snprintf does: call it again with
- * cap > *len when the text did not fit. DPD_ENOMEM when out of memory. Thread-safe for distinct
- * outputs; reads `out` only. */
-DPD_API int dpd_output_summary_get(const dpd_output *out, char *buf, size_t cap, size_t *len,
-                                   dpd_err *err);
 /* Records every key in effect (dpd_keys_record_get) under "params". */
 DPD_API int dpd_output_params_set(dpd_output *out, const dpd_keys *keys, dpd_err *err);
 

@@ -45,8 +45,8 @@ typedef struct {
 } dpd_output;
 void dpd_output_free(dpd_output *out);
 int dpd_output_params_set(dpd_output *out, const dpd_keys *keys, dpd_err *err);
-int dpd_output_summary_get(const dpd_output *out, char *buf, size_t cap, size_t *len,
-                           dpd_err *err);
+char *dpd_output_summary_print(const dpd_output *out);
+void free(void *ptr);
 
 typedef int (*dpd_run_progress_fn)(void *user, const char *what, size_t done, size_t total);
 typedef struct {

@@ -110,7 +110,8 @@ def summary_decode(obj):
 
 
 def summary_parse(text):
-    """JSON text (Infinity/NaN tokens allowed, as json reads them) -> decoded summary."""
+    """summary.json's text (dpd_output_summary_print: non-finite numbers under "nonfinite")
+    -> decoded summary."""
     return summary_decode(json.loads(text))
 
 

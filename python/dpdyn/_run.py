@@ -178,11 +178,13 @@ def run(command, model=None, **keys):
     try:
         _check(status, err, command)
         _check(lib.dpd_output_params_set(out, kset, err), err, command)
-        length = ffi.new("size_t *")
-        _check(lib.dpd_output_summary_get(out, ffi.NULL, 0, length, err), err, command)
-        buf = ffi.new("char[]", length[0] + 1)
-        _check(lib.dpd_output_summary_get(out, buf, length[0] + 1, ffi.NULL, err), err, command)
-        summary = summary_parse(ffi.string(buf).decode("utf-8"))
+        text = lib.dpd_output_summary_print(out)  # summary.json's text, freed here
+        if text == ffi.NULL:
+            raise MemoryError("dpdyn %s: out of memory printing the summary" % command)
+        try:
+            summary = summary_parse(ffi.string(text).decode("utf-8"))
+        finally:
+            lib.free(text)
         tables = _tables(out)
         headline = _lib.text(out.headline)
         notes = [_lib.text(out.notes[k]) for k in range(out.nnotes)]

@@ -156,10 +156,8 @@ void cli_child_set(long pid);
 char *cli_temp_begin(const char *dir, const char *name);
 void cli_temp_end(char *path);
 
-/* Writes a JSON object as `name` atomically. */
-/* A summary as JSON text in its written form (docs/output.md): every non-finite number null, its
- * value under the top-level "nonfinite" by dotted path. Returned-owned; NULL: out of memory. */
-char *cli_json_print(const cJSON *obj);
+/* Writes a JSON object as `name` atomically, in its written form (docs/output.md: every
+ * non-finite number null, its value under the top-level "nonfinite"). */
 int cli_out_json(cli_out *o, const char *name, const cJSON *obj, dpd_err *err);
 
 /* CLI exit code of a DPD status (EINVAL -> 1, EIO -> 3, else 2). */

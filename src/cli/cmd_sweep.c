@@ -1714,7 +1714,7 @@ static int assemble(const sweep *s, const char *config, const cli_params *base, 
       cJSON_AddNullToObject(root, "figure");
     }
     cli_json_number(root, "wall_seconds", cli_now() - start);
-    if ((text = cli_json_print(root)) == NULL) {
+    if ((text = dpd__json_print(root)) == NULL) {
       status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
     } else {
       size_t tl = strlen(text);

@@ -556,19 +556,9 @@ void cli_temp_end(char *path) {
   }
 }
 
-char *cli_json_print(const cJSON *obj) {
-  cJSON *copy = cJSON_Duplicate(obj, 1);
-  char *text = NULL;
-  if (copy != NULL && dpd__json_nonfinite_encode(copy) == 0) {
-    text = cJSON_Print(copy);
-  }
-  cJSON_Delete(copy);
-  return text;
-}
-
 int cli_out_json(cli_out *o, const char *name, const cJSON *obj, dpd_err *err) {
   char *tmp;
-  char *text = cli_json_print(obj);
+  char *text = dpd__json_print(obj);
   FILE *f;
   if (text == NULL) {
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory printing JSON");

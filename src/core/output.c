@@ -285,12 +285,16 @@ void dpd__json_nonfinite_decode(cJSON *root) {
   cJSON_Delete(nf);
 }
 
-char *dpd_output_summary_print(const dpd_output *out) {
-  cJSON *copy = cJSON_Duplicate(out->summary, 1);
+char *dpd__json_print(const cJSON *obj) {
+  cJSON *copy = cJSON_Duplicate(obj, 1);
   char *text = NULL;
   if (copy != NULL && dpd__json_nonfinite_encode(copy) == 0) {
     text = cJSON_Print(copy);
   }
   cJSON_Delete(copy);
   return text;
+}
+
+char *dpd_output_summary_print(const dpd_output *out) {
+  return dpd__json_print(out->summary);
 }

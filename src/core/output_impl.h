@@ -9,13 +9,6 @@
 
 #ifndef DPD_HIDDEN_FN
 #define DPD_HIDDEN_FN __attribute__((visibility("hidden")))
-/* The written form of a summary (docs/output.md): one type per key. Every non-finite number
- * becomes null and its value ("inf", "-inf", "nan") is recorded in the top-level object
- * "nonfinite" under its dotted path ("params.c", "gaps.final"); -1 when out of memory. */
-DPD_HIDDEN_FN int dpd__json_nonfinite_encode(cJSON *root);
-/* The inverse: the numbers of "nonfinite" put back in place, the object removed. */
-DPD_HIDDEN_FN void dpd__json_nonfinite_decode(cJSON *root);
-
 #endif
 
 /* A number in a JSON object: finite or +-inf as a number (+-inf become null + "nonfinite" when
@@ -34,5 +27,8 @@ DPD_HIDDEN_FN void dpd__keys_json(const dpd_keys *keys, cJSON *obj);
 DPD_HIDDEN_FN int dpd__json_nonfinite_encode(cJSON *root);
 /* The inverse: the numbers of "nonfinite" put back in place, the object removed. */
 DPD_HIDDEN_FN void dpd__json_nonfinite_decode(cJSON *root);
+/* `obj` printed in that written form (a copy is encoded; `obj` is unchanged). Returned-owned
+ * (free()); NULL when out of memory. */
+DPD_HIDDEN_FN char *dpd__json_print(const cJSON *obj);
 
 #endif
