@@ -40,6 +40,9 @@ typedef enum {
                             as left preconditioner (<= 2 iterations per solve) */
 } dpd_ode_linsol;
 
+/* gamma, zeta, noise, noise_nu, c and rho are the problem's setting (dpd_linreg_setting,
+ * linreg.h, with gamma = d/n): dpd_ode_config_init sets them from one, so that the ODE solves
+ * the setting a simulation runs. */
 typedef struct {
   double gamma;        /* d/n, finite > 0 (default 0.5; callers normally set it) */
   double zeta;         /* label-noise sd, finite >= 0 (default 0.5) */
@@ -77,7 +80,10 @@ typedef struct {
 /* All risks are excess risks. The three curves risk, lower and upper are
  * values *before release* (t -> 1-): the released iterate theta_n carries the
  * last step's noise, which adds release_jump to each of them alike at t = 1
- * (R_out = R(1-) + jump; the bounds of R_out are lower/upper[grid-1] + jump). */
+ * (R_out = R(1-) + jump; the bounds of R_out are lower/upper[grid-1] + jump).
+ * This is the release convention of the simulation and the SDE too
+ * (dpd_linreg_sim_result, linreg.h): risk[grid-1] compares with their
+ * risk_mean[grid-1], final_risk with their final_risk. */
 typedef struct {
   size_t grid;
   double *t;             /* [grid] t_j = j/(grid-1) */
@@ -99,6 +105,8 @@ typedef struct {
   long err_test_fails;   /* rejected steps (local error test) */
   long prec_solves;      /* preconditioner solves (BDF + SPGMR only, else 0) */
   long jtimes_evals;     /* Jacobian-vector products (BDF + SPGMR only, else 0) */
+  dpd_ode_config config; /* the configuration it was solved with (a copy; gamma, zeta, noise,
+                            noise_nu, c, rho are its setting: dpd_linreg_setting_check) */
 } dpd_ode_result;
 
 /* Capability flags of a method (dpd_ode_method_type.flags, combined with |). */
@@ -140,6 +148,12 @@ DPD_API const dpd_ode_method_type *dpd_ode_method_type_get(dpd_ode_method method
 
 /* Default configuration (values listed next to each field). */
 DPD_API dpd_ode_config dpd_ode_config_default(void);
+
+/* dpd_ode_config_default() with the setting's zeta, noise, noise_nu, c and rho, and
+ * gamma = d / setting->n, d being the dimension of the problem it will solve (problem->d).
+ * `setting` is borrowed for the call. Pure; validation happens in dpd_ode_solve (n = 0 gives
+ * gamma = inf, which it rejects). */
+DPD_API dpd_ode_config dpd_ode_config_init(const dpd_linreg_setting *setting, size_t d);
 
 /* Solves the grouped ODE system on [0, 1] (and the bounds when cfg->bounds and the method gives
  * them) with the method cfg->method of the table:

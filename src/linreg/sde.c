@@ -72,6 +72,7 @@
 #define SDE_SEED_DEFAULT 1
 #define SDE_GRID_DEFAULT 101
 #define SDE_DT_DEFAULT 0.0 /* sentinel: 1/n */
+#define SDE_NOISE_NU_DEFAULT 5.0
 
 /* Relative rounding slack under which 1/dt counts as an integer (uniform grid). */
 #define SDE_DT_INTEGER_SLACK (2.0 * DBL_EPSILON)
@@ -89,7 +90,7 @@ dpd_linreg_sde_config dpd_linreg_sde_config_default(void) {
   cfg.n = SDE_N_DEFAULT;
   cfg.zeta = SDE_ZETA_DEFAULT;
   cfg.noise = DPD_NOISE_GAUSSIAN;
-  cfg.noise_nu = 0.0; /* only read for DPD_NOISE_STUDENT */
+  cfg.noise_nu = SDE_NOISE_NU_DEFAULT; /* only read for DPD_NOISE_STUDENT */
   cfg.c = INFINITY;
   cfg.rho = INFINITY;
   cfg.seeds = SDE_SEEDS_DEFAULT;
@@ -169,6 +170,7 @@ double dpd__sde_em_step(size_t dim, const double *a, const double *b, const dpd_
 /* What one replicate reports besides its rows. */
 typedef struct {
   double before_release; /* risk at t = 1 without the last-step noise */
+  double released;       /* risk at t = 1 with it */
   double fail_t;         /* time at which a non-finite value appeared */
   size_t fail_step;
   double fail_R; /* risk at which the clipping factors failed (re-evaluated for the reason) */
@@ -266,6 +268,7 @@ ALWAYS_INLINE void run_replicate_body(const sde_plan *plan, size_t rep, double *
   info->fail_step = 0;
   info->fail_t = 0.0;
   info->before_release = NAN;
+  info->released = NAN;
   for (size_t i = 0; i < d; i++) {
     e[i] = -plan->theta_star[i];
   }
@@ -348,11 +351,13 @@ ALWAYS_INLINE void run_replicate_body(const sde_plan *plan, size_t rep, double *
       return;
     }
   }
+  info->released = R;
+  /* The release convention (linreg.h): the rows of t = 1 hold the value before release. */
   if (next < grid) {
-    risk_row[next] = R;
+    risk_row[next] = info->before_release;
     clip_row[next] = clip;
     for (next++; next < grid; next++) {
-      risk_row[next] = R;
+      risk_row[next] = info->before_release;
       clip_row[next] = 0.0;
     }
   }
@@ -611,15 +616,10 @@ int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
     res->clip_fraction[j] = length > 0.0 ? clip / (length * (double)seeds) : 0.0;
   }
   res->clip_fraction_total = clip_total / (double)seeds;
-  res->final_risk = res->risk_mean[grid - 1];
-  res->final_risk_se = res->risk_se[grid - 1];
-  {
-    double *before = clip_rows; /* reuse: the clipping integrals are reduced already */
-    for (size_t r = 0; r < seeds; r++) {
-      before[r] = info[r].before_release;
-    }
-    dpd__stats_mean_se(before, seeds, 1, &res->before_release, &res->before_release_se);
+  for (size_t r = 0; r < seeds; r++) {
+    res->final_replicates[r] = info[r].released;
   }
+  dpd__sim_result_release_set(res, dpd_linreg_sde_config_setting_get(cfg), clip_rows);
   *out = res;
   res = NULL;
   status = DPD_OK;

@@ -92,12 +92,14 @@ void dpd_linreg_sim_result_free(dpd_linreg_sim_result *r) {
   free(r->risk_se);
   free(r->clip_fraction);
   free(r->risk_replicates);
+  free(r->final_replicates);
   free(r);
 }
 
 /* What one replicate reports besides its risk row. */
 typedef struct {
   double before_release; /* risk of theta_n without the last step's noise */
+  double released;       /* risk of theta_n, the released iterate */
   size_t fail_step;      /* step at which a non-finite value appeared */
   int status;            /* DPD_OK or DPD_ENONFINITE */
 } replicate_info;
@@ -286,6 +288,7 @@ ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *
   info->status = DPD_OK;
   info->fail_step = 0;
   info->before_release = NAN;
+  info->released = NAN;
   for (size_t i = 0; i < d; i++) {
     e[i] = -plan->theta_star[i];
   }
@@ -363,7 +366,10 @@ ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *
       return;
     }
     if (last) {
+      /* The release convention (linreg.h): the rows of step n hold theta_n before release. */
       info->before_release = before;
+      info->released = risk;
+      risk = before;
     }
     risk_row[next] = risk;
     clip_row[next] = nclip;
@@ -541,15 +547,10 @@ int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
     res->clip_fraction[j] = steps > 0 ? clipped / ((double)steps * (double)seeds) : 0.0;
   }
   res->clip_fraction_total = clipped_total / ((double)n * (double)seeds);
-  res->final_risk = res->risk_mean[grid - 1];
-  res->final_risk_se = res->risk_se[grid - 1];
-  {
-    double *before = clip_rows; /* reuse: the clip counts are reduced already */
-    for (size_t r = 0; r < seeds; r++) {
-      before[r] = info[r].before_release;
-    }
-    dpd__stats_mean_se(before, seeds, 1, &res->before_release, &res->before_release_se);
+  for (size_t r = 0; r < seeds; r++) {
+    res->final_replicates[r] = info[r].released;
   }
+  dpd__sim_result_release_set(res, dpd_linreg_sim_config_setting_get(cfg), clip_rows);
   *out = res;
   res = NULL;
   status = DPD_OK;

@@ -17,6 +17,7 @@
 #include "core/error_impl.h"
 #include "core/table_impl.h"
 #include "dpdyn/clip.h"
+#include "dpdyn/linreg_setting.h"
 #include "dpdyn/noise.h"
 #include "dpdyn/sde.h"
 #include "models/linreg/linreg_impl.h"
@@ -857,22 +858,6 @@ static int account_summary(linreg_run *r, dpd_output *out, dpd_err *err) {
   return DPD_OK;
 }
 
-/* A simulation-like result (simulate or sde) as training-trajectory columns:
- * the row t = 1 is replaced by the value before the release noise. */
-static double *training_trajectory(const dpd_linreg_sim_result *res, double **se) {
-  size_t g = res->grid;
-  double *traj = malloc(2 * g * sizeof *traj);
-  if (traj == NULL) {
-    return NULL;
-  }
-  memcpy(traj, res->risk_mean, g * sizeof *traj);
-  memcpy(traj + g, res->risk_se, g * sizeof *traj);
-  traj[g - 1] = res->before_release;
-  traj[2 * g - 1] = res->before_release_se;
-  *se = traj + g;
-  return traj;
-}
-
 /* max_j |a_j - b_j| and max_j |a_j - b_j| / se_j over points with se_j > 0. */
 static void sup_gaps(const double *a, const double *b, const double *se, size_t g, double *sup,
                      double *sup_in_se) {
@@ -899,21 +884,29 @@ static void add_stochastic(dpd_output *out, const char *prefix, const dpd_linreg
   snprintf(key, sizeof key, "%sexcess_risk_before_release_se", prefix);
   dpd_output_number_set(out, key, res->before_release_se);
   snprintf(key, sizeof key, "%srelease_jump", prefix);
-  dpd_output_number_set(out, key, res->final_risk - res->before_release);
+  dpd_output_number_set(out, key, res->release_jump);
   snprintf(key, sizeof key, "%s%s", prefix, clip_key);
   dpd_output_number_set(out, key, res->clip_fraction_total);
 }
 
 /* ---- pieces shared with tune (linreg_impl.h) ---- */
 
+/* The one setting of the run: simulate, sde and ode (and tune) build their configurations
+ * from it, so they cannot disagree (linreg_setting.h). */
+static dpd_linreg_setting run_setting(const linreg_run *r) {
+  dpd_linreg_setting s = dpd_linreg_setting_default();
+  s.n = r->n;
+  s.zeta = r->zeta;
+  s.noise = r->noise.law;
+  s.noise_nu = r->noise.nu;
+  s.c = r->c;
+  s.rho = r->rho;
+  return s;
+}
+
 dpd_ode_config dpd__linreg_ode_config(const linreg_run *r) {
-  dpd_ode_config oc = dpd_ode_config_default();
-  oc.gamma = r->gamma;
-  oc.zeta = r->zeta;
-  oc.noise = r->noise.law;
-  oc.noise_nu = r->noise.nu;
-  oc.c = r->c;
-  oc.rho = r->rho;
+  const dpd_linreg_setting s = run_setting(r);
+  dpd_ode_config oc = dpd_ode_config_init(&s, r->d); /* gamma = d/n = r->gamma */
   oc.grid = r->grid;
   oc.method = r->method;
   oc.rtol = r->rtol;
@@ -922,13 +915,8 @@ dpd_ode_config dpd__linreg_ode_config(const linreg_run *r) {
 }
 
 dpd_linreg_sim_config dpd__linreg_sim_config(const linreg_run *r) {
-  dpd_linreg_sim_config sc = dpd_linreg_sim_config_default();
-  sc.n = r->n;
-  sc.zeta = r->zeta;
-  sc.noise = r->noise.law;
-  sc.noise_nu = r->noise.nu;
-  sc.c = r->c;
-  sc.rho = r->rho;
+  const dpd_linreg_setting s = run_setting(r);
+  dpd_linreg_sim_config sc = dpd_linreg_sim_config_init(&s);
   sc.seeds = r->seeds;
   sc.seed = r->seed;
   sc.grid = r->grid;
@@ -1108,7 +1096,6 @@ static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
   int is_sde = strcmp(command, "sde") == 0;
   int do_sim = strcmp(command, "simulate") == 0 || strcmp(command, "compare") == 0;
   int do_ode = strcmp(command, "ode") == 0 || strcmp(command, "compare") == 0;
-  double *sim_traj = NULL, *sim_se = NULL, *sde_traj = NULL, *sde_se = NULL;
   const char *figure = command;
   memset(&r, 0, sizeof r);
   *outp = NULL;
@@ -1144,13 +1131,8 @@ static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
     }
   }
   if (r.with_sde) {
-    dpd_linreg_sde_config ec = dpd_linreg_sde_config_default();
-    ec.n = r.n;
-    ec.zeta = r.zeta;
-    ec.noise = r.noise.law;
-    ec.noise_nu = r.noise.nu;
-    ec.c = r.c;
-    ec.rho = r.rho;
+    const dpd_linreg_setting s = run_setting(&r);
+    dpd_linreg_sde_config ec = dpd_linreg_sde_config_init(&s);
     ec.seeds = r.seeds;
     ec.seed = r.seed;
     ec.grid = r.grid;
@@ -1162,12 +1144,13 @@ static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
       goto done;
     }
   }
-  if ((sim != NULL && (sim_traj = training_trajectory(sim, &sim_se)) == NULL) ||
-      (sde != NULL && (sde_traj = training_trajectory(sde, &sde_se)) == NULL)) {
-    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-    goto done;
-  }
   {
+    /* The trajectories end before release (the release convention of linreg.h and ode.h):
+     * the rows t = 1 of simulate, sde and ode all hold R(1-), release.tsv the released values. */
+    const double *sim_traj = sim != NULL ? sim->risk_mean : NULL;
+    const double *sim_se = sim != NULL ? sim->risk_se : NULL;
+    const double *sde_traj = sde != NULL ? sde->risk_mean : NULL;
+    const double *sde_se = sde != NULL ? sde->risk_se : NULL;
     size_t g = r.grid;
     const double *t = sim != NULL ? sim->t : sde != NULL ? sde->t : ode->t;
     const dpd_linreg_sim_result *main_run = sim != NULL ? sim : sde;
@@ -1300,8 +1283,6 @@ static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
     }
   }
 done:
-  free(sim_traj);
-  free(sde_traj);
   dpd_linreg_sim_result_free(sim);
   dpd_linreg_sim_result_free(sde);
   dpd_ode_result_free(ode);

@@ -390,8 +390,8 @@ int dpd__linreg_tune(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, 
     if ((status = dpd_linreg_sim_run(dpd__linreg_problem(run), schedule, &simc, &sim, err)) < 0) {
       goto done;
     }
+    /* Before release at t = 1, as the ODE's risk (the release convention of linreg.h). */
     memcpy(sim_traj, sim->risk_mean, g * sizeof *sim_traj);
-    sim_traj[g - 1] = sim->before_release; /* the t = 1 row is the iterate before release */
   }
 
   cJSON_AddItemToObject(out->summary, "tuned", names_json(res.params));
@@ -430,7 +430,7 @@ int dpd__linreg_tune(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, 
     double sup_gap = 0.0, sup_gap_se = 0.0;
     for (size_t j = 0; j < g; j++) {
       double d = fabs(ode->risk[j] - sim_traj[j]);
-      double se = j + 1 == g ? sim->before_release_se : sim->risk_se[j];
+      double se = sim->risk_se[j];
       sup_gap = fmax(sup_gap, d);
       if (se > 0.0) {
         sup_gap_se = fmax(sup_gap_se, d / se);
