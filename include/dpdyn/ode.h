@@ -105,8 +105,9 @@ typedef struct {
   long err_test_fails;   /* rejected steps (local error test) */
   long prec_solves;      /* preconditioner solves (BDF + SPGMR only, else 0) */
   long jtimes_evals;     /* Jacobian-vector products (BDF + SPGMR only, else 0) */
-  dpd_ode_config config; /* the configuration it was solved with (a copy; gamma, zeta, noise,
-                            noise_nu, c, rho are its setting: dpd_linreg_setting_check) */
+  dpd_ode_config config; /* the configuration it was solved with (a copy, set by dpd_ode_solve
+                            and dpd_volterra_solve/_execute; gamma, zeta, noise, noise_nu, c,
+                            rho are its setting: dpd_linreg_setting_check, linreg_setting.h) */
 } dpd_ode_result;
 
 /* Capability flags of a method (dpd_ode_method_type.flags, combined with |). */
