@@ -177,6 +177,11 @@ typedef struct {
   double final_risk, final_risk_se;         /* released iterate theta_n */
   double before_release, before_release_se; /* theta_n without the last step's noise */
   double clip_fraction_total;               /* over all steps and replicates */
+  /* Per replicate, for per-replicate output (row r is replicate r; the means above are their
+   * averages, reduced in replicate order): */
+  double *clip_replicates;           /* [seeds * grid]: replicate r's clip_fraction */
+  double *clip_total_replicates;     /* [seeds]: replicate r's clip_fraction_total */
+  double *before_release_replicates; /* [seeds]: replicate r's before_release */
 } dpd_linreg_sim_result;
 
 DPD_API dpd_linreg_sim_config dpd_linreg_sim_config_default(void);
