@@ -216,7 +216,13 @@ typedef struct {
   double release_jump;                      /* final_risk - before_release */
   double release_jump_se;     /* standard error of the mean of the replicates' jumps (paired) */
   double clip_fraction_total; /* over all steps and replicates */
-  dpd_linreg_setting setting; /* the setting it was computed with (from the config) */
+  /* Per replicate, for per-replicate output (row r is replicate r; the means above are their
+   * averages, reduced in replicate order): */
+  double *clip_replicates;           /* [seeds * grid]: replicate r's clip_fraction */
+  double *clip_total_replicates;     /* [seeds]: replicate r's clip_fraction_total */
+  double *before_release_replicates; /* [seeds]: replicate r's before_release (== its
+                                        risk_replicates row's last value) */
+  dpd_linreg_setting setting;        /* the setting it was computed with (from the config) */
 } dpd_linreg_sim_result;
 
 DPD_API dpd_linreg_sim_config dpd_linreg_sim_config_default(void);

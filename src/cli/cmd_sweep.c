@@ -50,7 +50,6 @@
 #define SWEEP_MAX_POINTS ((size_t)1000000)
 /* The configuration of the sweep in OUT (the '#' header of sweep.tsv). */
 static const char manifest_name[] = ".sweep";
-static const char default_out[] = "./dpdyn-sweep";
 /* The record of a point whose run failed numerically (exit 2), in its point directory. */
 static const char failed_name[] = "failed.json";
 /* Numbers of a summary that describe the run, not its result: left out of sweep.tsv. */
@@ -751,9 +750,12 @@ static int read_sweep_section(sweep *s, dpd_err *err) {
   return status;
 }
 
-/* The number of points, the width of their names, OUT and OUT/points. */
-static int grid_setup(sweep *s, const char *ini_out, dpd_err *err) {
+/* The number of points, the width of their names, OUT and OUT/points. OUT by default:
+ * ./dpdyn-out/sweep-<command>-<model> (as a run's ./dpdyn-out/<command>-<model>), or
+ * ./dpdyn-out/sweep-<command> when the model is an axis. */
+static int grid_setup(sweep *s, const char *ini_out, const char *model, dpd_err *err) {
   size_t digits = 1;
+  char default_out[256];
   s->npoints = 1;
   for (size_t i = 0; i < s->naxes; i++) {
     if (s->axes[i].n > SWEEP_MAX_POINTS / s->npoints) {
@@ -768,6 +770,16 @@ static int grid_setup(sweep *s, const char *ini_out, dpd_err *err) {
     digits++;
   }
   s->width = digits < 4 ? 4 : (int)digits;
+  for (size_t i = 0; i < s->naxes; i++) {
+    if (strcmp(s->axes[i].key->name, "model") == 0) {
+      model = NULL;
+    }
+  }
+  if (model != NULL) {
+    snprintf(default_out, sizeof default_out, "./dpdyn-out/sweep-%s-%s", s->command, model);
+  } else {
+    snprintf(default_out, sizeof default_out, "./dpdyn-out/sweep-%s", s->command);
+  }
   if (s->out == NULL && set_owned(&s->out, ini_out != NULL ? ini_out : default_out, err) < 0) {
     return DPD_ENOMEM;
   }
@@ -1764,7 +1776,7 @@ static void sweep_help(void) {
       "then those of the flags in command-line order. Integer keys round range values.\n"
       "\n"
       "keys of the sweep itself:\n"
-      "  out         output directory [./dpdyn-sweep, or out of FILE.ini]\n"
+      "  out         output directory [./dpdyn-out/sweep-COMMAND-MODEL, or out of FILE.ini]\n"
       "  plot_y      summary number to plot, or none [final_excess_risk, final_test_risk,\n"
       "              rho_eff or sigma, the first the points have]\n"
       "  threads     (of every point) worker threads of each point; results do not depend on it\n"
@@ -1873,7 +1885,8 @@ int cli_cmd_sweep(int argc, char **argv) {
         }
         if (status == DPD_OK &&
             (status = cli_params_parse(&p, s.command, pargc, pargv, &err)) == DPD_OK) {
-          status = grid_setup(&s, cli_is_given(&p, "out") ? cli_get_text(&p, "out") : NULL, &err);
+          status = grid_setup(&s, cli_is_given(&p, "out") ? cli_get_text(&p, "out") : NULL,
+                              p.model != NULL ? p.model->name : NULL, &err);
         }
         cli_params_free(&p);
         argv_free(pargv);

@@ -524,7 +524,7 @@ int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
   size_t njumps = isinf(cfg->rho) ? 0 : dpd_schedule_jumps(schedule, NULL, NULL, 0);
   double *jump_t = malloc((njumps + 1) * sizeof *jump_t);
   double *jump_sd = malloc((njumps + 1) * sizeof *jump_sd);
-  double *clip_rows = malloc(seeds * grid * sizeof *clip_rows);
+  double *clip_rows = res != NULL ? res->clip_replicates : NULL; /* owned by res */
   replicate_info *info = malloc(seeds * sizeof *info);
   if (res == NULL || eta == NULL || sigma == NULL || kgrid == NULL || clip_rows == NULL ||
       info == NULL || jump_t == NULL || jump_sd == NULL) {
@@ -617,9 +617,18 @@ int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
   }
   res->clip_fraction_total = clip_total / (double)seeds;
   for (size_t r = 0; r < seeds; r++) {
+    /* each replicate's own fractions, from its integrals (already reduced above) */
+    double *row = clip_rows + r * grid, total = 0.0;
+    for (size_t j = 0; j < grid; j++) {
+      double length = j > 0 ? step_time(&plan, kgrid[j]) - step_time(&plan, kgrid[j - 1]) : 0.0;
+      total += row[j];
+      row[j] = length > 0.0 ? row[j] / length : 0.0;
+    }
+    res->clip_total_replicates[r] = total;
+    res->before_release_replicates[r] = info[r].before_release;
     res->final_replicates[r] = info[r].released;
   }
-  dpd__sim_result_release_set(res, dpd_linreg_sde_config_setting_get(cfg), clip_rows);
+  dpd__sim_result_release_set(res, dpd_linreg_sde_config_setting_get(cfg));
   *out = res;
   res = NULL;
   status = DPD_OK;
@@ -631,7 +640,6 @@ cleanup:
   free(jump_t);
   free(jump_sd);
   free(kgrid);
-  free(clip_rows);
   free(info);
   return status;
 }

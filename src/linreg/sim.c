@@ -92,6 +92,9 @@ void dpd_linreg_sim_result_free(dpd_linreg_sim_result *r) {
   free(r->risk_se);
   free(r->clip_fraction);
   free(r->risk_replicates);
+  free(r->clip_replicates);
+  free(r->clip_total_replicates);
+  free(r->before_release_replicates);
   free(r->final_replicates);
   free(r);
 }
@@ -479,7 +482,7 @@ int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
   double *eta = malloc(n * sizeof *eta);
   double *sigma = malloc(n * sizeof *sigma);
   size_t *kgrid = malloc(grid * sizeof *kgrid);
-  double *clip_rows = malloc(seeds * grid * sizeof *clip_rows);
+  double *clip_rows = res != NULL ? res->clip_replicates : NULL; /* owned by res */
   replicate_info *info = malloc(seeds * sizeof *info);
   if (res == NULL || eta == NULL || sigma == NULL || kgrid == NULL || clip_rows == NULL ||
       info == NULL) {
@@ -548,9 +551,18 @@ int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
   }
   res->clip_fraction_total = clipped_total / ((double)n * (double)seeds);
   for (size_t r = 0; r < seeds; r++) {
+    /* each replicate's own fractions, from its counts (already reduced above) */
+    double *row = clip_rows + r * grid, total = 0.0;
+    for (size_t j = 0; j < grid; j++) {
+      size_t steps = j > 0 ? kgrid[j] - kgrid[j - 1] : 0;
+      total += row[j];
+      row[j] = steps > 0 ? row[j] / (double)steps : 0.0;
+    }
+    res->clip_total_replicates[r] = total / (double)n;
+    res->before_release_replicates[r] = info[r].before_release;
     res->final_replicates[r] = info[r].released;
   }
-  dpd__sim_result_release_set(res, dpd_linreg_sim_config_setting_get(cfg), clip_rows);
+  dpd__sim_result_release_set(res, dpd_linreg_sim_config_setting_get(cfg));
   *out = res;
   res = NULL;
   status = DPD_OK;
@@ -560,7 +572,6 @@ cleanup:
   free(eta);
   free(sigma);
   free(kgrid);
-  free(clip_rows);
   free(info);
   return status;
 }

@@ -277,4 +277,18 @@ else
   bad "dpdyn plot of a sweep directory"
 fi
 
+# The default OUT: ./dpdyn-out/sweep-<command>-<model>, beside the runs' ./dpdyn-out/<command>-<model>
+# (./dpdyn-out/sweep-<command> when the model is an axis); never the old ./dpdyn-sweep.
+mkdir -p "$work/cwd"
+if (cd "$work/cwd" && "$dpdyn" sweep ou --model=rf --d=6 --n=20 --p=12 --steps=5 --grid=3 --clip=1 \
+  --sigma=0,1 >/dev/null 2>&1 && "$dpdyn" sweep simulate --d=6 --n=20 --seeds=2 --grid=3 \
+  --threads=1 --c=0.5,1 >/dev/null 2>&1) &&
+  [ -s "$work/cwd/dpdyn-out/sweep-ou-rf/sweep.tsv" ] &&
+  [ -s "$work/cwd/dpdyn-out/sweep-simulate-linreg/points/0001/summary.json" ] &&
+  [ ! -e "$work/cwd/dpdyn-sweep" ]; then
+  ok "default out: ./dpdyn-out/sweep-ou-rf, ./dpdyn-out/sweep-simulate-linreg"
+else
+  bad "default out: $(cd "$work/cwd" && find . -maxdepth 2 | tr '\n' ' ')"
+fi
+
 finish sweep

@@ -390,6 +390,32 @@ static void same_result(const dpd_linreg_sim_result *x, const dpd_linreg_sim_res
   assert_memory_equal(&x->before_release_se, &y->before_release_se, sizeof x->before_release_se);
   assert_memory_equal(&x->clip_fraction_total, &y->clip_fraction_total,
                       sizeof x->clip_fraction_total);
+  assert_memory_equal(x->clip_replicates, y->clip_replicates,
+                      seeds * grid * sizeof *x->clip_replicates);
+  assert_memory_equal(x->clip_total_replicates, y->clip_total_replicates,
+                      seeds * sizeof *x->clip_total_replicates);
+  assert_memory_equal(x->before_release_replicates, y->before_release_replicates,
+                      seeds * sizeof *x->before_release_replicates);
+  assert_memory_equal(x->final_replicates, y->final_replicates,
+                      seeds * sizeof *x->final_replicates);
+}
+
+/* The per-replicate values average to the reported means (equal to rounding). */
+static void replicates_average_to_the_means(const dpd_linreg_sim_result *x) {
+  double before = 0.0, clip = 0.0;
+  for (size_t r = 0; r < x->seeds; r++) {
+    before += x->before_release_replicates[r];
+    clip += x->clip_total_replicates[r];
+  }
+  assert_rel(before / (double)x->seeds, x->before_release, 1e-13);
+  assert_rel(clip / (double)x->seeds, x->clip_fraction_total, 1e-13);
+  for (size_t j = 1; j < x->grid; j++) {
+    double cj = 0.0;
+    for (size_t r = 0; r < x->seeds; r++) {
+      cj += x->clip_replicates[r * x->grid + j];
+    }
+    assert_rel(cj / (double)x->seeds, x->clip_fraction[j], 1e-12);
+  }
 }
 
 static void results_are_bit_identical_for_any_thread_count(void **state) {
@@ -409,6 +435,7 @@ static void results_are_bit_identical_for_any_thread_count(void **state) {
     cfg.threads = 1;
     dpd_linreg_sim_result *ref = run_ok(&f, &cfg);
     assert_true(ref->clip_fraction_total > 0.05); /* clipping is active */
+    replicates_average_to_the_means(ref);
     const int threads[] = {2, 3, 0};
     for (size_t i = 0; i < 3; i++) {
       cfg.threads = threads[i];

@@ -223,7 +223,33 @@ static void results_are_bit_identical_for_any_thread_count(void **state) {
     assert_memory_equal(&a->before_release_se, &b->before_release_se, sizeof a->before_release_se);
     assert_memory_equal(&a->clip_fraction_total, &b->clip_fraction_total,
                         sizeof a->clip_fraction_total);
+    assert_memory_equal(a->clip_replicates, b->clip_replicates,
+                        cfg.seeds * g * sizeof *a->clip_replicates);
+    assert_memory_equal(a->clip_total_replicates, b->clip_total_replicates,
+                        cfg.seeds * sizeof *a->clip_total_replicates);
+    assert_memory_equal(a->before_release_replicates, b->before_release_replicates,
+                        cfg.seeds * sizeof *a->before_release_replicates);
+    assert_memory_equal(a->final_replicates, b->final_replicates,
+                        cfg.seeds * sizeof *a->final_replicates);
     dpd_linreg_sim_result_free(b);
+  }
+  /* The per-replicate values average to the reported means (the same doubles, reduced in
+   * replicate order: equal to rounding). */
+  {
+    double before = 0.0, clip = 0.0;
+    for (size_t r = 0; r < cfg.seeds; r++) {
+      before += a->before_release_replicates[r];
+      clip += a->clip_total_replicates[r];
+    }
+    assert_rel(before / (double)cfg.seeds, a->before_release, 1e-13);
+    assert_rel(clip / (double)cfg.seeds, a->clip_fraction_total, 1e-13);
+    for (size_t j = 1; j < cfg.grid; j++) {
+      double cj = 0.0;
+      for (size_t r = 0; r < cfg.seeds; r++) {
+        cj += a->clip_replicates[r * cfg.grid + j];
+      }
+      assert_rel(cj / (double)cfg.seeds, a->clip_fraction[j], 1e-13);
+    }
   }
   /* Clipping was active in this run (the comparison covers that branch). */
   assert_true(a->clip_fraction_total > 0.05 && a->clip_fraction_total < 0.95);

@@ -30,6 +30,7 @@ typedef struct linreg_run {
   double dt; /* sde step (0 = 1/n) */
   int with_sde;
   size_t seeds, grid;
+  int save_replicates; /* 0 none, 1 replicates.tsv, 2 also replicates_trajectory.tsv */
   uint64_t seed;
   int threads;
   int plot;
@@ -395,6 +396,8 @@ static int check_memory(const dpd_keys *keys, const char *command, linreg_run *r
     by_n += 16.0 * n * (r->with_sde ? 2.0 : 1.0);
     /* per replicate: its risk row and clipping row on the grid, and three numbers */
     by_seeds += 8.0 * (double)r->seeds * (2.0 * (double)r->grid + 3.0) * (r->with_sde ? 2.0 : 1.0);
+    by_seeds += dpd__model_replicates_bytes(r->save_replicates, r->seeds, r->grid,
+                                            r->with_sde ? 6 : 3, r->with_sde ? 5 : 3);
   }
   if (ode) {
     by_d += 8.0 * 20.0 * ode_groups; /* CVODE's BDF history and work vectors, the ODE's own */
@@ -544,6 +547,7 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, linreg_run *r, int buil
       (status = dpd_keys_size_range_get(keys, "grid", 2, (size_t)1 << 24, &r->grid, err)) < 0 ||
       (status = dpd_keys_size_range_get(keys, "threads", 0, 4096, &threads, err)) < 0 ||
       (status = dpd_keys_u64_get(keys, "seed", &r->seed, err)) < 0 ||
+      (status = dpd__model_save_replicates_get(keys, 2, &r->save_replicates, err)) < 0 ||
       (status = dpd_keys_real_range_get(keys, "rtol", 0.0, 0, 1.0, 0, 0, &r->rtol, err)) < 0 ||
       (status = dpd_keys_real_range_get(keys, "atol", 0.0, 0, INFINITY, 0, 0, &r->atol, err)) < 0) {
     return status;
@@ -1084,6 +1088,45 @@ static void add_ode_report(dpd_output *out, const linreg_run *r, const dpd_ode_r
   }
 }
 
+/* save_replicates: replicates.tsv (each replicate's final values, named as the summary's means
+ * of them) and, at 2, replicates_trajectory.tsv (each replicate on the grid, named as the
+ * trajectory.tsv columns they average to: the row t = 1 is the risk before the release noise).
+ * runs[0] is the command's main run (no prefix), runs[1] compare's SDE ("sde_"). */
+static int add_replicates(dpd_output *out, const linreg_run *r, const dpd_linreg_sim_result *sim,
+                          const dpd_linreg_sim_result *sde, dpd_err *err) {
+  const dpd_linreg_sim_result *runs[2] = {sim != NULL ? sim : sde, sim != NULL ? sde : NULL};
+  const size_t S = r->seeds, g = r->grid;
+  const double *fin[6], *per[4];
+  char fin_names[320] = "", per_names[320] = "t";
+  size_t nfin = 0, nper = 0;
+  int status;
+  for (size_t k = 0; k < 2 && runs[k] != NULL; k++) {
+    const dpd_linreg_sim_result *res = runs[k];
+    const char *prefix = k == 0 ? "" : "sde_";
+    const char *clip = res == sim ? "clipped_fraction" : "expected_clipped_fraction";
+    size_t len = strlen(fin_names), plen = strlen(per_names);
+    fin[nfin++] = res->final_replicates;
+    fin[nfin++] = res->before_release_replicates;
+    fin[nfin++] = res->clip_total_replicates;
+    snprintf(fin_names + len, sizeof fin_names - len,
+             "%s%sfinal_excess_risk %sexcess_risk_before_release %s%s", len > 0 ? " " : "", prefix,
+             prefix, prefix, clip);
+    if (r->save_replicates >= 2) {
+      per[nper++] = res->risk_replicates; /* t = 1 before release (the convention of linreg.h) */
+      per[nper++] = res->clip_replicates;
+      snprintf(per_names + plen, sizeof per_names - plen, " %sexcess_risk %s%s", prefix, prefix,
+               clip);
+    }
+  }
+  status = dpd__output_replicates_add(out, NULL, fin_names, S, nfin, fin, err);
+  if (status == DPD_OK && nper > 0) {
+    const double *shared[1] = {runs[0]->t};
+    status =
+        dpd__output_replicate_trajectory_add(out, NULL, per_names, S, g, 1, shared, nper, per, err);
+  }
+  return status;
+}
+
 /* simulate | sde | ode | compare | account. */
 static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, dpd_err *err) {
   const char *command = dpd_keys_command_get(keys);
@@ -1281,6 +1324,10 @@ static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
             0) {
       goto done;
     }
+    if (main_run != NULL && r.save_replicates > 0 &&
+        (status = add_replicates(out, &r, sim, sde, err)) < 0) {
+      goto done;
+    }
   }
 done:
   dpd_linreg_sim_result_free(sim);
@@ -1297,16 +1344,17 @@ done:
 
 const dpd_model_command dpd__linreg_commands[] = {
     {"simulate", "one-pass DP-SGD over `seeds` replicates: excess risk with standard errors",
-     "trajectory.tsv release.tsv summary.json", "dpdyn simulate --d=200 --n=800 --c=1 --rho=2",
-     run_command},
+     "trajectory.tsv release.tsv [replicates.tsv replicates_trajectory.tsv] summary.json",
+     "dpdyn simulate --d=200 --n=800 --c=1 --rho=2", run_command},
     {"sde", "homogenized SDE (H-DP-SGD) by Euler-Maruyama over `seeds` replicates",
-     "trajectory.tsv release.tsv summary.json", "dpdyn sde --d=200 --n=800 --c=1 --rho=2",
-     run_command},
+     "trajectory.tsv release.tsv [replicates.tsv replicates_trajectory.tsv] summary.json",
+     "dpdyn sde --d=200 --n=800 --c=1 --rho=2", run_command},
     {"ode", "deterministic equivalent: coupled risk ODEs, bounds, last-iterate jump",
      "trajectory.tsv release.tsv summary.json", "dpdyn ode --d=1000 --n=4000 --c=1 --rho=2",
      run_command},
     {"compare", "simulation against the ODE (+ the SDE with --sde=1): gaps, figure",
-     "trajectory.tsv release.tsv summary.json compare.png",
+     "trajectory.tsv release.tsv [replicates.tsv replicates_trajectory.tsv] summary.json "
+     "compare.png",
      "dpdyn compare --d=200 --n=800 --c=1 --rho=2", run_command},
     {"account", "privacy of the schedule (or of a sequence): rho_eff, (epsilon, delta)",
      "summary.json", "dpdyn account --d=1000 --n=4000 --epsilon=2 --delta=1e-6 --schedule=sqrt",
