@@ -394,8 +394,10 @@ static int check_memory(const dpd_keys *keys, const char *command, linreg_run *r
   if (sim) {
     by_d += 8.0 * threads * (2.0 * d + 16.0) * (r->with_sde ? 2.0 : 1.0);
     by_n += 16.0 * n * (r->with_sde ? 2.0 : 1.0);
-    /* per replicate: its risk row and clipping row on the grid, and three numbers */
-    by_seeds += 8.0 * (double)r->seeds * (2.0 * (double)r->grid + 3.0) * (r->with_sde ? 2.0 : 1.0);
+    /* per replicate: its risk row and clipping row on the grid, three numbers (clip total,
+     * before release, released) and the driver's record of it (sim 4, sde 6 doubles) */
+    by_seeds += 8.0 * (double)r->seeds *
+                ((2.0 * (double)r->grid + 7.0) + (r->with_sde ? 2.0 * (double)r->grid + 9.0 : 0.0));
     by_seeds += dpd__model_replicates_bytes(r->save_replicates, r->seeds, r->grid,
                                             r->with_sde ? 6 : 3, r->with_sde ? 5 : 3);
   }
