@@ -36,6 +36,7 @@ typedef struct linreg_run {
   double rtol, atol;
   int uses_ode;                    /* ode, compare, tune */
   int compress;                    /* 0 off, 1 on, 2 auto */
+  int finite_size;                 /* DPD_FINITE_OFF | ON | AUTO (the key finite_size) */
   double compress_tol;             /* target of the a-posteriori compression error */
   dpd_linreg_compress_config cc;   /* nodes per band in use, bands per decade */
   dpd_linreg_problem *problem;     /* the full problem; NULL when only the ODE runs, spectrally */
@@ -561,6 +562,10 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, linreg_run *r, int buil
       return status;
     }
     r->compress = choice == 0 ? 2 : choice == 1 ? 1 : 0; /* auto|on|off */
+    if ((status = dpd_keys_choice_get(keys, "finite_size", &choice, err)) < 0) {
+      return status;
+    }
+    r->finite_size = choice == 0 ? DPD_FINITE_OFF : choice == 1 ? DPD_FINITE_ON : DPD_FINITE_AUTO;
     r->cc.nodes = (int)nodes;
     r->cc.bands_per_decade = (int)bands;
   }
@@ -918,6 +923,7 @@ dpd_ode_config dpd__linreg_ode_config(const linreg_run *r) {
   oc.method = r->method;
   oc.rtol = r->rtol;
   oc.atol = r->atol;
+  oc.finite_size = r->finite_size;
   return oc;
 }
 
@@ -1071,6 +1077,35 @@ static double distinct_eigenvalues(const linreg_run *r) {
     return (double)r->d;
   }
   return r->ode_problem->compressed_bands == 0 ? (double)r->ode_problem->ngroups : NAN;
+}
+
+/* The finite-size diagnostics (docs/finite_size.md): whether the correction was applied, m2,
+ * lambda_max/d, and a warning (summary "warnings" and a note) when sqrt(m2) exceeds the auto
+ * threshold and the correction is off. */
+int dpd__linreg_finite_size_report(dpd_output *out, const linreg_run *r, dpd_err *err) {
+  const dpd_linreg_problem *p = r->ode_problem;
+  const dpd_ode_config oc = dpd__linreg_ode_config(r);
+  const int applied = dpd_ode_finite_size_applies(p, &oc);
+  const double m2 = dpd_linreg_m2(p);
+  cJSON_AddBoolToObject(out->summary, "finite_size", applied);
+  cJSON_AddNumberToObject(out->summary, "m2", m2);
+  cJSON_AddNumberToObject(out->summary, "lambda_max_over_d", p->lambda_max / (double)p->d);
+  if (!applied && sqrt(m2) > DPD_FINITE_AUTO_THRESHOLD) {
+    char msg[300];
+    cJSON *w = cJSON_GetObjectItemCaseSensitive(out->summary, "warnings");
+    snprintf(msg, sizeof msg,
+             "the relative sd of |x|^2/d is %.3g > %g (lambda_max/d = %.3g): the asymptotic "
+             "equivalent is off by its finite-size terms here; use finite_size = on or auto",
+             sqrt(m2), DPD_FINITE_AUTO_THRESHOLD, p->lambda_max / (double)p->d);
+    if (w == NULL) {
+      w = cJSON_AddArrayToObject(out->summary, "warnings");
+    }
+    if (w == NULL || !cJSON_AddItemToArray(w, cJSON_CreateString(msg)) ||
+        dpd__output_note_add(out, err, "warning: %s", msg) < 0) {
+      return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    }
+  }
+  return DPD_OK;
 }
 
 static void add_ode_report(dpd_output *out, const linreg_run *r, const dpd_ode_result *ode,
@@ -1228,6 +1263,9 @@ static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
         }
       }
       add_ode_report(out, &r, ode, &est);
+      if ((status = dpd__linreg_finite_size_report(out, &r, err)) < 0) {
+        goto done;
+      }
       if (main_run == NULL) {
         ADD_COL(ode->risk, "excess_risk");
         if (ode->lower != NULL) {
