@@ -295,9 +295,10 @@ double dpd__fs_rule_expect(const dpd__fs_rule *rule, double (*h)(double, void *)
 
 /* ---- Corrected coefficients ---------------------------------------------------------------- */
 
-/* F_mu, F_nu, G = T F_mu'(T) at T = c/sqrt(x) and their R-derivatives. */
+/* F_mu, F_nu, G = T F_mu'(T) at T = c/sqrt(x) and their R-derivatives; H2 = T^2 F_mu''(T),
+ * H3 = T^3 F_mu'''(T) (the rank-one terms). */
 typedef struct {
-  double Fmu, Fnu, G, dFmu, dFnu, dG;
+  double Fmu, Fnu, G, dFmu, dFnu, dG, H2, H3;
 } fs_node;
 
 static int node_eval(const dpd_noise_spec *noise, double c, double x, double R, int derivs,
@@ -306,7 +307,7 @@ static int node_eval(const dpd_noise_spec *noise, double c, double x, double R, 
   if (isinf(T)) {
     o->Fmu = 1.0;
     o->Fnu = 2.0 * P;
-    o->G = o->dFmu = o->dG = 0.0;
+    o->G = o->dFmu = o->dG = o->H2 = o->H3 = 0.0;
     o->dFnu = 2.0;
     return 0;
   }
@@ -319,16 +320,22 @@ static int node_eval(const dpd_noise_spec *noise, double c, double x, double R, 
     o->Fnu = 2.0 * P * nu;
     o->dFnu = 2.0 * nu + 2.0 * P * dnu;
     if (kappa > 30.0) {
-      o->G = o->dG = 0.0;
+      o->G = o->dG = o->H2 = o->H3 = 0.0;
     } else {
-      const double e = exp(-kappa * kappa) * M_2_SQRTPI;
+      /* with y = T/sqrt(2P) = sqrt(2) kappa: T F' = 2 y phi(y), T^2 F'' = -2 y^3 phi(y),
+       * T^3 F''' = 2 y^3 phi(y) (y^2 - 1) */
+      const double e = exp(-kappa * kappa) * M_2_SQRTPI, y2 = 2.0 * kappa * kappa;
       o->G = kappa * e;
       o->dG = e * (1.0 - 2.0 * kappa * kappa) * (-kappa / (2.0 * P));
+      o->H2 = -y2 * o->G;
+      o->H3 = y2 * (y2 - 1.0) * o->G;
     }
     return 0;
   } else {
-    double mu, nu, dmu = 0.0, dnu = 0.0, mup, mum;
-    const double h = 1e-4;
+    /* log-T derivatives by central differences: D1 = T F', D2 = T^2 F'' + T F',
+     * D3 = T^3 F''' + 3 T^2 F'' + T F' */
+    double mu, nu, dmu = 0.0, dnu = 0.0, mup, mum, mupp, mumm, D1, D2, D3;
+    const double h = 0.01;
     int status;
     if (!(R >= 0.0) || !isfinite(R)) {
       return 1;
@@ -341,6 +348,14 @@ static int node_eval(const dpd_noise_spec *noise, double c, double x, double R, 
     if (status == DPD_OK) {
       status = dpd_clip_noise_factors_eval(noise, T * exp(-h), R, &mum, NULL, NULL, NULL, err);
     }
+    if (status == DPD_OK) {
+      status =
+          dpd_clip_noise_factors_eval(noise, T * exp(2.0 * h), R, &mupp, NULL, NULL, NULL, err);
+    }
+    if (status == DPD_OK) {
+      status =
+          dpd_clip_noise_factors_eval(noise, T * exp(-2.0 * h), R, &mumm, NULL, NULL, NULL, err);
+    }
     if (status != DPD_OK) {
       return status;
     }
@@ -348,8 +363,13 @@ static int node_eval(const dpd_noise_spec *noise, double c, double x, double R, 
     o->dFmu = dmu;
     o->Fnu = 2.0 * P * nu;
     o->dFnu = 2.0 * nu + 2.0 * P * dnu;
-    o->G = (mup - mum) / (2.0 * h);
+    D1 = (mup - mum) / (2.0 * h);
+    D2 = (mup - 2.0 * mu + mum) / (h * h);
+    D3 = (mupp - 2.0 * mup + 2.0 * mum - mumm) / (2.0 * h * h * h);
+    o->G = D1;
     o->dG = 0.0;
+    o->H2 = D2 - D1;
+    o->H3 = D3 - 3.0 * D2 + 2.0 * D1;
     return 0;
   }
 }
@@ -357,7 +377,7 @@ static int node_eval(const dpd_noise_spec *noise, double c, double x, double R, 
 /* Sums over one rule: E F_mu, E F_nu, E[G/x], E[2 F_mu - 2 G], E[c^2 (1 - F_mu)/x^2] and their
  * R-derivatives. */
 typedef struct {
-  double mu, nu, g, sig, n1;
+  double mu, nu, g, sig, n1, h2, h3; /* h2 = E[H2/x], h3 = E[H3] */
   double dmu, dnu, dg, dsig, dn1;
 } fs_sums;
 
@@ -373,6 +393,8 @@ static int rule_sums(const dpd__fs_rule *rule, const dpd_noise_spec *noise, doub
       return status;
     }
     s->mu += w * o.Fmu;
+    s->h2 += w * o.H2 / x;
+    s->h3 += w * o.H3;
     s->nu += w * o.Fnu;
     s->g += w * o.G / x;
     s->sig += w * (2.0 * o.Fmu - 2.0 * o.G);
@@ -387,18 +409,27 @@ static int rule_sums(const dpd__fs_rule *rule, const dpd_noise_spec *noise, doub
 }
 
 int dpd__fs_coef_eval(const dpd__fs_law *law, const dpd_noise_spec *noise, double c, double R,
-                      double eta, double gamma, int derivs, dpd__fs_coef *co, dpd_err *err) {
+                      double lbar, double eta, double gamma, int derivs, dpd__fs_coef *co,
+                      dpd_err *err) {
   fs_sums b;
+  double dmu_r1, dN_r1;
   const double g2 = gamma * eta * eta;
   const double P = R + 0.5 * noise->zeta * noise->zeta;
   int status = rule_sums(&law->base, noise, c, R, derivs, &b, err);
   if (status != 0) {
     return status;
   }
+  /* the rank-one interaction of |x| with the residual direction (common to all groups):
+   * delta mu = -(lbar/d) R E[T F'''/s^2] = -(lbar/d) (R/c^2) E[H3],
+   * delta N = (lbar/d) 2R E[T^2 F''/s^2] = (lbar/d) 2R E[H2/x] */
+  dmu_r1 = isinf(c) ? 0.0 : -lbar * law->inv_d * R / (c * c) * b.h3;
+  dN_r1 = isinf(c) ? 0.0 : lbar * law->inv_d * 2.0 * R * b.h2;
+  co->rank_one_mu = dmu_r1;
+  co->rank_one_nu = P > 0.0 ? dN_r1 / (2.0 * P) : 0.0;
   /* first-order groups: mu_j = E F_mu - beta E[G/x], sigma_j = E sig, N_j = E F_nu - 2 beta n1 */
-  co->A0 = -2.0 * eta * b.mu;
+  co->A0 = -2.0 * eta * (b.mu + dmu_r1);
   co->A1 = 2.0 * eta * b.g + g2 * b.sig;
-  co->B0 = 0.5 * g2 * b.nu;
+  co->B0 = 0.5 * g2 * (b.nu + dN_r1);
   co->B1 = -g2 * b.n1;
   co->dA0 = -2.0 * eta * b.dmu;
   co->dA1 = 2.0 * eta * b.dg + g2 * b.dsig;
@@ -413,8 +444,8 @@ int dpd__fs_coef_eval(const dpd__fs_law *law, const dpd_noise_spec *noise, doubl
       return status;
     }
     const double beta = law->tilt_beta[k];
-    co->At[k] = -2.0 * eta * (b.mu - beta * t.g) + g2 * beta * t.sig;
-    co->Bt[k] = 0.5 * g2 * t.nu;
+    co->At[k] = -2.0 * eta * (b.mu + dmu_r1 - beta * t.g) + g2 * beta * t.sig;
+    co->Bt[k] = 0.5 * g2 * (t.nu + dN_r1);
     co->dAt[k] = -2.0 * eta * (b.dmu - beta * t.dg) + g2 * beta * t.dsig;
     co->dBt[k] = 0.5 * g2 * t.dnu;
   }

@@ -49,13 +49,18 @@ typedef struct {
   double A0, A1, B0, B1, dA0, dA1, dB0, dB1;
   double At[DPD_FS_MAXTILT], Bt[DPD_FS_MAXTILT], dAt[DPD_FS_MAXTILT], dBt[DPD_FS_MAXTILT];
   double mu, nu; /* the averaged asymptotic-form factors E_s F_mu, E_s F_nu / (2P) (reporting) */
+  double rank_one_mu, rank_one_nu; /* the rank-one terms added to mu and nu (reporting) */
 } dpd__fs_coef;
 
-/* Returns 0, 1 when R is outside the domain (R < 0 or not finite with a non-Gaussian law), or
+/* lbar = sum lambda_j^2 S_j / sum lambda_j S_j, the mean eigenvalue of the residual direction
+ * (its state dependence is left out of the Jacobian).
+ * Returns 0, 1 when R is outside the domain (R < 0 or not finite with a non-Gaussian law), or
  * the negative status of a failed quadrature (reason in *err). `derivs`: also the d* fields. */
-__attribute__((visibility("hidden"))) int
-dpd__fs_coef_eval(const dpd__fs_law *law, const dpd_noise_spec *noise, double c, double R,
-                  double eta, double gamma, int derivs, dpd__fs_coef *co, dpd_err *err);
+__attribute__((visibility("hidden"))) int dpd__fs_coef_eval(const dpd__fs_law *law,
+                                                            const dpd_noise_spec *noise, double c,
+                                                            double R, double lbar, double eta,
+                                                            double gamma, int derivs,
+                                                            dpd__fs_coef *co, dpd_err *err);
 
 /* Expectation of h(s^2) under a rule. */
 __attribute__((visibility("hidden"))) double

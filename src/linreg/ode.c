@@ -130,6 +130,8 @@ typedef struct {
   double A, B, C;  /* see the file comment */
   double dA, dB;   /* A'(P), B'(P) */
   dpd__fs_coef fs; /* per-group A_j, B_j when model->fs (A, B, dA, dB then unused) */
+  double lbar;     /* sum lambda^2 S / sum lambda S (finite-size rank-one term) */
+  double tscale;   /* dt/dtau applied by coef_scale (finite-size: the per-step rate) */
 } ode_coef;
 
 static void model_init(ode_model *model, const dpd_linreg_problem *problem,
@@ -161,11 +163,15 @@ static void model_init(ode_model *model, const dpd_linreg_problem *problem,
 }
 
 /* The group's coefficients A_j, B_j (and their P-derivatives) of the finite-size-corrected
- * system (docs/finite_size.md §2). */
+ * system (docs/finite_size.md §2), and the factor rho_j = log1p(x_j)/x_j, x_j = lambda_j A_j / n
+ * (the per-step rate), that makes the ODE with frozen coefficients reproduce the one-step
+ * recursion exactly (docs/finite_size.md §2, "one step"); rho_j multiplies the whole group
+ * equation and is held fixed in the Jacobian. */
 static void fs_group(const ode_model *model, const ode_coef *co, size_t j, double *A, double *B,
-                     double *dA, double *dB) {
+                     double *dA, double *dB, double *rho) {
   const dpd__fs_coef *f = &co->fs;
   const int k = model->fs->tilt_of[j];
+  double x;
   if (k >= 0) {
     *A = f->At[k];
     *B = f->Bt[k];
@@ -177,6 +183,12 @@ static void fs_group(const ode_model *model, const ode_coef *co, size_t j, doubl
     *B = f->B0 + beta * f->B1;
     *dA = f->dA0 + beta * f->dA1;
     *dB = f->dB0 + beta * f->dB1;
+  }
+  x = model->lambda[j] * *A * model->gamma * model->inv_d / co->tscale;
+  if (fabs(x) < 1e-3) {
+    *rho = 1.0 + x * (-0.5 + x * (1.0 / 3.0 - 0.25 * x));
+  } else {
+    *rho = x > -1.0 ? log1p(x) / x : 1.0; /* x <= -1: the step overshoots; no correction */
   }
 }
 
@@ -256,14 +268,15 @@ static int coef_at(const ode_model *model, double t, double R, int derivs, ode_c
   eta = dpd_schedule_eval(model->schedule, t);
   co->eta = eta;
   if (model->fs != NULL) {
-    int status = dpd__fs_coef_eval(model->fs, &model->noise, model->c, R, eta, model->gamma, derivs,
-                                   &co->fs, err);
+    int status = dpd__fs_coef_eval(model->fs, &model->noise, model->c, R, co->lbar, eta,
+                                   model->gamma, derivs, &co->fs, err);
     if (status != 0) {
       co->mu = co->nu = NAN;
       return status;
     }
     co->mu = co->fs.mu;
     co->nu = co->fs.nu;
+    co->tscale = 1.0;
     co->dmu = co->dnu = NAN;
     co->A = co->fs.A0;
     co->B = co->fs.B0;
@@ -291,6 +304,15 @@ static int coef_at(const ode_model *model, double t, double R, int derivs, ode_c
 
 static int coef_eval(const ode_model *model, double t, const double *S, int derivs, ode_coef *co,
                      dpd_err *err) {
+  co->lbar = 0.0;
+  if (model->fs != NULL) { /* sum lambda^2 S / sum lambda S: the residual's mean eigenvalue */
+    double s1 = 0.0, s2 = 0.0;
+    for (size_t j = 0; j < model->m; j++) {
+      s1 += model->lambda[j] * S[j];
+      s2 += model->lambda[j] * model->lambda[j] * S[j];
+    }
+    co->lbar = s1 > 0.0 && isfinite(s2 / s1) ? s2 / s1 : 0.0;
+  }
   return coef_at(model, t, model_risk(model, S), derivs, co, err);
 }
 
@@ -302,6 +324,7 @@ static void coef_scale(ode_coef *co, double factor) {
   co->C *= factor;
   co->dA *= factor;
   co->dB *= factor;
+  co->tscale *= factor;
   co->fs.A0 *= factor;
   co->fs.A1 *= factor;
   co->fs.B0 *= factor;
@@ -328,9 +351,9 @@ static int model_rhs_apply(const ode_model *model, const ode_coef *co, const dou
   int bad = 0;
   if (model->fs != NULL) {
     for (size_t j = 0; j < model->m; j++) {
-      double Aj, Bj, dAj, dBj, f;
-      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj);
-      f = lambda[j] * (Aj * S[j] + mult[j] * Bj) + mult[j] * C;
+      double Aj, Bj, dAj, dBj, rho, f;
+      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho);
+      f = rho * (lambda[j] * (Aj * S[j] + mult[j] * Bj) + mult[j] * C);
       dSdt[j] = f;
       bad |= !(fabs(f) <= DBL_MAX);
     }
@@ -415,9 +438,9 @@ static void model_jtimes(const ode_model *model, const ode_coef *co, const doubl
   double w = model_risk(model, v); /* b^T v */
   if (model->fs != NULL) {
     for (size_t j = 0; j < model->m; j++) {
-      double Aj, Bj, dAj, dBj;
-      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj);
-      Jv[j] = model->lambda[j] * (Aj * v[j] + (dAj * S[j] + model->mult[j] * dBj) * w);
+      double Aj, Bj, dAj, dBj, rho;
+      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho);
+      Jv[j] = rho * model->lambda[j] * (Aj * v[j] + (dAj * S[j] + model->mult[j] * dBj) * w);
     }
     return;
   }
@@ -433,9 +456,9 @@ static void model_psolve(const ode_model *model, const ode_coef *co, double gamm
   double ga = gamma_cv * co->A;
   if (model->fs != NULL) {
     for (size_t j = 0; j < model->m; j++) {
-      double Aj, Bj, dAj, dBj;
-      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj);
-      z[j] = r[j] / (1.0 - gamma_cv * Aj * model->lambda[j]);
+      double Aj, Bj, dAj, dBj, rho;
+      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho);
+      z[j] = r[j] / (1.0 - gamma_cv * rho * Aj * model->lambda[j]);
     }
     return;
   }
@@ -458,11 +481,11 @@ static int model_sm_solve(const ode_model *model, const ode_coef *co, double gam
   size_t m = model->m;
   if (model->fs != NULL) {
     for (size_t j = 0; j < m; j++) {
-      double Aj, Bj, dAj, dBj, inv_e, lj = lambda[j];
-      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj);
-      inv_e = 1.0 / (1.0 - gamma_cv * Aj * lj);
+      double Aj, Bj, dAj, dBj, rho, inv_e, lj = lambda[j];
+      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho);
+      inv_e = 1.0 / (1.0 - gamma_cv * rho * Aj * lj);
       x[j] = r[j] * inv_e;
-      ea[j] = lj * (dAj * S[j] + mult[j] * dBj) * inv_e;
+      ea[j] = rho * lj * (dAj * S[j] + mult[j] * dBj) * inv_e;
       br += lj * x[j];
       ba += lj * ea[j];
     }
