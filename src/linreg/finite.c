@@ -202,7 +202,7 @@ int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *
     double re, im, mod;
     charfn_log(&cf, t, &re, &im);
     mod = exp(re);
-    if (mod < 1e-15) {
+    if (mod < 1e-14) {
       break;
     }
     if (k > 2000000) {
@@ -212,8 +212,19 @@ int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *
                         law->m2);
       goto done;
     }
-    for (size_t i = 0; i < N; i++) {
-      w[i] += mod * cos(im - t * x[i]);
+    { /* mod cos(im - t x_i), x_i = a + i dx: the phase rotated by a complex multiplication,
+         restarted every 64 points against the rounding drift */
+      const double cr = cos(t * dx), sr = -sin(t * dx);
+      for (size_t i0 = 0; i0 < N; i0 += 64) {
+        double zr = mod * cos(im - t * x[i0]), zi = mod * sin(im - t * x[i0]);
+        const size_t i1 = i0 + 64 < N ? i0 + 64 : N;
+        for (size_t i = i0; i < i1; i++) {
+          const double nr = zr * cr - zi * sr;
+          w[i] += zr;
+          zi = zr * sr + zi * cr;
+          zr = nr;
+        }
+      }
     }
   }
   for (size_t i = 0; i < N; i++) {
@@ -266,7 +277,7 @@ int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *
         np++;
       }
     }
-    if (gauss_of_discrete(px, pw, np, DPD_FS_NODES, p0, p1, pq, &law->tilt[law->ntilt]) == 0) {
+    if (gauss_of_discrete(px, pw, np, DPD_FS_TILT_NODES, p0, p1, pq, &law->tilt[law->ntilt]) == 0) {
       status = DPD_FAIL(err, DPD_ESOLVER, "finite-size law: no Gauss rule for lambda/d = %g", beta);
       goto done;
     }
@@ -314,7 +325,18 @@ static int node_eval(const dpd_noise_spec *noise, double c, double x, double R, 
   if (noise->law == DPD_NOISE_GAUSSIAN) {
     double mu, nu, dmu, dnu;
     const double kappa = T / (2.0 * sqrt(P));
-    dpd_clip_factors_eval(T, P, &mu, &nu, &dmu, &dnu);
+    if (kappa >= 0.05 && kappa <= 30.0) {
+      /* the closed forms of clip.h (dpd_clip_factors_eval) without its incomplete-gamma branch
+       * for kappa < 1: the cancellation in nu costs at most 1e-13 relative for kappa >= 0.05 */
+      const double ek = exp(-kappa * kappa), m = erf(kappa);
+      const double kerfck = kappa * (kappa < 0.5 ? 1.0 - m : erfc(kappa));
+      mu = m;
+      nu = m - 2.0 * kappa * ek / sqrt(M_PI) + 2.0 * kappa * kerfck;
+      dmu = -kappa * ek / (sqrt(M_PI) * P);
+      dnu = -2.0 * kappa * kerfck / P;
+    } else {
+      dpd_clip_factors_eval(T, P, &mu, &nu, &dmu, &dnu);
+    }
     o->Fmu = mu;
     o->dFmu = dmu;
     o->Fnu = 2.0 * P * nu;

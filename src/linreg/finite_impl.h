@@ -10,9 +10,10 @@
 #include "dpdyn/noise.h"
 #include "dpdyn/status.h"
 
-#define DPD_FS_NODES 16   /* Gauss nodes of each law of s^2 */
-#define DPD_FS_MAXTILT 32 /* groups with their own size-biased law (the largest lambda/d) */
-#define DPD_FS_EPS 0.01   /* groups with lambda/d > DPD_FS_EPS get their own law */
+#define DPD_FS_NODES 16     /* Gauss nodes of each law of s^2 */
+#define DPD_FS_MAXTILT 32   /* groups with their own size-biased law (the largest lambda/d) */
+#define DPD_FS_EPS 0.02     /* groups with lambda/d > DPD_FS_EPS get their own law */
+#define DPD_FS_TILT_NODES 8 /* Gauss nodes of each size-biased law */
 
 /* A Gauss rule of a law on (0, inf): E h(s^2) ~ sum_k w[k] h(x[k]). */
 typedef struct {
