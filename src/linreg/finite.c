@@ -459,6 +459,11 @@ int dpd__fs_coef_eval(const dpd__fs_law *law, const dpd_noise_spec *noise, doubl
   co->dB1 = -g2 * b.dn1;
   co->mu = b.mu;
   co->nu = P > 0.0 ? b.nu / (2.0 * P) : 1.0;
+  co->mu0 = b.mu + dmu_r1;
+  co->mu1 = -b.g;
+  co->sig0 = b.sig;
+  co->N0 = b.nu + dN_r1;
+  co->N1 = -2.0 * b.n1;
   for (size_t k = 0; k < law->ntilt; k++) {
     fs_sums t;
     status = rule_sums(&law->tilt[k], noise, c, R, derivs, &t, err);
@@ -470,6 +475,9 @@ int dpd__fs_coef_eval(const dpd__fs_law *law, const dpd_noise_spec *noise, doubl
     co->Bt[k] = 0.5 * g2 * (t.nu + dN_r1);
     co->dAt[k] = -2.0 * eta * (b.dmu - beta * t.dg) + g2 * beta * t.dsig;
     co->dBt[k] = 0.5 * g2 * t.dnu;
+    co->mut[k] = b.mu + dmu_r1 - beta * t.g;
+    co->sigt[k] = t.sig;
+    co->Nt[k] = t.nu + dN_r1;
   }
   return 0;
 }

@@ -51,6 +51,10 @@ typedef struct {
   double At[DPD_FS_MAXTILT], Bt[DPD_FS_MAXTILT], dAt[DPD_FS_MAXTILT], dBt[DPD_FS_MAXTILT];
   double mu, nu; /* the averaged asymptotic-form factors E_s F_mu, E_s F_nu / (2P) (reporting) */
   double rank_one_mu, rank_one_nu; /* the rank-one terms added to mu and nu (reporting) */
+  /* The factors themselves (the SDE): mu_j = mu0 + beta mu1, sigma_j = sig0, N_j = N0 + beta N1
+   * for first-order groups; mut, sigt, Nt for tilted group k. */
+  double mu0, mu1, sig0, N0, N1;
+  double mut[DPD_FS_MAXTILT], sigt[DPD_FS_MAXTILT], Nt[DPD_FS_MAXTILT];
 } dpd__fs_coef;
 
 /* lbar = sum lambda_j^2 S_j / sum lambda_j S_j, the mean eigenvalue of the residual direction

@@ -562,12 +562,16 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, linreg_run *r, int buil
       return status;
     }
     r->compress = choice == 0 ? 2 : choice == 1 ? 1 : 0; /* auto|on|off */
+    r->cc.nodes = (int)nodes;
+    r->cc.bands_per_decade = (int)bands;
+  }
+  r->finite_size = DPD_FINITE_OFF;
+  if (r->uses_ode || strcmp(command, "sde") == 0) {
+    size_t choice;
     if ((status = dpd_keys_choice_get(keys, "finite_size", &choice, err)) < 0) {
       return status;
     }
     r->finite_size = choice == 0 ? DPD_FINITE_OFF : choice == 1 ? DPD_FINITE_ON : DPD_FINITE_AUTO;
-    r->cc.nodes = (int)nodes;
-    r->cc.bands_per_decade = (int)bands;
   }
   r->threads = (int)threads;
   r->noise.zeta = r->zeta;
@@ -1083,7 +1087,7 @@ static double distinct_eigenvalues(const linreg_run *r) {
  * lambda_max/d, and a warning (summary "warnings" and a note) when sqrt(m2) exceeds the auto
  * threshold and the correction is off. */
 int dpd__linreg_finite_size_report(dpd_output *out, const linreg_run *r, dpd_err *err) {
-  const dpd_linreg_problem *p = r->ode_problem;
+  const dpd_linreg_problem *p = r->ode_problem != NULL ? r->ode_problem : r->problem;
   const dpd_ode_config oc = dpd__linreg_ode_config(r);
   const int applied = dpd_ode_finite_size_applies(p, &oc);
   const double m2 = dpd_linreg_m2(p);
@@ -1193,6 +1197,7 @@ static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
     ec.threads = r.threads;
     ec.progress = env->progress != NULL ? dpd__model_progress : NULL;
     ec.progress_user = &r.progress;
+    ec.finite_size = r.finite_size;
     if ((status = dpd_linreg_sde_run(r.problem, r.schedule, &ec, &sde, err)) < 0) {
       goto done;
     }
@@ -1326,6 +1331,9 @@ static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
     }
     if (is_sde) {
       dpd_output_number_set(out, "dt", r.dt > 0.0 ? r.dt : 1.0 / (double)r.n);
+      if ((status = dpd__linreg_finite_size_report(out, &r, err)) < 0) {
+        goto done;
+      }
     }
 #undef ADD_COL
 #undef ADD_REL
