@@ -74,23 +74,30 @@ typedef struct {
   double nu_frozen;    /* clipping factor nu_c in [0, 1] held constant instead of nu_c(P) */
   /* Finite-size correction (docs/finite_size.md): the clipping factors averaged over the law of
    * s^2 = |x|^2/d, with the lambda_j/d terms of each eigenvalue group. DPD_FINITE_OFF (default:
-   * the asymptotic equivalent of docs/math.md §1.7), DPD_FINITE_ON, or DPD_FINITE_AUTO (on when
-   * sqrt(m2) > DPD_FINITE_AUTO_THRESHOLD, dpd_ode_finite_size_applies). Needs method bdf or adams
+   * the asymptotic equivalent of docs/math.md §1.7), DPD_FINITE_ON, or DPD_FINITE_AUTO (on where
+   * dpd_linreg_finite_size_matters, see dpd_ode_finite_size_applies). Needs method bdf or adams
    * and no frozen factors; the bounds keep the asymptotic factors. */
   int finite_size;
 } dpd_ode_config;
 
 enum { DPD_FINITE_OFF = 0, DPD_FINITE_ON = 1, DPD_FINITE_AUTO = 2 };
 
-/* The auto rule's threshold on sqrt(m2), m2 = E[(|x|^2/d - 1)^2] = 2 sum lambda_i^2 / d^2
- * (docs/finite_size.md §4: where the correction moves the released risk by about 0.1 %). */
+/* The auto rule's thresholds on sqrt(m2), m2 = E[(|x|^2/d - 1)^2] = 2 sum lambda_i^2 / d^2, and on
+ * lambda_max/d (docs/finite_size.md §4: every measured case where the correction moves the
+ * released risk by more than 0.1 % exceeds both). */
 #define DPD_FINITE_AUTO_THRESHOLD 0.1
+#define DPD_FINITE_AUTO_LMAX 0.03
+
+/* 1 when sqrt(m2) > DPD_FINITE_AUTO_THRESHOLD and lambda_max/d > DPD_FINITE_AUTO_LMAX: the
+ * asymptotic equivalent is off by its finite-size terms (the CLI warns when the correction is
+ * off there). */
+DPD_API int dpd_linreg_finite_size_matters(const dpd_linreg_problem *problem);
 
 /* m2 = 2 sum lambda_i^2 / d^2 of a problem (any problem, spectral ones included). */
 DPD_API double dpd_linreg_m2(const dpd_linreg_problem *problem);
 
 /* 1 when a solve of `problem` with `cfg` applies the finite-size correction: finite_size on, or
- * auto with sqrt(m2) > DPD_FINITE_AUTO_THRESHOLD and a method that supports it; else 0. */
+ * auto where dpd_linreg_finite_size_matters, with a method that supports it; else 0. */
 DPD_API int dpd_ode_finite_size_applies(const dpd_linreg_problem *problem,
                                         const dpd_ode_config *cfg);
 

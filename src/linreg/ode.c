@@ -679,8 +679,12 @@ int dpd_ode_finite_size_applies(const dpd_linreg_problem *problem, const dpd_ode
     return 1;
   }
   return cfg->finite_size == DPD_FINITE_AUTO && cfg->method != DPD_ODE_VOLTERRA &&
-         isnan(cfg->mu_frozen) && isnan(cfg->nu_frozen) &&
-         sqrt(dpd__fs_m2(problem)) > DPD_FINITE_AUTO_THRESHOLD;
+         isnan(cfg->mu_frozen) && isnan(cfg->nu_frozen) && dpd_linreg_finite_size_matters(problem);
+}
+
+int dpd_linreg_finite_size_matters(const dpd_linreg_problem *problem) {
+  return problem != NULL && sqrt(dpd__fs_m2(problem)) > DPD_FINITE_AUTO_THRESHOLD &&
+         problem->lambda_max / (double)problem->d > DPD_FINITE_AUTO_LMAX;
 }
 
 int dpd_ode_rhs_eval(const dpd_linreg_problem *problem, const dpd_schedule *schedule,

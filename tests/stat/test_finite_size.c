@@ -14,7 +14,7 @@
  *  - isotropic and two-level spectra: the corrected ODE within 2 SE on the released risk and
  *    3.5 SE on the grid; it moves the released risk by O(1/d) (printed).
  * This file runs the steep spectra at d = 400; test_finite_size_flat.c the flat ones, and the slow
- * variant test_finite_size_slow.c d = 1000 and 2000 (label "slow"). */
+ * variant test_finite_size_slow.c d = 1000 and 2000 and the corrected SDE (label "slow"). */
 #include <stdlib.h>
 
 #include "dpd_test.h"
@@ -113,6 +113,62 @@ static void run_case(const fs_case *cs) {
 }
 
 #ifdef FS_SLOW
+/* The SDE with the same corrected factors (dpd_linreg_sde_config.finite_size) against DP-SGD on
+ * the power law alpha = 1, d = 400: released risks within 3 combined SE (independent seeds), where
+ * the uncorrected SDE is more than 4 combined SE off. */
+static void sde_corrected_matches_simulation(void **state) {
+  dpd_linreg_problem_config pc = dpd_linreg_problem_config_default();
+  dpd_schedule_config sc = dpd_schedule_config_default();
+  dpd_linreg_sim_config simc = dpd_linreg_sim_config_default();
+  dpd_linreg_sde_config ec = dpd_linreg_sde_config_default();
+  dpd_linreg_problem *problem = NULL;
+  dpd_schedule *schedule = NULL;
+  dpd_linreg_sim_result *sim = NULL, *on = NULL, *off = NULL;
+  dpd_err err;
+  double z_on, z_off;
+  (void)state;
+  pc.d = 400;
+  pc.spectrum = DPD_SPECTRUM_POWERLAW;
+  pc.alpha = 1.0;
+  pc.seed = 7;
+  assert_int_equal(dpd_linreg_problem_create(&pc, &problem, &err), DPD_OK);
+  sc.kind = DPD_SCHEDULE_SQRT;
+  sc.eta0 = 1.0;
+  sc.gamma = 0.25;
+  sc.rho = 2.0;
+  assert_int_equal(dpd_schedule_create(&sc, &schedule, &err), DPD_OK);
+  simc.n = 1600;
+  simc.zeta = 0.5;
+  simc.c = 0.5;
+  simc.rho = 2.0;
+  simc.seeds = SEEDS;
+  simc.seed = 15;
+  simc.grid = 11;
+  assert_int_equal(dpd_linreg_sim_run(problem, schedule, &simc, &sim, &err), DPD_OK);
+  ec.n = 1600;
+  ec.zeta = 0.5;
+  ec.c = 0.5;
+  ec.rho = 2.0;
+  ec.seeds = SEEDS;
+  ec.seed = 16;
+  ec.grid = 11;
+  assert_int_equal(dpd_linreg_sde_run(problem, schedule, &ec, &off, &err), DPD_OK);
+  ec.finite_size = DPD_FINITE_ON;
+  assert_int_equal(dpd_linreg_sde_run(problem, schedule, &ec, &on, &err), DPD_OK);
+  z_on = (on->final_risk - sim->final_risk) / hypot(on->final_risk_se, sim->final_risk_se);
+  z_off = (off->final_risk - sim->final_risk) / hypot(off->final_risk_se, sim->final_risk_se);
+  print_message("[sde, powerlaw 1, d = 400] released risk: corrected SDE %+.2f SE, uncorrected "
+                "%+.2f SE (combined SE)\n",
+                z_on, z_off);
+  assert_true(fabs(z_on) <= 3.0);
+  assert_true(fabs(z_off) > 4.0);
+  dpd_linreg_sim_result_free(on);
+  dpd_linreg_sim_result_free(off);
+  dpd_linreg_sim_result_free(sim);
+  dpd_schedule_free(schedule);
+  dpd_linreg_problem_free(problem);
+}
+
 static void steep_spectra_large_d(void **state) {
   static const fs_case cases[] = {
       {"powerlaw 1, d = 1000", DPD_SPECTRUM_POWERLAW, 1.0, 1000, 1, 0.0},
@@ -151,6 +207,7 @@ static void flat_spectra_d400(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
 #if defined(FS_SLOW)
+    cmocka_unit_test(sde_corrected_matches_simulation),
     cmocka_unit_test(steep_spectra_large_d),
 #elif defined(FS_FLAT)
     cmocka_unit_test(flat_spectra_d400),

@@ -1094,13 +1094,15 @@ int dpd__linreg_finite_size_report(dpd_output *out, const linreg_run *r, dpd_err
   cJSON_AddBoolToObject(out->summary, "finite_size", applied);
   cJSON_AddNumberToObject(out->summary, "m2", m2);
   cJSON_AddNumberToObject(out->summary, "lambda_max_over_d", p->lambda_max / (double)p->d);
-  if (!applied && sqrt(m2) > DPD_FINITE_AUTO_THRESHOLD) {
+  if (!applied && dpd_linreg_finite_size_matters(p)) {
     char msg[300];
     cJSON *w = cJSON_GetObjectItemCaseSensitive(out->summary, "warnings");
     snprintf(msg, sizeof msg,
-             "the relative sd of |x|^2/d is %.3g > %g (lambda_max/d = %.3g): the asymptotic "
-             "equivalent is off by its finite-size terms here; use finite_size = on or auto",
-             sqrt(m2), DPD_FINITE_AUTO_THRESHOLD, p->lambda_max / (double)p->d);
+             "the relative sd of |x|^2/d is %.3g > %g and lambda_max/d = %.3g > %g: the "
+             "asymptotic equivalent is off by its finite-size terms here; use finite_size = on "
+             "or auto",
+             sqrt(m2), DPD_FINITE_AUTO_THRESHOLD, p->lambda_max / (double)p->d,
+             DPD_FINITE_AUTO_LMAX);
     if (w == NULL) {
       w = cJSON_AddArrayToObject(out->summary, "warnings");
     }
