@@ -21,8 +21,10 @@
 #include "linreg/finite_impl.h"
 
 enum {
-  FS_GRID = 1024, /* points of the inverted density */
-  FS_TAYLOR = 40  /* power sums of the bulk groups in log phi */
+  FS_GRID = 1024,       /* points of the inverted density */
+  FS_TAYLOR = 40,       /* power sums of the bulk groups in log phi */
+  FS_CHAIN_GROUPS = 64, /* at most this many groups ... */
+  FS_CHAIN_MULT = 200   /* ... of at most this multiplicity (GSL weights Gamma(m/2) stay finite) */
 };
 
 double dpd__fs_m2(const dpd_linreg_problem *p) {
@@ -131,6 +133,51 @@ static void charfn_log(const charfn *cf, double t, double *re, double *im) {
 
 /* ---- The law ------------------------------------------------------------------------------- */
 
+/* The law of s^2 for a few groups of small multiplicity (tiny d, short level lists), where the
+ * characteristic function decays too slowly to invert: s^2 = sum_j (2 lambda_j/d) Gamma(m_j/2),
+ * built one group at a time as the Gauss rule of (rule so far) x (generalized Gauss-Laguerre rule
+ * of Gamma(m_j/2), GSL), each step exact for the first 2 DPD_FS_NODES moments. px, pw, pq:
+ * [DPD_FS_NODES^2], p0, p1: workspace of the same size. Returns 0 or -1. */
+static int base_by_chain(const dpd_linreg_problem *p, dpd__fs_rule *rule, double *px, double *pw,
+                         double *pq, double *p0, double *p1) {
+  rule->n = 1;
+  rule->x[0] = 0.0;
+  rule->w[0] = 1.0;
+  for (size_t j = 0; j < p->ngroups; j++) {
+    const double k = 0.5 * p->group_mult[j], scale = 2.0 * p->group_lambda[j] / (double)p->d;
+    gsl_integration_fixed_workspace *lag;
+    const double *ly, *lw;
+    double usum = 0.0;
+    size_t np = 0;
+    if (!(k > 0.0)) {
+      continue; /* a node of the initial-energy measure of a compressed problem */
+    }
+    lag = gsl_integration_fixed_alloc(gsl_integration_fixed_laguerre, DPD_FS_NODES, 0.0, 1.0,
+                                      k - 1.0, 0.0);
+    if (lag == NULL) {
+      return -1;
+    }
+    ly = gsl_integration_fixed_nodes(lag);
+    lw = gsl_integration_fixed_weights(lag);
+    for (int l = 0; l < DPD_FS_NODES; l++) {
+      usum += lw[l];
+    }
+    for (int r = 0; r < rule->n; r++) {
+      for (int l = 0; l < DPD_FS_NODES; l++) {
+        px[np] = rule->x[r] + scale * ly[l];
+        pw[np] = rule->w[r] * lw[l] / usum;
+        np++;
+      }
+    }
+    gsl_integration_fixed_free(lag);
+    if (!(usum > 0.0) || !isfinite(usum) ||
+        gauss_of_discrete(px, pw, np, DPD_FS_NODES, p0, p1, pq, rule) == 0) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
 void dpd__fs_law_free(dpd__fs_law *law) {
   if (law != NULL) {
     free(law->tilt_of);
@@ -168,6 +215,19 @@ int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *
     goto done;
   }
   sd = sqrt(law->m2);
+  if (m <= FS_CHAIN_GROUPS) {
+    double mmax = 0.0;
+    for (size_t j = 0; j < m; j++) {
+      mmax = fmax(mmax, p->group_mult[j]);
+    }
+    if (mmax <= FS_CHAIN_MULT) {
+      if (base_by_chain(p, &law->base, px, pw, pq, p0, p1) != 0) {
+        status = DPD_FAIL(err, DPD_ESOLVER, "finite-size law: no Gauss rule (m2 = %g)", law->m2);
+        goto done;
+      }
+      goto tilts;
+    }
+  }
 
   /* characteristic function: groups above lambda_cut exactly, the rest by power sums */
   memset(&cf, 0, sizeof cf);
@@ -245,6 +305,7 @@ int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *
     goto done;
   }
 
+tilts:
   /* size-biased laws of the top groups: base rule x Gauss-Laguerre (eta = 2 y, y ~ Exp(1)) */
   lag =
       gsl_integration_fixed_alloc(gsl_integration_fixed_laguerre, DPD_FS_NODES, 0.0, 1.0, 0.0, 0.0);
@@ -288,7 +349,9 @@ int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *
   *out = law;
   law = NULL;
 done:
-  gsl_integration_fixed_free(lag);
+  if (lag != NULL) {
+    gsl_integration_fixed_free(lag);
+  }
   free(p0);
   free(px);
   free(x);

@@ -3,7 +3,8 @@
  *
  *  - moments: the 16-node Gauss rule of the inverted law reproduces the exact cumulants of
  *    s^2 = sum lambda_i g_i^2/d (mean 1, variance m2 = 2 sum lambda^2/d^2, third cumulant
- *    8 sum lambda^3/d^3) to 1e-6 relative, and each size-biased rule those of s^2 + beta chi^2_2;
+ *    8 sum lambda^3/d^3) to 1e-6 relative, and each size-biased rule those of s^2 + beta chi^2_2,
+ *    both for the inverted characteristic function and for the Gamma chain of few groups (d = 1, 3);
  *  - against brute-force Monte Carlo (200000 draws of s^2, fixed seed): E erf(k/s) and E 1/s^2
  *    within 4 SE, where the asymptotic point mass s = 1 is rejected (> 4 SE: negative control);
  *  - the spectrally compressed problem gives the same rule as the full one (1e-6). */
@@ -86,6 +87,8 @@ static void rules_reproduce_the_cumulants(void **state) {
   check_law(DPD_SPECTRUM_POWERLAW, 1000, 1.0);
   check_law(DPD_SPECTRUM_POWERLAW, 1000, 1.5);
   check_law(DPD_SPECTRUM_POWERLAW, 100000, 1.0);
+  check_law(DPD_SPECTRUM_ISO, 1, 1.0); /* few groups: the Gamma chain, not the inversion */
+  check_law(DPD_SPECTRUM_POWERLAW, 3, 2.0);
   check_law(DPD_SPECTRUM_ISO, 50, 1.0);
   check_law(DPD_SPECTRUM_ISO, 100000, 1.0);
   check_law(DPD_SPECTRUM_LEVELS, 400, 1.0);
