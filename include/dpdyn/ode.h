@@ -205,7 +205,10 @@ DPD_API void dpd_ode_result_free(dpd_ode_result *r);
  * S (or, for the right-hand side, a derivative) is not finite, or negative with
  * a non-Gaussian law (CVODE's "recoverable" code), DPD_EINVAL for a config that
  * dpd_ode_solve would reject, or the negative status of a failed quadrature
- * of the clipping factors. No allocation; thread-safe. */
+ * of the clipping factors. No allocation; thread-safe. With the finite-size correction applied
+ * (dpd_ode_finite_size_applies) each call builds the law of |x|^2/d (allocates, milliseconds), and
+ * the Jacobian-vector product is that of the Newton matrix the solver uses: without the state
+ * dependence of the rank-one term and of the one-step factors (docs/finite_size.md §2). */
 DPD_API int dpd_ode_rhs_eval(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
                              const dpd_ode_config *cfg, double t, const double *S, double *dSdt);
 DPD_API int dpd_ode_jtimes_eval(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
