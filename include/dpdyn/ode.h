@@ -75,7 +75,34 @@ typedef struct {
                           2 c^2 gamma^2 sigma~^2). The release jump still follows rho. */
   double mu_frozen;    /* clipping factor mu_c in (0, 1] held constant instead of mu_c(P) */
   double nu_frozen;    /* clipping factor nu_c in [0, 1] held constant instead of nu_c(P) */
+  /* Finite-size correction (docs/finite_size.md): the clipping factors averaged over the law of
+   * s^2 = |x|^2/d, with the lambda_j/d terms of each eigenvalue group. DPD_FINITE_OFF (default:
+   * the asymptotic equivalent of docs/math.md §1.7), DPD_FINITE_ON, or DPD_FINITE_AUTO (on where
+   * dpd_linreg_finite_size_matters, see dpd_ode_finite_size_applies). Needs method bdf or adams
+   * and no frozen factors; the bounds keep the asymptotic factors. */
+  int finite_size;
 } dpd_ode_config;
+
+enum { DPD_FINITE_OFF = 0, DPD_FINITE_ON = 1, DPD_FINITE_AUTO = 2 };
+
+/* The auto rule's thresholds on sqrt(m2), m2 = E[(|x|^2/d - 1)^2] = 2 sum lambda_i^2 / d^2, and on
+ * lambda_max/d (docs/finite_size.md §4: every measured case where the correction moves the
+ * released risk by more than 0.1 % exceeds both). */
+#define DPD_FINITE_AUTO_THRESHOLD 0.1
+#define DPD_FINITE_AUTO_LMAX 0.03
+
+/* 1 when sqrt(m2) > DPD_FINITE_AUTO_THRESHOLD and lambda_max/d > DPD_FINITE_AUTO_LMAX: the
+ * asymptotic equivalent is off by its finite-size terms (the CLI warns when the correction is
+ * off there). */
+DPD_API int dpd_linreg_finite_size_matters(const dpd_linreg_problem *problem);
+
+/* m2 = 2 sum lambda_i^2 / d^2 of a problem (any problem, spectral ones included). */
+DPD_API double dpd_linreg_m2(const dpd_linreg_problem *problem);
+
+/* 1 when a solve of `problem` with `cfg` applies the finite-size correction: finite_size on, or
+ * auto where dpd_linreg_finite_size_matters, with a method that supports it; else 0. */
+DPD_API int dpd_ode_finite_size_applies(const dpd_linreg_problem *problem,
+                                        const dpd_ode_config *cfg);
 
 /* All risks are excess risks. The three curves risk, lower and upper are
  * values *before release* (t -> 1-): the released iterate theta_n carries the
@@ -193,7 +220,10 @@ DPD_API void dpd_ode_result_free(dpd_ode_result *r);
  * S (or, for the right-hand side, a derivative) is not finite, or negative with
  * a non-Gaussian law (CVODE's "recoverable" code), DPD_EINVAL for a config that
  * dpd_ode_solve would reject, or the negative status of a failed quadrature
- * of the clipping factors. No allocation; thread-safe. */
+ * of the clipping factors. No allocation; thread-safe. With the finite-size correction applied
+ * (dpd_ode_finite_size_applies) each call builds the law of |x|^2/d (allocates, milliseconds), and
+ * the Jacobian-vector product is that of the Newton matrix the solver uses: without the state
+ * dependence of the rank-one term and of the one-step factors (docs/finite_size.md §2). */
 DPD_API int dpd_ode_rhs_eval(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
                              const dpd_ode_config *cfg, double t, const double *S, double *dSdt);
 DPD_API int dpd_ode_jtimes_eval(const dpd_linreg_problem *problem, const dpd_schedule *schedule,

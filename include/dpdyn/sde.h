@@ -38,6 +38,11 @@ typedef struct {
   dpd_progress_fn progress; /* replicates done, from the calling thread (replicate.h); NULL:
                                none (default). Returning non-zero stops the run (DPD_ECANCELLED) */
   void *progress_user;      /* passed to progress (borrowed; default NULL) */
+  int finite_size; /* DPD_FINITE_OFF (0, default), DPD_FINITE_ON or DPD_FINITE_AUTO (ode.h):
+                      the drift and diffusion with the finite-size-corrected factors of
+                      docs/finite_size.md, per eigenvalue group, the rank-one term and
+                      the self term in the diffusion (Euler-Maruyama at dt = 1/n is the
+                      one-step map, so no one-step factor) */
 } dpd_linreg_sde_config;
 
 DPD_API dpd_linreg_sde_config dpd_linreg_sde_config_default(void);

@@ -60,8 +60,10 @@
 #include "core/replicate_impl.h"
 #include "core/stats_impl.h"
 #include "dpdyn/clip.h"
+#include "dpdyn/ode.h"
 #include "dpdyn/rng.h"
 #include "dpdyn/sde.h"
+#include "linreg/finite_impl.h"
 #include "linreg/result_impl.h"
 #include "linreg/sde_impl.h"
 
@@ -197,11 +199,39 @@ typedef struct {
   double dt;   /* step of the non-uniform grid */
   int uniform; /* 1: t_k = k / nsteps */
   uint64_t seed;
-  size_t e_len;         /* the workspace: e [e_len], then the Gaussian buffer [2d + 2] */
-  double *risk_rows;    /* [seeds * grid] outputs: replicate r writes row r of each */
-  double *clip_rows;    /* [seeds * grid] */
-  replicate_info *info; /* [seeds] */
+  size_t e_len;          /* the workspace: e [e_len], then the Gaussian buffer [2d + 2] */
+  double *risk_rows;     /* [seeds * grid] outputs: replicate r writes row r of each */
+  double *clip_rows;     /* [seeds * grid] */
+  replicate_info *info;  /* [seeds] */
+  const dpd__fs_law *fs; /* finite-size correction (docs/finite_size.md); NULL: off */
+  const int *coord_tilt; /* [d] the tilted rule of each coordinate's group, or -1 */
 } sde_plan;
+
+/* One Euler-Maruyama step with the finite-size-corrected factors (docs/finite_size.md §2):
+ * coordinate i of group j drifts by -eta mu_j lambda_i e_i and diffuses with variance
+ * (eta^2/n) lambda_i (N_j + lambda_i e_i^2 (sigma_j - mu_j^2)) per unit time (the one-step
+ * variance of x_i psi), plus the privacy noise p. Returns the new risk. */
+static double fs_em_step(const sde_plan *plan, const dpd__fs_coef *co, double eta, double h,
+                         double p, const double *z, const double *v, double *e) {
+  const double sh = sqrt(h), inv_n = 1.0 / (double)plan->n, inv_d = 1.0 / (double)plan->d;
+  double acc = 0.0;
+  for (size_t i = 0; i < plan->d; i++) {
+    const double l = plan->lambda[i], beta = l * inv_d;
+    const int k = plan->coord_tilt[i];
+    const double mu = k >= 0 ? co->mut[k] : co->mu0 + beta * co->mu1;
+    const double sig = k >= 0 ? co->sigt[k] : co->sig0;
+    const double N = k >= 0 ? co->Nt[k] : co->N0 + beta * co->N1;
+    const double var = fmax(0.0, N + l * e[i] * e[i] * (sig - mu * mu));
+    double x =
+        e[i] - h * eta * mu * l * e[i] + sh * plan->sqrt_lambda[i] * eta * sqrt(var * inv_n) * z[i];
+    if (v != NULL) {
+      x += p * sh * v[i];
+    }
+    e[i] = x;
+    acc += l * x * x;
+  }
+  return 0.5 * acc;
+}
 
 /* Step time t_k, k = 0..nsteps. */
 ALWAYS_INLINE double step_time(const sde_plan *plan, size_t k) {
@@ -283,7 +313,24 @@ ALWAYS_INLINE void run_replicate_body(const sde_plan *plan, size_t rep, double *
     const double h = t_next - t;
     const double eta = dpd_schedule_eval(plan->schedule, t);
     double mu, nu;
-    int st = dpd_clip_noise_factors_eval(&plan->noise, plan->c, R, &mu, &nu, NULL, NULL, NULL);
+    dpd__fs_coef fco;
+    int st;
+    if (plan->fs != NULL) {
+      double s1 = 0.0, s2 = 0.0;
+      for (size_t i = 0; i < d; i++) {
+        s1 += lambda[i] * e[i] * e[i];
+        s2 += lambda[i] * lambda[i] * e[i] * e[i];
+      }
+      st = dpd__fs_coef_eval(plan->fs, &plan->noise, plan->c, R, s1 > 0.0 ? s2 / s1 : 0.0, eta,
+                             (double)d * inv_n, 0, &fco, NULL);
+      if (st > 0) {
+        st = DPD_ENONFINITE;
+      }
+      mu = fco.mu;
+      nu = fco.nu;
+    } else {
+      st = dpd_clip_noise_factors_eval(&plan->noise, plan->c, R, &mu, &nu, NULL, NULL, NULL);
+    }
     if (st < 0) {
       info->status = st;
       info->fail_step = k;
@@ -305,7 +352,9 @@ ALWAYS_INLINE void run_replicate_body(const sde_plan *plan, size_t rep, double *
     const size_t count = noisy ? 2 * d : d + (d & 1u);
 
     dpd_rng_gaussian_fill(&rng, buf, count);
-    if (noisy) {
+    if (plan->fs != NULL) {
+      R = fs_em_step(plan, &fco, eta, h, coef.p, z, noisy ? v : NULL, e);
+    } else if (noisy) {
       R = em_body(d, lambda, sl, &coef, z, v, e, 0, 1);
     } else {
       R = em_body(d, lambda, sl, &coef, z, NULL, e, 0, 0);
@@ -526,6 +575,28 @@ int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
   double *jump_sd = malloc((njumps + 1) * sizeof *jump_sd);
   double *clip_rows = res != NULL ? res->clip_replicates : NULL; /* owned by res */
   replicate_info *info = malloc(seeds * sizeof *info);
+  dpd__fs_law *fs_law = NULL;
+  int *coord_tilt = NULL;
+  if (cfg->finite_size != DPD_FINITE_OFF) {
+    dpd_ode_config oc = dpd_ode_config_default();
+    oc.finite_size = cfg->finite_size;
+    if (dpd_ode_finite_size_applies(problem, &oc)) {
+      if ((status = dpd__fs_law_create(problem, &fs_law, err)) < 0) {
+        goto cleanup;
+      }
+      coord_tilt = malloc(d * sizeof *coord_tilt);
+      if (coord_tilt == NULL) {
+        status = DPD_FAIL(err, DPD_ENOMEM, "sde: out of memory (d = %zu)", d);
+        goto cleanup;
+      }
+      for (size_t i = 0, j = 0; i < d; i++) { /* groups: runs of equal eigenvalues, in order */
+        if (i > 0 && problem->lambda[i] != problem->lambda[i - 1]) {
+          j++;
+        }
+        coord_tilt[i] = fs_law->tilt_of[j];
+      }
+    }
+  }
   if (res == NULL || eta == NULL || sigma == NULL || kgrid == NULL || clip_rows == NULL ||
       info == NULL || jump_t == NULL || jump_sd == NULL) {
     status = DPD_FAIL(err, DPD_ENOMEM, "sde: out of memory (d = %zu, n = %zu, seeds = %zu)", d, n,
@@ -560,7 +631,9 @@ int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
                    .e_len = e_len,
                    .risk_rows = res->risk_replicates,
                    .clip_rows = clip_rows,
-                   .info = info};
+                   .info = info,
+                   .fs = fs_law,
+                   .coord_tilt = coord_tilt};
   /* Impulse of a drop: 2 C sigma with sigma^2 = (eta~(t-)^2 - eta~(t+)^2) / (n^2 rho^2). */
   dpd_schedule_jumps(schedule, jump_t, jump_sd, njumps);
   for (size_t j = 0; j < njumps; j++) {
@@ -641,5 +714,7 @@ cleanup:
   free(jump_sd);
   free(kgrid);
   free(info);
+  free(coord_tilt);
+  dpd__fs_law_free(fs_law);
   return status;
 }

@@ -38,6 +38,7 @@ typedef struct linreg_run {
   double rtol, atol;
   int uses_ode;                    /* ode, compare, tune */
   int compress;                    /* 0 off, 1 on, 2 auto */
+  int finite_size;                 /* DPD_FINITE_OFF | ON | AUTO (the key finite_size) */
   double compress_tol;             /* target of the a-posteriori compression error */
   dpd_linreg_compress_config cc;   /* nodes per band in use, bands per decade */
   dpd_linreg_problem *problem;     /* the full problem; NULL when only the ODE runs, spectrally */
@@ -571,6 +572,14 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, linreg_run *r, int buil
     r->cc.nodes = (int)nodes;
     r->cc.bands_per_decade = (int)bands;
   }
+  r->finite_size = DPD_FINITE_OFF;
+  if (r->uses_ode || strcmp(command, "sde") == 0) {
+    size_t choice;
+    if ((status = dpd_keys_choice_get(keys, "finite_size", &choice, err)) < 0) {
+      return status;
+    }
+    r->finite_size = choice == 0 ? DPD_FINITE_OFF : choice == 1 ? DPD_FINITE_ON : DPD_FINITE_AUTO;
+  }
   r->threads = (int)threads;
   r->noise.zeta = r->zeta;
   if (dpd_keys_given(keys, "dt")) {
@@ -917,6 +926,7 @@ dpd_ode_config dpd__linreg_ode_config(const linreg_run *r) {
   oc.method = r->method;
   oc.rtol = r->rtol;
   oc.atol = r->atol;
+  oc.finite_size = r->finite_size;
   return oc;
 }
 
@@ -1067,6 +1077,37 @@ static double distinct_eigenvalues(const linreg_run *r) {
   return r->ode_problem->compressed_bands == 0 ? (double)r->ode_problem->ngroups : NAN;
 }
 
+/* The finite-size diagnostics (docs/finite_size.md): whether the correction was applied, m2,
+ * lambda_max/d, and a warning (summary "warnings" and a note) when sqrt(m2) exceeds the auto
+ * threshold and the correction is off. */
+int dpd__linreg_finite_size_report(dpd_output *out, const linreg_run *r, dpd_err *err) {
+  const dpd_linreg_problem *p = r->ode_problem != NULL ? r->ode_problem : r->problem;
+  const dpd_ode_config oc = dpd__linreg_ode_config(r);
+  const int applied = dpd_ode_finite_size_applies(p, &oc);
+  const double m2 = dpd_linreg_m2(p);
+  cJSON_AddBoolToObject(out->summary, "finite_size", applied);
+  cJSON_AddNumberToObject(out->summary, "m2", m2);
+  cJSON_AddNumberToObject(out->summary, "lambda_max_over_d", p->lambda_max / (double)p->d);
+  if (!applied && dpd_linreg_finite_size_matters(p)) {
+    char msg[300];
+    cJSON *w = cJSON_GetObjectItemCaseSensitive(out->summary, "warnings");
+    snprintf(msg, sizeof msg,
+             "the relative sd of |x|^2/d is %.3g > %g and lambda_max/d = %.3g > %g: the "
+             "asymptotic equivalent is off by its finite-size terms here; use finite_size = on "
+             "or auto",
+             sqrt(m2), DPD_FINITE_AUTO_THRESHOLD, p->lambda_max / (double)p->d,
+             DPD_FINITE_AUTO_LMAX);
+    if (w == NULL) {
+      w = cJSON_AddArrayToObject(out->summary, "warnings");
+    }
+    if (w == NULL || !cJSON_AddItemToArray(w, cJSON_CreateString(msg)) ||
+        dpd__output_note_add(out, err, "warning: %s", msg) < 0) {
+      return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    }
+  }
+  return DPD_OK;
+}
+
 static void add_ode_report(dpd_output *out, const linreg_run *r, const dpd_ode_result *ode,
                            const ode_estimates *est) {
   const dpd_linreg_problem *p = r->ode_problem;
@@ -1185,6 +1226,7 @@ static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
     ec.threads = r.threads;
     ec.progress = env->progress != NULL ? dpd__model_progress : NULL;
     ec.progress_user = &r.progress;
+    ec.finite_size = r.finite_size;
     if ((status = dpd_linreg_sde_run(r.problem, r.schedule, &ec, &sde, err)) < 0) {
       goto done;
     }
@@ -1256,6 +1298,9 @@ static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
         }
       }
       add_ode_report(out, &r, ode, &est);
+      if ((status = dpd__linreg_finite_size_report(out, &r, err)) < 0) {
+        goto done;
+      }
       if (main_run == NULL) {
         ADD_COL(ode->risk, "excess_risk");
         if (ode->lower != NULL) {
@@ -1316,6 +1361,9 @@ static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
     }
     if (is_sde) {
       dpd_output_number_set(out, "dt", r.dt > 0.0 ? r.dt : 1.0 / (double)r.n);
+      if ((status = dpd__linreg_finite_size_report(out, &r, err)) < 0) {
+        goto done;
+      }
     }
 #undef ADD_COL
 #undef ADD_REL

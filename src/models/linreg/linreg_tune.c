@@ -355,7 +355,8 @@ int dpd__linreg_tune(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, 
       (status = dpd_keys_effective_real_set(keys, "heatmap", (double)t.heatmap, err)) < 0 ||
       (status = dpd_keys_effective_real_set(keys, "confirm_seeds", (double)t.confirm_seeds, err)) <
           0 ||
-      (status = dpd__linreg_output_begin(keys, run, &out, err)) < 0) {
+      (status = dpd__linreg_output_begin(keys, run, &out, err)) < 0 ||
+      (status = dpd__linreg_finite_size_report(out, run, err)) < 0) {
     goto done;
   }
   out->plot = t.plot;
