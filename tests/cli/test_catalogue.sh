@@ -356,7 +356,7 @@ tcase compare_seeds8_quiet 0 '"warnings" not in j' -- compare --d=20 --n=80 --c=
 # finite_size (docs/finite_size.md): the asymptotic ODE warns where |x|^2/d fluctuates (d = 20:
 # sqrt(m2) = 0.32), auto applies the correction, and the summary reports the diagnostics.
 tcase finite_size_off_warns 0 'j["finite_size"] is False and len(j["warnings"]) == 1 and "finite_size" in j["warnings"][0] and abs(j["m2"] - 0.1) < 1e-12' -- \
-  ode --d=20 --n=80 --c=1 --rho=2
+  ode --d=20 --n=80 --c=1 --rho=2 --finite_size=off
 tcase finite_size_auto_applies 0 'j["finite_size"] is True and "warnings" not in j and abs(j["lambda_max_over_d"] - 0.05) < 1e-12' -- \
   ode --d=20 --n=80 --c=1 --rho=2 --finite_size=auto
 tcase finite_size_auto_large_d 0 'j["finite_size"] is False and "warnings" not in j' -- \

@@ -80,9 +80,9 @@ static const dpd_key_desc linreg_keys[] = {
     {"compress", DPD_KEY_TEXT, "auto", 0, 0, 0, "auto|on|off", LR_THEORY,
      "spectral compression of the ODE: Gauss nodes per band of the spectrum (auto: when it "
      "at least halves the groups)"},
-    {"finite_size", DPD_KEY_TEXT, "off", 0, 0, 0, "off|on|auto", "ode sde compare tune",
+    {"finite_size", DPD_KEY_TEXT, "auto", 0, 0, 0, "off|on|auto", "ode sde compare tune",
      "finite-size correction of the clipping factors for steep spectra (docs/finite_size.md; "
-     "auto: on when the relative sd of |x|^2/d exceeds 0.1 and lambda_max/d 0.03)"},
+     "auto, the default: on when the relative sd of |x|^2/d exceeds 0.1 and lambda_max/d 0.03)"},
     {"compress_tol", DPD_KEY_REAL, "1e-9", 0, 1, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_THEORY,
      "target of the a-posteriori compression error (max relative change of R with 2 "
      "more nodes per band)"},
