@@ -66,9 +66,10 @@ if (has_sde) {
 span = log10(yhi / ylo)
 span = (span < 0.05) ? 0.05 : span
 ymin = ylo / 10**(0.06 * span)
-ymax = yhi * 10**(0.45 * span)   # headroom for the key
+ymax = yhi * 10**(0.45 * span)   # provisional; the key's headroom is set below
 # a bound is drawn when it lies inside the range over at least 5% of the time after t = 0
-# (where it constrains the curves); otherwise it is left out and a note gives its extent
+# (where it constrains the curves) and differs from the ODE by more than 1% somewhere (on one
+# eigenvalue group the bounds are the ODE itself); otherwise a note says why it is not drawn
 lb_in = 0; ub_in = 0; lb_out = 0; ub_out = 0; offnote = ""
 inside(v) = ($1 > 0 && v >= ymin && v <= ymax) ? 1 : 0
 if (has_bounds) {
@@ -76,11 +77,17 @@ if (has_bounds) {
   stats data u 6 nooutput name "UB"
   stats data u (inside($5)) nooutput name "LBI"
   stats data u (inside($6)) nooutput name "UBI"
-  lb_in = (LBI_sum >= 0.05 * LBI_records); lb_out = (LB_min < ymin)
-  ub_in = (UBI_sum >= 0.05 * UBI_records); ub_out = (UB_max > ymax)
-  if (!lb_in) { offnote = sprintf("ODE lower bound (down to %.2g)", LB_min) }
-  if (!ub_in) { offnote = offnote . (offnote eq "" ? "" : " and ") . sprintf("ODE upper bound (up to %.3g)", UB_max) }
-  if (offnote ne "") { offnote = offnote . ": outside the range, not drawn"; ymin = ymin / 10**(0.12 * span) }
+  stats data u (abs($5 / $4 - 1) + abs($6 / $4 - 1)) nooutput name "BD"
+  lb_in = (LBI_sum >= 0.05 * LBI_records && BD_max > 0.01); lb_out = (LB_min < ymin)
+  ub_in = (UBI_sum >= 0.05 * UBI_records && BD_max > 0.01); ub_out = (UB_max > ymax)
+  if (BD_max <= 0.01) {
+    offnote = "ODE lower and upper bounds: equal to the ODE within 1%, not drawn"
+  } else {
+    if (!lb_in) { offnote = sprintf("ODE lower bound (down to %.2g)", LB_min) }
+    if (!ub_in) { offnote = offnote . (offnote eq "" ? "" : " and ") . sprintf("ODE upper bound (up to %.3g)", UB_max) }
+    if (offnote ne "") { offnote = offnote . ": outside the range, not drawn" }
+  }
+  if (offnote ne "") { ymin = ymin / 10**(0.12 * span) }
 }
 # the +-2 SE band is drawn; when it is thinner than about 5 pixels, error bars mark it too
 panel_px = 0.50 * H
@@ -88,6 +95,21 @@ stats data u ($2 > 0 && $3 > 0 ? 4 * $3 / $2 : NaN) nooutput name "RW"
 band_px = RW_max / log(ymax / ymin) * panel_px
 bars = (band_px < 5)
 every_k = int(O_records / 20) > 1 ? int(O_records / 20) : 1
+# headroom for the key (top right, over t >= 0.3): the top of the range is raised until the
+# curves drawn there stay below the key
+stats release u (abs(log($7 / $6))) nooutput name "J"
+nkeys = 3 + bars + (J_max > 0) + lb_in + ub_in + has_sde * (2 + bars)
+right(v) = ($1 >= 0.3 && v <= ymax) ? v : NaN
+stats data u (right($2 + 2 * $3)) nooutput name "KB"
+stats data u (right($4)) nooutput name "KO"
+yr = (KB_max > KO_max) ? KB_max : KO_max
+yr = (RB_max > yr) ? RB_max : yr
+if (ub_in) { stats data u (right($6)) nooutput name "KU"; yr = (KU_max > yr) ? KU_max : yr }
+if (has_sde) { stats data u (right(column(sde) + 2 * column(sde + 1))) nooutput name "KS"; yr = (KS_max > yr) ? KS_max : yr }
+kf = (nkeys * 21 + 16) / panel_px
+ymax = exp((log(yr) - kf * log(ymin)) / (1 - kf)) * 10**(0.02 * span)
+ymax = (ymax > yhi * 10**(0.08 * span)) ? ymax : yhi * 10**(0.08 * span)
+span = log10(ymax / ymin)
 # the residual panel's range
 res(m, s, o) = (s > 0) ? (m - o) / s : NaN
 stats data u (res($2, $3, $4)) nooutput name "R1"
@@ -125,13 +147,15 @@ if (has_sde) {
   if (bars) { SDE = SDE . 'data every every_k::1 u ($1 + 0.004):sde:(pos(column(sde) - 2 * column(sde + 1))):(column(sde) + 2 * column(sde + 1)) w yerrorbars pt 5 ps 0.5 lc rgb green t "SDE ± 2 SE (bars)", ' }
   SDE = SDE . 'release u ($1 + 0.03):10:(2 * $11) w yerrorbars pt 5 ps 1 lw 1.5 lc rgb green t "SDE released ± 2 SE", '
 }
-SIMBARS = bars ? 'data every every_k::1 u 1:2:(pos($2 - 2 * $3)):($2 + 2 * $3) w yerrorbars pt 7 ps 0.5 lc rgb blue t "DP-SGD ± 2 SE (bars)", ' : ''
+# the release jump is drawn when it is longer than about 3 pixels
+JUMP = (J_max / log(ymax / ymin) * panel_px > 3) ? 'release u 1:6:(0):($7 - $6) w vectors head filled lc rgb vermillion lw 2 t "ODE release jump", ' : ''
+SIMBARS = bars ? 'data every every_k::1 u 1:2:(pos($2 - 2 * $3)):($2 + 2 * $3) w yerrorbars pt 7 ps 0.5 lc rgb blue t sprintf("DP-SGD ± 2 SE (bars, at most %.2g%% of the mean)", 50 * RW_max), ' : ''
 if (offnote ne "") { set label 102 offnote at graph 0.02, graph 0.04 left noenhanced font ",10" tc rgb grey front }
 plot data u 1:(pos($2 - 2 * $3)):($2 + 2 * $3) w filledcurves lc rgb sky fs transparent solid 0.45 border lc rgb blue t (bars ? "" : "DP-SGD mean ± 2 SE"), \
      data u 1:2 w l lc rgb blue lw 1.5 t (bars ? "DP-SGD mean" : ""), @SIMBARS \
      release u ($1 + 0.015):4:(2 * $5) w yerrorbars pt 7 ps 1 lw 1.5 lc rgb blue t "DP-SGD released ± 2 SE", @SDE \
      data u 1:4 w l lc rgb vermillion lw 2.5 dt 2 t "ODE (deterministic equivalent)", \
-     release u 1:6:(0):($7 - $6) w vectors head filled lc rgb vermillion lw 2 t "ODE release jump", @BOUNDS \
+     @JUMP @BOUNDS \
      NaN notitle
 # ---- residual panel
 unset label 100
@@ -141,7 +165,7 @@ set tmargin at screen 0.395
 set bmargin at screen 0.18
 unset logscale y
 set format y "%g"
-set ytics auto
+if (rlim < 8) { set ytics 3 } else { set ytics auto }
 set mytics default
 set format x "%g"
 set xlabel "t = k / n"

@@ -11,7 +11,7 @@
 #   xi_hat the mean 1 - |A_hat A_hat^T w*|, zeta the hinge's margin scale.
 # Points: mean +- 2 SE; the k = d point is the no-PCA baseline.
 data = ARG1
-set terminal pngcairo size 900,600 font "sans,11"
+set terminal pngcairo size 900,600 font "sans,13"
 set output ARG2
 set title sprintf("%s\ntest accuracy ± 2 SE against the PCA dimension k (k = d: no PCA)", ARG3) font ",10"
 set xlabel "PCA dimension k (public unlabelled data)"
@@ -27,6 +27,6 @@ set datafile missing NaN
 set key bottom right opaque box
 sel(e) = (strcol("variant") eq "default" && strcol("eps") eq e) ? column("acc") : NaN
 plot data u "k":(sel("inf")):(2*column("acc_se")) w yerrorlines pt 7 lw 2 lc rgb "#000000" t "ε = ∞ (non-private)", \
-     data u "k":(sel("0.7")):(2*column("acc_se")) w yerrorlines pt 5 lw 2 lc rgb "#1f78b4" t "ε = 0.7", \
-     data u "k":(sel("0.1")):(2*column("acc_se")) w yerrorlines pt 9 lw 2 lc rgb "#e31a1c" t "ε = 0.1", \
+     data u "k":(sel("0.7")):(2*column("acc_se")) w yerrorlines pt 5 lw 2 lc rgb "#0072B2" t "ε = 0.7", \
+     data u "k":(sel("0.1")):(2*column("acc_se")) w yerrorlines pt 9 lw 2 lc rgb "#D55E00" t "ε = 0.1", \
      0.5 w l dt 2 lc rgb "#888888" t "chance"

@@ -5,7 +5,7 @@
 #   acc_se diff diff_se cos cos_se xi_hat zeta), rows for several n_public at one k; only
 #   variant "default" is drawn; xi_hat = mean 1 - |A_hat A_hat^T w*| (population: 1 - a).
 data = ARG1
-set terminal pngcairo size 900,600 font "sans,11"
+set terminal pngcairo size 900,600 font "sans,13"
 set output ARG2
 set title sprintf("%s\ntest accuracy ± 2 SE (left) and ξ_k of the estimated subspace (right) against n_{public}", ARG3) font ",10"
 set xlabel "public unlabelled points n_{public}"
@@ -25,6 +25,6 @@ set offsets graph 0.03, graph 0.03, 0, 0
 sel(e) = (strcol("variant") eq "default" && strcol("eps") eq e) ? column("acc") : NaN
 selx(e) = (strcol("variant") eq "default" && strcol("eps") eq e) ? column("xi_hat") : NaN
 plot data u "n_public":(sel("inf")):(2*column("acc_se")) w yerrorlines pt 7 lw 2 lc rgb "#000000" t "accuracy, ε = ∞", \
-     data u "n_public":(sel("0.7")):(2*column("acc_se")) w yerrorlines pt 5 lw 2 lc rgb "#1f78b4" t "accuracy, ε = 0.7", \
-     data u "n_public":(selx("inf")) axes x1y2 w lp pt 6 lw 1 dt 2 lc rgb "#33a02c" t "ξ_k of Â_k (right axis)", \
+     data u "n_public":(sel("0.7")):(2*column("acc_se")) w yerrorlines pt 5 lw 2 lc rgb "#0072B2" t "accuracy, ε = 0.7", \
+     data u "n_public":(selx("inf")) axes x1y2 w lp pt 6 lw 1 dt 2 lc rgb "#009E73" t "ξ_k of Â_k (right axis)", \
      0.5 w l dt 2 lc rgb "#888888" t "chance"

@@ -6,7 +6,7 @@
 # dpdyn-figure: second=none (embedded in dpdyn; the second data file it reads, ARG2)
 data = ARG1
 fmt = (ARGC >= 3) ? ARG3 : "png"
-if (fmt eq "svg") { set terminal svg size 900,600 dynamic font "sans,12" } else { set terminal pngcairo size 900,600 font "sans,11" }
+if (fmt eq "svg") { set terminal svg size 900,600 dynamic font "sans,12" } else { set terminal pngcairo size 900,600 font "sans,13" }
 set output ARG2
 set datafile separator "\t"
 set datafile columnheaders
@@ -26,15 +26,15 @@ if (xstring) {
   set offsets 0.5, 0.5, graph 0.05, graph 0.05
   if (secol > 0) {
     plot data u 0:(fin(column(ycol))):(lo(column(ycol), 2*column(secol))):(column(ycol) + 2*column(secol)):xticlabels(xcol) \
-         w yerrorbars pt 7 ps 0.8 lc rgb "#1f78b4" t "mean ± 2 SE"
+         w yerrorbars pt 7 ps 0.8 lc rgb "#0072B2" t "mean ± 2 SE"
   } else {
-    plot data u 0:(fin(column(ycol))):xticlabels(xcol) w points pt 7 ps 0.8 lc rgb "#1f78b4" notitle
+    plot data u 0:(fin(column(ycol))):xticlabels(xcol) w points pt 7 ps 0.8 lc rgb "#0072B2" notitle
   }
 } else {
   if (secol > 0) {
     plot data u xcol:(fin(column(ycol))):(lo(column(ycol), 2*column(secol))):(column(ycol) + 2*column(secol)) \
-         w yerrorlines pt 7 ps 0.8 lc rgb "#1f78b4" t "mean ± 2 SE"
+         w yerrorlines pt 7 ps 0.8 lc rgb "#0072B2" t "mean ± 2 SE"
   } else {
-    plot data u xcol:(fin(column(ycol))) w linespoints pt 7 ps 0.8 lc rgb "#1f78b4" notitle
+    plot data u xcol:(fin(column(ycol))) w linespoints pt 7 ps 0.8 lc rgb "#0072B2" notitle
   }
 }

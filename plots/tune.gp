@@ -101,11 +101,11 @@ set key top right opaque box font ",10"
 set xrange [0:1.05]
 pos(x) = (x > 0) ? x : NaN
 sim(t) = have_sim ? t : ""
-plot data u 1:(pos($2-2*$3)):($2+2*$3) w filledcurves lc rgb "#a6cee3" fs transparent solid 0.6 noborder t sim("DP-SGD mean ± 2 SE"), \
-     data u 1:2 w l lc rgb "#1f78b4" lw 1.5 t sim("DP-SGD mean"), \
-     data u 1:4 w l lc rgb "#e31a1c" lw 2 dt 2 t "ODE (deterministic equivalent)", \
-     data u 1:5 w l lc rgb "#555555" lw 1 dt 3 t "ODE lower bound", \
-     data u 1:6 w l lc rgb "#555555" lw 1 dt 4 t "ODE upper bound", \
-     release u 1:6:(0):($7-$6) w vectors head filled lc rgb "#e31a1c" lw 1.5 t "ODE release jump", \
-     release u ($1+0.015):4:(2*$5) w yerrorbars pt 7 ps 0.8 lc rgb "#1f78b4" t sim("DP-SGD released iterate ± 2 SE")
+plot data u 1:(pos($2-2*$3)):($2+2*$3) w filledcurves lc rgb "#56B4E9" fs transparent solid 0.6 noborder t sim("DP-SGD mean ± 2 SE"), \
+     data u 1:2 w l lc rgb "#0072B2" lw 1.5 t sim("DP-SGD mean"), \
+     data u 1:4 w l lc rgb "#D55E00" lw 2 dt 2 t "ODE (deterministic equivalent)", \
+     data u 1:5 w l lc rgb "#666666" lw 1 dt 3 t "ODE lower bound", \
+     data u 1:6 w l lc rgb "#666666" lw 1 dt 4 t "ODE upper bound", \
+     release u 1:6:(0):($7-$6) w vectors head filled lc rgb "#D55E00" lw 1.5 t "ODE release jump", \
+     release u ($1+0.015):4:(2*$5) w yerrorbars pt 7 ps 0.8 lc rgb "#0072B2" t sim("DP-SGD released iterate ± 2 SE")
 if (have_hm) { unset multiplot }
