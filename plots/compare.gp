@@ -168,14 +168,13 @@ if (rlim < 8) { set ytics 3 } else { set ytics auto }
 set mytics default
 set format x "%g"
 set xlabel "t = k / n"
-set ylabel "(simulation − ODE) / SE"
+set ylabel "(sim. − ODE) / SE\n(dashed: ±3)"
 set yrange [-rlim:rlim]
-set key top right horizontal
+unset key
 set arrow 1 from 0, 3 to 1.05, 3 nohead dt 2 lc rgb grey lw 1.2
 set arrow 2 from 0, -3 to 1.05, -3 nohead dt 2 lc rgb grey lw 1.2
 set arrow 3 from 0, 0 to 1.05, 0 nohead lc rgb black lw 0.8
 RES2 = has_sde ? 'data u 1:(res(column(sde), column(sde + 1), $4)) w lp pt 5 ps 0.5 lw 1.2 lc rgb green t "SDE", release u ($1 + 0.03):(res($10, $11, $7)) w p pt 5 ps 1 lc rgb green notitle, ' : ''
 plot data u 1:(res($2, $3, $4)) w lp pt 7 ps 0.5 lw 1.2 lc rgb blue t "DP-SGD", @RES2 \
-     release u ($1 + 0.015):(res($4, $5, $7)) w p pt 7 ps 1 lc rgb blue notitle, \
-     NaN w l dt 2 lc rgb grey lw 1.2 t "± 3"
+     release u ($1 + 0.015):(res($4, $5, $7)) w p pt 7 ps 1 lc rgb blue notitle
 unset multiplot
