@@ -11,7 +11,7 @@ set output ARG2
 set multiplot
 set origin 0, 0.4
 set size 1, 0.6
-set title sprintf("the fixes (seed §4): K = 10, n = 1000, (1, 10^{-4})-DP, one-step NoisyGD, CE; offset ‖ν‖_∞ = 0.1 on training\nand test points, cube shifts β = 0.01; PCA on n_{public} = 1000 public samples; simulation ± 2 SE over %s replicates%s", seeds, mode) font ",10"
+set title sprintf("the fixes of arXiv:2405.08920 §4: K = 10, n = 1000, (1, 10^{-4})-DP, one-step NoisyGD, CE; offset ‖ν‖_∞ = 0.1 on training\nand test points, cube shifts β = 0.01; PCA on n_{public} = 1000 public samples; simulation ± 2 SE over %s replicates%s", seeds, mode) font ",10"
 set xlabel "feature dimension p"
 set ylabel "test accuracy"
 set logscale x
@@ -34,6 +34,8 @@ set title "the sensitivity G (noise σ = G × 3.19): PCA's bound adds β (Σ_j �
 set logscale y
 set yrange [0.5:100]
 set ytics auto format "%g"
+set ytics add (2, 5, 20, 50)
+set mytics 10
 set ylabel "G"
 set key top left opaque box font ",9"
 plot data index 0 u 2:4 w lp pt 7 ps 0.8 lc rgb "#000000" t "raw", \

@@ -8,7 +8,7 @@ seeds = ARG3
 mode = ARG4 eq "quick" ? " (quick run)" : ""
 set terminal pngcairo size 900,600 font "sans,13"
 set output ARG2
-set title sprintf("seed §5.2 (synthetic collapse): K = 10, n = 10^4, (1, 10^{-4})-DP, one-step NoisyGD, CE\naccuracy, simulation ± 2 SE over %s replicates × 1000 test points%s; lines: exact one-step", seeds, mode) font ",10"
+set title sprintf("arXiv:2405.08920 §5.2 (synthetic collapse): K = 10, n = 10^4, (1, 10^{-4})-DP, one-step NoisyGD, CE\naccuracy, simulation ± 2 SE over %s replicates × 1000 test points%s; lines: exact one-step", seeds, mode) font ",10"
 set xlabel "feature dimension p"
 set ylabel "test accuracy"
 set logscale x

@@ -7,19 +7,23 @@
 data = ARG1
 set terminal pngcairo size 900,600 font "sans,13"
 set output ARG2
-set title sprintf("%s\ntest accuracy ± 2 SE (left) and ξ_k of the estimated subspace (right) against n_{public}", ARG3) font ",10"
+set title sprintf("%s\ntest accuracy ± 2 SE (left) and ξ_k of the estimated subspace (right) against n_{public}", ARG3) font ",12"
 set xlabel "public unlabelled points n_{public}"
 set ylabel "test accuracy"
 set y2label "ξ_k of span(Â_k) = 1 - |Â Â^T w*|"
 set logscale x
+# log axis over one to three decades: 1-2-5 labels and minor tics
+set format x "%g"
+set xtics add (2, 5, 20, 50, 200, 500, 2000, 5000)
+set mxtics 10
 set yrange [0.3:1.02]
 set ytics 0.1 nomirror
 set y2range [0:1]
 set y2tics 0.1
-set grid
+set grid xtics ytics mxtics lc rgb "#d9d9d9" lw 1 dt 1, lc rgb "#eeeeee" lw 1 dt 1
 # rows outside a series give NaN: skipped without breaking its line
 set datafile missing NaN
-set key at graph 0.98, graph 0.27 right opaque box font ",10"
+set key at graph 0.98, graph 0.27 right opaque box lc rgb "#bbbbbb" font ",11"
 set autoscale xfix
 set offsets graph 0.03, graph 0.03, 0, 0
 sel(e) = (strcol("variant") eq "default" && strcol("eps") eq e) ? column("acc") : NaN
