@@ -6,7 +6,7 @@
 #                      blocks by two); tau = ctime d / p with d = 100.
 data = ARG1
 p = ARG3 + 0
-set terminal pngcairo size 1500,520 font "sans,13"
+set terminal pngcairo size 1500,520 font "sans,11"
 set output ARG2
 set multiplot layout 1,3 title sprintf("random features, d = 100, n = 2000, p = %d: DP-GD test risk (colour, log scale) over clipping and training time; + = best", p) font ",11"
 set logscale cb

@@ -9,14 +9,14 @@ star = ARG2
 n = ARG4 + 0
 set terminal pngcairo size 900,600 font "sans,13"
 set output ARG3
-set title sprintf("random features, d = 100, n = %d, sign target, tanh; DP-GD: C_{clip} = 0.5 √p, η = 1/p, best T ∈ {2d, 5d, 10d}, δ = 1/n", n) font ",10"
+set title sprintf("random features, d = 100, n = %d, sign target, tanh; DP-GD: C_{clip} = 0.5 √p, η = 1/p, best T ∈ {2d, 5d, 10d}, δ = 1/n", n) font ",11"
 set xlabel "number of features p"
 set ylabel "test risk (mean squared error)"
 set logscale xy
 set xrange [20:2e5]
 set format x "10^{%L}"
 set grid
-set key top right opaque box
+set key top right opaque box lc rgb "#bbbbbb" font ",11"
 set arrow from n, graph 0 to n, graph 1 nohead dt 3 lc rgb "#888888"
 set label "p = n" at n, graph 0.04 offset 0.5, 0 tc rgb "#666666"
 # The interpolation peak of theta* at p = n runs off the top: its value is printed instead.

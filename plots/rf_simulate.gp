@@ -26,18 +26,23 @@ set key opaque box lc rgb "#bbbbbb" samplen 2.5 spacing 1.15 font ",11"
 set border lw 1.2
 set xlabel "DP-GD step k"
 set ylabel "risk (mean squared error)"
-set y2label "clipped fraction"
-# Linear risk axis from 0 to the largest simulated (or theoretical) risk, with headroom for the
-# key; theta*'s line is drawn only when it falls inside (it is huge near p = n).
-stats data u 5 nooutput name "S"
-set yrange [0:1.4*S_max]
-set y2range [0:1.4]
-set y2tics 0, 0.2, 1
-set ytics nomirror
+# Linear risk axis from 0 to the largest simulated risk, with headroom for the key; theta*'s line
+# is drawn only when it falls inside (it is huge near p = n), otherwise a note gives its value;
+# the clipped fraction (right axis) only when some sample is clipped.
+stats data u ($5 + 2 * $6) nooutput name "S"
+stats data u 8 nooutput name "TS"
+stats clipping u 3 nooutput name "CF"
+ymax = 1.45 * S_max
+star_in = (TS_max <= ymax)
+clipped = (CF_max > 0)
+set yrange [0:ymax]
+if (clipped) { set y2label "clipped fraction"; set y2range [0:1.45]; set y2tics 0, 0.2, 1; set ytics nomirror }
+if (!star_in) { set label 102 sprintf("θ* = Φ^+y test risk %.3g: above the range, not drawn", TS_max) at graph 0.02, graph 0.04 left font ",10" tc rgb grey front }
 set key top right
 pos(x) = (x > 0) ? x : NaN
-plot data u 2:(pos($5-2*$6)):($5+2*$6) w filledcurves lc rgb sky fs transparent solid 0.6 noborder t "test risk ± 2 SE", \
-     data u 2:5 w l lc rgb blue lw 1.5 t "DP-GD test risk", \
-     data u 2:3 w l lc rgb purple lw 1 dt 2 t "DP-GD train risk", \
-     data u 2:8 w l lc rgb "#000000" lw 1 dt 3 t "θ* = Φ^+y test risk", \
-     clipping u 2:3 axes x1y2 w l lc rgb green t "clipped fraction (right axis)"
+STAR = star_in ? 'data u 2:8 w l lc rgb black lw 1.5 dt 3 t "θ* = Φ^+y test risk", ' : ''
+CLIP = clipped ? 'clipping u 2:3 axes x1y2 w l lc rgb green lw 1.5 t "clipped fraction (right axis)", ' : ''
+plot data u 2:(pos($5 - 2 * $6)):($5 + 2 * $6) w filledcurves lc rgb sky fs transparent solid 0.45 border lc rgb blue t "DP-GD test risk ± 2 SE", \
+     data u 2:5 w l lc rgb blue lw 1.5 notitle, \
+     data u 2:3 w l lc rgb purple lw 1.5 dt 2 t "DP-GD train risk (mean)", @STAR @CLIP \
+     NaN notitle
