@@ -30,7 +30,10 @@ set border lw 1.2
 # ---- the layout: title, main panel, residual panel, caption
 set lmargin at screen 0.11
 set rmargin at screen 0.97
-if (ARGC >= 5) { set label 100 ARG5 at screen 0.54, screen 0.965 center noenhanced font ",13" }
+# a title of two lines (the setting, then the parameters) moves the panel down
+two = (ARGC >= 5) ? (strstrt(ARG5, "\n") > 0) : 0
+top = two ? 0.885 : 0.925
+if (ARGC >= 5) { set label 100 ARG5 at screen 0.54, screen (two ? 0.972 : 0.965) center noenhanced font ",13" }
 if (ARGC >= 6) { set label 101 ARG6 at screen 0.015, screen 0.075 left noenhanced font ",9" tc rgb "#444444" }
 # ---- what the files hold
 stats release u 1 nooutput
@@ -122,7 +125,7 @@ rlim = (rmax * 1.15 > 4.5) ? rmax * 1.15 : 4.5
 
 set multiplot
 # ---- main panel
-set tmargin at screen 0.925
+set tmargin at screen top
 set bmargin at screen 0.415
 set xrange [0:1.05]
 set format x ""

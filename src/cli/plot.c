@@ -67,6 +67,15 @@ static const char *key_symbol(const char *key) {
   return key;
 }
 
+/* The characters of a UTF-8 string (its bytes less the continuation bytes). */
+static size_t utf8_chars(const char *s) {
+  size_t n = 0;
+  for (; *s != '\0'; s++) {
+    n += ((unsigned char)*s & 0xC0) != 0x80;
+  }
+  return n;
+}
+
 /* The header of a data file: its `# key = value` lines (docs/output.md), at most 96. */
 typedef struct {
   char command[64], keys[96][48], values[96][208];
@@ -117,7 +126,7 @@ static void read_title(const char *data, const char *script, char *title, size_t
   header h;
   const char *model, *schedule, *reps, *const *keys;
   char v[208];
-  size_t len, line = 0;
+  size_t len, head, line = 0;
   int first = 1;
   header_read(data, &h);
   model = header_get(&h, "model");
@@ -126,8 +135,20 @@ static void read_title(const char *data, const char *script, char *title, size_t
   len = (size_t)snprintf(title, tcap, "%s %s", model, h.command[0] != '\0' ? h.command : script);
   schedule = strcmp(model, "linreg") == 0 ? header_get(&h, "schedule") : NULL;
   if (schedule != NULL && len < tcap) {
-    len += (size_t)snprintf(title + len, tcap - len, " (%s schedule)", schedule);
+    /* the label noise and the spectrum when they are not the defaults (short ones only) */
+    const char *noise = header_get(&h, "noise"), *spectrum = header_get(&h, "spectrum");
+    len += (size_t)snprintf(title + len, tcap - len, " (%s schedule", schedule);
+    if (noise != NULL && strcmp(noise, "gaussian") != 0 && strlen(noise) <= 16 && len < tcap) {
+      len += (size_t)snprintf(title + len, tcap - len, ", %s noise", noise);
+    }
+    if (spectrum != NULL && strcmp(spectrum, "iso") != 0 && strlen(spectrum) <= 16 && len < tcap) {
+      len += (size_t)snprintf(title + len, tcap - len, ", %s spectrum", spectrum);
+    }
+    if (len < tcap) {
+      len += (size_t)snprintf(title + len, tcap - len, ")");
+    }
   }
+  head = len;
   for (size_t k = 0; keys[k] != NULL && len < tcap; k++) {
     const char *raw = header_get(&h, keys[k]);
     if (raw == NULL || (strcmp(keys[k], "clip") == 0 && strcmp(raw, "inf") == 0)) {
@@ -142,7 +163,13 @@ static void read_title(const char *data, const char *script, char *title, size_t
   if (reps != NULL && strcmp(reps, "0") != 0 && strcmp(script, "ode") != 0 &&
       strcmp(script, "rf_ou") != 0 && len < tcap) {
     cli_plot_value(reps, v, sizeof v);
-    snprintf(title + len, tcap - len, " (%s replicates)", v);
+    len += (size_t)snprintf(title + len, tcap - len, " (%s replicates)", v);
+  }
+  /* a title longer than about 85 characters goes on two lines: the model, command and setting,
+   * then the parameters (head: where they start, after "linreg compare (...)" and a colon) */
+  if (len < tcap && utf8_chars(title) > 85 && !first && title[head] == ':' &&
+      title[head + 1] == ' ') {
+    title[head + 1] = '\n';
   }
   len = 0;
   caption[0] = '\0';
