@@ -1487,17 +1487,21 @@ static char *figure_preamble(const sweep *s, const cli_params *base, const colum
     return NULL;
   }
   tl = (size_t)snprintf(title, sizeof title, "dpdyn sweep %s:", s->command);
-  for (size_t k = 0; title_keys[k] != NULL && tl < sizeof title; k++) {
+  for (size_t k = 0, first = 1; title_keys[k] != NULL && tl < sizeof title; k++) {
     const char *v = cli_get_text(base, title_keys[k]);
     if (v != NULL && (cli_is_given(base, title_keys[k]) || strcmp(title_keys[k], "model") == 0)) {
-      tl += (size_t)snprintf(title + tl, sizeof title - tl, " %s=%s", title_keys[k], v);
+      char value[208];
+      cli_plot_value(v, value, sizeof value); /* 0.1, not 0.10000000000000001 */
+      tl += (size_t)snprintf(title + tl, sizeof title - tl, "%s %s = %s", first ? "" : ",",
+                             title_keys[k], value);
+      first = 0;
     }
   }
   snprintf(se_name, sizeof se_name, "%s_se", c->names[ycol]);
   se = column_find(c, se_name);
   fprintf(f,
           "# settings of this figure (dpdyn sweep); usage: gnuplot -c %s.gp sweep.tsv "
-          "%s.png [png|svg]\n",
+          "%s.png [png|svg|pdf]\n",
           s->naxes == 1 ? "sweep_line" : "sweep_heat", s->naxes == 1 ? "sweep_line" : "sweep_heat");
   fputs("title_text = ", f);
   gp_string(f, title);

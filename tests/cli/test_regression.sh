@@ -190,6 +190,27 @@ if "$dpdyn" plot "$work/cmp" --format=svg && grep -q '<svg' "$work/cmp/compare.s
 else
   bad "dpdyn plot --format=svg"
 fi
+# the figure's title: model, command and the parameters that matter, numbers in %g form; the
+# caption: every parameter in effect; the residual panel of compare
+if grep -q 'linreg compare (const schedule): d = 100, n = 400, ρ = 1, c = 0.5 (8 replicates)' \
+  "$work/cmp/compare.svg" && grep -q 'delta = 1e-05' "$work/cmp/compare.svg" &&
+  grep -q '(sim. − ODE) / SE' "$work/cmp/compare.svg"; then
+  ok "compare.svg: short title, parameter caption, residual panel"
+else
+  bad "compare.svg: title, caption or residual panel missing"
+fi
+if "$dpdyn" plot "$work/cmp" --format=pdf && [ "$(head -c 4 "$work/cmp/compare.pdf")" = "%PDF" ]; then
+  ok "dpdyn plot --format=pdf writes a PDF"
+else
+  bad "dpdyn plot --format=pdf"
+fi
+if ! "$dpdyn" plot "$work/cmp" --format=jpg 2>"$work/fmt.err" &&
+  grep -q "invalid value for 'format': 'jpg' (allowed: png, svg, pdf)" "$work/fmt.err" &&
+  [ ! -e "$work/cmp/compare.jpg" ]; then
+  ok "dpdyn plot --format=jpg: an error naming png, svg, pdf"
+else
+  bad "dpdyn plot --format=jpg: $(cat "$work/fmt.err")"
+fi
 if ls -A "$work/cmp" | grep -v '^\.dpdyn$' | grep -q '^\.'; then
   bad "temporary files left in the output directory"
 fi
