@@ -102,7 +102,8 @@ every_k = int(O_records / 20) > 1 ? int(O_records / 20) : 1
 # curves drawn there stay below the key
 stats release u (abs(log($7 / $6))) nooutput name "J"
 nkeys = 3 + bars + (J_max > 0) + lb_in + ub_in + has_sde * (2 + bars)
-right(v) = ($1 >= 0.3 && v <= ymax) ? v : NaN
+# ymin (not NaN) elsewhere: stats must find valid points even when a curve is above the range
+right(v) = ($1 >= 0.3 && v <= ymax) ? v : ymin
 stats data u (right($2 + 2 * $3)) nooutput name "KB"
 stats data u (right($4)) nooutput name "KO"
 yr = (KB_max > KO_max) ? KB_max : KO_max
