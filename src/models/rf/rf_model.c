@@ -232,8 +232,8 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, rf_run *r, dpd_err *err
       (status = dpd_keys_u64_get(keys, "seed", &seed, err)) < 0 ||
       (status = dpd_keys_size_get(keys, "threads", &threads, err)) < 0 ||
       (status = dpd_keys_size_get(keys, "grid", &grid, err)) < 0 ||
-      (status = dpd_keys_choice_get(keys, "calibration", &choice, err)) < 0 ||
-      (status = RF_ENUM("resample", dpd_rf_resample_get, &r->resample)) < 0) {
+      (status = RF_ENUM("resample", dpd_rf_resample_get, &r->resample)) < 0 ||
+      (status = dpd_keys_choice_get(keys, "calibration", &choice, err)) < 0) {
     return status;
   }
   r->moments = choice == 1;
