@@ -533,11 +533,11 @@ static int rf_draw_eval(void *user, size_t rep, const dpd_rf_problem *problem, d
   if (!(r->sc.eta * w->a_max[rep] < 2.0)) {
     char which[64] = "";
     if (w->draws > 1) {
-      snprintf(which, sizeof which, " (data draw %zu)", rep);
+      snprintf(which, sizeof which, "data draw %zu: ", rep);
     }
     status = DPD_FAIL(err, DPD_ENONFINITE,
                       "ou: eta = %g is above the stability limit 2 / a_max = %g of gradient "
-                      "descent on this problem%s (a_max = 2 s_max^2 / n = %g): DP-GD diverges",
+                      "descent on this problem (%sa_max = 2 s_max^2 / n = %g): DP-GD diverges",
                       r->sc.eta, 2.0 / w->a_max[rep], which, w->a_max[rep]);
     goto done;
   }
