@@ -41,19 +41,19 @@ $B dir="$T/digits38" zeta=0.1 eps=0.1,0.7,3,10,inf k=1,2,3,5,8,10,15,20,30,40,64
 rm -r "$T"
 P=plots
 gnuplot -c $P/semipriv_k.gp $O/semipriv_k_d200.tsv $O/semipriv_k_d200.png \
-  "generator of notes C.5: d = 200, ν = 0.02, n = 500, n_{public} = 5000, 100 replicates"
+  "default generator (docs/semipriv.md): d = 200, ν = 0.02, n = 500, n_{public} = 5000, 100 replicates"
 gnuplot -c $P/semipriv_k.gp $O/semipriv_k_d200_nu2.tsv $O/semipriv_k_d200_nu2.png \
   "heavy tail ν = 0.2 (70% of the energy outside the top 5): d = 200, n = 500, 100 replicates"
 gnuplot -c $P/semipriv_k.gp $O/semipriv_k_d1000_nu05.tsv $O/semipriv_k_d1000_nu05.png \
-  "notes C.5 end-to-end setting: d = 1000, ν = 0.05, n = 500, n_{public} = 5000, 40 replicates"
+  "end-to-end setting (docs/semipriv.md): d = 1000, ν = 0.05, n = 500, n_{public} = 5000, 40 replicates"
 gnuplot -c $P/semipriv_k.gp $O/semipriv_k_d1000.tsv $O/semipriv_k_d1000.png \
-  "generator of notes C.5: d = 1000, ν = 0.02, n = 500, n_{public} = 5000, 30 replicates"
+  "default generator (docs/semipriv.md): d = 1000, ν = 0.02, n = 500, n_{public} = 5000, 30 replicates"
 gnuplot -c $P/semipriv_n.gp $O/semipriv_n_d200_nu0.02.tsv $O/semipriv_n_d200.png \
-  "generator of notes C.5: d = 200, ν = 0.02, n_{public} = 5000, 60 replicates (30 at n = 2000)" 200
+  "default generator (docs/semipriv.md): d = 200, ν = 0.02, n_{public} = 5000, 60 replicates (30 at n = 2000)" 200
 gnuplot -c $P/semipriv_n.gp $O/semipriv_n_d200_nu0.2.tsv $O/semipriv_n_d200_nu2.png \
   "heavy tail ν = 0.2: d = 200, n_{public} = 5000, 60 replicates (30 at n = 2000)" 200
 gnuplot -c $P/semipriv_npublic.gp $O/semipriv_npublic_d200.tsv $O/semipriv_npublic_d200.png \
-  "generator of notes C.5: d = 200, ν = 0.02, k = 5, n = 500, 60 replicates"
+  "default generator (docs/semipriv.md): d = 200, ν = 0.02, k = 5, n = 500, 60 replicates"
 gnuplot -c $P/semipriv_npublic.gp $O/semipriv_npublic_d200_nu2.tsv $O/semipriv_npublic_d200_nu2.png \
   "heavy tail ν = 0.2: d = 200, k = 5, n = 500, 60 replicates (n_{public} >= k + 1 = 6)"
 gnuplot -c $P/semipriv_digits.gp $O/semipriv_digits.tsv $O/semipriv_digits.png \

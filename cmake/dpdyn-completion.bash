@@ -113,7 +113,7 @@ _dpdyn() {
   elif [ "$cmd" = plot ]; then
     if [[ $joined_cur == --format=* ]]; then
       prefix=--format=
-      # "usage: dpdyn plot DIR [--format=png|svg]"
+      # "usage: dpdyn plot DIR [--format=png|svg|pdf]"
       mapfile -t cands < <("$exe" plot --help 2>/dev/null |
         sed -n 's/.*--format=\([a-z|]*\).*/\1/p' | head -n 1 | tr '|' '\n')
     elif [[ $joined_cur == -* ]]; then

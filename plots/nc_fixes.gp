@@ -6,12 +6,12 @@
 data = ARG1
 seeds = ARG3
 mode = ARG4 eq "quick" ? " (quick run)" : ""
-set terminal pngcairo size 900,900 font "sans,11"
+set terminal pngcairo size 900,900 font "sans,13"
 set output ARG2
 set multiplot
 set origin 0, 0.4
 set size 1, 0.6
-set title sprintf("the fixes (seed §4): K = 10, n = 1000, (1, 10^{-4})-DP, one-step NoisyGD, CE; offset ‖ν‖_∞ = 0.1 on training\nand test points, cube shifts β = 0.01; PCA on n_{public} = 1000 public samples; simulation ± 2 SE over %s replicates%s", seeds, mode) font ",10"
+set title sprintf("the fixes of arXiv:2405.08920 §4: K = 10, n = 1000, (1, 10^{-4})-DP, one-step NoisyGD, CE; offset ‖ν‖_∞ = 0.1 on training\nand test points, cube shifts β = 0.01; PCA on n_{public} = 1000 public samples; simulation ± 2 SE over %s replicates%s", seeds, mode) font ",10"
 set xlabel "feature dimension p"
 set ylabel "test accuracy"
 set logscale x
@@ -23,10 +23,10 @@ set grid
 set key bottom left opaque box font ",10"
 acc(e) = 1 - e
 plot data index 0 u ($2*0.94):(acc($5)):(2*$6) w yerrorlines pt 7 ps 0.9 lc rgb "#000000" t "raw features", \
-     data index 1 u ($2*0.97):(acc($5)):(2*$6) w yerrorlines pt 5 ps 0.8 lc rgb "#1f78b4" t "normalize = center", \
-     data index 2 u ($2*1.0):(acc($5)):(2*$6) w yerrorlines pt 9 ps 0.9 lc rgb "#33a02c" t "pca\\_k = K − 1 = 9", \
-     data index 3 u ($2*1.03):(acc($5)):(2*$6) w yerrorlines pt 11 ps 0.9 lc rgb "#ff7f00" t "pca\\_k = 5K = 50", \
-     data index 4 u ($2*1.06):(acc($5)):(2*$6) w yerrorlines pt 13 ps 0.9 lc rgb "#e31a1c" t "pca\\_k = 10K = 100"
+     data index 1 u ($2*0.97):(acc($5)):(2*$6) w yerrorlines pt 5 ps 0.8 lc rgb "#0072B2" t "normalize = center", \
+     data index 2 u ($2*1.0):(acc($5)):(2*$6) w yerrorlines pt 9 ps 0.9 lc rgb "#009E73" t "pca\\_k = K − 1 = 9", \
+     data index 3 u ($2*1.03):(acc($5)):(2*$6) w yerrorlines pt 11 ps 0.9 lc rgb "#E69F00" t "pca\\_k = 5K = 50", \
+     data index 4 u ($2*1.06):(acc($5)):(2*$6) w yerrorlines pt 13 ps 0.9 lc rgb "#D55E00" t "pca\\_k = 10K = 100"
 # bottom: why: the sensitivity G of each variant
 set origin 0, 0
 set size 1, 0.4
@@ -34,11 +34,13 @@ set title "the sensitivity G (noise σ = G × 3.19): PCA's bound adds β (Σ_j �
 set logscale y
 set yrange [0.5:100]
 set ytics auto format "%g"
+set ytics add (2, 5, 20, 50)
+set mytics 10
 set ylabel "G"
 set key top left opaque box font ",9"
 plot data index 0 u 2:4 w lp pt 7 ps 0.8 lc rgb "#000000" t "raw", \
-     data index 1 u 2:4 w lp pt 5 ps 0.8 lc rgb "#1f78b4" t "center", \
-     data index 2 u 2:4 w lp pt 9 ps 0.8 lc rgb "#33a02c" t "pca\\_k = 9", \
-     data index 3 u 2:4 w lp pt 11 ps 0.8 lc rgb "#ff7f00" t "pca\\_k = 50", \
-     data index 4 u 2:4 w lp pt 13 ps 0.8 lc rgb "#e31a1c" t "pca\\_k = 100"
+     data index 1 u 2:4 w lp pt 5 ps 0.8 lc rgb "#0072B2" t "center", \
+     data index 2 u 2:4 w lp pt 9 ps 0.8 lc rgb "#009E73" t "pca\\_k = 9", \
+     data index 3 u 2:4 w lp pt 11 ps 0.8 lc rgb "#E69F00" t "pca\\_k = 50", \
+     data index 4 u 2:4 w lp pt 13 ps 0.8 lc rgb "#D55E00" t "pca\\_k = 100"
 unset multiplot

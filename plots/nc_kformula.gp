@@ -7,7 +7,7 @@
 data = ARG1
 seeds = ARG3
 mode = ARG4 eq "quick" ? " (quick run)" : ""
-set terminal pngcairo size 900,600 font "sans,11"
+set terminal pngcairo size 900,600 font "sans,13"
 set output ARG2
 set title sprintf("perfect collapse, balanced, K = 10, σ = 10, one step: the papers' K-class formula vs the exact error\nsimulation ± 2 SE over %s replicates × 1000 test points%s (a zero simulated error is not drawn)", seeds, mode) font ",10"
 set xlabel "training samples n"
@@ -22,6 +22,6 @@ set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 3 lc rgb "#888888"
 # log axis: the lower end of a bar is clipped at 1e-9 when 2 SE exceeds the mean
 lo(m, s) = (m - 2*s > 1e-9 ? m - 2*s : 1e-9)
 plot data u 2:($3 > 0 ? $3 : NaN):(lo($3, $4)):($3 + 2*$4) w yerrorbars pt 7 ps 0.8 lc rgb "#000000" t "simulation (compare)", \
-     data u 2:5 w l lw 2 lc rgb "#1f78b4" t "exact one-step error (notes B.5)", \
-     data u 2:7 w l lw 2 dt 2 lc rgb "#33a02c" t "union bound (K-1) Φ(-n / (√2 (K-1) σ))", \
-     data u 2:6 w l lw 2 dt 4 lc rgb "#e31a1c" t "papers' formula D.1 as printed"
+     data u 2:5 w l lw 2 lc rgb "#0072B2" t "exact one-step error", \
+     data u 2:7 w l lw 2 dt 2 lc rgb "#009E73" t "union bound (K-1) Φ(-n / (√2 (K-1) σ))", \
+     data u 2:6 w l lw 2 dt 4 lc rgb "#D55E00" t "papers' formula D.1 as printed"

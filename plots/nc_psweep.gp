@@ -7,7 +7,7 @@
 data = ARG1
 seeds = ARG3
 mode = ARG4 eq "quick" ? " (quick run)" : ""
-set terminal pngcairo size 900,900 font "sans,11"
+set terminal pngcairo size 900,900 font "sans,13"
 set output ARG2
 set multiplot
 # top: the error itself (simulation +- 2 SE and the exact one-step error)
@@ -25,12 +25,12 @@ set grid
 set key top left opaque box font ",10"
 plot data index 0 u 2:5:(2*$6) w yerrorbars pt 7 ps 0.9 lc rgb "#000000" t "perfect collapse: simulation", \
      data index 0 u 2:7 w l lw 2 dt 2 lc rgb "#000000" t "perfect collapse: exact", \
-     data index 1 u 2:5:(2*$6) w yerrorbars pt 5 ps 0.8 lc rgb "#1f78b4" t "cube, β = 0.01: simulation", \
-     data index 1 u 2:7 w l lw 2 lc rgb "#1f78b4" t "cube, β = 0.01: exact", \
-     data index 2 u 2:5:(2*$6) w yerrorbars pt 9 ps 0.9 lc rgb "#ff7f00" t "cube, β = 0.03: simulation", \
-     data index 2 u 2:7 w l lw 2 lc rgb "#ff7f00" t "cube, β = 0.03: exact", \
-     data index 3 u 2:5:(2*$6) w yerrorbars pt 13 ps 0.9 lc rgb "#e31a1c" t "cube, β = 0.1: simulation", \
-     data index 3 u 2:7 w l lw 2 lc rgb "#e31a1c" t "cube, β = 0.1: exact"
+     data index 1 u 2:5:(2*$6) w yerrorbars pt 5 ps 0.8 lc rgb "#0072B2" t "cube, β = 0.01: simulation", \
+     data index 1 u 2:7 w l lw 2 lc rgb "#0072B2" t "cube, β = 0.01: exact", \
+     data index 2 u 2:5:(2*$6) w yerrorbars pt 9 ps 0.9 lc rgb "#E69F00" t "cube, β = 0.03: simulation", \
+     data index 2 u 2:7 w l lw 2 lc rgb "#E69F00" t "cube, β = 0.03: exact", \
+     data index 3 u 2:5:(2*$6) w yerrorbars pt 13 ps 0.9 lc rgb "#CC79A7" t "cube, β = 0.1: simulation", \
+     data index 3 u 2:7 w l lw 2 lc rgb "#CC79A7" t "cube, β = 0.1: exact"
 # bottom: the exact error and the papers' D.1 bounds (perfect collapse only) on a log axis
 set origin 0, 0
 set size 1, 0.4
@@ -41,9 +41,9 @@ set ytics 1e-300, 1e50, 1 format "10^{%L}"
 set ylabel "probability"
 set key at graph 0.02, graph 0.45 left top opaque box font ",9"
 plot data index 0 u 2:7 w l lw 2 dt 2 lc rgb "#000000" t "perfect collapse: exact", \
-     data index 0 u 2:9 w p pt 6 ps 1 lc rgb "#33a02c" t "perfect: union bound (K-1) Φ(-n/(√2(K-1)σ))", \
-     data index 0 u 2:8 w lp pt 4 ps 0.8 dt 4 lc rgb "#6a3d9a" t "perfect: D.1 as printed", \
-     data index 1 u 2:7 w l lw 2 lc rgb "#1f78b4" t "cube, β = 0.01", \
-     data index 2 u 2:7 w l lw 2 lc rgb "#ff7f00" t "cube, β = 0.03", \
-     data index 3 u 2:7 w l lw 2 lc rgb "#e31a1c" t "cube, β = 0.1"
+     data index 0 u 2:9 w p pt 6 ps 1 lc rgb "#009E73" t "perfect: union bound (K-1) Φ(-n/(√2(K-1)σ))", \
+     data index 0 u 2:8 w lp pt 4 ps 0.8 dt 4 lc rgb "#666666" t "perfect: D.1 as printed", \
+     data index 1 u 2:7 w l lw 2 lc rgb "#0072B2" t "cube, β = 0.01", \
+     data index 2 u 2:7 w l lw 2 lc rgb "#E69F00" t "cube, β = 0.03", \
+     data index 3 u 2:7 w l lw 2 lc rgb "#CC79A7" t "cube, β = 0.1"
 unset multiplot

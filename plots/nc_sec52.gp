@@ -6,9 +6,9 @@
 data = ARG1
 seeds = ARG3
 mode = ARG4 eq "quick" ? " (quick run)" : ""
-set terminal pngcairo size 900,600 font "sans,11"
+set terminal pngcairo size 900,600 font "sans,13"
 set output ARG2
-set title sprintf("seed §5.2 (synthetic collapse): K = 10, n = 10^4, (1, 10^{-4})-DP, one-step NoisyGD, CE\naccuracy, simulation ± 2 SE over %s replicates × 1000 test points%s; lines: exact one-step", seeds, mode) font ",10"
+set title sprintf("arXiv:2405.08920 §5.2 (synthetic collapse): K = 10, n = 10^4, (1, 10^{-4})-DP, one-step NoisyGD, CE\naccuracy, simulation ± 2 SE over %s replicates × 1000 test points%s; lines: exact one-step", seeds, mode) font ",10"
 set xlabel "feature dimension p"
 set ylabel "test accuracy"
 set logscale x
@@ -19,9 +19,9 @@ set grid
 set key bottom left opaque box font ",10"
 acc(e) = 1 - e
 plot data index 0 u ($2*0.93):(acc($5)):(2*$6) w yerrorbars pt 7 ps 0.9 lc rgb "#000000" t "perfect collapse", \
-     data index 1 u ($2*0.97):(acc($5)):(2*$6) w yerrorbars pt 5 ps 0.8 lc rgb "#1f78b4" t "imbalance 9:1 (5 × 1800 + 5 × 200)", \
-     data index 1 u 2:(acc($7)) w l lw 2 dt 2 lc rgb "#1f78b4" t "perfect and imbalance: exact", \
-     data index 2 u ($2*1.03):(acc($5)):(2*$6) w yerrorbars pt 9 ps 0.9 lc rgb "#ff7f00" t "imbalance + training offset ‖ν‖_∞ = 0.1", \
-     data index 2 u 2:(acc($7)) w l lw 2 lc rgb "#ff7f00" t "imbalance + offset: exact", \
-     data index 3 u ($2*1.07):(acc($5)):(2*$6) w yerrorbars pt 13 ps 0.9 lc rgb "#e31a1c" t "test perturbation, Rademacher β_{test} = 0.1", \
-     data index 3 u 2:(acc($7)) w l lw 2 dt 4 lc rgb "#e31a1c" t "test perturbation: exact (conditionally)"
+     data index 1 u ($2*0.97):(acc($5)):(2*$6) w yerrorbars pt 5 ps 0.8 lc rgb "#0072B2" t "imbalance 9:1 (5 × 1800 + 5 × 200)", \
+     data index 1 u 2:(acc($7)) w l lw 2 dt 2 lc rgb "#0072B2" t "perfect and imbalance: exact", \
+     data index 2 u ($2*1.03):(acc($5)):(2*$6) w yerrorbars pt 9 ps 0.9 lc rgb "#E69F00" t "imbalance + training offset ‖ν‖_∞ = 0.1", \
+     data index 2 u 2:(acc($7)) w l lw 2 lc rgb "#E69F00" t "imbalance + offset: exact", \
+     data index 3 u ($2*1.07):(acc($5)):(2*$6) w yerrorbars pt 13 ps 0.9 lc rgb "#D55E00" t "test perturbation, Rademacher β_{test} = 0.1", \
+     data index 3 u 2:(acc($7)) w l lw 2 dt 4 lc rgb "#D55E00" t "test perturbation: exact (conditionally)"

@@ -1,7 +1,8 @@
 # dpdyn compare --model=rf: simulated DP-GD test risk (mean +- 2 SE) against the
 # Ornstein-Uhlenbeck theory (exact discrete steps), with the fraction of clipped samples on
-# the right axis: the theory holds while that fraction is zero.
-# usage: gnuplot -c rf_compare.gp trajectory.tsv clipping.tsv OUT [png|svg] [title]
+# the right axis: the theory holds while that fraction is zero; below, the residual
+# (simulation - theory) / SE with dashed lines at +-3.
+# usage: gnuplot -c rf_compare.gp trajectory.tsv clipping.tsv OUT [png|svg|pdf] [title] [caption]
 # trajectory.tsv columns: t step train_risk train_risk_se test_risk test_risk_se
 #                         clipped_fraction ou_test_risk ou_bias ou_noise
 #                         ou_test_risk_continuous theta_star_test_risk
@@ -13,25 +14,84 @@ set datafile columnheaders
 data = ARG1
 clipping = ARG2
 fmt = (ARGC >= 4) ? ARG4 : "png"
-if (fmt eq "svg") { set terminal svg size 900,600 dynamic font "sans,12" } else { set terminal pngcairo size 900,600 font "sans,11" }
+# ---- style shared by the dpdyn figures: Okabe-Ito colour-blind-safe palette
+blue = "#0072B2"; sky = "#56B4E9"; vermillion = "#D55E00"; green = "#009E73"; orange = "#E69F00"
+purple = "#CC79A7"; yellow = "#F0E442"; black = "#000000"; grey = "#666666"
+W = 900; H = 720
+if (fmt eq "svg") { set terminal svg size W,H dynamic font "sans,13" } else { if (fmt eq "pdf") { set terminal pdfcairo size W/120.,H/120. font "sans,10" } else { set terminal pngcairo size W,H font "sans,13" } }
 set output ARG3
-if (ARGC >= 5) { set title ARG5 noenhanced font ",9" }
-set xlabel "DP-GD step k"
-set ylabel "test risk (mean squared error)"
-set y2label "clipped fraction"
-# Linear risk axis from 0 to the largest simulated (or theoretical) risk, with headroom for the
-# key; theta*'s line is drawn only when it falls inside (it is huge near p = n).
-stats data u 5 nooutput name "S"
-stats data u 8 nooutput name "O"
-set yrange [0:1.4*(S_max > O_max ? S_max : O_max)]
-set y2range [0:1.4]
-set y2tics 0, 0.2, 1
-set ytics nomirror
-set grid
-set key top right opaque box
+set grid xtics ytics lc rgb "#d9d9d9" lw 1 dt 1
+set key opaque box lc rgb "#bbbbbb" samplen 2.5 spacing 1.15 font ",11"
+set border lw 1.2
+# ---- the layout: title, main panel, residual panel, caption
+set lmargin at screen 0.11
+set rmargin at screen 0.89
+# a title of two lines (the setting, then the parameters) moves the panel down
+two = (ARGC >= 5) ? (strstrt(ARG5, "\n") > 0) : 0
+top = two ? 0.885 : 0.925
+if (ARGC >= 5) { set label 100 ARG5 at screen 0.5, screen (two ? 0.972 : 0.965) center noenhanced font ",13" }
+if (ARGC >= 6) { set label 101 ARG6 at screen 0.015, screen 0.075 left noenhanced font ",9" tc rgb "#444444" }
 pos(x) = (x > 0) ? x : NaN
-plot data u 2:(pos($5-2*$6)):($5+2*$6) w filledcurves lc rgb "#a6cee3" fs transparent solid 0.6 noborder t "DP-GD ± 2 SE", \
-     data u 2:5 w l lc rgb "#1f78b4" lw 1.5 t "DP-GD test risk (simulated)", \
-     data u 2:(pos($8)) w l lc rgb "#e31a1c" lw 2 dt 2 t "OU theory (exact discrete)", \
-     data u 2:(pos($12)) w l lc rgb "#000000" lw 1 dt 3 t "θ* = Φ^+y test risk", \
-     clipping u 2:3 axes x1y2 w l lc rgb "#33a02c" t "clipped fraction (right axis)"
+# Linear risk axis over the simulated band and the theory with a margin and headroom for the key;
+# theta*'s line is drawn only when it falls inside (it is huge near p = n).
+stats data u ($5 + 2 * $6) nooutput name "S"
+stats data u ($5 - 2 * $6) nooutput name "SL"
+stats data u 8 nooutput name "O"
+stats data u 12 nooutput name "TS"
+stats clipping u 3 nooutput name "CF"
+yhi = (S_max > O_max) ? S_max : O_max
+ylo = (SL_min < O_min) ? SL_min : O_min
+ylo = (ylo > 0) ? ylo : 0
+ymin = ylo - 0.05 * (yhi - ylo)
+ymin = (ymin > 0) ? ymin : 0
+ymax = yhi + 0.55 * (yhi - ymin)
+star_in = (TS_min <= ymax && TS_min >= ymin)
+clipped = (CF_max > 0)
+# the +-2 SE band is drawn; when it is thinner than about 5 pixels, error bars mark it too
+stats data u ($6 > 0 ? 4 * $6 : NaN) nooutput name "RW"
+bars = (RW_max / (ymax - ymin) * 0.5 * H < 5)
+every_k = int(RW_records / 20) > 1 ? int(RW_records / 20) : 1
+res(m, s, o) = (s > 0) ? (m - o) / s : NaN
+stats data u (res($5, $6, $8)) nooutput name "R1"
+rmax = (abs(R1_min) > abs(R1_max)) ? abs(R1_min) : abs(R1_max)
+rlim = (rmax * 1.15 > 4.5) ? rmax * 1.15 : 4.5
+stats data u 2 nooutput name "K"
+set multiplot
+# ---- main panel
+set tmargin at screen top
+set bmargin at screen 0.415
+set xrange [0:K_max]
+set format x ""
+unset xlabel
+set ylabel "test risk (mean squared error)"
+set yrange [ymin:ymax]
+set mytics 2
+if (clipped) { set y2label "clipped fraction"; set y2range [0:1.4]; set y2tics 0, 0.2, 1; set ytics nomirror }
+set key top right
+SIMBARS = bars ? 'data every every_k::1 u 2:5:(2 * $6) w yerrorbars pt 7 ps 0.5 lc rgb blue t "DP-GD ± 2 SE (bars)", ' : ''
+STAR = star_in ? 'data u 2:(pos($12)) w l lc rgb black lw 1.5 dt 3 t "θ* = Φ^+y test risk", ' : ''
+CLIP = clipped ? 'clipping u 2:3 axes x1y2 w l lc rgb green lw 1.5 t "clipped fraction (right axis)", ' : ''
+plot data u 2:($5 - 2 * $6):($5 + 2 * $6) w filledcurves lc rgb sky fs transparent solid 0.45 border lc rgb blue t (bars ? "" : "DP-GD test risk ± 2 SE"), \
+     data u 2:5 w l lc rgb blue lw 1.5 t (bars ? "DP-GD test risk" : ""), @SIMBARS \
+     data u 2:(pos($8)) w l lc rgb vermillion lw 2.5 dt 2 t "OU theory (exact discrete)", @STAR @CLIP \
+     NaN notitle
+# ---- residual panel
+unset label 100
+unset label 101
+unset y2label
+unset y2tics
+set ytics mirror
+set tmargin at screen 0.395
+set bmargin at screen 0.18
+set format x "%g"
+set xlabel "DP-GD step k"
+set ylabel "(sim. − OU) / SE\n(dashed: ±3)"
+set yrange [-rlim:rlim]
+set mytics default
+if (rlim < 8) { set ytics 3 } else { set ytics auto }
+unset key
+set arrow 1 from 0, 3 to K_max, 3 nohead dt 2 lc rgb grey lw 1.2
+set arrow 2 from 0, -3 to K_max, -3 nohead dt 2 lc rgb grey lw 1.2
+set arrow 3 from 0, 0 to K_max, 0 nohead lc rgb black lw 0.8
+plot data u 2:(res($5, $6, $8)) w lp pt 7 ps 0.5 lw 1.2 lc rgb blue t "DP-GD test risk"
+unset multiplot

@@ -7,16 +7,16 @@
 best = ARG1
 star = ARG2
 n = ARG4 + 0
-set terminal pngcairo size 900,600 font "sans,11"
+set terminal pngcairo size 900,600 font "sans,13"
 set output ARG3
-set title sprintf("random features, d = 100, n = %d, sign target, tanh; DP-GD: C_{clip} = 0.5 √p, η = 1/p, best T ∈ {2d, 5d, 10d}, δ = 1/n", n) font ",10"
+set title sprintf("random features, d = 100, n = %d, sign target, tanh; DP-GD: C_{clip} = 0.5 √p, η = 1/p, best T ∈ {2d, 5d, 10d}, δ = 1/n", n) font ",11"
 set xlabel "number of features p"
 set ylabel "test risk (mean squared error)"
 set logscale xy
 set xrange [20:2e5]
 set format x "10^{%L}"
 set grid
-set key top right opaque box
+set key top right opaque box lc rgb "#bbbbbb" font ",11"
 set arrow from n, graph 0 to n, graph 1 nohead dt 3 lc rgb "#888888"
 set label "p = n" at n, graph 0.04 offset 0.5, 0 tc rgb "#666666"
 # The interpolation peak of theta* at p = n runs off the top: its value is printed instead.
@@ -25,6 +25,6 @@ set yrange [0.3:4]
 set ytics (0.3, 0.4, 0.5, 0.6, 0.8, 1, 1.5, 2, 3, 4)
 set label sprintf("θ* at p = n: %.3g ↑", PEAK_max) at n, 3.3 right offset -0.5, 0 tc rgb "#000000"
 plot star u 1:2 w lp pt 6 ps 1.0 lc rgb "#000000" t "θ* = Φ^+y (no privacy)", \
-     best index 0 u 1:6:(2*$7) w yerrorlines pt 7 ps 0.8 lc rgb "#e31a1c" t "DP-GD, ε = 1", \
-     best index 1 u 1:6:(2*$7) w yerrorlines pt 5 ps 0.8 lc rgb "#ff7f00" t "DP-GD, ε = 2", \
-     best index 2 u 1:6:(2*$7) w yerrorlines pt 9 ps 0.9 lc rgb "#1f78b4" t "DP-GD, ε = 4"
+     best index 0 u 1:6:(2*$7) w yerrorlines pt 7 ps 0.8 lc rgb "#D55E00" t "DP-GD, ε = 1", \
+     best index 1 u 1:6:(2*$7) w yerrorlines pt 5 ps 0.8 lc rgb "#E69F00" t "DP-GD, ε = 2", \
+     best index 2 u 1:6:(2*$7) w yerrorlines pt 9 ps 0.9 lc rgb "#0072B2" t "DP-GD, ε = 4"

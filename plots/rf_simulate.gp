@@ -1,7 +1,7 @@
 # dpdyn simulate --model=rf: full-batch DP-GD on random features, train and test risk
 # (mean +- 2 SE over replicates), the test risk of theta* = Phi^+ y, and the fraction of
 # clipped samples at every step on the right axis.
-# usage: gnuplot -c rf_simulate.gp trajectory.tsv clipping.tsv OUT [png|svg] [title]
+# usage: gnuplot -c rf_simulate.gp trajectory.tsv clipping.tsv OUT [png|svg|pdf] [title] [caption]
 # trajectory.tsv columns: t step train_risk train_risk_se test_risk test_risk_se
 #                         clipped_fraction theta_star_test_risk
 # clipping.tsv columns:   t step clipped_fraction
@@ -12,24 +12,37 @@ set datafile columnheaders
 data = ARG1
 clipping = ARG2
 fmt = (ARGC >= 4) ? ARG4 : "png"
-if (fmt eq "svg") { set terminal svg size 900,600 dynamic font "sans,12" } else { set terminal pngcairo size 900,600 font "sans,11" }
+# ---- style shared by the dpdyn figures: Okabe-Ito colour-blind-safe palette
+blue = "#0072B2"; sky = "#56B4E9"; vermillion = "#D55E00"; green = "#009E73"; orange = "#E69F00"
+purple = "#CC79A7"; yellow = "#F0E442"; black = "#000000"; grey = "#666666"
+W = 900; H = 680
+if (fmt eq "svg") { set terminal svg size W,H dynamic font "sans,13" } else { if (fmt eq "pdf") { set terminal pdfcairo size W/120.,H/120. font "sans,10" } else { set terminal pngcairo size W,H font "sans,13" } }
 set output ARG3
-if (ARGC >= 5) { set title ARG5 noenhanced font ",9" }
+# title above, the full parameter line as a caption below
+if (ARGC >= 5) { set title ARG5 noenhanced font ",13" }
+if (ARGC >= 6) { set label 101 ARG6 at screen 0.015, screen 0.075 left noenhanced font ",9" tc rgb "#444444"; set bmargin at screen 0.19 }
+set grid xtics ytics mytics lc rgb "#d9d9d9" lw 1 dt 1, lc rgb "#eeeeee" lw 1 dt 1
+set key opaque box lc rgb "#bbbbbb" samplen 2.5 spacing 1.15 font ",11"
+set border lw 1.2
 set xlabel "DP-GD step k"
 set ylabel "risk (mean squared error)"
-set y2label "clipped fraction"
-# Linear risk axis from 0 to the largest simulated (or theoretical) risk, with headroom for the
-# key; theta*'s line is drawn only when it falls inside (it is huge near p = n).
-stats data u 5 nooutput name "S"
-set yrange [0:1.4*S_max]
-set y2range [0:1.4]
-set y2tics 0, 0.2, 1
-set ytics nomirror
-set grid
-set key top right opaque box
+# Linear risk axis from 0 to the largest simulated risk, with headroom for the key; theta*'s line
+# is drawn only when it falls inside (it is huge near p = n), otherwise a note gives its value;
+# the clipped fraction (right axis) only when some sample is clipped.
+stats data u ($5 + 2 * $6) nooutput name "S"
+stats data u 8 nooutput name "TS"
+stats clipping u 3 nooutput name "CF"
+ymax = 1.45 * S_max
+star_in = (TS_max <= ymax)
+clipped = (CF_max > 0)
+set yrange [0:ymax]
+if (clipped) { set y2label "clipped fraction"; set y2range [0:1.45]; set y2tics 0, 0.2, 1; set ytics nomirror }
+if (!star_in) { set label 102 sprintf("θ* = Φ^+y test risk %.3g: above the range, not drawn", TS_max) at graph 0.02, graph 0.04 left font ",10" tc rgb grey front }
+set key top right
 pos(x) = (x > 0) ? x : NaN
-plot data u 2:(pos($5-2*$6)):($5+2*$6) w filledcurves lc rgb "#a6cee3" fs transparent solid 0.6 noborder t "test risk ± 2 SE", \
-     data u 2:5 w l lc rgb "#1f78b4" lw 1.5 t "DP-GD test risk", \
-     data u 2:3 w l lc rgb "#6a3d9a" lw 1 dt 2 t "DP-GD train risk", \
-     data u 2:8 w l lc rgb "#000000" lw 1 dt 3 t "θ* = Φ^+y test risk", \
-     clipping u 2:3 axes x1y2 w l lc rgb "#33a02c" t "clipped fraction (right axis)"
+STAR = star_in ? 'data u 2:8 w l lc rgb black lw 1.5 dt 3 t "θ* = Φ^+y test risk", ' : ''
+CLIP = clipped ? 'clipping u 2:3 axes x1y2 w l lc rgb green lw 1.5 t "clipped fraction (right axis)", ' : ''
+plot data u 2:(pos($5 - 2 * $6)):($5 + 2 * $6) w filledcurves lc rgb sky fs transparent solid 0.45 border lc rgb blue t "DP-GD test risk ± 2 SE", \
+     data u 2:5 w l lc rgb blue lw 1.5 notitle, \
+     data u 2:3 w l lc rgb purple lw 1.5 dt 2 t "DP-GD train risk (mean)", @STAR @CLIP \
+     NaN notitle

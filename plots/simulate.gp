@@ -1,6 +1,6 @@
 # dpdyn simulate: DP-SGD excess risk (mean +- 2 SE over replicates) and the
 # released iterate; the clipped fraction on the right axis.
-# usage: gnuplot -c simulate.gp trajectory.tsv release.tsv OUT [png|svg] [title]
+# usage: gnuplot -c simulate.gp trajectory.tsv release.tsv OUT [png|svg|pdf] [title] [caption]
 # trajectory.tsv columns: t excess_risk excess_risk_se clipped_fraction
 # dpdyn-figure: second=release.tsv (embedded in dpdyn; the second data file it reads, ARG2)
 # data files: `#` metadata lines, one header row of column names, tab-separated rows
@@ -9,21 +9,50 @@ set datafile columnheaders
 data = ARG1
 release = ARG2
 fmt = (ARGC >= 4) ? ARG4 : "png"
-if (fmt eq "svg") { set terminal svg size 900,600 dynamic font "sans,12" } else { set terminal pngcairo size 900,600 font "sans,11" }
+# ---- style shared by the dpdyn figures: Okabe-Ito colour-blind-safe palette
+blue = "#0072B2"; sky = "#56B4E9"; vermillion = "#D55E00"; green = "#009E73"; orange = "#E69F00"
+purple = "#CC79A7"; yellow = "#F0E442"; black = "#000000"; grey = "#666666"
+W = 900; H = 680
+if (fmt eq "svg") { set terminal svg size W,H dynamic font "sans,13" } else { if (fmt eq "pdf") { set terminal pdfcairo size W/120.,H/120. font "sans,10" } else { set terminal pngcairo size W,H font "sans,13" } }
 set output ARG3
-if (ARGC >= 5) { set title ARG5 noenhanced font ",9" }
+# title above, the full parameter line as a caption below
+if (ARGC >= 5) { set title ARG5 noenhanced font ",13" }
+if (ARGC >= 6) { set label 101 ARG6 at screen 0.015, screen 0.075 left noenhanced font ",9" tc rgb "#444444"; set bmargin at screen 0.19 }
+set grid xtics ytics mytics lc rgb "#d9d9d9" lw 1 dt 1, lc rgb "#eeeeee" lw 1 dt 1
+set key opaque box lc rgb "#bbbbbb" samplen 2.5 spacing 1.15 font ",11"
+set border lw 1.2
+# the clipped fraction (right axis) only when some sample is clipped
+stats data every ::1 u 4 nooutput name "CF"
+clipped = (CF_max > 0)
 set xlabel "t = k / n"
 set ylabel "excess risk"
-set y2label "clipped fraction"
 set logscale y
-set y2range [0:1]
-set ytics nomirror
-set y2tics
-set grid
-set key bottom left opaque box
 set xrange [0:1.05]
 pos(x) = (x > 0) ? x : NaN
-plot data u 1:(pos($2-2*$3)):($2+2*$3) w filledcurves lc rgb "#a6cee3" fs transparent solid 0.6 noborder t "mean ± 2 SE", \
-     data u 1:2 w l lc rgb "#1f78b4" lw 1.5 t "DP-SGD mean", \
-     data every ::1 u 1:4 axes x1y2 w steps lc rgb "#33a02c" t "clipped fraction", \
-     release u ($1+0.015):4:(2*$5) w yerrorbars pt 7 ps 0.8 lc rgb "#1f78b4" t "released iterate ± 2 SE"
+# the y range of the band and the released iterate, with a margin; log tics labelled at 1, 2, 5
+# when the axis spans less than 2.5 decades
+stats data u (pos($2 - 2 * $3)) nooutput name "A"
+stats data u ($2 + 2 * $3) nooutput name "B"
+stats release u (pos($4 - 2 * $5)) nooutput name "RA"
+stats release u ($4 + 2 * $5) nooutput name "RB"
+ylo = (A_min < RA_min) ? A_min : RA_min
+yhi = (B_max > RB_max) ? B_max : RB_max
+span = log10(yhi / ylo)
+span = (span < 0.05) ? 0.05 : span
+ymin = ylo / 10**(0.06 * span)
+ymax = yhi * 10**(0.25 * span)
+set mytics 10
+if (span < 2.5) { set format y "%g"; do for [e = -15:5] { set ytics add (2 * 10.0**e, 5 * 10.0**e) } } else { set format y "10^{%L}" }
+if (span < 0.6) { do for [e = -15:5] { set ytics add (3 * 10.0**e, 4 * 10.0**e, 6 * 10.0**e, 7 * 10.0**e, 8 * 10.0**e, 9 * 10.0**e) } }
+if (clipped) { set y2label "clipped fraction"; set y2range [0:1]; set ytics nomirror; set y2tics 0, 0.2, 1 }
+CLIP = clipped ? 'data every ::1 u 1:4 axes x1y2 w steps lc rgb green lw 1.5 t "clipped fraction (right axis)", ' : ''
+# the +-2 SE band is drawn; when it is thinner than about 5 pixels, error bars mark it too
+stats data u ($2 > 0 && $3 > 0 ? 4 * $3 / $2 : NaN) nooutput name "RW"
+bars = (RW_max / log(ymax / ymin) * 0.65 * H < 5)
+every_k = int(RW_records / 20) > 1 ? int(RW_records / 20) : 1
+set yrange [ymin:ymax]
+SIMBARS = bars ? 'data every every_k::1 u 1:2:(pos($2 - 2 * $3)):($2 + 2 * $3) w yerrorbars pt 7 ps 0.5 lc rgb blue t sprintf("DP-SGD ± 2 SE (bars, at most %.2g%% of the mean)", 50 * RW_max), ' : ''
+set key top right
+plot data u 1:(pos($2 - 2 * $3)):($2 + 2 * $3) w filledcurves lc rgb sky fs transparent solid 0.45 border lc rgb blue t (bars ? "" : "DP-SGD mean ± 2 SE"), \
+     data u 1:2 w l lc rgb blue lw 1.5 t (bars ? "DP-SGD mean" : ""), @SIMBARS @CLIP \
+     release u ($1 + 0.015):4:(2 * $5) w yerrorbars pt 7 ps 1 lw 1.5 lc rgb blue t "released iterate ± 2 SE"

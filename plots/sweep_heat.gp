@@ -1,17 +1,21 @@
 # dpdyn sweep, two varied keys: a number of every point's summary.json as a heat map, the first
 # varied key on the vertical axis, the second on the horizontal one (one cell per value).
-# usage: gnuplot -c sweep_heat.gp sweep.tsv sweep_heat.png [png|svg]
+# usage: gnuplot -c sweep_heat.gp sweep.tsv sweep_heat.png [png|svg|pdf]
 # dpdyn sweep writes the settings of the figure above these lines: title_text, xname, nx, xtics
 # (the tick labels: '"v0" 0, "v1" 1, ...'), yname, ny, ytics, zcol, zname, logz, labels (1: the
 # value in each cell).
 # dpdyn-figure: second=none (embedded in dpdyn; the second data file it reads, ARG2)
 data = ARG1
 fmt = (ARGC >= 3) ? ARG3 : "png"
-if (fmt eq "svg") { set terminal svg size 900,700 dynamic font "sans,12" } else { set terminal pngcairo size 900,700 font "sans,11" }
+# ---- style shared by the dpdyn figures: Okabe-Ito colour-blind-safe palette
+blue = "#0072B2"; sky = "#56B4E9"; vermillion = "#D55E00"; green = "#009E73"; orange = "#E69F00"
+purple = "#CC79A7"; yellow = "#F0E442"; black = "#000000"; grey = "#666666"
+W = 900; H = 700
+if (fmt eq "svg") { set terminal svg size W,H dynamic font "sans,13" } else { if (fmt eq "pdf") { set terminal pdfcairo size W/120.,H/120. font "sans,10" } else { set terminal pngcairo size W,H font "sans,13" } }
 set output ARG2
 set datafile separator "\t"
 set datafile columnheaders
-set title title_text noenhanced font ",10"
+set title title_text noenhanced font ",12"
 set xlabel xname noenhanced
 set ylabel yname noenhanced
 set cblabel zname noenhanced

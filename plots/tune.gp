@@ -2,7 +2,7 @@
 # scale c and the initial learning rate eta~(0) (the other schedule parameters at the optimum),
 # the tuned optimum marked, contours at fixed multiples of its risk; beside it the confirmation
 # at the optimum: DP-SGD simulation (mean +- 2 SE) against the ODE.
-# usage: gnuplot -c tune.gp trajectory.tsv release.tsv OUT [png|svg] [title]
+# usage: gnuplot -c tune.gp trajectory.tsv release.tsv OUT [png|svg|pdf] [title]
 # trajectory.tsv columns: t excess_risk excess_risk_se ode_excess_risk
 #                         ode_lower_bound ode_upper_bound clipped_fraction
 # release.tsv columns:    t sim_before sim_before_se sim_after sim_after_se ode_before ode_after
@@ -24,11 +24,11 @@ have_hm = int(system("test -r '".hm."' && echo 1 || echo 0"))
 param(k) = system("sed -n 's/^# ".k." = //p' '".data."' | head -n 1")
 num(k) = sprintf("%.4g", real(param(k)))
 have_sim = param("confirm_seeds") ne "0"
-heading = sprintf("dpdyn tune: d = %s, n = %s, γ = %s, ρ = %s, ζ = %s, spectrum %s, schedule %s%s", \
-                  param("d"), param("n"), num("gamma"), param("rho"), num("zeta"), param("spectrum"), \
-                  param("schedule"), have_sim ? ", ".param("confirm_seeds")." replicates" : "")
+heading = sprintf("linreg tune (%s schedule): d = %s, n = %s, ρ = %s, ζ = %s, %s spectrum%s", \
+                  param("schedule"), param("d"), param("n"), num("rho"), num("zeta"), param("spectrum"), \
+                  have_sim ? " (".param("confirm_seeds")." replicates)" : "")
 width = have_hm ? 1500 : 900
-if (fmt eq "svg") { set terminal svg size width,650 dynamic font "sans,12" } else { set terminal pngcairo size width,650 font "sans,11" }
+if (fmt eq "svg") { set terminal svg size width,700 dynamic font "sans,13" } else { if (fmt eq "pdf") { set terminal pdfcairo size width/120.,700/120. font "sans,10" } else { set terminal pngcairo size width,700 font "sans,13" } }
 set output ARG3
 
 stats release u 7 nooutput
@@ -42,7 +42,7 @@ r_lo = STATS_min
 r_hi = STATS_max
 
 if (have_hm) {
-  set multiplot layout 1,2 title heading noenhanced font ",12" margins 0.06, 0.98, 0.11, 0.86 spacing 0.17
+  set multiplot layout 1,2 title heading noenhanced font ",12" margins 0.06, 0.98, 0.12, 0.87 spacing 0.21
   # Spacing of the eta~(0) axis: linear if the first step equals the mean step.
   stats hm u 2 every :::0::0 nooutput
   e_lo = STATS_min
@@ -90,22 +90,43 @@ if (have_hm) {
 } else {
   set title heading noenhanced font ",11"
 }
+# what the right panel draws: a bound only where it lies inside the range over at least 5% of
+# the time and differs from the ODE by more than 1% (on one eigenvalue group it is the ODE);
+# error bars when the +-2 SE band is thinner than about 5 pixels; the jump when it is visible
+ymin = r_lo / 1.3
+ymax = r_hi * 1.3
+stats data u (abs($5 / $4 - 1) + abs($6 / $4 - 1)) nooutput name "BD"
+stats data u (($1 > 0 && $5 >= ymin) ? 1 : 0) nooutput name "LBI"
+stats data u (($1 > 0 && $6 <= ymax) ? 1 : 0) nooutput name "UBI"
+lb_in = (BD_max > 0.01 && LBI_sum >= 0.05 * LBI_records)
+ub_in = (BD_max > 0.01 && UBI_sum >= 0.05 * UBI_records)
+bars = 0
+if (have_sim) {
+  stats data u ($2 > 0 && $3 > 0 ? 4 * $3 / $2 : NaN) nooutput name "RW"
+  bars = (RW_max / log(ymax / ymin) * 0.6 * 650 < 5)
+  every_k = int(RW_records / 20) > 1 ? int(RW_records / 20) : 1
+}
+stats release u (abs(log($7 / $6))) nooutput name "J"
+jump_in = (J_max / log(ymax / ymin) * 0.6 * 650 > 3)
 set xlabel "t = k / n"
 set ylabel "excess risk"
 set logscale y
-set yrange [r_lo / 1.3 : r_hi * 1.3]
+set yrange [ymin : ymax]
 set format y "%g"
-do for [e = -12:2] { set ytics add (2 * 10**e, 5 * 10**e) }
-set grid
-set key top right opaque box font ",10"
+set mytics 10
+do for [e = -12:2] { set ytics add (2 * 10.0**e, 5 * 10.0**e) }
+set grid xtics ytics mytics lc rgb "#d9d9d9" lw 1 dt 1, lc rgb "#eeeeee" lw 1 dt 1
+set key top right opaque box lc rgb "#bbbbbb" samplen 2.5 spacing 1.15 font ",11"
 set xrange [0:1.05]
 pos(x) = (x > 0) ? x : NaN
-sim(t) = have_sim ? t : ""
-plot data u 1:(pos($2-2*$3)):($2+2*$3) w filledcurves lc rgb "#a6cee3" fs transparent solid 0.6 noborder t sim("DP-SGD mean ± 2 SE"), \
-     data u 1:2 w l lc rgb "#1f78b4" lw 1.5 t sim("DP-SGD mean"), \
-     data u 1:4 w l lc rgb "#e31a1c" lw 2 dt 2 t "ODE (deterministic equivalent)", \
-     data u 1:5 w l lc rgb "#555555" lw 1 dt 3 t "ODE lower bound", \
-     data u 1:6 w l lc rgb "#555555" lw 1 dt 4 t "ODE upper bound", \
-     release u 1:6:(0):($7-$6) w vectors head filled lc rgb "#e31a1c" lw 1.5 t "ODE release jump", \
-     release u ($1+0.015):4:(2*$5) w yerrorbars pt 7 ps 0.8 lc rgb "#1f78b4" t sim("DP-SGD released iterate ± 2 SE")
+if (BD_max <= 0.01) { set label 102 "ODE bounds: equal to the ODE within 1%, not drawn" at graph 0.02, graph 0.04 left font ",10" tc rgb "#666666" front }
+EXTRA = ""
+if (have_sim && !bars) { EXTRA = EXTRA . 'data u 1:(pos($2 - 2 * $3)):($2 + 2 * $3) w filledcurves lc rgb "#56B4E9" fs transparent solid 0.45 border lc rgb "#0072B2" t "DP-SGD mean ± 2 SE", ' }
+if (have_sim) { EXTRA = EXTRA . 'data u 1:2 w l lc rgb "#0072B2" lw 1.5 t (bars ? "DP-SGD mean" : ""), ' }
+if (have_sim && bars) { EXTRA = EXTRA . 'data every every_k::1 u 1:2:(pos($2 - 2 * $3)):($2 + 2 * $3) w yerrorbars pt 7 ps 0.5 lc rgb "#0072B2" t sprintf("DP-SGD ± 2 SE (bars, at most %.2g%% of the mean)", 50 * RW_max), ' }
+if (have_sim) { EXTRA = EXTRA . 'release u ($1 + 0.015):4:(2 * $5) w yerrorbars pt 7 ps 1 lw 1.5 lc rgb "#0072B2" t "DP-SGD released ± 2 SE", ' }
+if (lb_in) { EXTRA = EXTRA . 'data u 1:5 w l lc rgb "#666666" lw 1.5 dt 3 t "ODE lower bound", ' }
+if (ub_in) { EXTRA = EXTRA . 'data u 1:6 w l lc rgb "#666666" lw 1.5 dt 4 t "ODE upper bound", ' }
+if (jump_in) { EXTRA = EXTRA . 'release u 1:6:(0):($7 - $6) w vectors head filled lc rgb "#D55E00" lw 2 t "ODE release jump", ' }
+plot @EXTRA data u 1:4 w l lc rgb "#D55E00" lw 2.5 dt 2 t "ODE (deterministic equivalent)"
 if (have_hm) { unset multiplot }

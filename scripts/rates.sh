@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Rates study of seed 004 (docs/math.md §1.8) on the deterministic equivalent, with `dpdyn tune`.
+# Rates study of the schedule families of arXiv:2505.16329 (docs/math.md §1.8) on the deterministic equivalent, with `dpdyn tune`.
 # SPDX-License-Identifier: MIT
 #
-# 1. Rates: for the three schedule families of seed 004 -- output perturbation (const),
+# 1. Rates: for the three schedule families of arXiv:2505.16329 -- output perturbation (const),
 #    constant noise (sqrt) and the optimal decaying schedule -- the released excess risk R_out
 #    is minimised over the clipping scale c and the schedule parameters at every gamma of a
 #    log-spaced grid (0.3 ... 0.003, the range asked for, continued down to 1e-6 to expose the

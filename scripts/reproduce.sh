@@ -15,7 +15,7 @@ mkdir -p "$figs"
 
 step() { echo "== $*" >&2; }
 
-# Issue 2: the quickstart and one comparison per schedule family of seed 004.
+# Issue 2: the quickstart and one comparison per schedule family of arXiv:2505.16329.
 step "quickstart (DP-SGD vs ODE)"
 "$dpdyn" compare "$src/models/linreg/quickstart.ini" --out="$work/quickstart" >/dev/null
 cp "$work/quickstart/compare.png" "$figs/quickstart.png"

@@ -32,6 +32,7 @@ mkdir -p "$figs" "$sweeps"
 command -v gnuplot >/dev/null || { echo "reproduce_semipriv: gnuplot not installed" >&2; exit 1; }
 sweep() { ${MPIRUN:-} "$build/dpdyn" sweep simulate --model=semipriv "$@" --threads="$threads" --plot_y=none >/dev/null; }
 step() { echo "== $*" >&2; }
+tag=$([ $mode = quick ] && echo " (quick run)" || true)
 
 if [ $mode = quick ]; then
   ks='1|5|20|none' eps='0.1|inf' s1=6 ns=100,200 s2=4 nps=20,200 s3=4 s4=8
@@ -64,21 +65,21 @@ step "k sweep (k = $ks, epsilon = $eps, $s1 replicates)"
 sweep --d=200 --n=500 --n_public=5000 --k="$ks" --epsilon="$eps" --seeds=$s1 --seed=1 --out="$sweeps/k"
 table "$figs/semipriv_sweep_k.tsv" 200 500 5000 "$sweeps/k"
 gnuplot -c "$src/plots/semipriv_k.gp" "$figs/semipriv_sweep_k.tsv" "$figs/semipriv_sweep_k.png" \
-  "dpdyn sweep ($mode): d = 200, n = 500, n_{public} = 5000, delta = 1e-5, $s1 replicates (data, public sample, noise redrawn)"
+  "semipriv sweep$tag: d = 200, n = 500, n_{public} = 5000, δ = 10^{-5}; $s1 replicates (data and noise redrawn)"
 
 # 2. accuracy against n for k in {5, d}
 step "n sweep (n = $ns, $s2 replicates)"
 sweep --d=200 --n_public=5000 --n="$ns" --k='5|none' --epsilon='0.1|0.7' --seeds=$s2 --seed=2 --out="$sweeps/n"
 table "$figs/semipriv_sweep_n.tsv" 200 NaN 5000 "$sweeps/n"
 gnuplot -c "$src/plots/semipriv_n.gp" "$figs/semipriv_sweep_n.tsv" "$figs/semipriv_sweep_n.png" \
-  "dpdyn sweep ($mode): d = 200, n_{public} = 5000, $s2 replicates" 200
+  "semipriv sweep$tag: d = 200, n_{public} = 5000; $s2 replicates" 200
 
 # 3. accuracy against n_public at k = 5
 step "n_public sweep (n_public = $nps, $s3 replicates)"
 sweep --d=200 --n=500 --n_public="$nps" --k=5 --epsilon='0.7|inf' --seeds=$s3 --seed=3 --out="$sweeps/npublic"
 table "$figs/semipriv_sweep_npublic.tsv" 200 500 NaN "$sweeps/npublic"
 gnuplot -c "$src/plots/semipriv_npublic.gp" "$figs/semipriv_sweep_npublic.tsv" \
-  "$figs/semipriv_sweep_npublic.png" "dpdyn sweep ($mode): d = 200, n = 500, k = 5, $s3 replicates"
+  "$figs/semipriv_sweep_npublic.png" "semipriv sweep$tag: d = 200, n = 500, k = 5; $s3 replicates"
 
 # 4. real features: scikit-learn digits 3 vs 8 (the replicates redraw the noise only)
 if /usr/bin/python3 -c 'import sklearn' 2>/dev/null; then
@@ -92,7 +93,7 @@ if /usr/bin/python3 -c 'import sklearn' 2>/dev/null; then
     --epsilon='0.1|0.7|3|10|inf' --seeds=$s4 --seed=4 --out="$sweeps/digits"
   table "$figs/semipriv_sweep_digits.tsv" 64 NaN NaN "$sweeps/digits"
   gnuplot -c "$src/plots/semipriv_digits.gp" "$figs/semipriv_sweep_digits.tsv" \
-    "$figs/semipriv_sweep_digits.png" "dpdyn sweep ($mode): digits 3 vs 8, zeta = 0.1, $s4 replicates"
+    "$figs/semipriv_sweep_digits.png" "semipriv sweep$tag: scikit-learn digits 3 vs 8, ζ = 0.1; $s4 replicates"
 else
   step "digits skipped: /usr/bin/python3 has no sklearn (scripts/setup.sh installs python3-sklearn)"
 fi

@@ -13,6 +13,7 @@
 #include "dpdyn/linreg.h"
 #include "dpdyn/ode.h"
 #include "dpdyn/sde.h"
+#include "dpdyn/linreg_setting.h"
 #include "dpdyn/rf.h"
 #include "dpdyn/rf_sim.h"
 #include "dpdyn/tune.h"

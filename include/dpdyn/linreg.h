@@ -147,8 +147,34 @@ DPD_API double dpd_linreg_excess_risk(const dpd_linreg_problem *p, const double 
  * groups, (1/d) sum_j lambda_j S_j(0)). */
 DPD_API double dpd_linreg_initial_risk(const dpd_linreg_problem *p);
 
+/* ---- The setting: what the simulation, the SDE and the ODE share ----
+ *
+ * The parameters of the learning problem that every description of DP-SGD on a given
+ * dpd_linreg_problem must agree on: the sample count (gamma = d/n with the problem's d), the
+ * label noise, the clipping scale and the privacy. Build the three configurations from one
+ * setting (dpd_linreg_sim_config_init, dpd_linreg_sde_config_init in sde.h, dpd_ode_config_init
+ * in ode.h) and they cannot disagree; configurations built separately can be checked against
+ * each other or against a setting with dpd_linreg_setting_check (linreg_setting.h). Every result
+ * records what it was computed with (dpd_linreg_sim_result.setting, dpd_ode_result.config). */
+typedef struct {
+  size_t n;            /* samples = steps, >= 1 (default 1000); the ODE's gamma is d/n */
+  double zeta;         /* label-noise standard deviation, finite >= 0 (default 0.5) */
+  dpd_noise_law noise; /* label-noise law (default DPD_NOISE_GAUSSIAN) */
+  double noise_nu;     /* Student-t degrees of freedom, finite > 2, read only when noise =
+                          DPD_NOISE_STUDENT (default 5) */
+  double c;            /* clipping scale > 0, C = c sqrt(d); INFINITY = no clipping (default) */
+  double rho;          /* privacy > 0 (rho^2/2-zCDP); INFINITY = no noise (default); a finite rho
+                          needs a finite c */
+} dpd_linreg_setting;
+
+/* The default setting (values listed next to each field): those of the default simulation,
+ * SDE and ODE configurations. */
+DPD_API dpd_linreg_setting dpd_linreg_setting_default(void);
+
 /* ---- The algorithm: one-pass DP-SGD with per-sample clipping (docs/math.md §1.3) ---- */
 
+/* The fields n, zeta, noise, noise_nu, c and rho are those of dpd_linreg_setting (same meaning,
+ * same defaults); dpd_linreg_sim_config_init sets them from one. */
 typedef struct {
   size_t n;                 /* samples = steps, >= 1 */
   double zeta;              /* label-noise standard deviation, >= 0 */
@@ -166,20 +192,47 @@ typedef struct {
   void *progress_user;      /* passed to progress (borrowed; default NULL) */
 } dpd_linreg_sim_config;
 
+/* Release convention (docs/math.md §1.7, "Last iterate"), the same for the simulation, the
+ * SDE and the ODE (dpd_ode_result): the trajectory is the training path *before release*. The
+ * released iterate theta_n carries the last step's privacy noise (sigma_{n-1}, large: rho^2
+ * sigma_{n-1}^2 = eta_{n-1}^2), which the ODE describes as a jump at t = 1 and not as part of
+ * R(t). So risk_mean/risk_se/risk_replicates at a grid point of step n (always the last one,
+ * t = 1) hold theta_n without that noise, before_release; the released value is final_risk
+ * (final_replicates per replicate), and release_jump = final_risk - before_release. Compare
+ * risk_mean[grid-1] with dpd_ode_result.risk[grid-1] (both R(1-)), and final_risk with
+ * dpd_ode_result.final_risk (both R_out). Without privacy noise (rho = inf) the two agree. */
 typedef struct {
   size_t grid;
-  double *t;               /* [grid] */
-  double *risk_mean;       /* [grid] mean excess risk over replicates at step round(t n) */
-  double *risk_se;         /* [grid] standard error of the mean */
-  double *clip_fraction;   /* [grid] fraction of clipped steps in (t_{j-1}, t_j], 0 at j = 0 */
-  double *risk_replicates; /* [seeds * grid], row-major by replicate */
+  double *t;                /* [grid] */
+  double *risk_mean;        /* [grid] mean excess risk over replicates at step round(t n), before
+                               release: risk_mean[grid-1] == before_release */
+  double *risk_se;          /* [grid] standard error of the mean */
+  double *clip_fraction;    /* [grid] fraction of clipped steps in (t_{j-1}, t_j], 0 at j = 0 */
+  double *risk_replicates;  /* [seeds * grid], row-major by replicate, before release */
+  double *final_replicates; /* [seeds] released excess risk of each replicate */
   size_t seeds;
-  double final_risk, final_risk_se;         /* released iterate theta_n */
-  double before_release, before_release_se; /* theta_n without the last step's noise */
-  double clip_fraction_total;               /* over all steps and replicates */
+  double final_risk, final_risk_se;         /* released iterate theta_n (R_out) */
+  double before_release, before_release_se; /* theta_n without the last step's noise (R(1-)) */
+  double release_jump;                      /* final_risk - before_release */
+  double release_jump_se;     /* standard error of the mean of the replicates' jumps (paired) */
+  double clip_fraction_total; /* over all steps and replicates */
+  /* Per replicate, for per-replicate output (row r is replicate r; the means above are their
+   * averages, reduced in replicate order): */
+  double *clip_replicates;           /* [seeds * grid]: replicate r's clip_fraction */
+  double *clip_total_replicates;     /* [seeds]: replicate r's clip_fraction_total */
+  double *before_release_replicates; /* [seeds]: replicate r's before_release (== its
+                                        risk_replicates row's last value) */
+  dpd_linreg_setting setting;        /* the setting it was computed with (from the config) */
 } dpd_linreg_sim_result;
 
 DPD_API dpd_linreg_sim_config dpd_linreg_sim_config_default(void);
+
+/* dpd_linreg_sim_config_default() with n, zeta, noise, noise_nu, c and rho from `setting`
+ * (borrowed for the call). Pure; validation happens in dpd_linreg_sim_run. */
+DPD_API dpd_linreg_sim_config dpd_linreg_sim_config_init(const dpd_linreg_setting *setting);
+
+/* The setting of a simulation configuration (its n, zeta, noise, noise_nu, c, rho). Pure. */
+DPD_API dpd_linreg_setting dpd_linreg_sim_config_setting_get(const dpd_linreg_sim_config *cfg);
 
 /* Runs cfg->seeds replicates of DP-SGD on `problem` with `schedule`.
  * Results are bit-identical for any thread count. *out is returned-owned
@@ -199,7 +252,8 @@ DPD_API dpd_linreg_sim_config dpd_linreg_sim_config_default(void);
  * drawn from the blocks right after the fill (a random number of them); the
  * next step's fill starts at the next unused block.
  * Grid point j records the risk at step k_j = round(j n / (grid - 1)) (ties
- * up); k_{grid-1} = n is the released iterate. Prints nothing: progress goes
+ * up); k_{grid-1} = n, recorded before release (the release convention
+ * above: final_risk is the released iterate). Prints nothing: progress goes
  * to the optional cfg->progress (replicate.h), and a stop it requests returns
  * DPD_ECANCELLED. Thread-safe: uses OpenMP internally, shares nothing between
  * calls. */

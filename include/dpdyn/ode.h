@@ -40,6 +40,9 @@ typedef enum {
                             as left preconditioner (<= 2 iterations per solve) */
 } dpd_ode_linsol;
 
+/* gamma, zeta, noise, noise_nu, c and rho are the problem's setting (dpd_linreg_setting,
+ * linreg.h, with gamma = d/n): dpd_ode_config_init sets them from one, so that the ODE solves
+ * the setting a simulation runs. */
 typedef struct {
   double gamma;        /* d/n, finite > 0 (default 0.5; callers normally set it) */
   double zeta;         /* label-noise sd, finite >= 0 (default 0.5) */
@@ -72,12 +75,42 @@ typedef struct {
                           2 c^2 gamma^2 sigma~^2). The release jump still follows rho. */
   double mu_frozen;    /* clipping factor mu_c in (0, 1] held constant instead of mu_c(P) */
   double nu_frozen;    /* clipping factor nu_c in [0, 1] held constant instead of nu_c(P) */
+  /* Finite-size correction (docs/finite_size.md): the clipping factors averaged over the law of
+   * s^2 = |x|^2/d, with the lambda_j/d terms of each eigenvalue group. DPD_FINITE_OFF (default:
+   * the asymptotic equivalent of docs/math.md §1.7), DPD_FINITE_ON, or DPD_FINITE_AUTO (on where
+   * dpd_linreg_finite_size_matters, see dpd_ode_finite_size_applies). Needs method bdf or adams
+   * and no frozen factors; the bounds keep the asymptotic factors. */
+  int finite_size;
 } dpd_ode_config;
+
+enum { DPD_FINITE_OFF = 0, DPD_FINITE_ON = 1, DPD_FINITE_AUTO = 2 };
+
+/* The auto rule's thresholds on sqrt(m2), m2 = E[(|x|^2/d - 1)^2] = 2 sum lambda_i^2 / d^2, and on
+ * lambda_max/d (docs/finite_size.md §4: every measured case where the correction moves the
+ * released risk by more than 0.1 % exceeds both). */
+#define DPD_FINITE_AUTO_THRESHOLD 0.1
+#define DPD_FINITE_AUTO_LMAX 0.03
+
+/* 1 when sqrt(m2) > DPD_FINITE_AUTO_THRESHOLD and lambda_max/d > DPD_FINITE_AUTO_LMAX: the
+ * asymptotic equivalent is off by its finite-size terms (the CLI warns when the correction is
+ * off there). */
+DPD_API int dpd_linreg_finite_size_matters(const dpd_linreg_problem *problem);
+
+/* m2 = 2 sum lambda_i^2 / d^2 of a problem (any problem, spectral ones included). */
+DPD_API double dpd_linreg_m2(const dpd_linreg_problem *problem);
+
+/* 1 when a solve of `problem` with `cfg` applies the finite-size correction: finite_size on, or
+ * auto where dpd_linreg_finite_size_matters, with a method that supports it; else 0. */
+DPD_API int dpd_ode_finite_size_applies(const dpd_linreg_problem *problem,
+                                        const dpd_ode_config *cfg);
 
 /* All risks are excess risks. The three curves risk, lower and upper are
  * values *before release* (t -> 1-): the released iterate theta_n carries the
  * last step's noise, which adds release_jump to each of them alike at t = 1
- * (R_out = R(1-) + jump; the bounds of R_out are lower/upper[grid-1] + jump). */
+ * (R_out = R(1-) + jump; the bounds of R_out are lower/upper[grid-1] + jump).
+ * This is the release convention of the simulation and the SDE too
+ * (dpd_linreg_sim_result, linreg.h): risk[grid-1] compares with their
+ * risk_mean[grid-1], final_risk with their final_risk. */
 typedef struct {
   size_t grid;
   double *t;             /* [grid] t_j = j/(grid-1) */
@@ -99,6 +132,9 @@ typedef struct {
   long err_test_fails;   /* rejected steps (local error test) */
   long prec_solves;      /* preconditioner solves (BDF + SPGMR only, else 0) */
   long jtimes_evals;     /* Jacobian-vector products (BDF + SPGMR only, else 0) */
+  dpd_ode_config config; /* the configuration it was solved with (a copy, set by dpd_ode_solve
+                            and dpd_volterra_solve/_execute; gamma, zeta, noise, noise_nu, c,
+                            rho are its setting: dpd_linreg_setting_check, linreg_setting.h) */
 } dpd_ode_result;
 
 /* Capability flags of a method (dpd_ode_method_type.flags, combined with |). */
@@ -141,6 +177,12 @@ DPD_API const dpd_ode_method_type *dpd_ode_method_type_get(dpd_ode_method method
 /* Default configuration (values listed next to each field). */
 DPD_API dpd_ode_config dpd_ode_config_default(void);
 
+/* dpd_ode_config_default() with the setting's zeta, noise, noise_nu, c and rho, and
+ * gamma = d / setting->n, d being the dimension of the problem it will solve (problem->d).
+ * `setting` is borrowed for the call. Pure; validation happens in dpd_ode_solve (n = 0 gives
+ * gamma = inf, which it rejects). */
+DPD_API dpd_ode_config dpd_ode_config_init(const dpd_linreg_setting *setting, size_t d);
+
 /* Solves the grouped ODE system on [0, 1] (and the bounds when cfg->bounds and the method gives
  * them) with the method cfg->method of the table:
  *  - bdf, adams: CVODE, as described at the top of this header.
@@ -178,7 +220,10 @@ DPD_API void dpd_ode_result_free(dpd_ode_result *r);
  * S (or, for the right-hand side, a derivative) is not finite, or negative with
  * a non-Gaussian law (CVODE's "recoverable" code), DPD_EINVAL for a config that
  * dpd_ode_solve would reject, or the negative status of a failed quadrature
- * of the clipping factors. No allocation; thread-safe. */
+ * of the clipping factors. No allocation; thread-safe. With the finite-size correction applied
+ * (dpd_ode_finite_size_applies) each call builds the law of |x|^2/d (allocates, milliseconds), and
+ * the Jacobian-vector product is that of the Newton matrix the solver uses: without the state
+ * dependence of the rank-one term and of the one-step factors (docs/finite_size.md §2). */
 DPD_API int dpd_ode_rhs_eval(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
                              const dpd_ode_config *cfg, double t, const double *S, double *dSdt);
 DPD_API int dpd_ode_jtimes_eval(const dpd_linreg_problem *problem, const dpd_schedule *schedule,

@@ -20,29 +20,44 @@
 extern "C" {
 #endif
 
+/* The fields n, zeta, noise, noise_nu, c and rho are those of dpd_linreg_setting (linreg.h);
+ * dpd_linreg_sde_config_init sets them from one. */
 typedef struct {
-  size_t n;            /* samples of the matching DP-SGD run (sets gamma = d/n and the SGD-noise scale) */
-  double zeta;         /* label-noise sd >= 0 */
+  size_t n;    /* samples of the matching DP-SGD run (sets gamma = d/n and the SGD-noise scale) */
+  double zeta; /* label-noise sd >= 0 */
   dpd_noise_law noise; /* label-noise law (mu_c, nu_c via dpd_clip_noise_factors_eval) */
   double noise_nu;     /* Student-t degrees of freedom */
   double c;            /* clipping scale > 0, INFINITY = none */
   double rho;          /* privacy > 0, INFINITY = none */
   size_t seeds;        /* replicates >= 1; replicate r uses stream (seed, r) */
   uint64_t seed;
-  size_t grid;         /* recorded times t_j = j/(grid-1), grid >= 2 */
-  double dt;           /* Euler-Maruyama step in (0, 1]; 0 = default 1/n. When 1/dt is not an
-                          integer, t_k = k dt and the last step is shortened to end at t = 1 */
-  int threads;         /* OpenMP threads (<= 0: all); results do not depend on it */
+  size_t grid;              /* recorded times t_j = j/(grid-1), grid >= 2 */
+  double dt;                /* Euler-Maruyama step in (0, 1]; 0 = default 1/n. When 1/dt is not an
+                               integer, t_k = k dt and the last step is shortened to end at t = 1 */
+  int threads;              /* OpenMP threads (<= 0: all); results do not depend on it */
   dpd_progress_fn progress; /* replicates done, from the calling thread (replicate.h); NULL:
                                none (default). Returning non-zero stops the run (DPD_ECANCELLED) */
   void *progress_user;      /* passed to progress (borrowed; default NULL) */
+  int finite_size; /* DPD_FINITE_OFF (0, default), DPD_FINITE_ON or DPD_FINITE_AUTO (ode.h):
+                      the drift and diffusion with the finite-size-corrected factors of
+                      docs/finite_size.md, per eigenvalue group, the rank-one term and
+                      the self term in the diffusion (Euler-Maruyama at dt = 1/n is the
+                      one-step map, so no one-step factor) */
 } dpd_linreg_sde_config;
 
 DPD_API dpd_linreg_sde_config dpd_linreg_sde_config_default(void);
 
-/* Integrates cfg->seeds replicates. The result has the layout of the
- * simulator's (linreg.h): risk_mean/risk_se on the grid, the row t = 1 being
- * the released value (before_release without the final noise), and
+/* dpd_linreg_sde_config_default() with n, zeta, noise, noise_nu, c and rho from `setting`
+ * (borrowed for the call). Pure; validation happens in dpd_linreg_sde_run. */
+DPD_API dpd_linreg_sde_config dpd_linreg_sde_config_init(const dpd_linreg_setting *setting);
+
+/* The setting of an SDE configuration (its n, zeta, noise, noise_nu, c, rho). Pure. */
+DPD_API dpd_linreg_setting dpd_linreg_sde_config_setting_get(const dpd_linreg_sde_config *cfg);
+
+/* Integrates cfg->seeds replicates. The result has the layout and the release
+ * convention of the simulator's (linreg.h): risk_mean/risk_se on the grid, the
+ * row t = 1 being the value before the final noise (before_release; the
+ * released value is final_risk, per replicate final_replicates), and
  * clip_fraction holding the mean of 1 - mu_c(P) over each grid interval (the
  * expected fraction of clipped samples). Bit-identical for any thread count.
  * Grid point j records the step time nearest to t_j (for a uniform step

@@ -90,7 +90,8 @@ typedef struct {
   int threads;        /* OpenMP threads of the pre-scan and the surface (<= 0: all);
                          results do not depend on it (default 0) */
   dpd_ode_config ode; /* the fixed problem: gamma, zeta, noise, c (used when c is not
-                         tuned), rho, tolerances and method. grid and bounds are ignored
+                         tuned), rho (dpd_ode_config_init sets them from a dpd_linreg_setting,
+                         the one a confirming simulation runs), tolerances and method. grid and bounds are ignored
                          (the objective needs R_out only). Default: dpd_ode_config_default() */
 } dpd_tune_config;
 

@@ -20,6 +20,13 @@ class Result:
     points   for a sweep: one Result per point, in grid order (a failed point: failed=True and
              its failed.json as summary); None otherwise
     path     the directory it was loaded from (None for dpdyn.run)
+    replicates             replicates.tsv (save_replicates >= 1): one row per replicate, its
+                           final values by name (result.replicates["final_excess_risk"]);
+                           None when the run did not write it
+    replicates_trajectory  replicates_trajectory.tsv (save_replicates = 2), long format: one
+                           row per replicate and grid point; None when absent.
+                           result.replicate_curves("excess_risk") gives it as a
+                           (seeds, grid) array
     """
 
     def __init__(self, summary, tables, notes=(), report="", headline="", figure=None,
@@ -46,6 +53,26 @@ class Result:
     @property
     def model(self):
         return self.summary.get("model", self.params.get("model"))
+
+    @property
+    def replicates(self):
+        """replicates.tsv as a structured array (one row per replicate), None when absent."""
+        return self.tables.get("replicates.tsv")
+
+    @property
+    def replicates_trajectory(self):
+        """replicates_trajectory.tsv as a structured array (long format: one row per replicate
+        and grid point, replicate-major), None when absent."""
+        return self.tables.get("replicates_trajectory.tsv")
+
+    def replicate_curves(self, column):
+        """A column of replicates_trajectory.tsv as a (seeds, grid) array: row r is replicate
+        r on the grid (np.mean(..., axis=0) is trajectory.tsv's column of the same name)."""
+        t = self.replicates_trajectory
+        if t is None:
+            raise KeyError("no replicates_trajectory.tsv: run with save_replicates=2")
+        seeds = int(t["replicate"].max()) + 1 if len(t) else 0
+        return np.asarray(t[column]).reshape(seeds, -1)
 
     def __getitem__(self, key):
         """result["final_excess_risk"]: a summary value."""

@@ -201,13 +201,19 @@ int cli_progress_draw(void *state, const char *unit, size_t done, size_t total);
 /* ---- plotting (plot.c) ---- */
 
 /* Renders `dir` with the embedded gnuplot script `script`: writes
- * dir/<script>.gp and dir/<script>.png. Returns CLI_EXIT_* code. */
+ * dir/<script>.gp and dir/<script>.png (title and caption from the data file's header). Returns
+ * a CLI_EXIT_* code. */
 int cli_plot_render(const char *dir, const char *script, dpd_err *err);
 /* Writes dir/<script>.gp, the embedded script `script` after the lines of `preamble` (the
  * settings of this figure), and runs `gnuplot -c dir/<script>.gp dir/DATA IMAGE FORMAT`, which
  * renders dir/<script>.<format> (in place). Returns a CLI_EXIT_* code. */
 int cli_plot_script(const char *dir, const char *script, const char *preamble, const char *data,
                     const char *format, dpd_err *err);
+/* DPD_OK when `format` is an image format of the figures (png, svg, pdf); otherwise DPD_EINVAL
+ * with a message naming them. */
+int cli_plot_format_check(const char *format, dpd_err *err);
+/* A parameter's value as figures print it: a number in %g form, anything else as it is. */
+void cli_plot_value(const char *v, char *buf, size_t cap);
 /* Writes `text` as dir/name in place (a temporary name, then rename). Returns a DPD status. */
 int cli_write_in_place(const char *dir, const char *name, const char *text, dpd_err *err);
 

@@ -50,7 +50,6 @@
 #define SWEEP_MAX_POINTS ((size_t)1000000)
 /* The configuration of the sweep in OUT (the '#' header of sweep.tsv). */
 static const char manifest_name[] = ".sweep";
-static const char default_out[] = "./dpdyn-sweep";
 /* The record of a point whose run failed numerically (exit 2), in its point directory. */
 static const char failed_name[] = "failed.json";
 /* Numbers of a summary that describe the run, not its result: left out of sweep.tsv. */
@@ -751,9 +750,12 @@ static int read_sweep_section(sweep *s, dpd_err *err) {
   return status;
 }
 
-/* The number of points, the width of their names, OUT and OUT/points. */
-static int grid_setup(sweep *s, const char *ini_out, dpd_err *err) {
+/* The number of points, the width of their names, OUT and OUT/points. OUT by default:
+ * ./dpdyn-out/sweep-<command>-<model> (as a run's ./dpdyn-out/<command>-<model>), or
+ * ./dpdyn-out/sweep-<command> when the model is an axis. */
+static int grid_setup(sweep *s, const char *ini_out, const char *model, dpd_err *err) {
   size_t digits = 1;
+  char default_out[256];
   s->npoints = 1;
   for (size_t i = 0; i < s->naxes; i++) {
     if (s->axes[i].n > SWEEP_MAX_POINTS / s->npoints) {
@@ -768,6 +770,16 @@ static int grid_setup(sweep *s, const char *ini_out, dpd_err *err) {
     digits++;
   }
   s->width = digits < 4 ? 4 : (int)digits;
+  for (size_t i = 0; i < s->naxes; i++) {
+    if (strcmp(s->axes[i].key->name, "model") == 0) {
+      model = NULL;
+    }
+  }
+  if (model != NULL) {
+    snprintf(default_out, sizeof default_out, "./dpdyn-out/sweep-%s-%s", s->command, model);
+  } else {
+    snprintf(default_out, sizeof default_out, "./dpdyn-out/sweep-%s", s->command);
+  }
   if (s->out == NULL && set_owned(&s->out, ini_out != NULL ? ini_out : default_out, err) < 0) {
     return DPD_ENOMEM;
   }
@@ -1475,17 +1487,21 @@ static char *figure_preamble(const sweep *s, const cli_params *base, const colum
     return NULL;
   }
   tl = (size_t)snprintf(title, sizeof title, "dpdyn sweep %s:", s->command);
-  for (size_t k = 0; title_keys[k] != NULL && tl < sizeof title; k++) {
+  for (size_t k = 0, first = 1; title_keys[k] != NULL && tl < sizeof title; k++) {
     const char *v = cli_get_text(base, title_keys[k]);
     if (v != NULL && (cli_is_given(base, title_keys[k]) || strcmp(title_keys[k], "model") == 0)) {
-      tl += (size_t)snprintf(title + tl, sizeof title - tl, " %s=%s", title_keys[k], v);
+      char value[208];
+      cli_plot_value(v, value, sizeof value); /* 0.1, not 0.10000000000000001 */
+      tl += (size_t)snprintf(title + tl, sizeof title - tl, "%s %s = %s", first ? "" : ",",
+                             title_keys[k], value);
+      first = 0;
     }
   }
   snprintf(se_name, sizeof se_name, "%s_se", c->names[ycol]);
   se = column_find(c, se_name);
   fprintf(f,
           "# settings of this figure (dpdyn sweep); usage: gnuplot -c %s.gp sweep.tsv "
-          "%s.png [png|svg]\n",
+          "%s.png [png|svg|pdf]\n",
           s->naxes == 1 ? "sweep_line" : "sweep_heat", s->naxes == 1 ? "sweep_line" : "sweep_heat");
   fputs("title_text = ", f);
   gp_string(f, title);
@@ -1764,7 +1780,7 @@ static void sweep_help(void) {
       "then those of the flags in command-line order. Integer keys round range values.\n"
       "\n"
       "keys of the sweep itself:\n"
-      "  out         output directory [./dpdyn-sweep, or out of FILE.ini]\n"
+      "  out         output directory [./dpdyn-out/sweep-COMMAND-MODEL, or out of FILE.ini]\n"
       "  plot_y      summary number to plot, or none [final_excess_risk, final_test_risk,\n"
       "              rho_eff or sigma, the first the points have]\n"
       "  threads     (of every point) worker threads of each point; results do not depend on it\n"
@@ -1873,7 +1889,8 @@ int cli_cmd_sweep(int argc, char **argv) {
         }
         if (status == DPD_OK &&
             (status = cli_params_parse(&p, s.command, pargc, pargv, &err)) == DPD_OK) {
-          status = grid_setup(&s, cli_is_given(&p, "out") ? cli_get_text(&p, "out") : NULL, &err);
+          status = grid_setup(&s, cli_is_given(&p, "out") ? cli_get_text(&p, "out") : NULL,
+                              p.model != NULL ? p.model->name : NULL, &err);
         }
         cli_params_free(&p);
         argv_free(pargv);

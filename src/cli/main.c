@@ -34,9 +34,10 @@ int main(int argc, char **argv) {
   }
   if (strcmp(command, "plot") == 0) {
     if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
-      printf("usage: dpdyn plot DIR [--format=png|svg]\n"
+      printf("usage: dpdyn plot DIR [--format=png|svg|pdf]\n"
              "Renders DIR/trajectory.tsv and DIR/release.tsv with the gnuplot script of the\n"
-             "command that made them; writes DIR/<command>.gp and DIR/<command>.<format>.\n");
+             "command that made them; writes DIR/<command>.gp and DIR/<command>.<format>\n"
+             "(png: pngcairo, svg, pdf: pdfcairo). A sweep directory is re-rendered too.\n");
       return CLI_EXIT_OK;
     }
     code = cli_cmd_plot(argc - 2, argv + 2, &err);

@@ -3,8 +3,9 @@
  *
  * The script that makes a figure is written next to it (<name>.gp), so every
  * figure can be re-made or edited by hand: gnuplot -c <name>.gp trajectory.tsv
- * release.tsv <name>.png. The image is rendered to a temporary name and
- * renamed into place. */
+ * release.tsv <name>.png [png|svg|pdf] [title] [caption]. The image is rendered to a temporary
+ * name and renamed into place. The title names the model, the command, the few parameters that
+ * matter and the replicates; the caption under the plot lists every parameter in effect. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <spawn.h>
@@ -39,30 +40,161 @@ static const plot_script *script_find(const char *name) {
   return NULL;
 }
 
-/* Title line from the '#' header of the data file: the key parameters. */
-static void read_title(const char *data, const char *script, char *title, size_t cap) {
-  static const char *const keys[] = {"d",        "n",     "gamma", "p",     "spectrum",
-                                     "schedule", "c",     "clip",  "rho",   "epsilon",
-                                     "eta",      "steps", "zeta",  "seeds", NULL};
+/* A parameter's value as the figures print it: a number in %g form (0.1, not the
+ * 0.10000000000000001 that a round trip may record), anything else as it is. */
+void cli_plot_value(const char *v, char *buf, size_t cap) {
+  char *end;
+  double x;
+  errno = 0;
+  x = strtod(v, &end);
+  if (end != v && *end == '\0' && errno == 0 && strcmp(v, "inf") != 0) {
+    snprintf(buf, cap, "%g", x);
+  } else {
+    snprintf(buf, cap, "%s", v);
+  }
+}
+
+/* The symbol a title uses for a key (the caption keeps the key names users type). */
+static const char *key_symbol(const char *key) {
+  static const char *const map[][2] = {{"gamma", "γ"}, {"rho", "ρ"},     {"epsilon", "ε"},
+                                       {"sigma", "σ"}, {"zeta", "ζ"},    {"eta", "η"},
+                                       {"delta", "δ"}, {"clip", "C/√p"}, {NULL, NULL}};
+  for (size_t k = 0; map[k][0] != NULL; k++) {
+    if (strcmp(map[k][0], key) == 0) {
+      return map[k][1];
+    }
+  }
+  return key;
+}
+
+/* The characters of a UTF-8 string (its bytes less the continuation bytes). */
+static size_t utf8_chars(const char *s) {
+  size_t n = 0;
+  for (; *s != '\0'; s++) {
+    n += ((unsigned char)*s & 0xC0) != 0x80;
+  }
+  return n;
+}
+
+/* The header of a data file: its `# key = value` lines (docs/output.md), at most 96. */
+typedef struct {
+  char command[64], keys[96][48], values[96][208];
+  size_t n;
+} header;
+
+static void header_read(const char *data, header *h) {
   FILE *f = fopen(data, "r");
-  char line[1024];
-  size_t len = (size_t)snprintf(title, cap, "dpdyn %s:", script);
+  char line[512];
+  memset(h, 0, sizeof *h);
   if (f == NULL) {
     return;
   }
   while (fgets(line, sizeof line, f) != NULL && line[0] == '#') {
-    for (size_t k = 0; keys[k] != NULL; k++) {
-      size_t kl = strlen(keys[k]);
-      if (strncmp(line + 2, keys[k], kl) == 0 && strncmp(line + 2 + kl, " = ", 3) == 0) {
-        char *v = line + 5 + kl;
-        v[strcspn(v, "\n")] = '\0';
-        if (len < cap) {
-          len += (size_t)snprintf(title + len, cap - len, " %s=%s", keys[k], v);
-        }
-      }
+    char *eq = strstr(line, " = ");
+    line[strcspn(line, "\n")] = '\0';
+    if (strncmp(line, "# command: ", 11) == 0) {
+      snprintf(h->command, sizeof h->command, "%.63s", line + 11);
+    } else if (eq != NULL && line[1] == ' ' && h->n < 96 && (size_t)(eq - line - 2) < 48) {
+      memcpy(h->keys[h->n], line + 2, (size_t)(eq - line - 2));
+      h->keys[h->n][eq - line - 2] = '\0';
+      snprintf(h->values[h->n], sizeof h->values[h->n], "%s", eq + 3);
+      h->n++;
     }
   }
   fclose(f);
+}
+
+static const char *header_get(const header *h, const char *key) {
+  for (size_t k = 0; k < h->n; k++) {
+    if (strcmp(h->keys[k], key) == 0) {
+      return h->values[k];
+    }
+  }
+  return NULL;
+}
+
+/* The figure's title: the model and command, the few parameters that matter, and the replicates;
+ * and its caption: every parameter in effect (key = value, numbers in %g form), wrapped into
+ * lines of at most about 130 characters so that nothing is cut off at 900 pixels. */
+static void read_title(const char *data, const char *script, char *title, size_t tcap,
+                       char *caption, size_t ccap) {
+  /* the parameters of each model's title; the rest goes to the caption */
+  static const char *const linreg[] = {"d", "n", "rho", "c", NULL};
+  static const char *const rf[] = {"p", "n", "epsilon", "sigma", "clip", NULL};
+  static const char *const other[] = {"d", "n", "p", "K", "k", "rho", "epsilon", "sigma", NULL};
+  static const char *const skip[] = {"out", "threads", "save_replicates", "model", NULL};
+  header h;
+  const char *model, *schedule, *reps, *const *keys;
+  char v[208];
+  size_t len, head, line = 0;
+  int first = 1;
+  header_read(data, &h);
+  model = header_get(&h, "model");
+  model = model != NULL ? model : "linreg";
+  keys = strcmp(model, "linreg") == 0 ? linreg : strcmp(model, "rf") == 0 ? rf : other;
+  len = (size_t)snprintf(title, tcap, "%s %s", model, h.command[0] != '\0' ? h.command : script);
+  schedule = strcmp(model, "linreg") == 0 ? header_get(&h, "schedule") : NULL;
+  if (schedule != NULL && len < tcap) {
+    /* the label noise and the spectrum when they are not the defaults (short ones only) */
+    const char *noise = header_get(&h, "noise"), *spectrum = header_get(&h, "spectrum");
+    len += (size_t)snprintf(title + len, tcap - len, " (%s schedule", schedule);
+    if (noise != NULL && strcmp(noise, "gaussian") != 0 && strlen(noise) <= 16 && len < tcap) {
+      len += (size_t)snprintf(title + len, tcap - len, ", %s noise", noise);
+    }
+    if (spectrum != NULL && strcmp(spectrum, "iso") != 0 && strlen(spectrum) <= 16 && len < tcap) {
+      len += (size_t)snprintf(title + len, tcap - len, ", %s spectrum", spectrum);
+    }
+    if (len < tcap) {
+      len += (size_t)snprintf(title + len, tcap - len, ")");
+    }
+  }
+  head = len;
+  for (size_t k = 0; keys[k] != NULL && len < tcap; k++) {
+    const char *raw = header_get(&h, keys[k]);
+    if (raw == NULL || (strcmp(keys[k], "clip") == 0 && strcmp(raw, "inf") == 0)) {
+      continue;
+    }
+    cli_plot_value(raw, v, sizeof v);
+    len += (size_t)snprintf(title + len, tcap - len, "%s %s = %s", first ? ":" : ",",
+                            key_symbol(keys[k]), strcmp(v, "inf") == 0 ? "∞" : v);
+    first = 0;
+  }
+  reps = header_get(&h, strcmp(script, "tune") == 0 ? "confirm_seeds" : "seeds");
+  if (reps != NULL && strcmp(reps, "0") != 0 && strcmp(script, "ode") != 0 &&
+      strcmp(script, "rf_ou") != 0 && len < tcap) {
+    cli_plot_value(reps, v, sizeof v);
+    len += (size_t)snprintf(title + len, tcap - len, " (%s replicates)", v);
+  }
+  /* a title longer than about 85 characters goes on two lines: the model, command and setting,
+   * then the parameters (head: where they start, after "linreg compare (...)" and a colon) */
+  if (len < tcap && utf8_chars(title) > 85 && !first && title[head] == ':' &&
+      title[head + 1] == ' ') {
+    title[head + 1] = '\n';
+  }
+  len = 0;
+  caption[0] = '\0';
+  for (size_t k = 0; k < h.n && len < ccap; k++) {
+    char item[300];
+    size_t il, s;
+    for (s = 0; skip[s] != NULL && strcmp(skip[s], h.keys[k]) != 0; s++) {
+    }
+    if (skip[s] != NULL) {
+      continue;
+    }
+    cli_plot_value(h.values[k], v, sizeof v);
+    il = (size_t)snprintf(item, sizeof item, "%s = %s", h.keys[k], v);
+    if (len > 0 && line + il + 2 > 130) {
+      len += (size_t)snprintf(caption + len, ccap - len, ",\n");
+      line = 0;
+    } else if (len > 0) {
+      len += (size_t)snprintf(caption + len, ccap - len, ", ");
+      line += 2;
+    }
+    if (len < ccap) {
+      len += (size_t)snprintf(caption + len, ccap - len, "%s", item);
+      line += il;
+    }
+  }
 }
 
 int cli_write_in_place(const char *dir, const char *name, const char *text, dpd_err *err) {
@@ -162,7 +294,7 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
   const plot_script *sc = script_find(script);
   const char *text = sc != NULL ? sc->text : NULL;
   char *gp = NULL, *data = NULL, *release = NULL, *img_tmp = NULL, *img = NULL;
-  char gp_name[64], img_name[64], title[512];
+  char gp_name[64], img_name[64], title[512], caption[2048];
   int code = CLI_EXIT_OK;
   if (text == NULL || sc->second == NULL) {
     DPD_FAIL(err, DPD_EINVAL,
@@ -203,10 +335,10 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
     code = CLI_EXIT_IO;
     goto done;
   }
-  read_title(data, script, title, sizeof title);
+  read_title(data, script, title, sizeof title, caption, sizeof caption);
   {
-    char *argv[] = {(char *)"gnuplot", (char *)"-c",   gp,    data, release,
-                    img_tmp,           (char *)format, title, NULL};
+    char *argv[] = {(char *)"gnuplot", (char *)"-c",   gp,    data,    release,
+                    img_tmp,           (char *)format, title, caption, NULL};
     code = run_gnuplot(argv, img_tmp, img, err);
   }
 done:
@@ -305,7 +437,16 @@ static int plot_sweep(const char *dir, const char *format, int *code, dpd_err *e
   return 0;
 }
 
-/* dpdyn plot DIR [--format=png|svg] */
+/* The image formats of the figures: png (pngcairo), svg, pdf (pdfcairo). */
+int cli_plot_format_check(const char *format, dpd_err *err) {
+  if (strcmp(format, "png") != 0 && strcmp(format, "svg") != 0 && strcmp(format, "pdf") != 0) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'format': '%s' (allowed: png, svg, pdf)",
+                    format);
+  }
+  return DPD_OK;
+}
+
+/* dpdyn plot DIR [--format=png|svg|pdf] */
 int cli_cmd_plot(int argc, char **argv, dpd_err *err) {
   const char *dir = NULL, *format = "png";
   char *data;
@@ -317,7 +458,7 @@ int cli_cmd_plot(int argc, char **argv, dpd_err *err) {
     } else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
       format = argv[++i];
     } else if (argv[i][0] == '-') {
-      DPD_FAIL(err, DPD_EINVAL, "unknown option '%s' (allowed: --format=png|svg)", argv[i]);
+      DPD_FAIL(err, DPD_EINVAL, "unknown option '%s' (allowed: --format=png|svg|pdf)", argv[i]);
       return CLI_EXIT_USAGE;
     } else if (dir == NULL) {
       dir = argv[i];
@@ -329,11 +470,10 @@ int cli_cmd_plot(int argc, char **argv, dpd_err *err) {
   }
   if (dir == NULL) {
     DPD_FAIL(err, DPD_EINVAL,
-             "missing output directory (usage: dpdyn plot DIR [--format=png|svg])");
+             "missing output directory (usage: dpdyn plot DIR [--format=png|svg|pdf])");
     return CLI_EXIT_USAGE;
   }
-  if (strcmp(format, "png") != 0 && strcmp(format, "svg") != 0) {
-    DPD_FAIL(err, DPD_EINVAL, "invalid value for 'format': '%s' (allowed: png, svg)", format);
+  if (cli_plot_format_check(format, err) < 0) {
     return CLI_EXIT_USAGE;
   }
   data = cli_path_join(dir, "trajectory.tsv");

@@ -17,7 +17,7 @@ typedef struct {
 static const command_info own_commands[] = {
     {"sweep", "run a command over a grid of parameters (dpdyn sweep COMMAND ...; threads "
               "locally, Open MPI across machines)"},
-    {"plot", "render an output directory with gnuplot (dpdyn plot DIR [--format=svg])"},
+    {"plot", "render an output directory with gnuplot (dpdyn plot DIR [--format=png|svg|pdf])"},
     {NULL, NULL}};
 
 /* The commands every model may have, described independently of the model (a model's own

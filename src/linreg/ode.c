@@ -63,6 +63,7 @@
 #include "core/error_impl.h"
 #include "dpdyn/clip.h"
 #include "dpdyn/ode.h"
+#include "linreg/finite_impl.h"
 #include "linreg/ode_impl.h"
 
 /* Defaults (STYLE 25: one place). */
@@ -117,6 +118,7 @@ typedef struct {
   /* Overrides (dpd_ode_config): NAN = the model of docs/math.md §1.7. */
   double noise_const;          /* 2 c^2 gamma^2 sigma2_const */
   double mu_frozen, nu_frozen; /* in place of mu_c(P), nu_c(P) */
+  const dpd__fs_law *fs;       /* finite-size correction (docs/finite_size.md); NULL: off */
 } ode_model;
 
 /* Scalar coefficients at one (t, S), computed once per evaluation. */
@@ -127,6 +129,9 @@ typedef struct {
   double dmu, dnu; /* their P-derivatives (= R-derivatives); NaN when not requested */
   double A, B, C;  /* see the file comment */
   double dA, dB;   /* A'(P), B'(P) */
+  dpd__fs_coef fs; /* per-group A_j, B_j when model->fs (A, B, dA, dB then unused) */
+  double lbar;     /* sum lambda^2 S / sum lambda S (finite-size rank-one term) */
+  double tscale;   /* dt/dtau applied by coef_scale (finite-size: the per-step rate) */
 } ode_coef;
 
 static void model_init(ode_model *model, const dpd_linreg_problem *problem,
@@ -154,6 +159,37 @@ static void model_init(ode_model *model, const dpd_linreg_problem *problem,
   }
   model->mu_frozen = cfg->mu_frozen;
   model->nu_frozen = cfg->nu_frozen;
+  model->fs = NULL;
+}
+
+/* The group's coefficients A_j, B_j (and their P-derivatives) of the finite-size-corrected
+ * system (docs/finite_size.md §2), and the factor rho_j = log1p(x_j)/x_j, x_j = lambda_j A_j / n
+ * (the per-step rate), that makes the ODE with frozen coefficients reproduce the one-step
+ * recursion exactly (docs/finite_size.md §2, "one step"); rho_j multiplies the whole group
+ * equation and is held fixed in the Jacobian. */
+static void fs_group(const ode_model *model, const ode_coef *co, size_t j, double *A, double *B,
+                     double *dA, double *dB, double *rho) {
+  const dpd__fs_coef *f = &co->fs;
+  const int k = model->fs->tilt_of[j];
+  double x;
+  if (k >= 0) {
+    *A = f->At[k];
+    *B = f->Bt[k];
+    *dA = f->dAt[k];
+    *dB = f->dBt[k];
+  } else {
+    const double beta = model->lambda[j] * model->inv_d;
+    *A = f->A0 + beta * f->A1;
+    *B = f->B0 + beta * f->B1;
+    *dA = f->dA0 + beta * f->dA1;
+    *dB = f->dB0 + beta * f->dB1;
+  }
+  x = model->lambda[j] * *A * model->gamma * model->inv_d / co->tscale;
+  if (fabs(x) < 1e-3) {
+    *rho = 1.0 + x * (-0.5 + x * (1.0 / 3.0 - 0.25 * x));
+  } else {
+    *rho = x > -1.0 ? log1p(x) / x : 1.0; /* x <= -1: the step overshoots; no correction */
+  }
 }
 
 /* Frozen clipping factors (dpd_ode_config.mu_frozen, nu_frozen) replace mu_c(P), nu_c(P);
@@ -231,6 +267,24 @@ static int coef_at(const ode_model *model, double t, double R, int derivs, ode_c
   co->P = R + model->half_zeta2;
   eta = dpd_schedule_eval(model->schedule, t);
   co->eta = eta;
+  if (model->fs != NULL) {
+    int status = dpd__fs_coef_eval(model->fs, &model->noise, model->c, R, co->lbar, eta,
+                                   model->gamma, derivs, &co->fs, err);
+    if (status != 0) {
+      co->mu = co->nu = NAN;
+      return status;
+    }
+    co->mu = co->fs.mu;
+    co->nu = co->fs.nu;
+    co->tscale = 1.0;
+    co->dmu = co->dnu = NAN;
+    co->A = co->fs.A0;
+    co->B = co->fs.B0;
+    co->dA = co->fs.dA0;
+    co->dB = co->fs.dB0;
+    co->C = noise_term(model, t);
+    return 0;
+  }
   if (model->gaussian_noise) {
     dpd_clip_factors_eval(model->c, co->P, &co->mu, &co->nu, &co->dmu, &co->dnu);
   } else if (!factors_frozen(model)) {
@@ -250,6 +304,15 @@ static int coef_at(const ode_model *model, double t, double R, int derivs, ode_c
 
 static int coef_eval(const ode_model *model, double t, const double *S, int derivs, ode_coef *co,
                      dpd_err *err) {
+  co->lbar = 0.0;
+  if (model->fs != NULL) { /* sum lambda^2 S / sum lambda S: the residual's mean eigenvalue */
+    double s1 = 0.0, s2 = 0.0;
+    for (size_t j = 0; j < model->m; j++) {
+      s1 += model->lambda[j] * S[j];
+      s2 += model->lambda[j] * model->lambda[j] * S[j];
+    }
+    co->lbar = s1 > 0.0 && isfinite(s2 / s1) ? s2 / s1 : 0.0;
+  }
   return coef_at(model, t, model_risk(model, S), derivs, co, err);
 }
 
@@ -261,6 +324,21 @@ static void coef_scale(ode_coef *co, double factor) {
   co->C *= factor;
   co->dA *= factor;
   co->dB *= factor;
+  co->tscale *= factor;
+  co->fs.A0 *= factor;
+  co->fs.A1 *= factor;
+  co->fs.B0 *= factor;
+  co->fs.B1 *= factor;
+  co->fs.dA0 *= factor;
+  co->fs.dA1 *= factor;
+  co->fs.dB0 *= factor;
+  co->fs.dB1 *= factor;
+  for (int k = 0; k < DPD_FS_MAXTILT; k++) {
+    co->fs.At[k] *= factor;
+    co->fs.Bt[k] *= factor;
+    co->fs.dAt[k] *= factor;
+    co->fs.dBt[k] *= factor;
+  }
 }
 
 /* Returns 0, or 1 when some derivative is not finite (the state is about to
@@ -271,6 +349,16 @@ static int model_rhs_apply(const ode_model *model, const ode_coef *co, const dou
   const double *lambda = model->lambda, *mult = model->mult;
   double A = co->A, B = co->B, C = co->C;
   int bad = 0;
+  if (model->fs != NULL) {
+    for (size_t j = 0; j < model->m; j++) {
+      double Aj, Bj, dAj, dBj, rho, f;
+      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho);
+      f = rho * (lambda[j] * (Aj * S[j] + mult[j] * Bj) + mult[j] * C);
+      dSdt[j] = f;
+      bad |= !(fabs(f) <= DBL_MAX);
+    }
+    return bad ? 1 : 0;
+  }
   for (size_t j = 0; j < model->m; j++) {
     double f = lambda[j] * (A * S[j] + mult[j] * B) + mult[j] * C;
     dSdt[j] = f;
@@ -348,6 +436,14 @@ static int coef_eval_tau(const ode_model *model, time_map map, double tau, const
 static void model_jtimes(const ode_model *model, const ode_coef *co, const double *S,
                          const double *v, double *Jv) {
   double w = model_risk(model, v); /* b^T v */
+  if (model->fs != NULL) {
+    for (size_t j = 0; j < model->m; j++) {
+      double Aj, Bj, dAj, dBj, rho;
+      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho);
+      Jv[j] = rho * model->lambda[j] * (Aj * v[j] + (dAj * S[j] + model->mult[j] * dBj) * w);
+    }
+    return;
+  }
   for (size_t j = 0; j < model->m; j++) {
     double aj = co->dA * S[j] + model->mult[j] * co->dB;
     Jv[j] = model->lambda[j] * (co->A * v[j] + aj * w);
@@ -355,9 +451,17 @@ static void model_jtimes(const ode_model *model, const ode_coef *co, const doubl
 }
 
 /* z = (I - gamma_cv diag(lambda_j A))^{-1} r; A <= 0, so each divisor is >= 1. */
-static void model_psolve(const ode_model *model, double A, double gamma_cv, const double *r,
-                         double *z) {
-  double ga = gamma_cv * A;
+static void model_psolve(const ode_model *model, const ode_coef *co, double gamma_cv,
+                         const double *r, double *z) {
+  double ga = gamma_cv * co->A;
+  if (model->fs != NULL) {
+    for (size_t j = 0; j < model->m; j++) {
+      double Aj, Bj, dAj, dBj, rho;
+      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho);
+      z[j] = r[j] / (1.0 - gamma_cv * rho * Aj * model->lambda[j]);
+    }
+    return;
+  }
   for (size_t j = 0; j < model->m; j++) {
     z[j] = r[j] / (1.0 - ga * model->lambda[j]);
   }
@@ -375,13 +479,25 @@ static int model_sm_solve(const ode_model *model, const ode_coef *co, double gam
   const double *lambda = model->lambda, *mult = model->mult;
   double ga = gamma_cv * co->A, dA = co->dA, dB = co->dB, br = 0.0, ba = 0.0, coef;
   size_t m = model->m;
-  for (size_t j = 0; j < m; j++) {
-    double inv_e = 1.0 / (1.0 - ga * lambda[j]);
-    double lj = lambda[j];
-    x[j] = r[j] * inv_e;
-    ea[j] = lj * (dA * S[j] + mult[j] * dB) * inv_e;
-    br += lj * x[j];
-    ba += lj * ea[j];
+  if (model->fs != NULL) {
+    for (size_t j = 0; j < m; j++) {
+      double Aj, Bj, dAj, dBj, rho, inv_e, lj = lambda[j];
+      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho);
+      inv_e = 1.0 / (1.0 - gamma_cv * rho * Aj * lj);
+      x[j] = r[j] * inv_e;
+      ea[j] = rho * lj * (dAj * S[j] + mult[j] * dBj) * inv_e;
+      br += lj * x[j];
+      ba += lj * ea[j];
+    }
+  } else {
+    for (size_t j = 0; j < m; j++) {
+      double inv_e = 1.0 / (1.0 - ga * lambda[j]);
+      double lj = lambda[j];
+      x[j] = r[j] * inv_e;
+      ea[j] = lj * (dA * S[j] + mult[j] * dB) * inv_e;
+      br += lj * x[j];
+      ba += lj * ea[j];
+    }
   }
   br *= model->inv_d;
   ba *= model->inv_d;
@@ -522,6 +638,19 @@ static int validate(const dpd_linreg_problem *problem, const dpd_schedule *sched
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'nu_frozen': %g (allowed: NAN or [0, 1])",
                     cfg->nu_frozen);
   }
+  if (cfg->finite_size != DPD_FINITE_OFF && cfg->finite_size != DPD_FINITE_ON &&
+      cfg->finite_size != DPD_FINITE_AUTO) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'finite_size': %d (allowed: off, on, auto)",
+                    cfg->finite_size);
+  }
+  if (cfg->finite_size == DPD_FINITE_ON &&
+      (cfg->method == DPD_ODE_VOLTERRA || !isnan(cfg->mu_frozen) || !isnan(cfg->nu_frozen))) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'finite_size': on with method %s%s (allowed: off with the "
+                    "volterra method or frozen clipping factors)",
+                    dpd_ode_method_type_get(cfg->method)->name,
+                    isnan(cfg->mu_frozen) && isnan(cfg->nu_frozen) ? "" : " and frozen factors");
+  }
   if (!isinf(cfg->rho) && !dpd_schedule_is_nonincreasing(schedule)) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'schedule': %s increases somewhere on [0, 1] with rho = %g "
@@ -538,6 +667,26 @@ int dpd__ode_validate(const dpd_linreg_problem *problem, const dpd_schedule *sch
 
 /* ---- Public pure evaluations --------------------------------------------------------------- */
 
+double dpd_linreg_m2(const dpd_linreg_problem *problem) {
+  return problem == NULL ? NAN : dpd__fs_m2(problem);
+}
+
+int dpd_ode_finite_size_applies(const dpd_linreg_problem *problem, const dpd_ode_config *cfg) {
+  if (problem == NULL || cfg == NULL || cfg->finite_size == DPD_FINITE_OFF) {
+    return 0;
+  }
+  if (cfg->finite_size == DPD_FINITE_ON) {
+    return 1;
+  }
+  return cfg->finite_size == DPD_FINITE_AUTO && cfg->method != DPD_ODE_VOLTERRA &&
+         isnan(cfg->mu_frozen) && isnan(cfg->nu_frozen) && dpd_linreg_finite_size_matters(problem);
+}
+
+int dpd_linreg_finite_size_matters(const dpd_linreg_problem *problem) {
+  return problem != NULL && sqrt(dpd__fs_m2(problem)) > DPD_FINITE_AUTO_THRESHOLD &&
+         problem->lambda_max / (double)problem->d > DPD_FINITE_AUTO_LMAX;
+}
+
 int dpd_ode_rhs_eval(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
                      const dpd_ode_config *cfg, double t, const double *S, double *dSdt) {
   ode_model model;
@@ -546,6 +695,16 @@ int dpd_ode_rhs_eval(const dpd_linreg_problem *problem, const dpd_schedule *sche
     return status;
   }
   model_init(&model, problem, schedule, cfg);
+  if (dpd_ode_finite_size_applies(problem, cfg)) {
+    dpd__fs_law *law = NULL;
+    if ((status = dpd__fs_law_create(problem, &law, NULL)) < 0) {
+      return status;
+    }
+    model.fs = law;
+    status = model_rhs(&model, t, S, dSdt, NULL);
+    dpd__fs_law_free(law);
+    return status;
+  }
   return model_rhs(&model, t, S, dSdt, NULL);
 }
 
@@ -558,16 +717,23 @@ int dpd_ode_jtimes_eval(const dpd_linreg_problem *problem, const dpd_schedule *s
   if (status < 0) {
     return status;
   }
+  dpd__fs_law *law = NULL;
   model_init(&model, problem, schedule, cfg);
+  if (dpd_ode_finite_size_applies(problem, cfg)) {
+    if ((status = dpd__fs_law_create(problem, &law, NULL)) < 0) {
+      return status;
+    }
+    model.fs = law;
+  }
   status = coef_eval(&model, t, S, 1, &co, NULL);
-  if (status != 0) {
-    return status;
+  if (status == 0 && !isfinite(co.P)) {
+    status = 1;
   }
-  if (!isfinite(co.P)) {
-    return 1;
+  if (status == 0) {
+    model_jtimes(&model, &co, S, v, Jv);
   }
-  model_jtimes(&model, &co, S, v, Jv);
-  return 0;
+  dpd__fs_law_free(law);
+  return status;
 }
 
 /* ---- CVODE shell --------------------------------------------------------------------------- */
@@ -616,6 +782,7 @@ typedef struct {
   SUNNonlinearSolver nls;
   SUNMatrix bmat;
   dpd__ode_fuse *fuse; /* the deferred vector operations of y and its clones (freed last) */
+  dpd__fs_law *fs_law; /* the finite-size law (NULL: correction off) */
 } ode_run;
 
 static void run_free(ode_run *run) {
@@ -651,6 +818,7 @@ static void run_free(ode_run *run) {
     SUNContext_Free(&run->ctx);
   }
   dpd__ode_fuse_free(run->fuse);
+  dpd__fs_law_free(run->fs_law);
 }
 
 static void cv_err_handler(int error_code, const char *module, const char *function, char *msg,
@@ -743,7 +911,7 @@ static int cv_psolve(sunrealtype t, N_Vector y, N_Vector fy, N_Vector r, N_Vecto
   (void)fy;
   (void)delta;
   (void)lr;
-  model_psolve(&w->model, w->jt.A, gamma_cv, N_VGetArrayPointer(r), N_VGetArrayPointer(z));
+  model_psolve(&w->model, &w->jt, gamma_cv, N_VGetArrayPointer(r), N_VGetArrayPointer(z));
   return 0;
 }
 
@@ -1159,6 +1327,12 @@ static int cvode_solve(const dpd_linreg_problem *problem, const dpd_schedule *sc
 
   memset(&run, 0, sizeof run);
   model_init(&run.work.model, problem, schedule, cfg);
+  if (dpd_ode_finite_size_applies(problem, cfg)) {
+    if ((status = dpd__fs_law_create(problem, &run.fs_law, err)) < 0) {
+      goto cleanup;
+    }
+    run.work.model.fs = run.fs_law;
+  }
   run.work.map = time_map_choose(schedule);
   run.work.lambda_min = problem->lambda_min;
   run.work.lambda_max = problem->lambda_max;

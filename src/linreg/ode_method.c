@@ -95,5 +95,8 @@ int dpd_ode_solve(const dpd_linreg_problem *problem, const dpd_schedule *schedul
   if ((status = check_requirements(type, schedule, cfg, err)) < 0) {
     return status;
   }
-  return type->solve(problem, schedule, cfg, out, err);
+  if ((status = type->solve(problem, schedule, cfg, out, err)) >= 0 && *out != NULL) {
+    (*out)->config = *cfg; /* the record of what was solved (linreg_setting.h) */
+  }
+  return status;
 }

@@ -1,7 +1,9 @@
 /* Result object of the linear-regression stochastic drivers (simulate, sde).
  * SPDX-License-Identifier: MIT */
+#include <math.h>
 #include <stdlib.h>
 
+#include "core/stats_impl.h"
 #include "linreg/result_impl.h"
 
 dpd_linreg_sim_result *dpd__sim_result_create(size_t grid, size_t seeds) {
@@ -16,10 +18,40 @@ dpd_linreg_sim_result *dpd__sim_result_create(size_t grid, size_t seeds) {
   res->risk_se = malloc(grid * sizeof *res->risk_se);
   res->clip_fraction = malloc(grid * sizeof *res->clip_fraction);
   res->risk_replicates = malloc(seeds * grid * sizeof *res->risk_replicates);
+  res->clip_replicates = malloc(seeds * grid * sizeof *res->clip_replicates);
+  res->clip_total_replicates = malloc(seeds * sizeof *res->clip_total_replicates);
+  res->before_release_replicates = malloc(seeds * sizeof *res->before_release_replicates);
+  res->final_replicates = malloc(seeds * sizeof *res->final_replicates);
   if (res->t == NULL || res->risk_mean == NULL || res->risk_se == NULL ||
-      res->clip_fraction == NULL || res->risk_replicates == NULL) {
+      res->clip_fraction == NULL || res->risk_replicates == NULL || res->clip_replicates == NULL ||
+      res->clip_total_replicates == NULL || res->before_release_replicates == NULL ||
+      res->final_replicates == NULL) {
     dpd_linreg_sim_result_free(res);
     return NULL;
   }
   return res;
+}
+
+void dpd__sim_result_release_set(dpd_linreg_sim_result *res, dpd_linreg_setting setting) {
+  const size_t grid = res->grid, seeds = res->seeds;
+  const double *last = res->risk_replicates + grid - 1; /* stride grid */
+  double shift, sum = 0.0, ss = 0.0, mean;
+  res->before_release = res->risk_mean[grid - 1];
+  res->before_release_se = res->risk_se[grid - 1];
+  dpd__stats_mean_se(res->final_replicates, seeds, 1, &res->final_risk, &res->final_risk_se);
+  res->release_jump = res->final_risk - res->before_release;
+  /* The standard error of the paired jumps J_r = final_r - before_r (dpd__stats_mean_se's
+   * shifted two-pass rule, without an array of the J_r); their mean is release_jump up to
+   * rounding. */
+  shift = res->final_replicates[0] - last[0];
+  for (size_t r = 0; r < seeds; r++) {
+    sum += (res->final_replicates[r] - last[r * grid]) - shift;
+  }
+  mean = shift + sum / (double)seeds;
+  for (size_t r = 0; r < seeds; r++) {
+    const double dev = (res->final_replicates[r] - last[r * grid]) - mean;
+    ss += dev * dev;
+  }
+  res->release_jump_se = seeds > 1 ? sqrt(ss / (double)(seeds - 1) / (double)seeds) : 0.0;
+  res->setting = setting;
 }

@@ -60,8 +60,10 @@
 #include "core/replicate_impl.h"
 #include "core/stats_impl.h"
 #include "dpdyn/clip.h"
+#include "dpdyn/ode.h"
 #include "dpdyn/rng.h"
 #include "dpdyn/sde.h"
+#include "linreg/finite_impl.h"
 #include "linreg/result_impl.h"
 #include "linreg/sde_impl.h"
 
@@ -72,6 +74,7 @@
 #define SDE_SEED_DEFAULT 1
 #define SDE_GRID_DEFAULT 101
 #define SDE_DT_DEFAULT 0.0 /* sentinel: 1/n */
+#define SDE_NOISE_NU_DEFAULT 5.0
 
 /* Relative rounding slack under which 1/dt counts as an integer (uniform grid). */
 #define SDE_DT_INTEGER_SLACK (2.0 * DBL_EPSILON)
@@ -89,7 +92,7 @@ dpd_linreg_sde_config dpd_linreg_sde_config_default(void) {
   cfg.n = SDE_N_DEFAULT;
   cfg.zeta = SDE_ZETA_DEFAULT;
   cfg.noise = DPD_NOISE_GAUSSIAN;
-  cfg.noise_nu = 0.0; /* only read for DPD_NOISE_STUDENT */
+  cfg.noise_nu = SDE_NOISE_NU_DEFAULT; /* only read for DPD_NOISE_STUDENT */
   cfg.c = INFINITY;
   cfg.rho = INFINITY;
   cfg.seeds = SDE_SEEDS_DEFAULT;
@@ -169,6 +172,7 @@ double dpd__sde_em_step(size_t dim, const double *a, const double *b, const dpd_
 /* What one replicate reports besides its rows. */
 typedef struct {
   double before_release; /* risk at t = 1 without the last-step noise */
+  double released;       /* risk at t = 1 with it */
   double fail_t;         /* time at which a non-finite value appeared */
   size_t fail_step;
   double fail_R; /* risk at which the clipping factors failed (re-evaluated for the reason) */
@@ -195,11 +199,39 @@ typedef struct {
   double dt;   /* step of the non-uniform grid */
   int uniform; /* 1: t_k = k / nsteps */
   uint64_t seed;
-  size_t e_len;         /* the workspace: e [e_len], then the Gaussian buffer [2d + 2] */
-  double *risk_rows;    /* [seeds * grid] outputs: replicate r writes row r of each */
-  double *clip_rows;    /* [seeds * grid] */
-  replicate_info *info; /* [seeds] */
+  size_t e_len;          /* the workspace: e [e_len], then the Gaussian buffer [2d + 2] */
+  double *risk_rows;     /* [seeds * grid] outputs: replicate r writes row r of each */
+  double *clip_rows;     /* [seeds * grid] */
+  replicate_info *info;  /* [seeds] */
+  const dpd__fs_law *fs; /* finite-size correction (docs/finite_size.md); NULL: off */
+  const int *coord_tilt; /* [d] the tilted rule of each coordinate's group, or -1 */
 } sde_plan;
+
+/* One Euler-Maruyama step with the finite-size-corrected factors (docs/finite_size.md §2):
+ * coordinate i of group j drifts by -eta mu_j lambda_i e_i and diffuses with variance
+ * (eta^2/n) lambda_i (N_j + lambda_i e_i^2 (sigma_j - mu_j^2)) per unit time (the one-step
+ * variance of x_i psi), plus the privacy noise p. Returns the new risk. */
+static double fs_em_step(const sde_plan *plan, const dpd__fs_coef *co, double eta, double h,
+                         double p, const double *z, const double *v, double *e) {
+  const double sh = sqrt(h), inv_n = 1.0 / (double)plan->n, inv_d = 1.0 / (double)plan->d;
+  double acc = 0.0;
+  for (size_t i = 0; i < plan->d; i++) {
+    const double l = plan->lambda[i], beta = l * inv_d;
+    const int k = plan->coord_tilt[i];
+    const double mu = k >= 0 ? co->mut[k] : co->mu0 + beta * co->mu1;
+    const double sig = k >= 0 ? co->sigt[k] : co->sig0;
+    const double N = k >= 0 ? co->Nt[k] : co->N0 + beta * co->N1;
+    const double var = fmax(0.0, N + l * e[i] * e[i] * (sig - mu * mu));
+    double x =
+        e[i] - h * eta * mu * l * e[i] + sh * plan->sqrt_lambda[i] * eta * sqrt(var * inv_n) * z[i];
+    if (v != NULL) {
+      x += p * sh * v[i];
+    }
+    e[i] = x;
+    acc += l * x * x;
+  }
+  return 0.5 * acc;
+}
 
 /* Step time t_k, k = 0..nsteps. */
 ALWAYS_INLINE double step_time(const sde_plan *plan, size_t k) {
@@ -266,6 +298,7 @@ ALWAYS_INLINE void run_replicate_body(const sde_plan *plan, size_t rep, double *
   info->fail_step = 0;
   info->fail_t = 0.0;
   info->before_release = NAN;
+  info->released = NAN;
   for (size_t i = 0; i < d; i++) {
     e[i] = -plan->theta_star[i];
   }
@@ -280,7 +313,24 @@ ALWAYS_INLINE void run_replicate_body(const sde_plan *plan, size_t rep, double *
     const double h = t_next - t;
     const double eta = dpd_schedule_eval(plan->schedule, t);
     double mu, nu;
-    int st = dpd_clip_noise_factors_eval(&plan->noise, plan->c, R, &mu, &nu, NULL, NULL, NULL);
+    dpd__fs_coef fco;
+    int st;
+    if (plan->fs != NULL) {
+      double s1 = 0.0, s2 = 0.0;
+      for (size_t i = 0; i < d; i++) {
+        s1 += lambda[i] * e[i] * e[i];
+        s2 += lambda[i] * lambda[i] * e[i] * e[i];
+      }
+      st = dpd__fs_coef_eval(plan->fs, &plan->noise, plan->c, R, s1 > 0.0 ? s2 / s1 : 0.0, eta,
+                             (double)d * inv_n, 0, &fco, NULL);
+      if (st > 0) {
+        st = DPD_ENONFINITE;
+      }
+      mu = fco.mu;
+      nu = fco.nu;
+    } else {
+      st = dpd_clip_noise_factors_eval(&plan->noise, plan->c, R, &mu, &nu, NULL, NULL, NULL);
+    }
     if (st < 0) {
       info->status = st;
       info->fail_step = k;
@@ -302,7 +352,9 @@ ALWAYS_INLINE void run_replicate_body(const sde_plan *plan, size_t rep, double *
     const size_t count = noisy ? 2 * d : d + (d & 1u);
 
     dpd_rng_gaussian_fill(&rng, buf, count);
-    if (noisy) {
+    if (plan->fs != NULL) {
+      R = fs_em_step(plan, &fco, eta, h, coef.p, z, noisy ? v : NULL, e);
+    } else if (noisy) {
       R = em_body(d, lambda, sl, &coef, z, v, e, 0, 1);
     } else {
       R = em_body(d, lambda, sl, &coef, z, NULL, e, 0, 0);
@@ -348,11 +400,13 @@ ALWAYS_INLINE void run_replicate_body(const sde_plan *plan, size_t rep, double *
       return;
     }
   }
+  info->released = R;
+  /* The release convention (linreg.h): the rows of t = 1 hold the value before release. */
   if (next < grid) {
-    risk_row[next] = R;
+    risk_row[next] = info->before_release;
     clip_row[next] = clip;
     for (next++; next < grid; next++) {
-      risk_row[next] = R;
+      risk_row[next] = info->before_release;
       clip_row[next] = 0.0;
     }
   }
@@ -519,8 +573,30 @@ int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
   size_t njumps = isinf(cfg->rho) ? 0 : dpd_schedule_jumps(schedule, NULL, NULL, 0);
   double *jump_t = malloc((njumps + 1) * sizeof *jump_t);
   double *jump_sd = malloc((njumps + 1) * sizeof *jump_sd);
-  double *clip_rows = malloc(seeds * grid * sizeof *clip_rows);
+  double *clip_rows = res != NULL ? res->clip_replicates : NULL; /* owned by res */
   replicate_info *info = malloc(seeds * sizeof *info);
+  dpd__fs_law *fs_law = NULL;
+  int *coord_tilt = NULL;
+  if (cfg->finite_size != DPD_FINITE_OFF) {
+    dpd_ode_config oc = dpd_ode_config_default();
+    oc.finite_size = cfg->finite_size;
+    if (dpd_ode_finite_size_applies(problem, &oc)) {
+      if ((status = dpd__fs_law_create(problem, &fs_law, err)) < 0) {
+        goto cleanup;
+      }
+      coord_tilt = malloc(d * sizeof *coord_tilt);
+      if (coord_tilt == NULL) {
+        status = DPD_FAIL(err, DPD_ENOMEM, "sde: out of memory (d = %zu)", d);
+        goto cleanup;
+      }
+      for (size_t i = 0, j = 0; i < d; i++) { /* groups: runs of equal eigenvalues, in order */
+        if (i > 0 && problem->lambda[i] != problem->lambda[i - 1]) {
+          j++;
+        }
+        coord_tilt[i] = fs_law->tilt_of[j];
+      }
+    }
+  }
   if (res == NULL || eta == NULL || sigma == NULL || kgrid == NULL || clip_rows == NULL ||
       info == NULL || jump_t == NULL || jump_sd == NULL) {
     status = DPD_FAIL(err, DPD_ENOMEM, "sde: out of memory (d = %zu, n = %zu, seeds = %zu)", d, n,
@@ -555,7 +631,9 @@ int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
                    .e_len = e_len,
                    .risk_rows = res->risk_replicates,
                    .clip_rows = clip_rows,
-                   .info = info};
+                   .info = info,
+                   .fs = fs_law,
+                   .coord_tilt = coord_tilt};
   /* Impulse of a drop: 2 C sigma with sigma^2 = (eta~(t-)^2 - eta~(t+)^2) / (n^2 rho^2). */
   dpd_schedule_jumps(schedule, jump_t, jump_sd, njumps);
   for (size_t j = 0; j < njumps; j++) {
@@ -611,15 +689,19 @@ int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
     res->clip_fraction[j] = length > 0.0 ? clip / (length * (double)seeds) : 0.0;
   }
   res->clip_fraction_total = clip_total / (double)seeds;
-  res->final_risk = res->risk_mean[grid - 1];
-  res->final_risk_se = res->risk_se[grid - 1];
-  {
-    double *before = clip_rows; /* reuse: the clipping integrals are reduced already */
-    for (size_t r = 0; r < seeds; r++) {
-      before[r] = info[r].before_release;
+  for (size_t r = 0; r < seeds; r++) {
+    /* each replicate's own fractions, from its integrals (already reduced above) */
+    double *row = clip_rows + r * grid, total = 0.0;
+    for (size_t j = 0; j < grid; j++) {
+      double length = j > 0 ? step_time(&plan, kgrid[j]) - step_time(&plan, kgrid[j - 1]) : 0.0;
+      total += row[j];
+      row[j] = length > 0.0 ? row[j] / length : 0.0;
     }
-    dpd__stats_mean_se(before, seeds, 1, &res->before_release, &res->before_release_se);
+    res->clip_total_replicates[r] = total;
+    res->before_release_replicates[r] = info[r].before_release;
+    res->final_replicates[r] = info[r].released;
   }
+  dpd__sim_result_release_set(res, dpd_linreg_sde_config_setting_get(cfg));
   *out = res;
   res = NULL;
   status = DPD_OK;
@@ -631,7 +713,8 @@ cleanup:
   free(jump_t);
   free(jump_sd);
   free(kgrid);
-  free(clip_rows);
   free(info);
+  free(coord_tilt);
+  dpd__fs_law_free(fs_law);
   return status;
 }

@@ -92,12 +92,17 @@ void dpd_linreg_sim_result_free(dpd_linreg_sim_result *r) {
   free(r->risk_se);
   free(r->clip_fraction);
   free(r->risk_replicates);
+  free(r->clip_replicates);
+  free(r->clip_total_replicates);
+  free(r->before_release_replicates);
+  free(r->final_replicates);
   free(r);
 }
 
 /* What one replicate reports besides its risk row. */
 typedef struct {
   double before_release; /* risk of theta_n without the last step's noise */
+  double released;       /* risk of theta_n, the released iterate */
   size_t fail_step;      /* step at which a non-finite value appeared */
   int status;            /* DPD_OK or DPD_ENONFINITE */
 } replicate_info;
@@ -286,6 +291,7 @@ ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *
   info->status = DPD_OK;
   info->fail_step = 0;
   info->before_release = NAN;
+  info->released = NAN;
   for (size_t i = 0; i < d; i++) {
     e[i] = -plan->theta_star[i];
   }
@@ -363,7 +369,10 @@ ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *
       return;
     }
     if (last) {
+      /* The release convention (linreg.h): the rows of step n hold theta_n before release. */
       info->before_release = before;
+      info->released = risk;
+      risk = before;
     }
     risk_row[next] = risk;
     clip_row[next] = nclip;
@@ -473,7 +482,7 @@ int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
   double *eta = malloc(n * sizeof *eta);
   double *sigma = malloc(n * sizeof *sigma);
   size_t *kgrid = malloc(grid * sizeof *kgrid);
-  double *clip_rows = malloc(seeds * grid * sizeof *clip_rows);
+  double *clip_rows = res != NULL ? res->clip_replicates : NULL; /* owned by res */
   replicate_info *info = malloc(seeds * sizeof *info);
   if (res == NULL || eta == NULL || sigma == NULL || kgrid == NULL || clip_rows == NULL ||
       info == NULL) {
@@ -541,15 +550,19 @@ int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
     res->clip_fraction[j] = steps > 0 ? clipped / ((double)steps * (double)seeds) : 0.0;
   }
   res->clip_fraction_total = clipped_total / ((double)n * (double)seeds);
-  res->final_risk = res->risk_mean[grid - 1];
-  res->final_risk_se = res->risk_se[grid - 1];
-  {
-    double *before = clip_rows; /* reuse: the clip counts are reduced already */
-    for (size_t r = 0; r < seeds; r++) {
-      before[r] = info[r].before_release;
+  for (size_t r = 0; r < seeds; r++) {
+    /* each replicate's own fractions, from its counts (already reduced above) */
+    double *row = clip_rows + r * grid, total = 0.0;
+    for (size_t j = 0; j < grid; j++) {
+      size_t steps = j > 0 ? kgrid[j] - kgrid[j - 1] : 0;
+      total += row[j];
+      row[j] = steps > 0 ? row[j] / (double)steps : 0.0;
     }
-    dpd__stats_mean_se(before, seeds, 1, &res->before_release, &res->before_release_se);
+    res->clip_total_replicates[r] = total / (double)n;
+    res->before_release_replicates[r] = info[r].before_release;
+    res->final_replicates[r] = info[r].released;
   }
+  dpd__sim_result_release_set(res, dpd_linreg_sim_config_setting_get(cfg));
   *out = res;
   res = NULL;
   status = DPD_OK;
@@ -559,7 +572,6 @@ cleanup:
   free(eta);
   free(sigma);
   free(kgrid);
-  free(clip_rows);
   free(info);
   return status;
 }

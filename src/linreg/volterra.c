@@ -820,6 +820,7 @@ int dpd_volterra_execute(dpd_volterra_plan *plan, const dpd_linreg_problem *prob
   res->before_release = res->risk[grid - 1];
   res->release_jump = md.release_jump;
   res->final_risk = res->before_release + res->release_jump;
+  res->config = *model;
   *out = res;
   return DPD_OK;
 }

@@ -70,4 +70,30 @@ DPD_HIDDEN_FN int dpd__output_report_add(dpd_output *out, dpd_err *err, const ch
 /* Sets the extra header line of the last table added. */
 DPD_HIDDEN_FN int dpd__output_table_comment_set(dpd_output *out, const char *comment, dpd_err *err);
 
+/* The key save_replicates (docs/output.md, "Per-replicate values"): 0 none, 1 replicates.tsv
+ * (each replicate's final values), 2 also replicates_trajectory.tsv (each replicate on the
+ * grid); `max` is the largest level the command has. *level = 0 when the key does not apply
+ * to the command; DPD_EINVAL naming the key and its allowed values otherwise. */
+DPD_HIDDEN_FN int dpd__model_save_replicates_get(const dpd_keys *keys, size_t max, int *level,
+                                                 dpd_err *err);
+/* Bytes the per-replicate tables of `level` take (built, then copied into the output): nfinal
+ * columns of replicates.tsv, ntrajectory of replicates_trajectory.tsv (the replicate index
+ * aside), for the memory estimate. */
+DPD_HIDDEN_FN double dpd__model_replicates_bytes(int level, size_t seeds, size_t grid,
+                                                 size_t nfinal, size_t ntrajectory);
+/* Adds replicates.tsv: the column `replicate` (0 .. seeds-1), then `ncols` columns of `seeds`
+ * values (cols: borrowed) named by the space-separated `columns`. */
+DPD_HIDDEN_FN int dpd__output_replicates_add(dpd_output *out, const char *figure,
+                                             const char *columns, size_t seeds, size_t ncols,
+                                             const double *const *cols, dpd_err *err);
+/* Adds replicates_trajectory.tsv in long format, one row per replicate and grid point
+ * (replicate-major): the column `replicate`, `nshared` columns of the grid (shared[k][j],
+ * j < grid: t, step), then `nper` columns each [seeds * grid] row-major by replicate; `columns`
+ * names all but `replicate`. */
+DPD_HIDDEN_FN int dpd__output_replicate_trajectory_add(dpd_output *out, const char *figure,
+                                                       const char *columns, size_t seeds,
+                                                       size_t grid, size_t nshared,
+                                                       const double *const *shared, size_t nper,
+                                                       const double *const *per, dpd_err *err);
+
 #endif

@@ -111,6 +111,20 @@ int dpd_model_run(const dpd_model_type *m, const char *command, dpd_keys *keys,
                     m->name, m->name, command, list);
   }
   int status = c->run(keys, env != NULL ? env : &none, out, err);
+  if (status == DPD_OK && *out != NULL && (*out)->ntables > 0) {
+    /* the data files of the run, in the order of its tables (docs/output.md) */
+    cJSON *files = cJSON_AddArrayToObject((*out)->summary, "data_files");
+    for (size_t k = 0; files != NULL && k < (*out)->ntables; k++) {
+      if (!cJSON_AddItemToArray(files, cJSON_CreateString((*out)->tables[k].name))) {
+        files = NULL;
+      }
+    }
+    if (files == NULL) {
+      dpd_output_free(*out);
+      *out = NULL;
+      return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    }
+  }
   if (status == DPD_OK && *out != NULL && strcmp(command, "compare") == 0 &&
       dpd_keys_find(keys, "seeds") >= 0) {
     /* A gap in standard errors needs standard errors: with fewer than 8 replicates the sample
@@ -320,4 +334,101 @@ int dpd__output_begin(const char *command, const char *model, int plot, uint64_t
   cJSON_AddStringToObject((*out)->summary, "version", dpd_version());
   cJSON_AddNumberToObject((*out)->summary, "seed", (double)seed);
   return DPD_OK;
+}
+
+int dpd__model_save_replicates_get(const dpd_keys *keys, size_t max, int *level, dpd_err *err) {
+  size_t v;
+  int status;
+  *level = 0;
+  if (!dpd_keys_applies(keys, "save_replicates")) {
+    return DPD_OK;
+  }
+  if ((status = dpd_keys_size_range_get(keys, "save_replicates", 0, max, &v, err)) < 0) {
+    return status;
+  }
+  *level = (int)v;
+  return DPD_OK;
+}
+
+double dpd__model_replicates_bytes(int level, size_t seeds, size_t grid, size_t nfinal,
+                                   size_t ntrajectory) {
+  /* each table is built, then copied by dpd_output_table_add: twice its doubles */
+  double bytes = 0.0;
+  if (level >= 1) {
+    bytes += 16.0 * (double)seeds * (double)(nfinal + 1);
+  }
+  if (level >= 2) {
+    bytes += 16.0 * (double)seeds * (double)grid * (double)(ntrajectory + 1);
+  }
+  return bytes;
+}
+
+int dpd__output_replicates_add(dpd_output *out, const char *figure, const char *columns,
+                               size_t seeds, size_t ncols, const double *const *cols,
+                               dpd_err *err) {
+  char names[1024];
+  const double **cc = malloc((ncols + 1) * sizeof *cc);
+  double *index = malloc((seeds > 0 ? seeds : 1) * sizeof *index);
+  int status;
+  if (cc == NULL || index == NULL) {
+    free(cc);
+    free(index);
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory (seeds = %zu)", seeds);
+  }
+  for (size_t r = 0; r < seeds; r++) {
+    index[r] = (double)r;
+  }
+  cc[0] = index;
+  for (size_t k = 0; k < ncols; k++) {
+    cc[k + 1] = cols[k];
+  }
+  snprintf(names, sizeof names, "replicate %s", columns);
+  status = dpd_output_table_add(out, "replicates.tsv", figure, names, seeds, ncols + 1, cc, err);
+  free(cc);
+  free(index);
+  return status;
+}
+
+int dpd__output_replicate_trajectory_add(dpd_output *out, const char *figure, const char *columns,
+                                         size_t seeds, size_t grid, size_t nshared,
+                                         const double *const *shared, size_t nper,
+                                         const double *const *per, dpd_err *err) {
+  char names[1024];
+  const size_t rows = seeds * grid;
+  const double **cc = malloc((1 + nshared + nper) * sizeof *cc);
+  double *built = NULL;
+  int status;
+  if (seeds > 0 && grid > SIZE_MAX / sizeof *built / (nshared + 1) / seeds) {
+    free(cc);
+    return DPD_FAIL(err, DPD_ENOMEM, "replicates_trajectory.tsv too large (seeds = %zu)", seeds);
+  }
+  built = malloc((rows > 0 ? rows : 1) * (nshared + 1) * sizeof *built);
+  if (cc == NULL || built == NULL) {
+    free(cc);
+    free(built);
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory for replicates_trajectory.tsv (seeds = %zu)",
+                    seeds);
+  }
+  /* replicate-major rows: row r grid + j is replicate r at grid point j, the order of the
+   * [seeds * grid] row-major arrays, which are therefore columns as they are */
+  for (size_t r = 0; r < seeds; r++) {
+    for (size_t j = 0; j < grid; j++) {
+      built[r * grid + j] = (double)r;
+      for (size_t k = 0; k < nshared; k++) {
+        built[(k + 1) * rows + r * grid + j] = shared[k][j];
+      }
+    }
+  }
+  for (size_t k = 0; k <= nshared; k++) {
+    cc[k] = built + k * rows;
+  }
+  for (size_t k = 0; k < nper; k++) {
+    cc[1 + nshared + k] = per[k];
+  }
+  snprintf(names, sizeof names, "replicate %s", columns);
+  status = dpd_output_table_add(out, "replicates_trajectory.tsv", figure, names, rows,
+                                1 + nshared + nper, cc, err);
+  free(cc);
+  free(built);
+  return status;
 }

@@ -348,10 +348,22 @@ tcase spectrum_file_huge 1 "'spectrum'" -- ode --n=20 --spectrum="file:$f/spec_h
 tcase d_2147483647 1 "'d'.*max_memory" -- ode --d=2147483647 --n=8589934588 \
   --theta_star=random --compress=off --max_memory=8G
 # compare with fewer than 8 replicates warns (summary and stderr): its SEs are unreliable.
+# (finite_size=auto: at d = 20 the asymptotic ODE would add its own finite-size warning)
 tcase compare_seeds4_warns 0 'len(j["warnings"]) == 1 and "seeds = 4" in j["warnings"][0]' -- \
-  compare --d=20 --n=80 --c=1 --rho=2 --seeds=4 --grid=5
+  compare --d=20 --n=80 --c=1 --rho=2 --seeds=4 --grid=5 --finite_size=auto
 tcase compare_seeds8_quiet 0 '"warnings" not in j' -- compare --d=20 --n=80 --c=1 --rho=2 \
-  --seeds=8 --grid=5
+  --seeds=8 --grid=5 --finite_size=auto
+# finite_size (docs/finite_size.md): the asymptotic ODE warns where |x|^2/d fluctuates (d = 20:
+# sqrt(m2) = 0.32), auto applies the correction, and the summary reports the diagnostics.
+tcase finite_size_off_warns 0 'j["finite_size"] is False and len(j["warnings"]) == 1 and "finite_size" in j["warnings"][0] and abs(j["m2"] - 0.1) < 1e-12' -- \
+  ode --d=20 --n=80 --c=1 --rho=2 --finite_size=off
+tcase finite_size_auto_applies 0 'j["finite_size"] is True and "warnings" not in j and abs(j["lambda_max_over_d"] - 0.05) < 1e-12' -- \
+  ode --d=20 --n=80 --c=1 --rho=2 --finite_size=auto
+tcase finite_size_auto_large_d 0 'j["finite_size"] is False and "warnings" not in j' -- \
+  ode --d=400 --n=1600 --c=1 --rho=2 --finite_size=auto
+tcase finite_size_bad 1 "'finite_size'" -- ode --d=20 --n=80 --finite_size=maybe
+tcase finite_size_volterra 1 "'finite_size'.*volterra" -- ode --d=20 --n=80 --finite_size=on \
+  --method=volterra
 # Spectral compression: the ODE of an analytic spectrum needs no array of d numbers.
 tcase d_1e9_compressed 0 'j["compressed"] and j["ode_groups"] < 1000 and j["compress_error_estimate"] <= 1e-9' -- \
   ode --d=1000000000 --n=4000000000 --spectrum=powerlaw:1 --theta_star=flat --c=0.5 --rho=1 \

@@ -27,13 +27,13 @@ L=(--d=20 --n=60 --grid=5 --seeds=2 --plot=0)
 runs=(
   "linreg-ode|ode ${L[*]}"
   "linreg-ode-private|ode ${L[*]} --c=1 --rho=1"
-  "linreg-simulate|simulate ${L[*]}"
+  "linreg-simulate|simulate ${L[*]} --save_replicates=2"
   "linreg-compare|compare ${L[*]} --c=1 --rho=2"
   "linreg-sde|sde ${L[*]}"
-  "linreg-compare3|compare ${L[*]} --sde=1"
+  "linreg-compare3|compare ${L[*]} --sde=1 --save_replicates=1"
   "linreg-tune|tune ${L[*]} --confirm_seeds=2"
   "linreg-account|account --d=20 --n=60 --c=1 --epsilon=2 --delta=1e-5"
-  "rf-simulate|simulate --model=rf --d=10 --n=40 --p=30 --steps=20 --seeds=2"
+  "rf-simulate|simulate --model=rf --d=10 --n=40 --p=30 --steps=20 --seeds=2 --save_replicates=2"
   "rf-compare|compare --model=rf --d=10 --n=40 --p=30 --steps=20 --seeds=2 --plot=0"
   "rf-ou|ou --model=rf --d=10 --n=40 --p=30 --steps=20"
   "nc-simulate|simulate --model=nc --K=4 --p=20 --n=40 --n_test=50 --sigma=2 --seeds=3"
@@ -42,6 +42,8 @@ runs=(
   "semipriv-simulate|simulate --model=semipriv --d=30 --k=3 --n=60 --n_public=200 --n_test=200 --seeds=2"
   "semipriv-compare|compare --model=semipriv --d=30 --k=3 --n=60 --n_public=200 --n_test=200 --seeds=2 --plot=0"
 )
+# (save_replicates: replicates.tsv and replicates_trajectory.tsv of linreg and rf are read too;
+# nc and semipriv write replicates.tsv by default)
 ntsv=0
 for r in "${runs[@]}"; do
   name=${r%%|*}

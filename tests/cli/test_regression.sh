@@ -71,7 +71,7 @@ fi
 # 1c. method=volterra (FFT) agrees with CVODE on a constant schedule without clipping,
 # with a power-law spectrum whose upper bound overflows (reported as inf, not a failure).
 for m in bdf volterra; do
-  "$dpdyn" ode --d=20000 --n=40000 --spectrum=powerlaw:1.5 --eta0=1.2 --rho=inf --grid=11 \
+  "$dpdyn" ode --d=20000 --n=40000 --spectrum=powerlaw:1.5 --eta0=1.2 --rho=inf --grid=11 --finite_size=off \
     --rtol=1e-10 --method=$m --out="$work/v_$m" >/dev/null || bad "ode --method=$m failed"
 done
 if msg=$(paste <(rows "$work/v_bdf/trajectory.tsv" | cut -d' ' -f1-2) \
@@ -233,6 +233,27 @@ if "$dpdyn" plot "$work/cmp" --format=svg && grep -q '<svg' "$work/cmp/compare.s
   ok "dpdyn plot --format=svg"
 else
   bad "dpdyn plot --format=svg"
+fi
+# the figure's title: model, command and the parameters that matter, numbers in %g form; the
+# caption: every parameter in effect; the residual panel of compare
+if grep -q 'linreg compare (const schedule): d = 100, n = 400, ρ = 1, c = 0.5 (8 replicates)' \
+  "$work/cmp/compare.svg" && grep -q 'delta = 1e-05' "$work/cmp/compare.svg" &&
+  grep -q '(sim. − ODE) / SE' "$work/cmp/compare.svg"; then
+  ok "compare.svg: short title, parameter caption, residual panel"
+else
+  bad "compare.svg: title, caption or residual panel missing"
+fi
+if "$dpdyn" plot "$work/cmp" --format=pdf && [ "$(head -c 4 "$work/cmp/compare.pdf")" = "%PDF" ]; then
+  ok "dpdyn plot --format=pdf writes a PDF"
+else
+  bad "dpdyn plot --format=pdf"
+fi
+if ! "$dpdyn" plot "$work/cmp" --format=jpg 2>"$work/fmt.err" &&
+  grep -q "invalid value for 'format': 'jpg' (allowed: png, svg, pdf)" "$work/fmt.err" &&
+  [ ! -e "$work/cmp/compare.jpg" ]; then
+  ok "dpdyn plot --format=jpg: an error naming png, svg, pdf"
+else
+  bad "dpdyn plot --format=jpg: $(cat "$work/fmt.err")"
 fi
 if ls -A "$work/cmp" | grep -v '^\.dpdyn$' | grep -q '^\.'; then
   bad "temporary files left in the output directory"

@@ -276,5 +276,33 @@ if "$dpdyn" plot "$work/g" && [ -s "$work/g/sweep_heat.png" ] &&
 else
   bad "dpdyn plot of a sweep directory"
 fi
+if "$dpdyn" plot "$work/g" --format=pdf && [ "$(head -c 4 "$work/g/sweep_heat.pdf")" = "%PDF" ]; then
+  ok "dpdyn plot --format=pdf of a sweep directory writes a PDF"
+else
+  bad "dpdyn plot --format=pdf of a sweep directory"
+fi
+# the figure's title prints numbers in %g form (0.1, not the 0.10000000000000001 given)
+"$dpdyn" sweep simulate --d=20 --n=60 --grid=3 --seeds=2 --threads=1 --zeta=0.10000000000000001 \
+  --c=0.5,2 --out="$work/zt" >/dev/null 2>&1
+if grep -q "^title_text = 'dpdyn sweep simulate: model = linreg, d = 20, n = 60, zeta = 0.1, seeds = 2'$" \
+  "$work/zt/sweep_line.gp"; then
+  ok "sweep figure title: zeta = 0.1 (%g form)"
+else
+  bad "sweep figure title: $(grep '^title_text' "$work/zt/sweep_line.gp")"
+fi
+
+# The default OUT: ./dpdyn-out/sweep-<command>-<model>, beside the runs' ./dpdyn-out/<command>-<model>
+# (./dpdyn-out/sweep-<command> when the model is an axis); never the old ./dpdyn-sweep.
+mkdir -p "$work/cwd"
+if (cd "$work/cwd" && "$dpdyn" sweep ou --model=rf --d=6 --n=20 --p=12 --steps=5 --grid=3 --clip=1 \
+  --sigma=0,1 >/dev/null 2>&1 && "$dpdyn" sweep simulate --d=6 --n=20 --seeds=2 --grid=3 \
+  --threads=1 --c=0.5,1 >/dev/null 2>&1) &&
+  [ -s "$work/cwd/dpdyn-out/sweep-ou-rf/sweep.tsv" ] &&
+  [ -s "$work/cwd/dpdyn-out/sweep-simulate-linreg/points/0001/summary.json" ] &&
+  [ ! -e "$work/cwd/dpdyn-sweep" ]; then
+  ok "default out: ./dpdyn-out/sweep-ou-rf, ./dpdyn-out/sweep-simulate-linreg"
+else
+  bad "default out: $(cd "$work/cwd" && find . -maxdepth 2 | tr '\n' ' ')"
+fi
 
 finish sweep

@@ -42,8 +42,7 @@ static const double zeta = 0.5, rho = 1.0, eta0 = 3.0;
 static double violation(const dpd_linreg_sim_result *sim, const dpd_ode_result *ode) {
   double worst = fabs(ode->final_risk - sim->final_risk) / (3.0 * sim->final_risk_se);
   for (size_t j = 0; j < GRID; j++) {
-    double s = j + 1 == GRID ? sim->before_release : sim->risk_mean[j];
-    double se = j + 1 == GRID ? sim->before_release_se : sim->risk_se[j];
+    double s = sim->risk_mean[j], se = sim->risk_se[j]; /* t = 1: before release, as the ODE */
     worst = fmax(worst, fabs(ode->risk[j] - s) / fmax(3.0 * se, 0.03 * ode->risk[j]));
   }
   return worst;
@@ -84,23 +83,22 @@ static void run_case(const case_def *cs, uint64_t seed) {
   sc.rho = rho;
   assert_int_equal(dpd_schedule_create(&sc, &schedule, &err), DPD_OK);
 
-  simc.n = N;
-  simc.zeta = zeta;
-  simc.noise = cs->law;
-  simc.noise_nu = cs->nu;
-  simc.c = cs->c;
-  simc.rho = rho;
+  /* One setting feeds both (linreg_setting.h). */
+  dpd_linreg_setting st = dpd_linreg_setting_default();
+  st.n = N;
+  st.zeta = zeta;
+  st.noise = cs->law;
+  st.noise_nu = cs->nu;
+  st.c = cs->c;
+  st.rho = rho;
+  simc = dpd_linreg_sim_config_init(&st);
   simc.seeds = SEEDS;
   simc.seed = seed;
   simc.grid = GRID;
   assert_int_equal(dpd_linreg_sim_run(problem, schedule, &simc, &sim, &err), DPD_OK);
 
-  oc.gamma = gamma;
-  oc.zeta = zeta;
-  oc.noise = cs->law;
-  oc.noise_nu = cs->nu;
-  oc.c = cs->c;
-  oc.rho = rho;
+  oc = dpd_ode_config_init(&st, problem->d);
+  assert_true(oc.gamma == gamma);
   oc.grid = GRID;
   if (dpd_ode_solve(problem, schedule, &oc, &ode, &err) != DPD_OK) {
     print_error("[%s] ODE: %s\n", cs->name, err.reason);
@@ -111,8 +109,7 @@ static void run_case(const case_def *cs, uint64_t seed) {
   assert_int_equal(dpd_ode_solve(problem, schedule, &gauss, &ode_gauss, &err), DPD_OK);
 
   for (size_t j = 0; j < GRID; j++) {
-    double s = j + 1 == GRID ? sim->before_release : sim->risk_mean[j];
-    double se = j + 1 == GRID ? sim->before_release_se : sim->risk_se[j];
+    double s = sim->risk_mean[j], se = sim->risk_se[j]; /* t = 1: before release, as the ODE */
     double tol = fmax(3.0 * se, 0.03 * ode->risk[j]);
     double g = fabs(ode->risk[j] - s);
     worst = fmax(worst, g / tol);

@@ -43,8 +43,8 @@ static const double C_CLIP = 0.5, ZETA = 0.5, RHO = 1.0, ETA0 = 1.3;
 
 /* Mean and SE at grid point j (t = 1: before release). */
 static void at(const dpd_linreg_sim_result *r, size_t j, double *m, double *se) {
-  *m = j + 1 == GRID ? r->before_release : r->risk_mean[j];
-  *se = j + 1 == GRID ? r->before_release_se : r->risk_se[j];
+  *m = r->risk_mean[j]; /* the release convention of linreg.h: == before_release at t = 1 */
+  *se = r->risk_se[j];
 }
 
 /* Largest violation ratio of the criterion (> 1 means it fails); *final_se receives the gap of

@@ -390,6 +390,32 @@ static void same_result(const dpd_linreg_sim_result *x, const dpd_linreg_sim_res
   assert_memory_equal(&x->before_release_se, &y->before_release_se, sizeof x->before_release_se);
   assert_memory_equal(&x->clip_fraction_total, &y->clip_fraction_total,
                       sizeof x->clip_fraction_total);
+  assert_memory_equal(x->clip_replicates, y->clip_replicates,
+                      seeds * grid * sizeof *x->clip_replicates);
+  assert_memory_equal(x->clip_total_replicates, y->clip_total_replicates,
+                      seeds * sizeof *x->clip_total_replicates);
+  assert_memory_equal(x->before_release_replicates, y->before_release_replicates,
+                      seeds * sizeof *x->before_release_replicates);
+  assert_memory_equal(x->final_replicates, y->final_replicates,
+                      seeds * sizeof *x->final_replicates);
+}
+
+/* The per-replicate values average to the reported means (equal to rounding). */
+static void replicates_average_to_the_means(const dpd_linreg_sim_result *x) {
+  double before = 0.0, clip = 0.0;
+  for (size_t r = 0; r < x->seeds; r++) {
+    before += x->before_release_replicates[r];
+    clip += x->clip_total_replicates[r];
+  }
+  assert_rel(before / (double)x->seeds, x->before_release, 1e-13);
+  assert_rel(clip / (double)x->seeds, x->clip_fraction_total, 1e-13);
+  for (size_t j = 1; j < x->grid; j++) {
+    double cj = 0.0;
+    for (size_t r = 0; r < x->seeds; r++) {
+      cj += x->clip_replicates[r * x->grid + j];
+    }
+    assert_rel(cj / (double)x->seeds, x->clip_fraction[j], 1e-12);
+  }
 }
 
 static void results_are_bit_identical_for_any_thread_count(void **state) {
@@ -409,6 +435,7 @@ static void results_are_bit_identical_for_any_thread_count(void **state) {
     cfg.threads = 1;
     dpd_linreg_sim_result *ref = run_ok(&f, &cfg);
     assert_true(ref->clip_fraction_total > 0.05); /* clipping is active */
+    replicates_average_to_the_means(ref);
     const int threads[] = {2, 3, 0};
     for (size_t i = 0; i < 3; i++) {
       cfg.threads = threads[i];
@@ -611,7 +638,7 @@ static void mean_risk_follows_the_exact_euler_maruyama_recursion(void **state) {
           kj = k;
         }
       }
-      double want = ER[kj] + (kj == nsteps ? jump : 0.0);
+      double want = ER[kj]; /* at t = 1 before release (the release convention of linreg.h) */
       double gap = fabs(res->risk_mean[j] - want);
       if (kj == 0) { /* the initial risk, the same in every replicate */
         assert_rel(res->risk_mean[j], want, 1e-14);
@@ -632,7 +659,9 @@ static void mean_risk_follows_the_exact_euler_maruyama_recursion(void **state) {
                   f.problem->isotropic ? "iso" : "power-law", dpd_schedule_name(f.schedule), cfg.dt,
                   nsteps, worst, gap_b / res->before_release_se, jump);
     assert_true(gap_b <= 4.0 * res->before_release_se);
-    assert_true(res->final_risk == res->risk_mean[cfg.grid - 1]);
+    assert_true(res->before_release == res->risk_mean[cfg.grid - 1]);
+    assert_abs(res->final_risk, ER[nsteps] + jump, 4.0 * res->final_risk_se);
+    assert_abs(res->release_jump, jump, 4.0 * res->release_jump_se);
     dpd_linreg_sim_result_free(res);
     unmake(&f);
   }
@@ -738,6 +767,7 @@ static void one_replicate_follows_the_documented_step_for_every_noise_law(void *
       R = dpd_linreg_excess_risk(f.problem, e);
     }
     assert_rel(res->before_release, R, 1e-12);
+    assert_rel(res->risk_replicates[1], R, 1e-12); /* t = 1 before release */
     const double sigma_last = dpd_schedule_eval(f.schedule, (double)(N - 1) / N) / N / cfg.rho;
     dpd_rng_gaussian_fill(&rng, buf, D + 1);
     for (size_t i = 0; i < D; i++) {
@@ -745,7 +775,7 @@ static void one_replicate_follows_the_documented_step_for_every_noise_law(void *
     }
     R = dpd_linreg_excess_risk(f.problem, e);
     assert_rel(res->final_risk, R, 1e-12);
-    assert_rel(res->risk_replicates[1], R, 1e-12);
+    assert_rel(res->final_replicates[0], R, 1e-12);
     print_message("%s: replicate reproduced, released risk %.10g\n", dpd_noise_law_name(laws[l]),
                   R);
     dpd_linreg_sim_result_free(res);

@@ -57,7 +57,10 @@ static dpd_linreg_sim_result *run_ok(const fixture *f, const dpd_linreg_sim_conf
 }
 
 /* E R_k for k = 0..n (isotropic, unclipped), written into ER[0..n]. */
-static void exact_mean_risk(const fixture *f, const dpd_linreg_sim_config *cfg, double *ER) {
+/* E R_k for k = 0..n into ER[n + 1] (ER[n]: the released iterate), and E R_n before the last
+ * step's privacy noise into *before (the release convention of linreg.h). */
+static void exact_mean_risk(const fixture *f, const dpd_linreg_sim_config *cfg, double *ER,
+                            double *before) {
   size_t d = f->problem->d, n = cfg->n;
   double *eta = malloc(n * sizeof *eta), *sigma = malloc(n * sizeof *sigma);
   assert_non_null(eta);
@@ -70,6 +73,9 @@ static void exact_mean_risk(const fixture *f, const dpd_linreg_sim_config *cfg, 
     double e = eta[k], b = 2.0 * C * sigma[k];
     ER[k + 1] = ER[k] * (1.0 - 2.0 * e + e * e * (D + 2.0)) +
                 e * e * D * cfg->zeta * cfg->zeta / 2.0 + b * b * D / 2.0;
+    if (k + 1 == n) {
+      *before = ER[k + 1] - b * b * D / 2.0;
+    }
   }
   free(eta);
   free(sigma);
@@ -79,20 +85,25 @@ static size_t grid_step(size_t j, size_t grid, size_t n) {
   return (size_t)floor((double)j * (double)n / (double)(grid - 1) + 0.5);
 }
 
-/* Compares the simulated mean at every grid point with the exact E R_k within 4 SE, and
- * checks that the comparison has power: the label-noise contribution is many SE large. */
+/* Compares the simulated mean at every grid point with the exact E R_k within 4 SE (at step
+ * n: E R_n before release, the release convention), and the released final_risk with E R_n. */
 static void check_against_recursion(const fixture *f, const dpd_linreg_sim_config *cfg,
-                                    const dpd_linreg_sim_result *res, const double *ER) {
+                                    const dpd_linreg_sim_result *res, const double *ER,
+                                    double before) {
   for (size_t j = 0; j < res->grid; j++) {
     size_t k = grid_step(j, res->grid, cfg->n);
-    double tol = 4.0 * res->risk_se[j] + 1e-12 * ER[k];
-    if (!(fabs(res->risk_mean[j] - ER[k]) <= tol)) {
+    double want = k == cfg->n ? before : ER[k];
+    double tol = 4.0 * res->risk_se[j] + 1e-12 * want;
+    if (!(fabs(res->risk_mean[j] - want) <= tol)) {
       print_error("grid %zu (step %zu): mean %.10g, exact %.10g, se %.3g (seed %llu, d %zu)\n", j,
-                  k, res->risk_mean[j], ER[k], res->risk_se[j], (unsigned long long)cfg->seed,
+                  k, res->risk_mean[j], want, res->risk_se[j], (unsigned long long)cfg->seed,
                   f->problem->d);
       fail();
     }
   }
+  assert_true(res->risk_mean[res->grid - 1] == res->before_release);
+  assert_true(res->risk_se[res->grid - 1] == res->before_release_se);
+  assert_abs(res->final_risk, ER[cfg->n], 4.0 * res->final_risk_se + 1e-12 * ER[cfg->n]);
 }
 
 static void plain_sgd_mean_risk_follows_the_exact_recursion(void **state) {
@@ -108,21 +119,22 @@ static void plain_sgd_mean_risk_follows_the_exact_recursion(void **state) {
     cfg.grid = 11;
     cfg.zeta = 1.0;
     dpd_linreg_sim_result *res = run_ok(&f, &cfg);
-    double *ER = malloc((cfg.n + 1) * sizeof *ER);
+    double *ER = malloc((cfg.n + 1) * sizeof *ER), before, before0;
     assert_non_null(ER);
-    exact_mean_risk(&f, &cfg, ER);
-    check_against_recursion(&f, &cfg, res, ER);
+    exact_mean_risk(&f, &cfg, ER, &before);
+    check_against_recursion(&f, &cfg, res, ER, before);
     /* Power: without label noise the recursion ends far from the simulation. */
     dpd_linreg_sim_config cfg0 = cfg;
     cfg0.zeta = 0.0;
     double *ER0 = malloc((cfg.n + 1) * sizeof *ER0);
     assert_non_null(ER0);
-    exact_mean_risk(&f, &cfg0, ER0);
+    exact_mean_risk(&f, &cfg0, ER0, &before0);
     assert_true(fabs(res->final_risk - ER0[cfg.n]) > 10.0 * res->final_risk_se);
     /* Nothing is clipped and there is no privacy noise. */
     assert_true(res->clip_fraction_total == 0.0);
     assert_true(res->before_release == res->final_risk);
     assert_true(res->final_risk == res->risk_mean[cfg.grid - 1]);
+    assert_true(res->release_jump == 0.0 && res->release_jump_se == 0.0);
     free(ER);
     free(ER0);
     dpd_linreg_sim_result_free(res);
@@ -149,16 +161,16 @@ static void privacy_noise_adds_the_calibrated_variance(void **state) {
     cfg.rho = 1500.0;
     dpd_linreg_sim_result *res = run_ok(&f, &cfg);
     assert_true(res->clip_fraction_total == 0.0);
-    double *ER = malloc((cfg.n + 1) * sizeof *ER);
+    double *ER = malloc((cfg.n + 1) * sizeof *ER), before, before_np;
     assert_non_null(ER);
-    exact_mean_risk(&f, &cfg, ER);
-    check_against_recursion(&f, &cfg, res, ER);
+    exact_mean_risk(&f, &cfg, ER, &before);
+    check_against_recursion(&f, &cfg, res, ER, before);
     /* The privacy term is large in SE units (the check above has power). */
     dpd_linreg_sim_config np = cfg;
     np.rho = INFINITY;
     double *ERnp = malloc((cfg.n + 1) * sizeof *ERnp);
     assert_non_null(ERnp);
-    exact_mean_risk(&f, &np, ERnp);
+    exact_mean_risk(&f, &np, ERnp, &before_np);
     assert_true(fabs(res->final_risk - ERnp[cfg.n]) > 10.0 * res->final_risk_se);
     if (kinds[s] == DPD_SCHEDULE_CONST) {
       /* Before the release noise: the non-private recursion (no noise before step n - 1). */
@@ -167,6 +179,10 @@ static void privacy_noise_adds_the_calibrated_variance(void **state) {
           2.0 * 1000.0 * 1000.0 * 40.0 * 40.0 * (0.9 / 160.0) * (0.9 / 160.0) / (1500.0 * 1500.0);
       assert_rel(ER[cfg.n] - ERnp[cfg.n], jump, 1e-9);
       assert_true(jump > 10.0 * res->final_risk_se);
+      /* The trajectory's last point is before release; the jump is the release's. */
+      assert_abs(res->risk_mean[cfg.grid - 1], ERnp[cfg.n], 4.0 * res->risk_se[cfg.grid - 1]);
+      assert_abs(res->release_jump, jump, 4.0 * res->release_jump_se);
+      assert_true(fabs(res->risk_mean[cfg.grid - 1] - ER[cfg.n]) > 10.0 * res->final_risk_se);
     } else {
       /* sqrt schedule: the last step's noise is tiny but present. */
       assert_true(res->before_release != res->final_risk);
@@ -207,7 +223,33 @@ static void results_are_bit_identical_for_any_thread_count(void **state) {
     assert_memory_equal(&a->before_release_se, &b->before_release_se, sizeof a->before_release_se);
     assert_memory_equal(&a->clip_fraction_total, &b->clip_fraction_total,
                         sizeof a->clip_fraction_total);
+    assert_memory_equal(a->clip_replicates, b->clip_replicates,
+                        cfg.seeds * g * sizeof *a->clip_replicates);
+    assert_memory_equal(a->clip_total_replicates, b->clip_total_replicates,
+                        cfg.seeds * sizeof *a->clip_total_replicates);
+    assert_memory_equal(a->before_release_replicates, b->before_release_replicates,
+                        cfg.seeds * sizeof *a->before_release_replicates);
+    assert_memory_equal(a->final_replicates, b->final_replicates,
+                        cfg.seeds * sizeof *a->final_replicates);
     dpd_linreg_sim_result_free(b);
+  }
+  /* The per-replicate values average to the reported means (the same doubles, reduced in
+   * replicate order: equal to rounding). */
+  {
+    double before = 0.0, clip = 0.0;
+    for (size_t r = 0; r < cfg.seeds; r++) {
+      before += a->before_release_replicates[r];
+      clip += a->clip_total_replicates[r];
+    }
+    assert_rel(before / (double)cfg.seeds, a->before_release, 1e-13);
+    assert_rel(clip / (double)cfg.seeds, a->clip_fraction_total, 1e-13);
+    for (size_t j = 1; j < cfg.grid; j++) {
+      double cj = 0.0;
+      for (size_t r = 0; r < cfg.seeds; r++) {
+        cj += a->clip_replicates[r * cfg.grid + j];
+      }
+      assert_rel(cj / (double)cfg.seeds, a->clip_fraction[j], 1e-13);
+    }
   }
   /* Clipping was active in this run (the comparison covers that branch). */
   assert_true(a->clip_fraction_total > 0.05 && a->clip_fraction_total < 0.95);
@@ -227,9 +269,10 @@ static void results_are_bit_identical_for_any_thread_count(void **state) {
  * plain loops: per step one dpd_rng_gaussian_fill of all m_k values (g, the label Gaussian,
  * xi) and, for Student-t, the chi-square from the blocks after them. `xi_offset` = 1 is the
  * documented layout; 0 or 2 (xi taken one value too early or too late) are negative controls.
- * Writes the risk at the grid steps into risk[grid]. */
+ * Writes the risk at the grid steps into risk[grid] (at step n before the last step's privacy
+ * noise, the release convention) and the released risk into *released. */
 static void reference_replicate(const fixture *f, const dpd_linreg_sim_config *cfg, size_t rep,
-                                size_t xi_offset, double *risk) {
+                                size_t xi_offset, double *risk, double *released) {
   const size_t d = f->problem->d, n = cfg->n;
   const double *lambda = f->problem->lambda, *sl = f->problem->sqrt_lambda;
   double *eta = malloc(n * sizeof *eta), *sigma = malloc(n * sizeof *sigma);
@@ -243,15 +286,17 @@ static void reference_replicate(const fixture *f, const dpd_linreg_sim_config *c
     e[i] = -f->problem->theta_star[i];
   }
   size_t j = 0;
+  double before = 0.0; /* R_n without the last step's privacy noise */
   for (size_t k = 0; k <= n; k++) {
+    double R = 0.0;
+    for (size_t i = 0; i < d; i++) {
+      R += 0.5 * lambda[i] * e[i] * e[i];
+    }
     for (; j < cfg->grid && grid_step(j, cfg->grid, n) == k; j++) {
-      double R = 0.0;
-      for (size_t i = 0; i < d; i++) {
-        R += 0.5 * lambda[i] * e[i] * e[i];
-      }
-      risk[j] = R;
+      risk[j] = k == n ? before : R;
     }
     if (k == n) {
+      *released = R;
       break;
     }
     const size_t m = d + 1 + (sigma[k] > 0.0 ? d : 0);
@@ -271,6 +316,9 @@ static void reference_replicate(const fixture *f, const dpd_linreg_sim_config *c
     const double a = eta[k] * r * (gnorm > C ? C / gnorm : 1.0);
     for (size_t i = 0; i < d; i++) {
       e[i] -= a * sl[i] * v[i];
+      if (k + 1 == n) {
+        before += 0.5 * lambda[i] * e[i] * e[i];
+      }
       if (sigma[k] > 0.0) {
         e[i] += 2.0 * C * sigma[k] * v[d + xi_offset + i];
       }
@@ -288,7 +336,10 @@ static double reference_gap(const fixture *f, const dpd_linreg_sim_config *cfg,
   double *risk = malloc(cfg->grid * sizeof *risk), gap = 0.0;
   assert_non_null(risk);
   for (size_t rep = 0; rep < cfg->seeds; rep++) {
-    reference_replicate(f, cfg, rep, xi_offset, risk);
+    double released = NAN;
+    reference_replicate(f, cfg, rep, xi_offset, risk, &released);
+    double gf = fabs(res->final_replicates[rep] - released) / fabs(released);
+    gap = gf > gap ? gf : gap;
     for (size_t j = 0; j < cfg->grid; j++) {
       double got = res->risk_replicates[rep * cfg->grid + j];
       double g = fabs(got - risk[j]) / fabs(risk[j]);

@@ -32,6 +32,10 @@ DPD_HIDDEN_FN int dpd__linreg_plot(const linreg_run *r);
 /* ODE and simulation configurations of the keys in effect (bounds off). */
 DPD_HIDDEN_FN dpd_ode_config dpd__linreg_ode_config(const linreg_run *r);
 DPD_HIDDEN_FN dpd_linreg_sim_config dpd__linreg_sim_config(const linreg_run *r);
+/* The finite-size diagnostics of the ODE problem in the summary, and the warning when the
+ * correction is off where it matters (docs/finite_size.md). */
+DPD_HIDDEN_FN int dpd__linreg_finite_size_report(dpd_output *out, const linreg_run *r,
+                                                 dpd_err *err);
 /* The output every linreg command starts from: headline, the run's scalars, privacy. */
 DPD_HIDDEN_FN int dpd__linreg_output_begin(const dpd_keys *keys, const linreg_run *r,
                                            dpd_output **out, dpd_err *err);

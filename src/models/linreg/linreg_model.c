@@ -64,6 +64,9 @@ static const dpd_key_desc linreg_keys[] = {
     {"sequence", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, "account",
      "file of (eta_k, sigma_k) rows; reports rho_eff of that sequence"},
     {"seeds", DPD_KEY_INT, "16", 1, 16777216.0, 0, NULL, LR_SIM, "replicates"},
+    {"save_replicates", DPD_KEY_INT, "0", 0, 2, 0, NULL, "simulate sde compare",
+     "per-replicate values: 0 = none, 1 = replicates.tsv (each replicate's final values), 2 = "
+     "also replicates_trajectory.tsv (each replicate on the grid)"},
     {"seed", DPD_KEY_INT, "1", 0, 18446744073709551615.0, 0, NULL, LR_ALL, "master seed"},
     {"threads", DPD_KEY_INT, "0", 0, 4096, 0, NULL, LR_ALL,
      "worker threads (0 = all cores); results do not depend on it"},
@@ -77,6 +80,9 @@ static const dpd_key_desc linreg_keys[] = {
     {"compress", DPD_KEY_TEXT, "auto", 0, 0, 0, "auto|on|off", LR_THEORY,
      "spectral compression of the ODE: Gauss nodes per band of the spectrum (auto: when it "
      "at least halves the groups)"},
+    {"finite_size", DPD_KEY_TEXT, "auto", 0, 0, 0, "off|on|auto", "ode sde compare tune",
+     "finite-size correction of the clipping factors for steep spectra (docs/finite_size.md; "
+     "auto, the default: on when the relative sd of |x|^2/d exceeds 0.1 and lambda_max/d 0.03)"},
     {"compress_tol", DPD_KEY_REAL, "1e-9", 0, 1, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_THEORY,
      "target of the a-posteriori compression error (max relative change of R with 2 "
      "more nodes per band)"},

@@ -17,6 +17,7 @@
 #include "core/error_impl.h"
 #include "core/table_impl.h"
 #include "dpdyn/clip.h"
+#include "dpdyn/linreg_setting.h"
 #include "dpdyn/noise.h"
 #include "dpdyn/sde.h"
 #include "models/linreg/linreg_impl.h"
@@ -29,6 +30,7 @@ typedef struct linreg_run {
   double dt; /* sde step (0 = 1/n) */
   int with_sde;
   size_t seeds, grid;
+  int save_replicates; /* 0 none, 1 replicates.tsv, 2 also replicates_trajectory.tsv */
   uint64_t seed;
   int threads;
   int plot;
@@ -36,6 +38,7 @@ typedef struct linreg_run {
   double rtol, atol;
   int uses_ode;                    /* ode, compare, tune */
   int compress;                    /* 0 off, 1 on, 2 auto */
+  int finite_size;                 /* DPD_FINITE_OFF | ON | AUTO (the key finite_size) */
   double compress_tol;             /* target of the a-posteriori compression error */
   dpd_linreg_compress_config cc;   /* nodes per band in use, bands per decade */
   dpd_linreg_problem *problem;     /* the full problem; NULL when only the ODE runs, spectrally */
@@ -392,8 +395,12 @@ static int check_memory(const dpd_keys *keys, const char *command, linreg_run *r
   if (sim) {
     by_d += 8.0 * threads * (2.0 * d + 16.0) * (r->with_sde ? 2.0 : 1.0);
     by_n += 16.0 * n * (r->with_sde ? 2.0 : 1.0);
-    /* per replicate: its risk row and clipping row on the grid, and three numbers */
-    by_seeds += 8.0 * (double)r->seeds * (2.0 * (double)r->grid + 3.0) * (r->with_sde ? 2.0 : 1.0);
+    /* per replicate: its risk row and clipping row on the grid, three numbers (clip total,
+     * before release, released) and the driver's record of it (sim 4, sde 6 doubles) */
+    by_seeds += 8.0 * (double)r->seeds *
+                ((2.0 * (double)r->grid + 7.0) + (r->with_sde ? 2.0 * (double)r->grid + 9.0 : 0.0));
+    by_seeds += dpd__model_replicates_bytes(r->save_replicates, r->seeds, r->grid,
+                                            r->with_sde ? 6 : 3, r->with_sde ? 5 : 3);
   }
   if (ode) {
     by_d += 8.0 * 20.0 * ode_groups; /* CVODE's BDF history and work vectors, the ODE's own */
@@ -543,6 +550,7 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, linreg_run *r, int buil
       (status = dpd_keys_size_range_get(keys, "grid", 2, (size_t)1 << 24, &r->grid, err)) < 0 ||
       (status = dpd_keys_size_range_get(keys, "threads", 0, 4096, &threads, err)) < 0 ||
       (status = dpd_keys_u64_get(keys, "seed", &r->seed, err)) < 0 ||
+      (status = dpd__model_save_replicates_get(keys, 2, &r->save_replicates, err)) < 0 ||
       (status = dpd_keys_real_range_get(keys, "rtol", 0.0, 0, 1.0, 0, 0, &r->rtol, err)) < 0 ||
       (status = dpd_keys_real_range_get(keys, "atol", 0.0, 0, INFINITY, 0, 0, &r->atol, err)) < 0) {
     return status;
@@ -563,6 +571,14 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, linreg_run *r, int buil
     r->compress = choice == 0 ? 2 : choice == 1 ? 1 : 0; /* auto|on|off */
     r->cc.nodes = (int)nodes;
     r->cc.bands_per_decade = (int)bands;
+  }
+  r->finite_size = DPD_FINITE_OFF;
+  if (r->uses_ode || strcmp(command, "sde") == 0) {
+    size_t choice;
+    if ((status = dpd_keys_choice_get(keys, "finite_size", &choice, err)) < 0) {
+      return status;
+    }
+    r->finite_size = choice == 0 ? DPD_FINITE_OFF : choice == 1 ? DPD_FINITE_ON : DPD_FINITE_AUTO;
   }
   r->threads = (int)threads;
   r->noise.zeta = r->zeta;
@@ -857,22 +873,6 @@ static int account_summary(linreg_run *r, dpd_output *out, dpd_err *err) {
   return DPD_OK;
 }
 
-/* A simulation-like result (simulate or sde) as training-trajectory columns:
- * the row t = 1 is replaced by the value before the release noise. */
-static double *training_trajectory(const dpd_linreg_sim_result *res, double **se) {
-  size_t g = res->grid;
-  double *traj = malloc(2 * g * sizeof *traj);
-  if (traj == NULL) {
-    return NULL;
-  }
-  memcpy(traj, res->risk_mean, g * sizeof *traj);
-  memcpy(traj + g, res->risk_se, g * sizeof *traj);
-  traj[g - 1] = res->before_release;
-  traj[2 * g - 1] = res->before_release_se;
-  *se = traj + g;
-  return traj;
-}
-
 /* max_j |a_j - b_j| and max_j |a_j - b_j| / se_j over points with se_j > 0. */
 static void sup_gaps(const double *a, const double *b, const double *se, size_t g, double *sup,
                      double *sup_in_se) {
@@ -899,36 +899,40 @@ static void add_stochastic(dpd_output *out, const char *prefix, const dpd_linreg
   snprintf(key, sizeof key, "%sexcess_risk_before_release_se", prefix);
   dpd_output_number_set(out, key, res->before_release_se);
   snprintf(key, sizeof key, "%srelease_jump", prefix);
-  dpd_output_number_set(out, key, res->final_risk - res->before_release);
+  dpd_output_number_set(out, key, res->release_jump);
   snprintf(key, sizeof key, "%s%s", prefix, clip_key);
   dpd_output_number_set(out, key, res->clip_fraction_total);
 }
 
 /* ---- pieces shared with tune (linreg_impl.h) ---- */
 
+/* The one setting of the run: simulate, sde and ode (and tune) build their configurations
+ * from it, so they cannot disagree (linreg_setting.h). */
+static dpd_linreg_setting run_setting(const linreg_run *r) {
+  dpd_linreg_setting s = dpd_linreg_setting_default();
+  s.n = r->n;
+  s.zeta = r->zeta;
+  s.noise = r->noise.law;
+  s.noise_nu = r->noise.nu;
+  s.c = r->c;
+  s.rho = r->rho;
+  return s;
+}
+
 dpd_ode_config dpd__linreg_ode_config(const linreg_run *r) {
-  dpd_ode_config oc = dpd_ode_config_default();
-  oc.gamma = r->gamma;
-  oc.zeta = r->zeta;
-  oc.noise = r->noise.law;
-  oc.noise_nu = r->noise.nu;
-  oc.c = r->c;
-  oc.rho = r->rho;
+  const dpd_linreg_setting s = run_setting(r);
+  dpd_ode_config oc = dpd_ode_config_init(&s, r->d); /* gamma = d/n = r->gamma */
   oc.grid = r->grid;
   oc.method = r->method;
   oc.rtol = r->rtol;
   oc.atol = r->atol;
+  oc.finite_size = r->finite_size;
   return oc;
 }
 
 dpd_linreg_sim_config dpd__linreg_sim_config(const linreg_run *r) {
-  dpd_linreg_sim_config sc = dpd_linreg_sim_config_default();
-  sc.n = r->n;
-  sc.zeta = r->zeta;
-  sc.noise = r->noise.law;
-  sc.noise_nu = r->noise.nu;
-  sc.c = r->c;
-  sc.rho = r->rho;
+  const dpd_linreg_setting s = run_setting(r);
+  dpd_linreg_sim_config sc = dpd_linreg_sim_config_init(&s);
   sc.seeds = r->seeds;
   sc.seed = r->seed;
   sc.grid = r->grid;
@@ -1073,6 +1077,37 @@ static double distinct_eigenvalues(const linreg_run *r) {
   return r->ode_problem->compressed_bands == 0 ? (double)r->ode_problem->ngroups : NAN;
 }
 
+/* The finite-size diagnostics (docs/finite_size.md): whether the correction was applied, m2,
+ * lambda_max/d, and a warning (summary "warnings" and a note) when sqrt(m2) exceeds the auto
+ * threshold and the correction is off. */
+int dpd__linreg_finite_size_report(dpd_output *out, const linreg_run *r, dpd_err *err) {
+  const dpd_linreg_problem *p = r->ode_problem != NULL ? r->ode_problem : r->problem;
+  const dpd_ode_config oc = dpd__linreg_ode_config(r);
+  const int applied = dpd_ode_finite_size_applies(p, &oc);
+  const double m2 = dpd_linreg_m2(p);
+  cJSON_AddBoolToObject(out->summary, "finite_size", applied);
+  cJSON_AddNumberToObject(out->summary, "m2", m2);
+  cJSON_AddNumberToObject(out->summary, "lambda_max_over_d", p->lambda_max / (double)p->d);
+  if (!applied && dpd_linreg_finite_size_matters(p)) {
+    char msg[300];
+    cJSON *w = cJSON_GetObjectItemCaseSensitive(out->summary, "warnings");
+    snprintf(msg, sizeof msg,
+             "the relative sd of |x|^2/d is %.3g > %g and lambda_max/d = %.3g > %g: the "
+             "asymptotic equivalent is off by its finite-size terms here; use finite_size = on "
+             "or auto",
+             sqrt(m2), DPD_FINITE_AUTO_THRESHOLD, p->lambda_max / (double)p->d,
+             DPD_FINITE_AUTO_LMAX);
+    if (w == NULL) {
+      w = cJSON_AddArrayToObject(out->summary, "warnings");
+    }
+    if (w == NULL || !cJSON_AddItemToArray(w, cJSON_CreateString(msg)) ||
+        dpd__output_note_add(out, err, "warning: %s", msg) < 0) {
+      return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    }
+  }
+  return DPD_OK;
+}
+
 static void add_ode_report(dpd_output *out, const linreg_run *r, const dpd_ode_result *ode,
                            const ode_estimates *est) {
   const dpd_linreg_problem *p = r->ode_problem;
@@ -1096,6 +1131,45 @@ static void add_ode_report(dpd_output *out, const linreg_run *r, const dpd_ode_r
   }
 }
 
+/* save_replicates: replicates.tsv (each replicate's final values, named as the summary's means
+ * of them) and, at 2, replicates_trajectory.tsv (each replicate on the grid, named as the
+ * trajectory.tsv columns they average to: the row t = 1 is the risk before the release noise).
+ * runs[0] is the command's main run (no prefix), runs[1] compare's SDE ("sde_"). */
+static int add_replicates(dpd_output *out, const linreg_run *r, const dpd_linreg_sim_result *sim,
+                          const dpd_linreg_sim_result *sde, dpd_err *err) {
+  const dpd_linreg_sim_result *runs[2] = {sim != NULL ? sim : sde, sim != NULL ? sde : NULL};
+  const size_t S = r->seeds, g = r->grid;
+  const double *fin[6], *per[4];
+  char fin_names[320] = "", per_names[320] = "t";
+  size_t nfin = 0, nper = 0;
+  int status;
+  for (size_t k = 0; k < 2 && runs[k] != NULL; k++) {
+    const dpd_linreg_sim_result *res = runs[k];
+    const char *prefix = k == 0 ? "" : "sde_";
+    const char *clip = res == sim ? "clipped_fraction" : "expected_clipped_fraction";
+    size_t len = strlen(fin_names), plen = strlen(per_names);
+    fin[nfin++] = res->final_replicates;
+    fin[nfin++] = res->before_release_replicates;
+    fin[nfin++] = res->clip_total_replicates;
+    snprintf(fin_names + len, sizeof fin_names - len,
+             "%s%sfinal_excess_risk %sexcess_risk_before_release %s%s", len > 0 ? " " : "", prefix,
+             prefix, prefix, clip);
+    if (r->save_replicates >= 2) {
+      per[nper++] = res->risk_replicates; /* t = 1 before release (the convention of linreg.h) */
+      per[nper++] = res->clip_replicates;
+      snprintf(per_names + plen, sizeof per_names - plen, " %sexcess_risk %s%s", prefix, prefix,
+               clip);
+    }
+  }
+  status = dpd__output_replicates_add(out, NULL, fin_names, S, nfin, fin, err);
+  if (status == DPD_OK && nper > 0) {
+    const double *shared[1] = {runs[0]->t};
+    status =
+        dpd__output_replicate_trajectory_add(out, NULL, per_names, S, g, 1, shared, nper, per, err);
+  }
+  return status;
+}
+
 /* simulate | sde | ode | compare | account. */
 static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, dpd_err *err) {
   const char *command = dpd_keys_command_get(keys);
@@ -1108,7 +1182,6 @@ static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
   int is_sde = strcmp(command, "sde") == 0;
   int do_sim = strcmp(command, "simulate") == 0 || strcmp(command, "compare") == 0;
   int do_ode = strcmp(command, "ode") == 0 || strcmp(command, "compare") == 0;
-  double *sim_traj = NULL, *sim_se = NULL, *sde_traj = NULL, *sde_se = NULL;
   const char *figure = command;
   memset(&r, 0, sizeof r);
   *outp = NULL;
@@ -1144,13 +1217,8 @@ static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
     }
   }
   if (r.with_sde) {
-    dpd_linreg_sde_config ec = dpd_linreg_sde_config_default();
-    ec.n = r.n;
-    ec.zeta = r.zeta;
-    ec.noise = r.noise.law;
-    ec.noise_nu = r.noise.nu;
-    ec.c = r.c;
-    ec.rho = r.rho;
+    const dpd_linreg_setting s = run_setting(&r);
+    dpd_linreg_sde_config ec = dpd_linreg_sde_config_init(&s);
     ec.seeds = r.seeds;
     ec.seed = r.seed;
     ec.grid = r.grid;
@@ -1158,16 +1226,18 @@ static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
     ec.threads = r.threads;
     ec.progress = env->progress != NULL ? dpd__model_progress : NULL;
     ec.progress_user = &r.progress;
+    ec.finite_size = r.finite_size;
     if ((status = dpd_linreg_sde_run(r.problem, r.schedule, &ec, &sde, err)) < 0) {
       goto done;
     }
   }
-  if ((sim != NULL && (sim_traj = training_trajectory(sim, &sim_se)) == NULL) ||
-      (sde != NULL && (sde_traj = training_trajectory(sde, &sde_se)) == NULL)) {
-    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-    goto done;
-  }
   {
+    /* The trajectories end before release (the release convention of linreg.h and ode.h):
+     * the rows t = 1 of simulate, sde and ode all hold R(1-), release.tsv the released values. */
+    const double *sim_traj = sim != NULL ? sim->risk_mean : NULL;
+    const double *sim_se = sim != NULL ? sim->risk_se : NULL;
+    const double *sde_traj = sde != NULL ? sde->risk_mean : NULL;
+    const double *sde_se = sde != NULL ? sde->risk_se : NULL;
     size_t g = r.grid;
     const double *t = sim != NULL ? sim->t : sde != NULL ? sde->t : ode->t;
     const dpd_linreg_sim_result *main_run = sim != NULL ? sim : sde;
@@ -1228,6 +1298,9 @@ static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
         }
       }
       add_ode_report(out, &r, ode, &est);
+      if ((status = dpd__linreg_finite_size_report(out, &r, err)) < 0) {
+        goto done;
+      }
       if (main_run == NULL) {
         ADD_COL(ode->risk, "excess_risk");
         if (ode->lower != NULL) {
@@ -1288,6 +1361,9 @@ static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
     }
     if (is_sde) {
       dpd_output_number_set(out, "dt", r.dt > 0.0 ? r.dt : 1.0 / (double)r.n);
+      if ((status = dpd__linreg_finite_size_report(out, &r, err)) < 0) {
+        goto done;
+      }
     }
 #undef ADD_COL
 #undef ADD_REL
@@ -1298,10 +1374,12 @@ static int run_command(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
             0) {
       goto done;
     }
+    if (main_run != NULL && r.save_replicates > 0 &&
+        (status = add_replicates(out, &r, sim, sde, err)) < 0) {
+      goto done;
+    }
   }
 done:
-  free(sim_traj);
-  free(sde_traj);
   dpd_linreg_sim_result_free(sim);
   dpd_linreg_sim_result_free(sde);
   dpd_ode_result_free(ode);
@@ -1316,16 +1394,17 @@ done:
 
 const dpd_model_command dpd__linreg_commands[] = {
     {"simulate", "one-pass DP-SGD over `seeds` replicates: excess risk with standard errors",
-     "trajectory.tsv release.tsv summary.json", "dpdyn simulate --d=200 --n=800 --c=1 --rho=2",
-     run_command},
+     "trajectory.tsv release.tsv [replicates.tsv replicates_trajectory.tsv] summary.json",
+     "dpdyn simulate --d=200 --n=800 --c=1 --rho=2", run_command},
     {"sde", "homogenized SDE (H-DP-SGD) by Euler-Maruyama over `seeds` replicates",
-     "trajectory.tsv release.tsv summary.json", "dpdyn sde --d=200 --n=800 --c=1 --rho=2",
-     run_command},
+     "trajectory.tsv release.tsv [replicates.tsv replicates_trajectory.tsv] summary.json",
+     "dpdyn sde --d=200 --n=800 --c=1 --rho=2", run_command},
     {"ode", "deterministic equivalent: coupled risk ODEs, bounds, last-iterate jump",
      "trajectory.tsv release.tsv summary.json", "dpdyn ode --d=1000 --n=4000 --c=1 --rho=2",
      run_command},
     {"compare", "simulation against the ODE (+ the SDE with --sde=1): gaps, figure",
-     "trajectory.tsv release.tsv summary.json compare.png",
+     "trajectory.tsv release.tsv [replicates.tsv replicates_trajectory.tsv] summary.json "
+     "compare.png",
      "dpdyn compare --d=200 --n=800 --c=1 --rho=2", run_command},
     {"account", "privacy of the schedule (or of a sequence): rho_eff, (epsilon, delta)",
      "summary.json", "dpdyn account --d=1000 --n=4000 --epsilon=2 --delta=1e-6 --schedule=sqrt",

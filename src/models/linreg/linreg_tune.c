@@ -355,7 +355,8 @@ int dpd__linreg_tune(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, 
       (status = dpd_keys_effective_real_set(keys, "heatmap", (double)t.heatmap, err)) < 0 ||
       (status = dpd_keys_effective_real_set(keys, "confirm_seeds", (double)t.confirm_seeds, err)) <
           0 ||
-      (status = dpd__linreg_output_begin(keys, run, &out, err)) < 0) {
+      (status = dpd__linreg_output_begin(keys, run, &out, err)) < 0 ||
+      (status = dpd__linreg_finite_size_report(out, run, err)) < 0) {
     goto done;
   }
   out->plot = t.plot;
@@ -390,8 +391,8 @@ int dpd__linreg_tune(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, 
     if ((status = dpd_linreg_sim_run(dpd__linreg_problem(run), schedule, &simc, &sim, err)) < 0) {
       goto done;
     }
+    /* Before release at t = 1, as the ODE's risk (the release convention of linreg.h). */
     memcpy(sim_traj, sim->risk_mean, g * sizeof *sim_traj);
-    sim_traj[g - 1] = sim->before_release; /* the t = 1 row is the iterate before release */
   }
 
   cJSON_AddItemToObject(out->summary, "tuned", names_json(res.params));
@@ -430,7 +431,7 @@ int dpd__linreg_tune(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, 
     double sup_gap = 0.0, sup_gap_se = 0.0;
     for (size_t j = 0; j < g; j++) {
       double d = fabs(ode->risk[j] - sim_traj[j]);
-      double se = j + 1 == g ? sim->before_release_se : sim->risk_se[j];
+      double se = sim->risk_se[j];
       sup_gap = fmax(sup_gap, d);
       if (se > 0.0) {
         sup_gap_se = fmax(sup_gap_se, d / se);

@@ -100,6 +100,8 @@ static const dpd_key_desc nc_keys[] = {
     {"sigma", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_HI_OPEN, NULL, NC_TRAIN,
      "noise standard deviation on the summed gradient, given directly"},
     {"seeds", DPD_KEY_INT, "16", 1, 16777216.0, 0, NULL, NC_RUN, "replicates"},
+    {"save_replicates", DPD_KEY_INT, "1", 0, 1, 0, NULL, NC_RUN,
+     "per-replicate values: 1 = replicates.tsv (each replicate's test error and |W|), 0 = none"},
     {"seed", DPD_KEY_INT, "1", 0, 18446744073709551615.0, 0, NULL, NULL, "master seed"},
     {"threads", DPD_KEY_INT, "0", 0, 4096, 0, NULL, NC_RUN,
      "worker threads (0 = all cores); results do not depend on it"},
@@ -114,6 +116,7 @@ typedef struct {
   double multiplier;  /* noise multiplier m = sigma / G (0: non-private) */
   const char *budget; /* the key that set the noise, NULL: non-private */
   int plot;
+  int save_replicates; /* 1: replicates.tsv */
   dpd__progress_bridge progress;
 } nc_run;
 
@@ -183,6 +186,7 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, nc_run *r, dpd_err *err
       (status = dpd_keys_real_get(keys, "eta", &r->sc.eta, err)) < 0 ||
       (status = dpd_keys_real_get(keys, "radius", &r->sc.radius, err)) < 0 ||
       (status = dpd_keys_size_get(keys, "seeds", &r->sc.seeds, err)) < 0 ||
+      (status = dpd__model_save_replicates_get(keys, 1, &r->save_replicates, err)) < 0 ||
       (status = dpd_keys_u64_get(keys, "seed", &r->pc.seed, err)) < 0 ||
       (status = dpd_keys_size_get(keys, "threads", &threads, err)) < 0) {
     return status;
@@ -401,7 +405,7 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
       status = dpd_output_table_add(out, "classes.tsv", "nc",
                                     "class train_count test_count test_error test_error_se", K, 5,
                                     cc, err);
-      if (status == DPD_OK) {
+      if (status == DPD_OK && r.save_replicates > 0) {
         status = dpd_output_table_add(out, "replicates.tsv", "nc", "replicate test_error w_norm", S,
                                       3, rc, err);
       }

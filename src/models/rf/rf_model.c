@@ -74,6 +74,9 @@ static const dpd_key_desc rf_keys[] = {
      "the SE is the spread of runs); noise = the noise only, on one data set (the SE ignores "
      "the data's variance); data = data, features and test set, one noise path shared by all "
      "replicates (the SE ignores the noise's variance)"},
+    {"save_replicates", DPD_KEY_INT, "0", 0, 2, 0, NULL, "simulate compare",
+     "per-replicate values: 0 = none, 1 = replicates.tsv (each replicate's final values), 2 = "
+     "also replicates_trajectory.tsv (each replicate on the grid)"},
     {"seed", DPD_KEY_INT, "1", 0, 18446744073709551615.0, 0, NULL, NULL, "master seed"},
     {"threads", DPD_KEY_INT, "0", 0, 4096, 0, NULL, "simulate ou compare",
      "worker threads (0 = all cores); results do not depend on it"},
@@ -94,6 +97,7 @@ typedef struct {
   double eps_moments;       /* epsilon that sigma_moments delivers (NAN when n/a) */
   double epsilon_exact;     /* epsilon that the sigma in use delivers (exact accounting) */
   int plot;
+  int save_replicates;    /* 0 none, 1 replicates.tsv, 2 also replicates_trajectory.tsv */
   double memory_estimate; /* bytes the command is expected to need (check_memory) */
 
   dpd__progress_bridge progress; /* DP-GD steps to env->progress (sc.progress_user) */
@@ -147,6 +151,7 @@ static int check_memory(const dpd_keys *keys, const dpd_run_env *env, const char
   }
   if (sim) {
     later_seeds += 8.0 * seeds * (T + 2.0 * grid + 2.0);
+    later_seeds += dpd__model_replicates_bytes(r->save_replicates, r->sc.seeds, r->sc.grid, 5, 4);
     later_steps += 8.0 * 3.0 * T;
   }
   if (ou) {
@@ -248,6 +253,9 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, rf_run *r, dpd_err *err
     }
   }
   r->sc.grid = grid;
+  if ((status = dpd__model_save_replicates_get(keys, 2, &r->save_replicates, err)) < 0) {
+    return status;
+  }
 
   r->have_epsilon = dpd_keys_given(keys, "epsilon");
   have_sigma = dpd_keys_given(keys, "sigma");
@@ -598,6 +606,61 @@ static void draws_mean_se(const double *x, size_t draws, size_t g, double *mean,
   }
 }
 
+/* save_replicates: replicates.tsv (each replicate's final test and train risk, and its first
+ * clipped step, -1 if none, as the summary's first_clip_step_*; with resample = all or data
+ * also the theta* test risk of its own draw and, for compare, that draw's OU final test risk)
+ * and, at 2,
+ * replicates_trajectory.tsv (each replicate's risks on the grid, named as trajectory.tsv's
+ * columns they average to). */
+static int add_replicates(dpd_output *out, const rf_run *r, const dpd_rf_sim_result *sim,
+                          const rf_draws *w, const size_t *kgrid, dpd_err *err) {
+  const size_t S = r->sc.seeds, g = r->sc.grid, T = r->sc.T;
+  const int per_draw = w->draws == S && r->resample != DPD_RF_RESAMPLE_NOISE;
+  double *buf = malloc((5 * S + 2 * g) * sizeof *buf);
+  int status;
+  if (buf == NULL) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory (seeds = %zu)", S);
+  }
+  for (size_t i = 0; i < S; i++) {
+    buf[i] = sim->test_replicates[i * g + g - 1];
+    buf[S + i] = sim->train_replicates[i * g + g - 1];
+    buf[2 * S + i] = sim->first_clip[i] < T ? (double)sim->first_clip[i] : -1.0;
+  }
+  if (per_draw) {
+    /* each replicate's own draw: its theta* and, for compare, its OU theory */
+    for (size_t i = 0; i < S; i++) {
+      buf[3 * S + i] = w->ts_test[i];
+      buf[4 * S + i] = w->do_ou ? w->ou_d[i * g + g - 1] : NAN;
+    }
+  }
+  {
+    const double *fin[5] = {buf, buf + S, buf + 2 * S, buf + 3 * S, buf + 4 * S};
+    status = dpd__output_replicates_add(
+        out, NULL,
+        !per_draw   ? "final_test_risk final_train_risk first_clip_step"
+        : !w->do_ou ? "final_test_risk final_train_risk first_clip_step theta_star_test_risk"
+                    : "final_test_risk final_train_risk first_clip_step theta_star_test_risk "
+                      "ou_final_test_risk",
+        S,
+        !per_draw  ? 3
+        : w->do_ou ? 5
+                   : 4,
+        fin, err);
+  }
+  if (status == DPD_OK && r->save_replicates >= 2) {
+    double *t = buf + 5 * S, *kk = t + g;
+    for (size_t j = 0; j < g; j++) {
+      t[j] = (double)kgrid[j] / (double)T;
+      kk[j] = (double)kgrid[j];
+    }
+    const double *shared[2] = {t, kk}, *per[2] = {sim->train_replicates, sim->test_replicates};
+    status = dpd__output_replicate_trajectory_add(out, NULL, "t step train_risk test_risk", S, g, 2,
+                                                  shared, 2, per, err);
+  }
+  free(buf);
+  return status;
+}
+
 /* simulate, ou and compare: the problem (one, or one per replicate as `resample` says), then
  * DP-GD replicates and/or the OU theory. With one problem per replicate, the OU curves are the
  * means over the draws of the theory conditional on each, and the gaps are measured in the
@@ -840,6 +903,9 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
                                          3, ccols, err)) < 0) {
         goto done;
       }
+      if (r.save_replicates > 0 && (status = add_replicates(out, &r, sim, &w, kgrid, err)) < 0) {
+        goto done;
+      }
     }
   }
 done:
@@ -859,12 +925,13 @@ done:
 
 static const dpd_model_command rf_commands[] = {
     {"simulate", "DP-GD replicates: train and test risk with standard errors, clipped fraction",
-     "trajectory.tsv clipping.tsv summary.json",
+     "trajectory.tsv clipping.tsv [replicates.tsv replicates_trajectory.tsv] summary.json",
      "dpdyn simulate --model=rf --p=500 --n=400 --epsilon=2 --clip=1", run_problem},
     {"ou", "Ornstein-Uhlenbeck theory of DP-GD: test risk (bias + noise), exit from no-clip set",
      "trajectory.tsv summary.json", "dpdyn ou --model=rf --p=500 --n=400 --sigma=1", run_problem},
     {"compare", "DP-GD replicates against the OU theory: gaps in standard errors, figure",
-     "trajectory.tsv clipping.tsv summary.json rf_compare.png",
+     "trajectory.tsv clipping.tsv [replicates.tsv replicates_trajectory.tsv] summary.json "
+     "rf_compare.png",
      "dpdyn compare --model=rf --p=500 --n=400 --epsilon=2 --clip=1", run_problem},
     {"account", "privacy calibration: sigma of epsilon (exact and moments), epsilon of sigma",
      "summary.json", "dpdyn account --model=rf --epsilon=2 --steps=500 --eta=0.002", run_account},

@@ -90,6 +90,8 @@ static const dpd_key_desc sp_keys[] = {
     {"alpha", DPD_KEY_REAL, "0.1", 0, 1, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, "compare",
      "target error of the theory's sample sizes n^L(alpha)"},
     {"seeds", DPD_KEY_INT, "8", 1, 16777216.0, 0, NULL, SP_RUN, "replicates"},
+    {"save_replicates", DPD_KEY_INT, "1", 0, 1, 0, NULL, SP_RUN,
+     "per-replicate values: 1 = replicates.tsv (each replicate's metrics), 0 = none"},
     {"seed", DPD_KEY_INT, "1", 0, 18446744073709551615.0, 0, NULL, NULL,
      "master seed: the law's Q and w*, and replicate r's stream (seed, r)"},
     {"threads", DPD_KEY_INT, "0", 0, 4096, 0, NULL, SP_RUN,
@@ -105,6 +107,7 @@ typedef struct {
   size_t steps_given; /* 0: n^2 */
   double alpha;       /* compare */
   int plot;
+  int save_replicates; /* 1: replicates.tsv */
   dpd__progress_bridge progress;
 } sp_run;
 
@@ -255,6 +258,7 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, sp_run *r, dpd_err *err
   if (dpd_keys_applies(keys, "seeds")) {
     if ((status = dpd_keys_choice_get(keys, "center", &choice, err)) < 0 ||
         (status = dpd_keys_size_get(keys, "seeds", &r->rc.seeds, err)) < 0 ||
+        (status = dpd__model_save_replicates_get(keys, 1, &r->save_replicates, err)) < 0 ||
         (status = dpd_keys_size_get(keys, "threads", &threads, err)) < 0) {
       return status;
     }
@@ -402,7 +406,7 @@ static int output_begin(const dpd_keys *keys, const sp_run *r, const dpd_semipri
   return DPD_OK;
 }
 
-/* The summary's results and replicates.tsv. */
+/* The summary's results and (save_replicates = 1) replicates.tsv. */
 static int add_results(dpd_output *out, const sp_run *r, const dpd_semipriv_result *res,
                        dpd_err *err) {
   const int law = !r->files.from_file;
@@ -445,7 +449,7 @@ static int add_results(dpd_output *out, const sp_run *r, const dpd_semipriv_resu
                                          : "k + 1 exceeds the public sample's numerical rank");
     }
   }
-  {
+  if (r->save_replicates > 0) {
     double *cols = malloc(S * sizeof *cols), *data = malloc(S * M * sizeof *data);
     const double *cc[1 + DPD_SEMIPRIV_METRIC_COUNT];
     char names[512];

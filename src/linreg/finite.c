@@ -1,0 +1,546 @@
+/* Finite-size correction of the clipping factors (docs/finite_size.md).
+ * SPDX-License-Identifier: MIT
+ *
+ * The law of s^2 = |x|^2/d = sum lambda_i g_i^2 / d is inverted from its characteristic function
+ * phi(t) = prod_i (1 - 2i lambda_i t/d)^{-1/2} on a uniform grid (trapezoidal rule in t), reduced
+ * to a DPD_FS_NODES-point Gauss rule by the Stieltjes procedure on that discrete measure (Gautschi,
+ * Orthogonal Polynomials: Computation and Approximation, 2004, §2.2.3) and the eigen-decomposition
+ * of its Jacobi matrix (Golub & Welsch, Math. Comp. 23 (1969) 221; LAPACK dstev). The size-biased
+ * laws s^2 + (lambda_j/d) chi^2_2 of the top groups are the Gauss rules of the product of the base
+ * rule with a Gauss-Laguerre rule (GSL), exact for their first 2 DPD_FS_NODES moments. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_integration.h>
+#include <lapacke.h>
+
+#include "core/error_impl.h"
+#include "dpdyn/clip.h"
+#include "linreg/finite_impl.h"
+
+enum {
+  FS_GRID = 1024,       /* points of the inverted density */
+  FS_TAYLOR = 40,       /* power sums of the bulk groups in log phi */
+  FS_CHAIN_GROUPS = 64, /* at most this many groups ... */
+  FS_CHAIN_MULT = 200   /* ... of at most this multiplicity (GSL weights Gamma(m/2) stay finite) */
+};
+
+double dpd__fs_m2(const dpd_linreg_problem *p) {
+  return 2.0 * p->mean_lambda_sq / (double)p->d;
+}
+
+/* ---- Gauss rule of a discrete measure ------------------------------------------------------ */
+
+/* The n-point Gauss rule of the discrete measure (x[k], w[k]), k < N, sum w = 1, by the
+ * Stieltjes procedure with orthonormal polynomials (in y = x - 1); p0, p1, q are workspace [N].
+ * Fewer nodes when the measure is numerically supported on fewer points. Returns the node count
+ * (>= 1), or 0 when even the one-point rule fails. */
+static int gauss_of_discrete(const double *x, const double *w, size_t N, int n, double *p0,
+                             double *p1, double *q, dpd__fs_rule *rule) {
+  double alpha[DPD_FS_NODES], beta[DPD_FS_NODES + 1], z[DPD_FS_NODES * DPD_FS_NODES],
+      diag[DPD_FS_NODES], off[DPD_FS_NODES];
+  int k, got = n;
+  for (size_t i = 0; i < N; i++) {
+    p0[i] = 0.0;
+    p1[i] = 1.0;
+  }
+  beta[0] = 0.0;
+  for (k = 0; k < n; k++) {
+    double a = 0.0, b = 0.0, sb;
+    for (size_t i = 0; i < N; i++) {
+      a += w[i] * (x[i] - 1.0) * p1[i] * p1[i];
+    }
+    alpha[k] = a;
+    sb = sqrt(beta[k]);
+    for (size_t i = 0; i < N; i++) {
+      q[i] = (x[i] - 1.0 - a) * p1[i] - sb * p0[i];
+      b += w[i] * q[i] * q[i];
+    }
+    beta[k + 1] = b;
+    if (k + 1 < n) {
+      if (!(b > 1e-28) || !isfinite(b)) {
+        got = k + 1;
+        break;
+      }
+      sb = sqrt(b);
+      for (size_t i = 0; i < N; i++) {
+        p0[i] = p1[i];
+        p1[i] = q[i] / sb;
+      }
+    }
+  }
+  for (; got >= 1; got--) {
+    int ok = 1;
+    for (k = 0; k < got; k++) {
+      diag[k] = alpha[k];
+      off[k] = k + 1 < got ? sqrt(beta[k + 1]) : 0.0;
+    }
+    if (LAPACKE_dstev(LAPACK_COL_MAJOR, 'V', got, diag, off, z, got) != 0) {
+      continue;
+    }
+    for (k = 0; k < got && ok; k++) {
+      rule->x[k] = 1.0 + diag[k];
+      rule->w[k] = z[k * got] * z[k * got];
+      ok = rule->x[k] > 0.0 && rule->w[k] > 0.0;
+    }
+    if (ok) {
+      rule->n = got;
+      return got;
+    }
+  }
+  return 0;
+}
+
+/* ---- The characteristic function of s^2 ---------------------------------------------------- */
+
+typedef struct {
+  const double *lambda, *mult;
+  size_t m;
+  double inv_d;
+  double lambda_cut;        /* groups above it are summed exactly; the rest by power sums */
+  double t_taylor;          /* power sums valid for t <= t_taylor */
+  double pw[FS_TAYLOR + 1]; /* pw[k] = sum_{bulk} m_j (2 lambda_j/d)^k */
+} charfn;
+
+/* log phi(t) = sum_j m_j [-(1/4) log1p(a_j^2) + (i/2) atan(a_j)], a_j = 2 lambda_j t/d. */
+static void charfn_log(const charfn *cf, double t, double *re, double *im) {
+  double r = 0.0, s = 0.0;
+  const int exact_all = t > cf->t_taylor;
+  for (size_t j = 0; j < cf->m; j++) {
+    if (exact_all || cf->lambda[j] > cf->lambda_cut) {
+      const double a = 2.0 * cf->lambda[j] * cf->inv_d * t;
+      r -= 0.25 * cf->mult[j] * log1p(a * a);
+      s += 0.5 * cf->mult[j] * atan(a);
+    }
+  }
+  if (!exact_all) {
+    double tk = t; /* t^k */
+    for (int k = 1; k <= FS_TAYLOR; k++) {
+      const double term = cf->pw[k] * tk;
+      if (k % 2 == 0) { /* log1p(a^2) = sum_{l>=1} (-1)^{l+1} a^{2l}/l, k = 2l */
+        r -= 0.25 * ((k / 2) % 2 == 1 ? 1.0 : -1.0) * term / (double)(k / 2);
+      } else { /* atan(a) = sum_{l>=0} (-1)^l a^{2l+1}/(2l+1), k = 2l+1 */
+        s += 0.5 * (((k - 1) / 2) % 2 == 0 ? 1.0 : -1.0) * term / (double)k;
+      }
+      tk *= t;
+    }
+  }
+  *re = r;
+  *im = s;
+}
+
+/* ---- The law ------------------------------------------------------------------------------- */
+
+/* The law of s^2 for a few groups of small multiplicity (tiny d, short level lists), where the
+ * characteristic function decays too slowly to invert: s^2 = sum_j (2 lambda_j/d) Gamma(m_j/2),
+ * built one group at a time as the Gauss rule of (rule so far) x (generalized Gauss-Laguerre rule
+ * of Gamma(m_j/2), GSL), each step exact for the first 2 DPD_FS_NODES moments. px, pw, pq:
+ * [DPD_FS_NODES^2], p0, p1: workspace of the same size. Returns 0 or -1. */
+static int base_by_chain(const dpd_linreg_problem *p, dpd__fs_rule *rule, double *px, double *pw,
+                         double *pq, double *p0, double *p1) {
+  rule->n = 1;
+  rule->x[0] = 0.0;
+  rule->w[0] = 1.0;
+  for (size_t j = 0; j < p->ngroups; j++) {
+    const double k = 0.5 * p->group_mult[j], scale = 2.0 * p->group_lambda[j] / (double)p->d;
+    gsl_integration_fixed_workspace *lag;
+    const double *ly, *lw;
+    double usum = 0.0;
+    size_t np = 0;
+    if (!(k > 0.0)) {
+      continue; /* a node of the initial-energy measure of a compressed problem */
+    }
+    lag = gsl_integration_fixed_alloc(gsl_integration_fixed_laguerre, DPD_FS_NODES, 0.0, 1.0,
+                                      k - 1.0, 0.0);
+    if (lag == NULL) {
+      return -1;
+    }
+    ly = gsl_integration_fixed_nodes(lag);
+    lw = gsl_integration_fixed_weights(lag);
+    for (int l = 0; l < DPD_FS_NODES; l++) {
+      usum += lw[l];
+    }
+    for (int r = 0; r < rule->n; r++) {
+      for (int l = 0; l < DPD_FS_NODES; l++) {
+        px[np] = rule->x[r] + scale * ly[l];
+        pw[np] = rule->w[r] * lw[l] / usum;
+        np++;
+      }
+    }
+    gsl_integration_fixed_free(lag);
+    if (!(usum > 0.0) || !isfinite(usum) ||
+        gauss_of_discrete(px, pw, np, DPD_FS_NODES, p0, p1, pq, rule) == 0) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+void dpd__fs_law_free(dpd__fs_law *law) {
+  if (law != NULL) {
+    free(law->tilt_of);
+    free(law);
+  }
+}
+
+int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *err) {
+  const size_t m = p->ngroups, N = FS_GRID;
+  const double inv_d = 1.0 / (double)p->d;
+  dpd__fs_law *law = calloc(1, sizeof *law);
+  double *x = malloc(2 * N * sizeof *x), *w = x + N;
+  double *px = malloc(3 * DPD_FS_NODES * DPD_FS_NODES * sizeof *px);
+  double *pw = px + DPD_FS_NODES * DPD_FS_NODES, *pq = pw + DPD_FS_NODES * DPD_FS_NODES;
+  double *p0 = NULL, *p1, *q;
+  gsl_integration_fixed_workspace *lag = NULL;
+  int status = DPD_OK;
+  charfn cf;
+  double sd, a, b, dx, ht, total = 0.0;
+  *out = NULL;
+  p0 = malloc(3 * N * sizeof *p0);
+  if (law == NULL || x == NULL || px == NULL || p0 == NULL) {
+    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory (finite-size law of %zu groups)", m);
+    goto done;
+  }
+  p1 = p0 + N;
+  q = p1 + N;
+  law->m = m;
+  law->inv_d = inv_d;
+  law->m2 = dpd__fs_m2(p);
+  law->lmax_over_d = p->lambda_max * inv_d;
+  law->tilt_of = malloc((m > 0 ? m : 1) * sizeof *law->tilt_of);
+  if (law->tilt_of == NULL) {
+    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory (finite-size law of %zu groups)", m);
+    goto done;
+  }
+  sd = sqrt(law->m2);
+  if (m <= FS_CHAIN_GROUPS) {
+    double mmax = 0.0;
+    for (size_t j = 0; j < m; j++) {
+      mmax = fmax(mmax, p->group_mult[j]);
+    }
+    if (mmax <= FS_CHAIN_MULT) {
+      if (base_by_chain(p, &law->base, px, pw, pq, p0, p1) != 0) {
+        status = DPD_FAIL(err, DPD_ESOLVER, "finite-size law: no Gauss rule (m2 = %g)", law->m2);
+        goto done;
+      }
+      goto tilts;
+    }
+  }
+
+  /* characteristic function: groups above lambda_cut exactly, the rest by power sums */
+  memset(&cf, 0, sizeof cf);
+  cf.lambda = p->group_lambda;
+  cf.mult = p->group_mult;
+  cf.m = m;
+  cf.inv_d = inv_d;
+  cf.t_taylor = 12.0 / fmax(sd, 1e-300);
+  cf.lambda_cut = 0.25 / (2.0 * inv_d * cf.t_taylor); /* 2 lambda t/d <= 1/4 below the cut */
+  for (size_t j = 0; j < m; j++) {
+    if (p->group_lambda[j] <= cf.lambda_cut) {
+      const double a1 = 2.0 * p->group_lambda[j] * inv_d;
+      double ak = a1;
+      for (int k = 1; k <= FS_TAYLOR; k++) {
+        cf.pw[k] += p->group_mult[j] * ak;
+        ak *= a1;
+      }
+    }
+  }
+
+  /* density on [a, b] by the trapezoidal rule in t (aliases fall outside [a, b]) */
+  a = fmax(0.0, 1.0 - 12.0 * sd);
+  b = 1.0 + 12.0 * sd + 24.0 * law->lmax_over_d;
+  dx = (b - a) / (double)(N - 1);
+  ht = 2.0 * M_PI / (1.05 * (b - a));
+  for (size_t i = 0; i < N; i++) {
+    x[i] = a + dx * (double)i;
+    w[i] = 0.5;
+  }
+  for (long k = 1;; k++) {
+    const double t = ht * (double)k;
+    double re, im, mod;
+    charfn_log(&cf, t, &re, &im);
+    mod = exp(re);
+    if (mod < 1e-14) {
+      break;
+    }
+    if (k > 2000000) {
+      status = DPD_FAIL(err, DPD_ESOLVER,
+                        "finite-size law: the characteristic function of |x|^2/d does not decay "
+                        "(m2 = %g)",
+                        law->m2);
+      goto done;
+    }
+    { /* mod cos(im - t x_i), x_i = a + i dx: the phase rotated by a complex multiplication,
+         restarted every 64 points against the rounding drift */
+      const double cr = cos(t * dx), sr = -sin(t * dx);
+      for (size_t i0 = 0; i0 < N; i0 += 64) {
+        double zr = mod * cos(im - t * x[i0]), zi = mod * sin(im - t * x[i0]);
+        const size_t i1 = i0 + 64 < N ? i0 + 64 : N;
+        for (size_t i = i0; i < i1; i++) {
+          const double nr = zr * cr - zi * sr;
+          w[i] += zr;
+          zi = zr * sr + zi * cr;
+          zr = nr;
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < N; i++) {
+    w[i] = fmax(0.0, w[i] * ht / M_PI) * dx;
+    total += w[i];
+  }
+  if (!(total > 0.5 && total < 1.5)) {
+    status = DPD_FAIL(err, DPD_ESOLVER,
+                      "finite-size law: the inverted density of |x|^2/d has mass %g (m2 = %g)",
+                      total, law->m2);
+    goto done;
+  }
+  for (size_t i = 0; i < N; i++) {
+    w[i] /= total;
+  }
+  if (gauss_of_discrete(x, w, N, DPD_FS_NODES, p0, p1, q, &law->base) == 0) {
+    status = DPD_FAIL(err, DPD_ESOLVER, "finite-size law: no Gauss rule (m2 = %g)", law->m2);
+    goto done;
+  }
+
+tilts:
+  /* size-biased laws of the top groups: base rule x Gauss-Laguerre (eta = 2 y, y ~ Exp(1)) */
+  lag =
+      gsl_integration_fixed_alloc(gsl_integration_fixed_laguerre, DPD_FS_NODES, 0.0, 1.0, 0.0, 0.0);
+  if (lag == NULL) {
+    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory (Gauss-Laguerre rule)");
+    goto done;
+  }
+  for (size_t j = 0; j < m; j++) {
+    law->tilt_of[j] = -1;
+  }
+  for (;;) { /* the largest remaining lambda/d above DPD_FS_EPS, up to DPD_FS_MAXTILT groups */
+    size_t best = m;
+    double beta;
+    const double *ly = gsl_integration_fixed_nodes(lag), *lw = gsl_integration_fixed_weights(lag);
+    size_t np = 0;
+    for (size_t j = 0; j < m; j++) {
+      if (law->tilt_of[j] < 0 && p->group_lambda[j] * inv_d > DPD_FS_EPS &&
+          (best == m || p->group_lambda[j] > p->group_lambda[best])) {
+        best = j;
+      }
+    }
+    if (best == m || law->ntilt == DPD_FS_MAXTILT) {
+      break;
+    }
+    beta = p->group_lambda[best] * inv_d;
+    for (int k = 0; k < law->base.n; k++) {
+      for (int l = 0; l < DPD_FS_NODES; l++) {
+        px[np] = law->base.x[k] + 2.0 * beta * ly[l];
+        pw[np] = law->base.w[k] * lw[l];
+        np++;
+      }
+    }
+    if (gauss_of_discrete(px, pw, np, DPD_FS_TILT_NODES, p0, p1, pq, &law->tilt[law->ntilt]) == 0) {
+      status = DPD_FAIL(err, DPD_ESOLVER, "finite-size law: no Gauss rule for lambda/d = %g", beta);
+      goto done;
+    }
+    law->tilt_of[best] = (int)law->ntilt;
+    law->tilt_beta[law->ntilt] = beta;
+    law->ntilt++;
+  }
+  *out = law;
+  law = NULL;
+done:
+  if (lag != NULL) {
+    gsl_integration_fixed_free(lag);
+  }
+  free(p0);
+  free(px);
+  free(x);
+  dpd__fs_law_free(law);
+  return status;
+}
+
+double dpd__fs_rule_expect(const dpd__fs_rule *rule, double (*h)(double, void *), void *arg) {
+  double s = 0.0;
+  for (int k = 0; k < rule->n; k++) {
+    s += rule->w[k] * h(rule->x[k], arg);
+  }
+  return s;
+}
+
+/* ---- Corrected coefficients ---------------------------------------------------------------- */
+
+/* F_mu, F_nu, G = T F_mu'(T) at T = c/sqrt(x) and their R-derivatives; H2 = T^2 F_mu''(T),
+ * H3 = T^3 F_mu'''(T) (the rank-one terms). */
+typedef struct {
+  double Fmu, Fnu, G, dFmu, dFnu, dG, H2, H3;
+} fs_node;
+
+static int node_eval(const dpd_noise_spec *noise, double c, double x, double R, int derivs,
+                     fs_node *o, dpd_err *err) {
+  const double T = c / sqrt(x), P = R + 0.5 * noise->zeta * noise->zeta;
+  if (isinf(T)) {
+    o->Fmu = 1.0;
+    o->Fnu = 2.0 * P;
+    o->G = o->dFmu = o->dG = o->H2 = o->H3 = 0.0;
+    o->dFnu = 2.0;
+    return 0;
+  }
+  if (noise->law == DPD_NOISE_GAUSSIAN) {
+    double mu, nu, dmu, dnu;
+    const double kappa = T / (2.0 * sqrt(P));
+    if (kappa >= 0.05 && kappa <= 30.0) {
+      /* the closed forms of clip.h (dpd_clip_factors_eval) without its incomplete-gamma branch
+       * for kappa < 1: the cancellation in nu costs at most 1e-13 relative for kappa >= 0.05 */
+      const double ek = exp(-kappa * kappa), m = erf(kappa);
+      const double kerfck = kappa * (kappa < 0.5 ? 1.0 - m : erfc(kappa));
+      mu = m;
+      nu = m - 2.0 * kappa * ek / sqrt(M_PI) + 2.0 * kappa * kerfck;
+      dmu = -kappa * ek / (sqrt(M_PI) * P);
+      dnu = -2.0 * kappa * kerfck / P;
+    } else {
+      dpd_clip_factors_eval(T, P, &mu, &nu, &dmu, &dnu);
+    }
+    o->Fmu = mu;
+    o->dFmu = dmu;
+    o->Fnu = 2.0 * P * nu;
+    o->dFnu = 2.0 * nu + 2.0 * P * dnu;
+    if (kappa > 30.0) {
+      o->G = o->dG = o->H2 = o->H3 = 0.0;
+    } else {
+      /* with y = T/sqrt(2P) = sqrt(2) kappa: T F' = 2 y phi(y), T^2 F'' = -2 y^3 phi(y),
+       * T^3 F''' = 2 y^3 phi(y) (y^2 - 1) */
+      const double e = exp(-kappa * kappa) * M_2_SQRTPI, y2 = 2.0 * kappa * kappa;
+      o->G = kappa * e;
+      o->dG = e * (1.0 - 2.0 * kappa * kappa) * (-kappa / (2.0 * P));
+      o->H2 = -y2 * o->G;
+      o->H3 = y2 * (y2 - 1.0) * o->G;
+    }
+    return 0;
+  } else {
+    /* log-T derivatives by central differences: D1 = T F', D2 = T^2 F'' + T F',
+     * D3 = T^3 F''' + 3 T^2 F'' + T F' */
+    double mu, nu, dmu = 0.0, dnu = 0.0, mup, mum, mupp, mumm, D1, D2, D3;
+    const double h = 0.01;
+    int status;
+    if (!(R >= 0.0) || !isfinite(R)) {
+      return 1;
+    }
+    status = dpd_clip_noise_factors_eval(noise, T, R, &mu, &nu, derivs ? &dmu : NULL,
+                                         derivs ? &dnu : NULL, err);
+    if (status == DPD_OK) {
+      status = dpd_clip_noise_factors_eval(noise, T * exp(h), R, &mup, NULL, NULL, NULL, err);
+    }
+    if (status == DPD_OK) {
+      status = dpd_clip_noise_factors_eval(noise, T * exp(-h), R, &mum, NULL, NULL, NULL, err);
+    }
+    if (status == DPD_OK) {
+      status =
+          dpd_clip_noise_factors_eval(noise, T * exp(2.0 * h), R, &mupp, NULL, NULL, NULL, err);
+    }
+    if (status == DPD_OK) {
+      status =
+          dpd_clip_noise_factors_eval(noise, T * exp(-2.0 * h), R, &mumm, NULL, NULL, NULL, err);
+    }
+    if (status != DPD_OK) {
+      return status;
+    }
+    o->Fmu = mu;
+    o->dFmu = dmu;
+    o->Fnu = 2.0 * P * nu;
+    o->dFnu = 2.0 * nu + 2.0 * P * dnu;
+    D1 = (mup - mum) / (2.0 * h);
+    D2 = (mup - 2.0 * mu + mum) / (h * h);
+    D3 = (mupp - 2.0 * mup + 2.0 * mum - mumm) / (2.0 * h * h * h);
+    o->G = D1;
+    o->dG = 0.0;
+    o->H2 = D2 - D1;
+    o->H3 = D3 - 3.0 * D2 + 2.0 * D1;
+    return 0;
+  }
+}
+
+/* Sums over one rule: E F_mu, E F_nu, E[G/x], E[2 F_mu - 2 G], E[c^2 (1 - F_mu)/x^2] and their
+ * R-derivatives. */
+typedef struct {
+  double mu, nu, g, sig, n1, h2, h3; /* h2 = E[H2/x], h3 = E[H3] */
+  double dmu, dnu, dg, dsig, dn1;
+} fs_sums;
+
+static int rule_sums(const dpd__fs_rule *rule, const dpd_noise_spec *noise, double c, double R,
+                     int derivs, fs_sums *s, dpd_err *err) {
+  memset(s, 0, sizeof *s);
+  for (int k = 0; k < rule->n; k++) {
+    fs_node o;
+    const double x = rule->x[k], w = rule->w[k];
+    const double c2x2 = isinf(c) ? 0.0 : c * c / (x * x);
+    int status = node_eval(noise, c, x, R, derivs, &o, err);
+    if (status != 0) {
+      return status;
+    }
+    s->mu += w * o.Fmu;
+    s->h2 += w * o.H2 / x;
+    s->h3 += w * o.H3;
+    s->nu += w * o.Fnu;
+    s->g += w * o.G / x;
+    s->sig += w * (2.0 * o.Fmu - 2.0 * o.G);
+    s->n1 += isinf(c) ? 0.0 : w * c2x2 * (1.0 - o.Fmu);
+    s->dmu += w * o.dFmu;
+    s->dnu += w * o.dFnu;
+    s->dg += w * o.dG / x;
+    s->dsig += w * (2.0 * o.dFmu - 2.0 * o.dG);
+    s->dn1 -= isinf(c) ? 0.0 : w * c2x2 * o.dFmu;
+  }
+  return 0;
+}
+
+int dpd__fs_coef_eval(const dpd__fs_law *law, const dpd_noise_spec *noise, double c, double R,
+                      double lbar, double eta, double gamma, int derivs, dpd__fs_coef *co,
+                      dpd_err *err) {
+  fs_sums b;
+  double dmu_r1, dN_r1;
+  const double g2 = gamma * eta * eta;
+  const double P = R + 0.5 * noise->zeta * noise->zeta;
+  int status = rule_sums(&law->base, noise, c, R, derivs, &b, err);
+  if (status != 0) {
+    return status;
+  }
+  /* the rank-one interaction of |x| with the residual direction (common to all groups):
+   * delta mu = -(lbar/d) R E[T F'''/s^2] = -(lbar/d) (R/c^2) E[H3],
+   * delta N = (lbar/d) 2R E[T^2 F''/s^2] = (lbar/d) 2R E[H2/x] */
+  dmu_r1 = isinf(c) ? 0.0 : -lbar * law->inv_d * R / (c * c) * b.h3;
+  dN_r1 = isinf(c) ? 0.0 : lbar * law->inv_d * 2.0 * R * b.h2;
+  co->rank_one_mu = dmu_r1;
+  co->rank_one_nu = P > 0.0 ? dN_r1 / (2.0 * P) : 0.0;
+  /* first-order groups: mu_j = E F_mu - beta E[G/x], sigma_j = E sig, N_j = E F_nu - 2 beta n1 */
+  co->A0 = -2.0 * eta * (b.mu + dmu_r1);
+  co->A1 = 2.0 * eta * b.g + g2 * b.sig;
+  co->B0 = 0.5 * g2 * (b.nu + dN_r1);
+  co->B1 = -g2 * b.n1;
+  co->dA0 = -2.0 * eta * b.dmu;
+  co->dA1 = 2.0 * eta * b.dg + g2 * b.dsig;
+  co->dB0 = 0.5 * g2 * b.dnu;
+  co->dB1 = -g2 * b.dn1;
+  co->mu = b.mu;
+  co->nu = P > 0.0 ? b.nu / (2.0 * P) : 1.0;
+  co->mu0 = b.mu + dmu_r1;
+  co->mu1 = -b.g;
+  co->sig0 = b.sig;
+  co->N0 = b.nu + dN_r1;
+  co->N1 = -2.0 * b.n1;
+  for (size_t k = 0; k < law->ntilt; k++) {
+    fs_sums t;
+    status = rule_sums(&law->tilt[k], noise, c, R, derivs, &t, err);
+    if (status != 0) {
+      return status;
+    }
+    const double beta = law->tilt_beta[k];
+    co->At[k] = -2.0 * eta * (b.mu + dmu_r1 - beta * t.g) + g2 * beta * t.sig;
+    co->Bt[k] = 0.5 * g2 * (t.nu + dN_r1);
+    co->dAt[k] = -2.0 * eta * (b.dmu - beta * t.dg) + g2 * beta * t.dsig;
+    co->dBt[k] = 0.5 * g2 * t.dnu;
+    co->mut[k] = b.mu + dmu_r1 - beta * t.g;
+    co->sigt[k] = t.sig;
+    co->Nt[k] = t.nu + dN_r1;
+  }
+  return 0;
+}

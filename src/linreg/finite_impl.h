@@ -1,0 +1,74 @@
+/* Finite-size correction of the clipping factors (docs/finite_size.md): the law of
+ * s^2 = |x|^2/d as Gauss rules, and the corrected per-group coefficients of the risk ODE.
+ * SPDX-License-Identifier: MIT */
+#ifndef DPD_FINITE_IMPL_H
+#define DPD_FINITE_IMPL_H
+
+#include <stddef.h>
+
+#include "dpdyn/linreg.h"
+#include "dpdyn/noise.h"
+#include "dpdyn/status.h"
+
+#define DPD_FS_NODES 16     /* Gauss nodes of each law of s^2 */
+#define DPD_FS_MAXTILT 32   /* groups with their own size-biased law (the largest lambda/d) */
+#define DPD_FS_EPS 0.02     /* groups with lambda/d > DPD_FS_EPS get their own law */
+#define DPD_FS_TILT_NODES 8 /* Gauss nodes of each size-biased law */
+
+/* A Gauss rule of a law on (0, inf): E h(s^2) ~ sum_k w[k] h(x[k]). */
+typedef struct {
+  int n;
+  double x[DPD_FS_NODES], w[DPD_FS_NODES];
+} dpd__fs_rule;
+
+typedef struct {
+  double m2;          /* E[(s^2 - 1)^2] = 2 sum lambda^2 / d^2 */
+  double lmax_over_d; /* lambda_max / d */
+  dpd__fs_rule base;  /* the law of s^2 */
+  size_t m;           /* groups of the problem */
+  double inv_d;
+  size_t ntilt;                      /* groups with their own size-biased law */
+  int *tilt_of;                      /* [m] index into tilt[], or -1 (first-order form) */
+  dpd__fs_rule tilt[DPD_FS_MAXTILT]; /* law of s^2 + (lambda_j/d) chi^2_2 */
+  double tilt_beta[DPD_FS_MAXTILT];  /* its lambda_j/d */
+} dpd__fs_law;
+
+/* m2 = 2 sum lambda_i^2 / d^2 of a problem (from mean_lambda_sq). */
+__attribute__((visibility("hidden"))) double dpd__fs_m2(const dpd_linreg_problem *p);
+
+/* Builds the Gauss rules of the problem's law of s^2 (docs/finite_size.md §3). *out owned by
+ * the caller (dpd__fs_law_free). DPD_ENOMEM, or DPD_ESOLVER when the inversion fails. */
+__attribute__((visibility("hidden"))) int dpd__fs_law_create(const dpd_linreg_problem *p,
+                                                             dpd__fs_law **out, dpd_err *err);
+__attribute__((visibility("hidden"))) void dpd__fs_law_free(dpd__fs_law *law);
+
+/* The corrected coefficients at excess risk R, step eta and gamma (docs/finite_size.md §2):
+ * A_j = A0 + (lambda_j/d) A1 and B_j = B0 + (lambda_j/d) B1 for first-order groups, A_j = At[k],
+ * B_j = Bt[k] for tilted group k; d* their R-derivatives (Jacobian; for non-Gaussian laws the
+ * derivatives of the G-terms are left out, an approximate Jacobian). */
+typedef struct {
+  double A0, A1, B0, B1, dA0, dA1, dB0, dB1;
+  double At[DPD_FS_MAXTILT], Bt[DPD_FS_MAXTILT], dAt[DPD_FS_MAXTILT], dBt[DPD_FS_MAXTILT];
+  double mu, nu; /* the averaged asymptotic-form factors E_s F_mu, E_s F_nu / (2P) (reporting) */
+  double rank_one_mu, rank_one_nu; /* the rank-one terms added to mu and nu (reporting) */
+  /* The factors themselves (the SDE): mu_j = mu0 + beta mu1, sigma_j = sig0, N_j = N0 + beta N1
+   * for first-order groups; mut, sigt, Nt for tilted group k. */
+  double mu0, mu1, sig0, N0, N1;
+  double mut[DPD_FS_MAXTILT], sigt[DPD_FS_MAXTILT], Nt[DPD_FS_MAXTILT];
+} dpd__fs_coef;
+
+/* lbar = sum lambda_j^2 S_j / sum lambda_j S_j, the mean eigenvalue of the residual direction
+ * (its state dependence is left out of the Jacobian).
+ * Returns 0, 1 when R is outside the domain (R < 0 or not finite with a non-Gaussian law), or
+ * the negative status of a failed quadrature (reason in *err). `derivs`: also the d* fields. */
+__attribute__((visibility("hidden"))) int dpd__fs_coef_eval(const dpd__fs_law *law,
+                                                            const dpd_noise_spec *noise, double c,
+                                                            double R, double lbar, double eta,
+                                                            double gamma, int derivs,
+                                                            dpd__fs_coef *co, dpd_err *err);
+
+/* Expectation of h(s^2) under a rule. */
+__attribute__((visibility("hidden"))) double
+dpd__fs_rule_expect(const dpd__fs_rule *rule, double (*h)(double, void *), void *arg);
+
+#endif /* DPD_FINITE_IMPL_H */
