@@ -10,17 +10,20 @@
  * The feature matrices Phi = phi(X V^T) (n x p) and Phi_test (n_test x p) are row-major; every
  * entry of X V^T is one dot product with a fixed summation order (OpenMP over tiles).
  *
- * Random numbers (stream rule of rng.h), with S = cfg.seed and M = DPD_RNG_STREAM_PROBLEM
- * (2^64 - 1); each item is one dpd_rng_gaussian_fill from the start of its stream:
- *   V       [p x d, row-major]  stream (S, M)       values scaled by 1/sqrt(d)
- *   u       [d]                 stream (S, M - 1)   normalised to |u| = 1
- *   X       [n x d]             stream (S, M - 2)   sphere: each row rescaled to norm sqrt(d)
- *   z       [n]                 stream (S, M - 3)   label noise zeta z_i
- *   X_test  [n_test x d]        stream (S, M - 4)
- *   z_test  [n_test]            stream (S, M - 5)
- * The simulator (rf_sim.h) uses streams (seed, r) with small r, so the two never collide. The
- * problem depends only on the config: it is bit-identical for any thread count, and the first
- * rows of Phi do not change when n grows. */
+ * Random numbers (stream rule of rng.h), with S = cfg.seed, M = DPD_RNG_STREAM_PROBLEM
+ * (2^64 - 1) and B = M - DPD_RF_DRAW_STREAMS cfg.draw (draw 0: B = M); each item is one
+ * dpd_rng_gaussian_fill from the start of its stream:
+ *   V       [p x d, row-major]  stream (S, B)       values scaled by 1/sqrt(d)
+ *   u       [d]                 stream (S, B - 1)   normalised to |u| = 1
+ *   X       [n x d]             stream (S, B - 2)   sphere: each row rescaled to norm sqrt(d)
+ *   z       [n]                 stream (S, B - 3)   label noise zeta z_i
+ *   X_test  [n_test x d]        stream (S, B - 4)
+ *   z_test  [n_test]            stream (S, B - 5)
+ * Draws d != d' of one seed therefore share no stream: they are independent problems (data,
+ * target direction, features and test set), which is what the replicates of
+ * dpd_rf_sim_resample_run (rf_sim.h) use. The simulator's noise uses streams (seed, r) with
+ * small r, so the two never collide. The problem depends only on the config: it is
+ * bit-identical for any thread count, and the first rows of Phi do not change when n grows. */
 #ifndef DPD_RF_H
 #define DPD_RF_H
 
@@ -50,6 +53,11 @@ typedef enum {
   DPD_RF_ACT_HERMITE13      /* He_1 + He_3 / 6 = z + (z^3 - 3 z) / 6 */
 } dpd_rf_activation;
 
+/* Streams reserved per draw of the problem (six are used; see above). */
+#define DPD_RF_DRAW_STREAMS 8
+/* Largest draw index: keeps every problem stream far above the simulator's (seed, r). */
+#define DPD_RF_DRAW_MAX ((uint64_t)1 << 56)
+
 typedef struct {
   size_t d;      /* input dimension, >= 1 */
   size_t n;      /* training samples, >= 1 */
@@ -60,6 +68,8 @@ typedef struct {
   double zeta; /* label-noise standard deviation (Gaussian), finite >= 0 */
   dpd_rf_activation activation;
   uint64_t seed; /* master seed of the streams listed above */
+  uint64_t draw; /* which independent draw of the problem, 0..DPD_RF_DRAW_MAX (streams above);
+                    0 is the problem of earlier versions */
 } dpd_rf_config;
 
 /* A built problem (transparent; all arrays owned by it). */
@@ -76,12 +86,13 @@ typedef struct {
 } dpd_rf_problem;
 
 /* Defaults: d = 100, n = 400, n_test = 1000, p = 2000, gaussian input, linear target,
- * zeta = 0.1, tanh, seed = 1. */
+ * zeta = 0.1, tanh, seed = 1, draw = 0. */
 DPD_API dpd_rf_config dpd_rf_config_default(void);
 
 /* Builds the problem. *out is returned-owned (dpd_rf_problem_free); NULL on failure.
  * Returns DPD_EINVAL naming the key, value and allowed range (d, n, n_test or p < 1, zeta
- * negative or not finite, an unknown input/target/activation enumerator, n p too large),
+ * negative or not finite, an unknown input/target/activation enumerator, n p too large, draw
+ * above DPD_RF_DRAW_MAX),
  * DPD_ENOMEM. Thread-safe (uses OpenMP threads inside). */
 DPD_API int dpd_rf_problem_create(const dpd_rf_config *cfg, dpd_rf_problem **out, dpd_err *err);
 

@@ -10,8 +10,9 @@
  *   theta_{t+1} = theta_t - eta g + sqrt(eta) (2 C / n) sigma xi_t,   xi_t ~ N(0, I_p).
  *
  * Random numbers: replicate r uses stream (cfg.seed, r) (rng.h); step t (t = 0..T-1) makes one
- * dpd_rng_gaussian_fill of p values, xi_t, when sigma > 0 (none otherwise). The data (the
- * dpd_rf_problem) are the same for every replicate.
+ * dpd_rng_gaussian_fill of p values, xi_t, when sigma > 0 (none otherwise). In dpd_rf_sim_run
+ * the data (the dpd_rf_problem) are the same for every replicate; dpd_rf_sim_resample_run can
+ * give every replicate its own draw of the problem (dpd_rf_resample).
  *
  * Reproducibility: results are bit-identical for any number of threads. Every product with Phi
  * is computed by this library's own loops in a fixed order (not by OpenBLAS, whose summation
@@ -83,6 +84,53 @@ DPD_API int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_confi
 
 /* Releases a result; NULL is allowed. */
 DPD_API void dpd_rf_sim_result_free(dpd_rf_sim_result *res);
+
+/* What the replicates of dpd_rf_sim_resample_run redraw (docs/rf.md, "Replicates: what varies").
+ * With D = pc.draw (rf.h) and S = cfg.seed: */
+typedef enum {
+  DPD_RF_RESAMPLE_NOISE = 0, /* one problem, draw D, for every replicate; replicate r draws its
+                                noise from stream (S, r). Exactly dpd_rf_sim_run: the standard
+                                errors measure the noise alone, conditional on the data */
+  DPD_RF_RESAMPLE_DATA,      /* replicate r: its own problem, draw D + r (data, target direction,
+                                features, test set); every replicate draws the same noise,
+                                stream (S, 0). The standard errors measure the data alone,
+                                conditional on one noise path */
+  DPD_RF_RESAMPLE_ALL        /* replicate r: problem draw D + r and noise stream (S, r), so the
+                                replicates are independent runs and the standard errors measure
+                                the whole spread (data and noise) */
+} dpd_rf_resample;
+
+/* Called once for every problem a run builds, in order and from the calling thread, after the
+ * problem is built and before DP-GD runs on it. `rep` is the replicate that uses it (0 for the
+ * one problem of DPD_RF_RESAMPLE_NOISE, which every replicate uses); `problem` is borrowed and
+ * freed after its replicates. For quantities of each draw (theta*, the OU theory). `user` is
+ * passed through. Returns DPD_OK to go on, or a negative status (err filled) that stops the
+ * run with that status. */
+typedef int (*dpd_rf_draw_fn)(void *user, size_t rep, const dpd_rf_problem *problem, dpd_err *err);
+
+/* Runs cfg->seeds replicates of DP-GD, each on the problem that `resample` says: builds the
+ * problem of pc (borrowed; pc->draw is D above) once (NOISE, then exactly dpd_rf_sim_run) or once
+ * per replicate (DATA, ALL), calls on_draw (may be NULL) on each, and collects the replicates in
+ * one result, whose means, standard errors, clipped fractions and first clipped steps are over
+ * the replicates as in dpd_rf_sim_run; theta_last is replicate 0's (on draw D with noise stream
+ * (S, 0) in every mode, so replicate 0 is the same run in all three).
+ * Threads: NOISE as dpd_rf_sim_run; DATA and ALL run one replicate at a time (its problem built,
+ * then its row blocks on all cfg->threads threads), so memory is that of one problem, as for
+ * NOISE. Results are bit-identical for any thread count in every mode.
+ * Progress counts DP-GD steps over all replicates (seeds * T), as in dpd_rf_sim_run.
+ * Returns what dpd_rf_problem_create and dpd_rf_sim_run return (an error of a replicate names
+ * it, its draw and its noise stream), DPD_EINVAL for an unknown `resample` or D + seeds - 1 above
+ * DPD_RF_DRAW_MAX, or the status on_draw returned. *out is returned-owned
+ * (dpd_rf_sim_result_free). Prints nothing. Thread-safe. */
+DPD_API int dpd_rf_sim_resample_run(const dpd_rf_config *pc, const dpd_rf_sim_config *cfg,
+                                    dpd_rf_resample resample, dpd_rf_draw_fn on_draw, void *user,
+                                    dpd_rf_sim_result **out, dpd_err *err);
+
+/* Names "noise", "data", "all". dpd_rf_resample_get returns DPD_EINVAL naming the key
+ * "resample", the value and the allowed names (*out unchanged then); dpd_rf_resample_name
+ * returns "unknown" for an unknown enumerator. */
+DPD_API int dpd_rf_resample_get(const char *name, dpd_rf_resample *out, dpd_err *err);
+DPD_API const char *dpd_rf_resample_name(dpd_rf_resample resample);
 
 /* The recorded steps of a run: steps[j] = round(j T / (grid - 1)), j = 0..grid-1 (grid >= 2;
  * steps[grid - 1] = T), the grid of dpd_rf_sim_result.step, for evaluating a theory (ou.h) at

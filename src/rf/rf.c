@@ -8,7 +8,7 @@
  *
  * The stream of every random item is listed in include/dpdyn/rf.h. Each item is drawn with one
  * Gaussian fill from the start of its own stream, so changing n does not change V or u, and
- * changing n_test does not change the training set. */
+ * changing n_test does not change the training set; each draw (cfg.draw) has its own streams. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -183,6 +183,11 @@ static int validate(const dpd_rf_config *cfg, dpd_err *err) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'target': %d (allowed: %s)",
                     (int)cfg->target, TARGET_ALLOWED);
   }
+  if (cfg->draw > DPD_RF_DRAW_MAX) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'draw': %llu (allowed: integer 0 <= draw <= 2^56)",
+                    (unsigned long long)cfg->draw);
+  }
   /* All products must fit in size_t bytes and in the BLAS int (blasint is 32-bit here). */
   const size_t max_dim = (size_t)INT32_MAX;
   const size_t max_doubles = SIZE_MAX / sizeof(double);
@@ -202,9 +207,11 @@ static double sum_sq(const double *x, size_t m) {
   return dpd__dot8(x, x, m);
 }
 
-static void fill_stream(uint64_t seed, int offset, double *out, size_t m) {
+/* Item `offset` of draw `draw` (rf.h): stream (seed, M - DPD_RF_DRAW_STREAMS draw - offset). */
+static void fill_stream(const dpd_rf_config *cfg, int offset, double *out, size_t m) {
   dpd_rng rng;
-  dpd_rng_init(&rng, seed, DPD_RNG_STREAM_PROBLEM - (uint64_t)offset);
+  dpd_rng_init(&rng, cfg->seed,
+               DPD_RNG_STREAM_PROBLEM - DPD_RF_DRAW_STREAMS * cfg->draw - (uint64_t)offset);
   dpd_rng_gaussian_fill(&rng, out, m);
 }
 
@@ -250,7 +257,7 @@ static void build_set(const dpd_rf_problem *pr, size_t rows, int stream_x, int s
                       double *y, double *phi) {
   const dpd_rf_config *cfg = &pr->cfg;
   const size_t d = pr->d, p = pr->p;
-  fill_stream(cfg->seed, stream_x, X, rows * d);
+  fill_stream(cfg, stream_x, X, rows * d);
   if (cfg->input == DPD_RF_INPUT_SPHERE) {
     for (size_t i = 0; i < rows; i++) {
       double norm = sqrt(sum_sq(X + i * d, d));
@@ -260,7 +267,7 @@ static void build_set(const dpd_rf_problem *pr, size_t rows, int stream_x, int s
       }
     }
   }
-  fill_stream(cfg->seed, stream_z, y, rows);
+  fill_stream(cfg, stream_z, y, rows);
   for (size_t i = 0; i < rows; i++) {
     double s = 0.0;
     for (size_t k = 0; k < d; k++) {
@@ -309,12 +316,12 @@ int dpd_rf_problem_create(const dpd_rf_config *cfg, dpd_rf_problem **out, dpd_er
                     n, nt, p, d);
   }
 
-  fill_stream(cfg->seed, STREAM_V, pr->V, p * d);
+  fill_stream(cfg, STREAM_V, pr->V, p * d);
   const double inv_sqrt_d = 1.0 / sqrt((double)d);
   for (size_t k = 0; k < p * d; k++) {
     pr->V[k] *= inv_sqrt_d;
   }
-  fill_stream(cfg->seed, STREAM_U, pr->u, d);
+  fill_stream(cfg, STREAM_U, pr->u, d);
   double unorm = sqrt(sum_sq(pr->u, d));
   for (size_t k = 0; k < d; k++) {
     pr->u[k] /= unorm;

@@ -334,11 +334,8 @@ double dpd_rf_risk_eval(const dpd_rf_problem *problem, const double *theta, int 
   return risk_pass(problem, theta, test, 1);
 }
 
-static int validate(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
-                    dpd_rf_sim_result **out, dpd_err *err) {
-  if (problem == NULL || cfg == NULL || out == NULL) {
-    return DPD_FAIL(err, DPD_EINVAL, "rf_sim: NULL problem, config or output pointer");
-  }
+/* The config against problems with p features. */
+static int validate(size_t p, const dpd_rf_sim_config *cfg, dpd_err *err) {
   if (cfg->T < 1) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'T': %zu (allowed: integer >= 1)", cfg->T);
   }
@@ -370,7 +367,7 @@ static int validate(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
   }
   const size_t max_doubles = SIZE_MAX / sizeof(double) / 4;
   if (cfg->seeds > max_doubles / cfg->grid || cfg->seeds > max_doubles / cfg->T ||
-      problem->p > max_doubles) {
+      p > max_doubles) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'seeds': sizes too large (seeds = %zu, T = %zu, grid = %zu)",
                     cfg->seeds, cfg->T, cfg->grid);
@@ -386,6 +383,8 @@ typedef struct {
   size_t T, grid;
   double eta, C, noise_scale; /* noise_scale = sqrt(eta) (2 C / n) sigma, 0: none */
   uint64_t seed;
+  size_t rep0;          /* replicate index of the driver's replicate 0 (one replicate per draw) */
+  int noise_shared;     /* 1: every replicate draws noise stream (seed, 0) (resample = data) */
   int inner;            /* threads on the row blocks of one replicate */
   size_t held;          /* partial gradients held at once (parts_held) */
   double *train, *test; /* [seeds * grid] outputs: replicate r writes row r of each */
@@ -407,7 +406,7 @@ static size_t replicate(const plan *pl, size_t rep, double *theta, double *g, do
   const size_t n = pr->n, p = pr->p;
   const int inner = pl->inner;
   dpd_rng rng;
-  dpd_rng_init(&rng, pl->seed, (uint64_t)rep);
+  dpd_rng_init(&rng, pl->seed, pl->noise_shared ? 0 : (uint64_t)rep);
   memset(theta, 0, p * sizeof *theta);
   size_t j = 0;
   for (size_t t = 0; t < pl->T; t++) {
@@ -455,9 +454,11 @@ static size_t rf_pad8(size_t n) {
   return (n + 7) / 8 * 8;
 }
 
-/* Replicate `rep` on this thread's workspace (dpd__replicate_fn). */
+/* Replicate `rep` on this thread's workspace (dpd__replicate_fn); the driver's index is offset
+ * by pl->rep0. */
 static int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slot *slot) {
   const plan *pl = job;
+  rep += pl->rep0;
   const size_t n = pl->problem->n, p = pl->problem->p, grid = pl->grid;
   /* parts starts on a 64-byte boundary like work: n rounded up to a multiple of 8. */
   double *theta = work, *g = theta + p, *xi = g + p, *r = xi + p, *parts = r + rf_pad8(n);
@@ -473,25 +474,41 @@ static int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slo
   return fail > 0 ? DPD_ENONFINITE : DPD_OK;
 }
 
-int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
-                   dpd_rf_sim_result **out, dpd_err *err) {
-  if (out != NULL) {
-    *out = NULL;
-  }
-  int status = validate(problem, cfg, out, err);
+/* Progress of one draw's replicate (DATA, ALL) as steps over the whole run. */
+typedef struct {
+  dpd_progress_fn fn;
+  void *user;
+  size_t offset, total;
+} progress_offset;
+
+static int progress_offset_fn(void *user, size_t done, size_t total) {
+  const progress_offset *o = user;
+  (void)total;
+  return o->fn(o->user, o->offset + done, o->total);
+}
+
+/* The replicates: on `problem` for all of them (NOISE), or, with problem = NULL, replicate r on
+ * its own problem, draw pc->draw + r, built here (DATA, ALL). on_draw sees every problem. */
+static int sim_core(const dpd_rf_problem *problem, const dpd_rf_config *pc,
+                    dpd_rf_resample resample, dpd_rf_draw_fn on_draw, void *user,
+                    const dpd_rf_sim_config *cfg, dpd_rf_sim_result **out, dpd_err *err) {
+  const size_t n = problem != NULL ? problem->n : pc->n, p = problem != NULL ? problem->p : pc->p;
+  const size_t T = cfg->T, seeds = cfg->seeds, grid = cfg->grid;
+  int status = validate(p, cfg, err);
   if (status < 0) {
     return status;
   }
-  const size_t n = problem->n, p = problem->p, T = cfg->T, seeds = cfg->seeds, grid = cfg->grid;
   int nthreads = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
-  /* Enough replicates: one per thread, row blocks in series. Fewer replicates than threads: one
-   * replicate at a time, its row blocks on all threads. Same arithmetic either way. */
+  /* Enough replicates: one per thread, row blocks in series. Fewer replicates than threads, or
+   * one replicate per problem: one replicate at a time, its row blocks on all threads. Same
+   * arithmetic either way. */
   int inner = 1;
-  if ((size_t)nthreads > seeds) {
+  if ((size_t)nthreads > seeds || problem == NULL) {
     inner = nthreads;
     nthreads = 1;
   }
 
+  dpd_rf_problem *own = NULL;
   dpd_rf_sim_result *res = calloc(1, sizeof *res);
   double *clip_rows = malloc(seeds * T * sizeof *clip_rows);
   size_t *fail = malloc(seeds * sizeof *fail);
@@ -531,6 +548,8 @@ int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
              .noise_scale =
                  cfg->sigma > 0.0 ? sqrt(cfg->eta) * (2.0 * C / (double)n) * cfg->sigma : 0.0,
              .seed = cfg->seed,
+             .rep0 = 0,
+             .noise_shared = resample == DPD_RF_RESAMPLE_DATA,
              .inner = inner,
              .held = parts_held(n, p, inner),
              .train = res->train_replicates,
@@ -538,21 +557,58 @@ int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
              .clips = clip_rows,
              .fail = fail,
              .theta_last = res->theta_last};
-  const dpd__replicate_plan reps = {.n = seeds,
-                                    .threads = nthreads,
-                                    .work_doubles = (3 + parts_held(n, p, inner)) * p + rf_pad8(n),
-                                    .units = T,
-                                    .progress = cfg->progress,
-                                    .progress_user = cfg->progress_user,
-                                    .what = "rf_sim"};
-  size_t rep;
-  status = dpd__replicate_run(&reps, run_replicate, &pl, &rep, err);
+  dpd__replicate_plan reps = {.n = seeds,
+                              .threads = nthreads,
+                              .work_doubles = (3 + parts_held(n, p, inner)) * p + rf_pad8(n),
+                              .units = T,
+                              .progress = cfg->progress,
+                              .progress_user = cfg->progress_user,
+                              .what = "rf_sim"};
+  size_t rep = seeds;
+  if (problem != NULL) {
+    status = dpd__replicate_run(&reps, run_replicate, &pl, &rep, err);
+  } else {
+    progress_offset po = {cfg->progress, cfg->progress_user, 0, seeds * T};
+    reps.n = 1;
+    if (cfg->progress != NULL) {
+      reps.progress = progress_offset_fn;
+      reps.progress_user = &po;
+    }
+    for (size_t r = 0; r < seeds && status >= 0; r++) {
+      dpd_rf_config pcr = *pc;
+      size_t failed;
+      pcr.draw = pc->draw + (uint64_t)r;
+      if ((status = dpd_rf_problem_create(&pcr, &own, err)) < 0 ||
+          (on_draw != NULL && (status = on_draw(user, r, own, err)) < 0)) {
+        break;
+      }
+      pl.problem = own;
+      pl.rep0 = r;
+      po.offset = r * T;
+      status = dpd__replicate_run(&reps, run_replicate, &pl, &failed, err);
+      if (status < 0 && failed < 1) {
+        rep = r;
+      }
+      dpd_rf_problem_free(own);
+      own = NULL;
+    }
+  }
   if (status < 0 && rep < seeds) {
-    status = DPD_FAIL(err, DPD_ENONFINITE,
-                      "rf_sim: replicate %zu (stream (%llu, %zu)) diverged at step %zu of %zu: "
-                      "non-finite risk (eta = %g; plain GD is stable only for eta < 2 / "
-                      "lambda_max((2/n) Phi^T Phi))",
-                      rep, (unsigned long long)cfg->seed, rep, fail[rep] - 1, T, cfg->eta);
+    if (problem != NULL) {
+      status = DPD_FAIL(err, DPD_ENONFINITE,
+                        "rf_sim: replicate %zu (stream (%llu, %zu)) diverged at step %zu of %zu: "
+                        "non-finite risk (eta = %g; plain GD is stable only for eta < 2 / "
+                        "lambda_max((2/n) Phi^T Phi))",
+                        rep, (unsigned long long)cfg->seed, rep, fail[rep] - 1, T, cfg->eta);
+    } else {
+      status = DPD_FAIL(err, DPD_ENONFINITE,
+                        "rf_sim: replicate %zu (data draw %llu, noise stream (%llu, %zu)) "
+                        "diverged at step %zu of %zu: non-finite risk (eta = %g; plain GD is "
+                        "stable only for eta < 2 / lambda_max((2/n) Phi^T Phi))",
+                        rep, (unsigned long long)(pc->draw + (uint64_t)rep),
+                        (unsigned long long)cfg->seed, pl.noise_shared ? (size_t)0 : rep,
+                        fail[rep] - 1, T, cfg->eta);
+    }
   }
   if (status < 0) {
     goto cleanup;
@@ -581,10 +637,76 @@ int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
   status = DPD_OK;
 
 cleanup:
+  dpd_rf_problem_free(own);
   dpd_rf_sim_result_free(res);
   free(clip_rows);
   free(fail);
   return status;
+}
+
+int dpd_rf_sim_run(const dpd_rf_problem *problem, const dpd_rf_sim_config *cfg,
+                   dpd_rf_sim_result **out, dpd_err *err) {
+  if (out != NULL) {
+    *out = NULL;
+  }
+  if (problem == NULL || cfg == NULL || out == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "rf_sim: NULL problem, config or output pointer");
+  }
+  return sim_core(problem, NULL, DPD_RF_RESAMPLE_NOISE, NULL, NULL, cfg, out, err);
+}
+
+static const char *const resample_names[] = {"noise", "data", "all"};
+#define RESAMPLE_ALLOWED "noise, data, all"
+
+int dpd_rf_resample_get(const char *name, dpd_rf_resample *out, dpd_err *err) {
+  for (size_t k = 0; k < sizeof resample_names / sizeof *resample_names; k++) {
+    if (name != NULL && strcmp(name, resample_names[k]) == 0) {
+      *out = (dpd_rf_resample)k;
+      return DPD_OK;
+    }
+  }
+  return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'resample': '%s' (allowed: %s)",
+                  name != NULL ? name : "(null)", RESAMPLE_ALLOWED);
+}
+
+const char *dpd_rf_resample_name(dpd_rf_resample resample) {
+  const size_t k = (size_t)resample;
+  return k < sizeof resample_names / sizeof *resample_names ? resample_names[k] : "unknown";
+}
+
+int dpd_rf_sim_resample_run(const dpd_rf_config *pc, const dpd_rf_sim_config *cfg,
+                            dpd_rf_resample resample, dpd_rf_draw_fn on_draw, void *user,
+                            dpd_rf_sim_result **out, dpd_err *err) {
+  dpd_rf_problem *problem = NULL;
+  int status;
+  if (out != NULL) {
+    *out = NULL;
+  }
+  if (pc == NULL || cfg == NULL || out == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "rf_sim: NULL problem config, config or output pointer");
+  }
+  if (strcmp(dpd_rf_resample_name(resample), "unknown") == 0) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'resample': %d (allowed: %s)",
+                    (int)resample, RESAMPLE_ALLOWED);
+  }
+  if (resample == DPD_RF_RESAMPLE_NOISE) {
+    if ((status = validate(pc->p, cfg, err)) < 0 ||
+        (status = dpd_rf_problem_create(pc, &problem, err)) < 0 ||
+        (on_draw != NULL && (status = on_draw(user, 0, problem, err)) < 0)) {
+      dpd_rf_problem_free(problem);
+      return status;
+    }
+    status = sim_core(problem, NULL, resample, NULL, NULL, cfg, out, err);
+    dpd_rf_problem_free(problem);
+    return status;
+  }
+  if (cfg->seeds > 0 &&
+      (pc->draw > DPD_RF_DRAW_MAX || cfg->seeds - 1 > DPD_RF_DRAW_MAX - pc->draw)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'seeds': %zu from draw %llu (allowed: draws up to 2^56)",
+                    cfg->seeds, (unsigned long long)pc->draw);
+  }
+  return sim_core(NULL, pc, resample, on_draw, user, cfg, out, err);
 }
 
 int dpd_rf_theta_star_get(const dpd_rf_problem *problem, double rcond, double *theta_star,

@@ -89,6 +89,8 @@ expect_error rf_private_noclip "'clip': inf with epsilon given \(allowed: finite
 expect_error rf_sigma_noclip "'clip': inf with sigma > 0 \(allowed: finite clip" compare "${rf[@]}" --sigma=2
 expect_error rf_calibration "'calibration': 'rdp' \(allowed: exact, moments\)" simulate "${rf[@]}" --clip=1 --epsilon=1 --calibration=rdp
 expect_error rf_moments_range "'epsilon': 50 with calibration = moments \(allowed: 0 < epsilon < 8 log\(1/delta\)" simulate "${rf[@]}" --clip=1 --epsilon=50 --delta=1e-2 --calibration=moments
+expect_error rf_resample "'resample': 'both' \(allowed: noise, data, all\)" simulate "${rf[@]}" --resample=both
+expect_error rf_resample_compare "'resample': 'ALL' \(allowed: noise, data, all\)" compare "${rf[@]}" --resample=ALL
 expect_error rf_linreg_key "key 'c' does not apply to model=rf simulate" simulate "${rf[@]}" --c=0.5
 expect_error linreg_rf_key "key 'clip' does not apply to model=linreg" simulate "${base[@]}" --clip=0.5
 expect_error rf_ode "'model': 'rf' \(allowed for ode: linreg; model=rf has simulate, ou, compare" ode "${rf[@]}"

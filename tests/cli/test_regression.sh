@@ -136,11 +136,13 @@ else
 fi
 
 # 3b'. model=rf compare: every output bit-identical for threads=1 and threads=2 (including the
-# LAPACK parts, theta* and the OU theory), and pinned against the committed answer.
+# LAPACK parts, theta* and the OU theory), and pinned against the committed answer. The pinned
+# answer predates the key resample (one data set, the noise redrawn): resample=noise reproduces
+# it; the default resample=all is checked for thread counts below.
 for th in 1 2; do
   "$dpdyn" compare --model=rf --d=20 --n=60 --p=150 --n_test=40 --steps=40 --clip=0.5 \
     --epsilon=4 --seeds=6 --grid=9 --seed=3 --plot=0 --threads=$th --out="$work/rfc$th" \
-    >/dev/null || bad "compare --model=rf threads=$th failed"
+    --resample=noise >/dev/null 2>&1 || bad "compare --model=rf threads=$th failed"
 done
 if cmp -s <(rows "$work/rfc1/trajectory.tsv") <(rows "$work/rfc2/trajectory.tsv") &&
   cmp -s <(rows "$work/rfc1/clipping.tsv") <(rows "$work/rfc2/clipping.tsv") &&
@@ -154,6 +156,48 @@ check_against rf_compare.tsv "$work/rfc1/trajectory.tsv" 1e-9
 for key in final_test_risk theta_star_test_risk sigma_exact sigma_moments \
   epsilon_of_sigma_moments clipped_fraction_final ou_final_test_risk sup_gap_in_se; do
   grep -q "\"$key\":" "$work/rfc1/summary.json" || bad "rf summary.json lacks $key"
+done
+
+# 3b''. resample=all (the default; resample=data alike): every replicate builds its own data
+# set, features and test set; bit-identical for 1, 2 and 3 threads, replicate 0 is the run of
+# resample=noise (same draw, same noise stream), and the others differ from it.
+for m in all data; do
+  for th in 1 2 3; do
+    "$dpdyn" compare --model=rf --d=20 --n=60 --p=150 --n_test=40 --steps=40 --clip=0.5 \
+      --epsilon=4 --seeds=5 --grid=9 --seed=3 --plot=0 --threads=$th --out="$work/rf$m$th" \
+      --resample=$m >/dev/null 2>&1 || bad "compare --model=rf --resample=$m threads=$th failed"
+  done
+  same=1
+  for th in 2 3; do
+    cmp -s <(rows "$work/rf${m}1/trajectory.tsv") <(rows "$work/rf$m$th/trajectory.tsv") &&
+      cmp -s <(rows "$work/rf${m}1/clipping.tsv") <(rows "$work/rf$m$th/clipping.tsv") &&
+      cmp -s <(grep -v '"wall_seconds"\|"threads"\|"out"' "$work/rf${m}1/summary.json") \
+        <(grep -v '"wall_seconds"\|"threads"\|"out"' "$work/rf$m$th/summary.json") || same=0
+  done
+  if [ $same = 1 ]; then
+    ok "compare --model=rf --resample=$m bit-identical for threads=1, 2 and 3"
+  else
+    bad "compare --model=rf --resample=$m differs between thread counts"
+  fi
+done
+for m in noise all; do
+  "$dpdyn" simulate --model=rf --d=20 --n=60 --p=150 --n_test=40 --steps=40 --clip=0.5 \
+    --epsilon=4 --seeds=1 --grid=9 --seed=3 --plot=0 --out="$work/rf1$m" --resample=$m \
+    >/dev/null 2>&1 || bad "simulate --model=rf --seeds=1 --resample=$m failed"
+done
+if cmp -s <(rows "$work/rf1noise/trajectory.tsv") <(rows "$work/rf1all/trajectory.tsv") &&
+  ! cmp -s <(rows "$work/rfc1/trajectory.tsv" | cut -f1-7) \
+    <(rows "$work/rfall1/trajectory.tsv" | cut -f1-7); then
+  ok "resample: replicate 0 is the same run in every mode; more replicates differ"
+else
+  bad "resample: replicate 0 differs between noise and all, or all equals noise"
+fi
+grep -q '"resample":	"all"' "$work/rfall1/summary.json" &&
+  grep -q '^# resample = all' "$work/rfall1/trajectory.tsv" &&
+  grep -q '"data_draws":	5' "$work/rfall1/summary.json" ||
+  bad "resample=all is not recorded in summary.json and the data files' header"
+for key in theta_star_test_risk_se ou_final_test_risk_se final_gap_se; do
+  grep -q "\"$key\":" "$work/rfall1/summary.json" || bad "rf resample=all summary lacks $key"
 done
 
 # 3c. model=rf accounting: the exact sigma delivers the target epsilon (never more), and the

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/error_impl.h"
 #include "dpd_test.h"
 #include "dpdyn/rf.h"
 #include "dpdyn/rf_sim.h"
@@ -644,6 +645,270 @@ static void bad_configs_are_rejected_and_divergence_reported(void **state) {
   dpd_rf_problem_free(pr);
 }
 
+/* resample (dpd_rf_sim_resample_run): what each replicate redraws, checked replicate by
+ * replicate against dpd_rf_sim_run on a problem built alone. */
+typedef struct {
+  size_t calls, reps[8];
+  uint64_t draws[8];
+  double phi0[8]; /* first feature of each problem seen */
+} draw_log;
+
+static int log_draw(void *user, size_t rep, const dpd_rf_problem *problem, dpd_err *err) {
+  draw_log *log = user;
+  (void)err;
+  if (log->calls < 8) {
+    log->reps[log->calls] = rep;
+    log->draws[log->calls] = problem->cfg.draw;
+    log->phi0[log->calls] = problem->phi[0];
+  }
+  log->calls++;
+  return DPD_OK;
+}
+
+static dpd_rf_config resample_problem(void) {
+  dpd_rf_config pc = dpd_rf_config_default();
+  pc.d = 6;
+  pc.n = 40;
+  pc.n_test = 25;
+  pc.p = 53;
+  pc.zeta = 0.31;
+  pc.seed = SEED + 11;
+  return pc;
+}
+
+static dpd_rf_sim_config resample_sim(void) {
+  dpd_rf_sim_config cfg = dpd_rf_sim_config_default();
+  cfg.T = 30;
+  cfg.eta = 0.05;
+  cfg.clip = 0.3;
+  cfg.sigma = 0.8;
+  cfg.seeds = 4;
+  cfg.grid = 6;
+  cfg.seed = SEED;
+  cfg.threads = 1;
+  return cfg;
+}
+
+static dpd_rf_sim_result *resample_ok(const dpd_rf_config *pc, const dpd_rf_sim_config *cfg,
+                                      dpd_rf_resample mode, draw_log *log) {
+  dpd_rf_sim_result *res = NULL;
+  dpd_err err;
+  dpd_err_reset(&err);
+  int st = dpd_rf_sim_resample_run(pc, cfg, mode, log != NULL ? log_draw : NULL, log, &res, &err);
+  if (st != DPD_OK) {
+    print_error("dpd_rf_sim_resample_run(%s): %s (seed %llu)\n", dpd_rf_resample_name(mode),
+                err.reason, (unsigned long long)cfg->seed);
+  }
+  assert_int_equal(st, DPD_OK);
+  return res;
+}
+
+static void problem_draws_are_independent_and_draw_0_is_the_default(void **state) {
+  (void)state;
+  dpd_rf_config pc = resample_problem();
+  dpd_rf_problem *a = NULL, *b = NULL, *c = NULL;
+  assert_int_equal(dpd_rf_problem_create(&pc, &a, NULL), DPD_OK);
+  pc.draw = 1;
+  assert_int_equal(dpd_rf_problem_create(&pc, &b, NULL), DPD_OK);
+  /* Draw 0 (the default) uses the streams of earlier versions: V from (S, M); draw 1 from
+   * (S, M - DPD_RF_DRAW_STREAMS), and shares no stream with draw 0. */
+  dpd_rng rng;
+  double x0;
+  dpd_rng_init(&rng, pc.seed, DPD_RNG_STREAM_PROBLEM);
+  dpd_rng_gaussian_fill(&rng, &x0, 1);
+  assert_true(a->V[0] == x0 / sqrt((double)pc.d));
+  dpd_rng_init(&rng, pc.seed, DPD_RNG_STREAM_PROBLEM - DPD_RF_DRAW_STREAMS);
+  dpd_rng_gaussian_fill(&rng, &x0, 1);
+  assert_true(b->V[0] == x0 / sqrt((double)pc.d));
+  for (size_t k = 0; k < 5; k++) {
+    assert_true(a->phi[k] != b->phi[k]);
+    assert_true(a->y_test[k] != b->y_test[k]);
+  }
+  assert_true(a->u[0] != b->u[0]);
+  /* The same draw again: the same bits. */
+  assert_int_equal(dpd_rf_problem_create(&pc, &c, NULL), DPD_OK);
+  assert_memory_equal(b->phi, c->phi, pc.n * pc.p * sizeof *b->phi);
+  dpd_rf_problem_free(c);
+  c = (dpd_rf_problem *)1;
+  pc.draw = DPD_RF_DRAW_MAX + 1;
+  dpd_err err;
+  dpd_err_reset(&err);
+  assert_int_equal(dpd_rf_problem_create(&pc, &c, &err), DPD_EINVAL);
+  assert_null(c);
+  assert_non_null(strstr(err.reason, "'draw'"));
+  dpd_rf_problem_free(a);
+  dpd_rf_problem_free(b);
+}
+
+static void resample_noise_is_dpd_rf_sim_run_bit_for_bit(void **state) {
+  (void)state;
+  const dpd_rf_config pc = resample_problem();
+  const dpd_rf_sim_config cfg = resample_sim();
+  draw_log log = {0};
+  dpd_rf_problem *pr = NULL;
+  assert_int_equal(dpd_rf_problem_create(&pc, &pr, NULL), DPD_OK);
+  dpd_rf_sim_result *a = run_ok(pr, &cfg);
+  dpd_rf_sim_result *b = resample_ok(&pc, &cfg, DPD_RF_RESAMPLE_NOISE, &log);
+  const size_t sg = cfg.seeds * cfg.grid;
+  assert_int_equal(log.calls, 1); /* one problem */
+  assert_int_equal(log.reps[0], 0);
+  assert_memory_equal(a->test_replicates, b->test_replicates, sg * sizeof(double));
+  assert_memory_equal(a->train_replicates, b->train_replicates, sg * sizeof(double));
+  assert_memory_equal(a->test_se, b->test_se, cfg.grid * sizeof(double));
+  assert_memory_equal(a->clip_fraction, b->clip_fraction, cfg.T * sizeof(double));
+  assert_memory_equal(a->theta_last, b->theta_last, pc.p * sizeof(double));
+  dpd_rf_sim_result_free(a);
+  dpd_rf_sim_result_free(b);
+  dpd_rf_problem_free(pr);
+}
+
+/* Replicate r of `all` is DP-GD on draw r with noise stream (seed, r): replicate r of
+ * dpd_rf_sim_run on the problem of draw r; of `data`, its replicate 0 (stream (seed, 0)). Means,
+ * SEs and clipped fractions are over those rows. Bit-identical for 1 and 3 threads. */
+static void resample_all_and_data_replicates_are_runs_on_their_own_draws(void **state) {
+  (void)state;
+  const dpd_rf_config pc = resample_problem();
+  dpd_rf_sim_config cfg = resample_sim();
+  const size_t g = cfg.grid, S = cfg.seeds;
+  for (int m = 0; m < 2; m++) {
+    const dpd_rf_resample mode = m == 0 ? DPD_RF_RESAMPLE_ALL : DPD_RF_RESAMPLE_DATA;
+    draw_log log = {0};
+    cfg.threads = 1;
+    dpd_rf_sim_result *a = resample_ok(&pc, &cfg, mode, &log);
+    cfg.threads = 3;
+    dpd_rf_sim_result *b = resample_ok(&pc, &cfg, mode, NULL);
+    assert_int_equal(log.calls, S);
+    for (size_t r = 0; r < S; r++) {
+      assert_int_equal(log.reps[r], r);
+      assert_int_equal(log.draws[r], r);
+      if (r > 0) {
+        assert_true(log.phi0[r] != log.phi0[r - 1]);
+      }
+      dpd_rf_config pcr = pc;
+      dpd_rf_problem *pr = NULL;
+      pcr.draw = r;
+      assert_int_equal(dpd_rf_problem_create(&pcr, &pr, NULL), DPD_OK);
+      dpd_rf_sim_config one = cfg;
+      one.seeds = mode == DPD_RF_RESAMPLE_ALL ? r + 1 : 1;
+      dpd_rf_sim_result *ref = run_ok(pr, &one);
+      const size_t row = one.seeds - 1;
+      assert_memory_equal(a->test_replicates + r * g, ref->test_replicates + row * g,
+                          g * sizeof(double));
+      assert_memory_equal(a->train_replicates + r * g, ref->train_replicates + row * g,
+                          g * sizeof(double));
+      assert_int_equal(a->first_clip[r], ref->first_clip[row]);
+      if (r == 0) {
+        assert_memory_equal(a->theta_last, ref->theta_last, pc.p * sizeof(double));
+      }
+      dpd_rf_sim_result_free(ref);
+      dpd_rf_problem_free(pr);
+    }
+    const size_t sg = S * g;
+    assert_memory_equal(a->test_replicates, b->test_replicates, sg * sizeof(double));
+    assert_memory_equal(a->train_replicates, b->train_replicates, sg * sizeof(double));
+    assert_memory_equal(a->test_mean, b->test_mean, g * sizeof(double));
+    assert_memory_equal(a->test_se, b->test_se, g * sizeof(double));
+    assert_memory_equal(a->clip_fraction, b->clip_fraction, cfg.T * sizeof(double));
+    assert_memory_equal(a->theta_last, b->theta_last, pc.p * sizeof(double));
+    /* mean and SE are those of the rows */
+    double mean = 0.0, ss = 0.0;
+    for (size_t r = 0; r < S; r++) {
+      mean += a->test_replicates[r * g + g - 1] / (double)S;
+    }
+    for (size_t r = 0; r < S; r++) {
+      const double dv = a->test_replicates[r * g + g - 1] - mean;
+      ss += dv * dv;
+    }
+    assert_rel(a->test_mean[g - 1], mean, 1e-13);
+    assert_rel(a->test_se[g - 1], sqrt(ss / (double)(S - 1) / (double)S), 1e-13);
+    assert_true(a->test_se[g - 1] > 0.0);
+    dpd_rf_sim_result_free(a);
+    dpd_rf_sim_result_free(b);
+  }
+}
+
+typedef struct {
+  size_t calls, last, total;
+  int monotone;
+} progress_log;
+
+static int log_progress(void *user, size_t done, size_t total) {
+  progress_log *p = user;
+  p->monotone = p->monotone && done > p->last && done <= total;
+  p->last = done;
+  p->total = total;
+  p->calls++;
+  return 0;
+}
+
+static int stop_at_draw_2(void *user, size_t rep, const dpd_rf_problem *problem, dpd_err *err) {
+  (void)user;
+  (void)problem;
+  return rep == 2 ? DPD_FAIL(err, DPD_ESOLVER, "stopped at draw %zu", rep) : DPD_OK;
+}
+
+static void resample_progress_errors_and_bad_values(void **state) {
+  (void)state;
+  const dpd_rf_config pc = resample_problem();
+  dpd_rf_sim_config cfg = resample_sim();
+  progress_log pl = {0, 0, 0, 1};
+  cfg.progress = log_progress;
+  cfg.progress_user = &pl;
+  dpd_rf_sim_result *a = resample_ok(&pc, &cfg, DPD_RF_RESAMPLE_ALL, NULL);
+  assert_true(pl.monotone);
+  assert_int_equal(pl.last, cfg.seeds * cfg.T);
+  assert_int_equal(pl.total, cfg.seeds * cfg.T);
+  dpd_rf_sim_result_free(a);
+  cfg.progress = NULL;
+
+  dpd_err err;
+  dpd_rf_sim_result *res = (dpd_rf_sim_result *)1;
+  dpd_err_reset(&err);
+  assert_int_equal(
+      dpd_rf_sim_resample_run(&pc, &cfg, DPD_RF_RESAMPLE_DATA, stop_at_draw_2, NULL, &res, &err),
+      DPD_ESOLVER);
+  assert_null(res);
+  assert_non_null(strstr(err.reason, "draw 2"));
+  dpd_err_reset(&err);
+  assert_int_equal(dpd_rf_sim_resample_run(&pc, &cfg, (dpd_rf_resample)7, NULL, NULL, &res, &err),
+                   DPD_EINVAL);
+  assert_non_null(strstr(err.reason, "'resample'"));
+  dpd_rf_config far = pc;
+  far.draw = DPD_RF_DRAW_MAX - 1; /* draws MAX - 1 .. MAX + 2 */
+  dpd_err_reset(&err);
+  assert_int_equal(dpd_rf_sim_resample_run(&far, &cfg, DPD_RF_RESAMPLE_ALL, NULL, NULL, &res, &err),
+                   DPD_EINVAL);
+  assert_non_null(strstr(err.reason, "'seeds'"));
+  cfg.T = 0;
+  dpd_err_reset(&err);
+  assert_int_equal(dpd_rf_sim_resample_run(&pc, &cfg, DPD_RF_RESAMPLE_ALL, NULL, NULL, &res, &err),
+                   DPD_EINVAL);
+  assert_non_null(strstr(err.reason, "'T'"));
+  /* A diverging replicate names its draw and noise stream. */
+  cfg = resample_sim();
+  cfg.eta = 1e3;
+  cfg.T = 300;
+  cfg.sigma = 0.0;
+  cfg.clip = INFINITY;
+  dpd_err_reset(&err);
+  assert_int_equal(dpd_rf_sim_resample_run(&pc, &cfg, DPD_RF_RESAMPLE_ALL, NULL, NULL, &res, &err),
+                   DPD_ENONFINITE);
+  assert_null(res);
+  assert_non_null(strstr(err.reason, "replicate 0 (data draw 0, noise stream"));
+  /* Names */
+  dpd_rf_resample m = DPD_RF_RESAMPLE_NOISE;
+  assert_int_equal(dpd_rf_resample_get("all", &m, NULL), DPD_OK);
+  assert_int_equal(m, DPD_RF_RESAMPLE_ALL);
+  assert_int_equal(dpd_rf_resample_get("data", &m, NULL), DPD_OK);
+  assert_int_equal(m, DPD_RF_RESAMPLE_DATA);
+  dpd_err_reset(&err);
+  assert_int_equal(dpd_rf_resample_get("both", &m, &err), DPD_EINVAL);
+  assert_int_equal(m, DPD_RF_RESAMPLE_DATA);
+  assert_non_null(strstr(err.reason, "'resample': 'both' (allowed: noise, data, all)"));
+  assert_string_equal(dpd_rf_resample_name(DPD_RF_RESAMPLE_NOISE), "noise");
+  assert_string_equal(dpd_rf_resample_name((dpd_rf_resample)9), "unknown");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(clipped_gradient_equals_brute_force),
@@ -658,6 +923,10 @@ int main(void) {
       cmocka_unit_test(gradient_descent_converges_to_theta_star),
       cmocka_unit_test(unclipped_noisy_mean_risk_matches_exact_formula),
       cmocka_unit_test(bad_configs_are_rejected_and_divergence_reported),
+      cmocka_unit_test(problem_draws_are_independent_and_draw_0_is_the_default),
+      cmocka_unit_test(resample_noise_is_dpd_rf_sim_run_bit_for_bit),
+      cmocka_unit_test(resample_all_and_data_replicates_are_runs_on_their_own_draws),
+      cmocka_unit_test(resample_progress_errors_and_bad_values),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

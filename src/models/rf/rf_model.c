@@ -27,6 +27,7 @@
 #include <cblas.h>
 
 #include "core/error_impl.h"
+#include "core/stats_impl.h"
 #include "dpdyn/ou.h"
 #include "dpdyn/privacy.h"
 #include "dpdyn/rf.h"
@@ -68,6 +69,11 @@ static const dpd_key_desc rf_keys[] = {
     {"calibration", DPD_KEY_TEXT, "exact", 0, 0, 0, "exact|moments", NULL,
      "sigma from epsilon by exact (mu-GDP composition) or moments (the seed's bound)"},
     {"seeds", DPD_KEY_INT, "16", 1, TWO24, 0, NULL, "simulate compare", "replicates"},
+    {"resample", DPD_KEY_TEXT, "all", 0, 0, 0, "noise|data|all", "simulate compare",
+     "what each replicate redraws: all = data, features, test set and noise (independent runs; "
+     "the SE is the spread of runs); noise = the noise only, on one data set (the SE ignores "
+     "the data's variance); data = data, features and test set, one noise path shared by all "
+     "replicates (the SE ignores the noise's variance)"},
     {"save_replicates", DPD_KEY_INT, "0", 0, 2, 0, NULL, "simulate compare",
      "per-replicate values: 0 = none, 1 = replicates.tsv (each replicate's final values), 2 = "
      "also replicates_trajectory.tsv (each replicate on the grid)"},
@@ -79,16 +85,17 @@ static const dpd_key_desc rf_keys[] = {
     {NULL, DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 typedef struct {
-  dpd_rf_config pc;     /* problem */
-  dpd_rf_sim_config sc; /* DP-GD (eta, T, clip, sigma, seeds, seed, grid, threads) */
-  double delta;         /* privacy delta (default 1/n) */
-  double epsilon;       /* target epsilon (INFINITY: non-private) */
-  int have_epsilon;     /* epsilon given: sigma calibrated from it */
-  int moments;          /* calibration = moments */
-  double sigma_exact;   /* exact calibration for epsilon (0 when non-private) */
-  double sigma_moments; /* seed's bound for epsilon (NAN outside its range) */
-  double eps_moments;   /* epsilon that sigma_moments delivers (NAN when n/a) */
-  double epsilon_exact; /* epsilon that the sigma in use delivers (exact accounting) */
+  dpd_rf_config pc;         /* problem */
+  dpd_rf_sim_config sc;     /* DP-GD (eta, T, clip, sigma, seeds, seed, grid, threads) */
+  double delta;             /* privacy delta (default 1/n) */
+  double epsilon;           /* target epsilon (INFINITY: non-private) */
+  int have_epsilon;         /* epsilon given: sigma calibrated from it */
+  int moments;              /* calibration = moments */
+  dpd_rf_resample resample; /* what the replicates redraw (simulate, compare) */
+  double sigma_exact;       /* exact calibration for epsilon (0 when non-private) */
+  double sigma_moments;     /* seed's bound for epsilon (NAN outside its range) */
+  double eps_moments;       /* epsilon that sigma_moments delivers (NAN when n/a) */
+  double epsilon_exact;     /* epsilon that the sigma in use delivers (exact accounting) */
   int plot;
   int save_replicates;    /* 0 none, 1 replicates.tsv, 2 also replicates_trajectory.tsv */
   double memory_estimate; /* bytes the command is expected to need (check_memory) */
@@ -134,10 +141,17 @@ static int check_memory(const dpd_keys *keys, const dpd_run_env *env, const char
   double later_p = 0.0, later_n = 0.0, later_steps = 8.0 * 3.0 * grid, later_seeds = 0.0;
   double phase_ts, phase_later, extra_p, extra_n, extra_steps, extra_seeds, top;
   const char *driver = "p";
-  if (sim) {
+  if (sim && r->resample == DPD_RF_RESAMPLE_NOISE) {
     later_p += 8.0 * threads * 4.0 * pp + 8.0 * pp;
+  } else if (sim) {
+    /* one replicate at a time (one workspace), with up to 64 row blocks' partial gradients
+     * held at once (rf_sim.c: at most 2^21 doubles of them, or one per thread) */
+    later_p += 8.0 * (4.0 + fmin(64.0, fmax(2097152.0 / pp, threads))) * pp + 8.0 * pp;
+    later_seeds += 8.0 * seeds * (6.0 * grid + 8.0); /* each draw's theta* and OU curves */
+  }
+  if (sim) {
     later_seeds += 8.0 * seeds * (T + 2.0 * grid + 2.0);
-    later_seeds += dpd__model_replicates_bytes(r->save_replicates, r->sc.seeds, r->sc.grid, 3, 4);
+    later_seeds += dpd__model_replicates_bytes(r->save_replicates, r->sc.seeds, r->sc.grid, 5, 4);
     later_steps += 8.0 * 3.0 * T;
   }
   if (ou) {
@@ -223,6 +237,7 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, rf_run *r, dpd_err *err
       (status = dpd_keys_u64_get(keys, "seed", &seed, err)) < 0 ||
       (status = dpd_keys_size_get(keys, "threads", &threads, err)) < 0 ||
       (status = dpd_keys_size_get(keys, "grid", &grid, err)) < 0 ||
+      (status = RF_ENUM("resample", dpd_rf_resample_get, &r->resample)) < 0 ||
       (status = dpd_keys_choice_get(keys, "calibration", &choice, err)) < 0) {
     return status;
   }
@@ -436,14 +451,172 @@ static int cmp_size(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* What each draw of the problem gives (rf_draw_eval): theta*'s risks, and for ou and compare the
+ * OU theory conditional on that draw. One draw (resample = noise, and ou) or one per replicate. */
+typedef struct {
+  const rf_run *r;
+  int do_ou;
+  size_t g, draws;
+  const size_t *kgrid;               /* [g] recorded steps */
+  double *ts_train, *ts_test;        /* [draws] theta* = Phi^+ y */
+  double *ou_d, *ou_bias, *ou_noise; /* [draws * g] discrete OU: risk, bias, noise */
+  double *ou_c;                      /* [draws * g] continuous OU risk */
+  double *a_max, *a_min;             /* [draws] 2 s^2 / n, largest and smallest kept */
+  size_t *rank, *exit_step;          /* [draws]; exit_step T + 1: never leaves */
+} rf_draws;
+
+static void rf_draws_free(rf_draws *w) {
+  free(w->ts_train);
+  free(w->ts_test);
+  free(w->ou_d);
+  free(w->ou_bias);
+  free(w->ou_noise);
+  free(w->ou_c);
+  free(w->a_max);
+  free(w->a_min);
+  free(w->rank);
+  free(w->exit_step);
+}
+
+static int rf_draws_alloc(rf_draws *w, dpd_err *err) {
+  const size_t m = w->draws, mg = w->draws * w->g;
+  w->ts_train = malloc(m * sizeof *w->ts_train);
+  w->ts_test = malloc(m * sizeof *w->ts_test);
+  w->ou_d = malloc(mg * sizeof *w->ou_d);
+  w->ou_bias = malloc(mg * sizeof *w->ou_bias);
+  w->ou_noise = malloc(mg * sizeof *w->ou_noise);
+  w->ou_c = malloc(mg * sizeof *w->ou_c);
+  w->a_max = malloc(m * sizeof *w->a_max);
+  w->a_min = malloc(m * sizeof *w->a_min);
+  w->rank = malloc(m * sizeof *w->rank);
+  w->exit_step = malloc(m * sizeof *w->exit_step);
+  if (w->ts_train == NULL || w->ts_test == NULL || w->ou_d == NULL || w->ou_bias == NULL ||
+      w->ou_noise == NULL || w->ou_c == NULL || w->a_max == NULL || w->a_min == NULL ||
+      w->rank == NULL || w->exit_step == NULL) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory (%zu draws of the problem)", m);
+  }
+  return DPD_OK;
+}
+
+/* theta* and, for ou and compare, the OU theory of one draw (dpd_rf_draw_fn). */
+static int rf_draw_eval(void *user, size_t rep, const dpd_rf_problem *problem, dpd_err *err) {
+  rf_draws *w = user;
+  const rf_run *r = w->r;
+  const size_t g = w->g, T = r->sc.T, n = problem->n, pp = problem->p;
+  dpd_ou *ou = NULL;
+  dpd_ou_test *ou_test = NULL;
+  dpd_ou_risk *risk_d = NULL, *risk_c = NULL;
+  size_t *ksteps = NULL;
+  double *s = NULL, *theta_star = malloc(pp * sizeof *theta_star);
+  int status;
+  if (theta_star == NULL) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory (p = %zu)", pp);
+  }
+  status =
+      dpd_rf_theta_star_get(problem, -1.0, theta_star, &w->ts_train[rep], &w->ts_test[rep], err);
+  free(theta_star);
+  if (status < 0 || !w->do_ou) {
+    return status;
+  }
+  dpd_ou_params par = {.eta = r->sc.eta,
+                       .clip = isfinite(r->sc.clip) ? r->sc.clip * sqrt((double)pp) : 1.0,
+                       .sigma = r->sc.sigma,
+                       .time = DPD_OU_DISCRETE};
+  size_t exit_idx;
+  s = malloc(n * sizeof *s);
+  risk_d = malloc(g * sizeof *risk_d);
+  risk_c = malloc(g * sizeof *risk_c);
+  if (s == NULL || risk_d == NULL || risk_c == NULL) {
+    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    goto done;
+  }
+  if ((status = dpd_ou_create(NULL, problem->phi, n, pp, problem->y, &ou, err)) < 0) {
+    goto done;
+  }
+  w->rank[rep] = dpd_ou_rank_get(ou);
+  dpd_ou_singular_values_get(ou, s);
+  w->a_max[rep] = 2.0 * s[0] * s[0] / (double)n;
+  w->a_min[rep] =
+      w->rank[rep] > 0 ? 2.0 * s[w->rank[rep] - 1] * s[w->rank[rep] - 1] / (double)n : 0.0;
+  if (!(r->sc.eta * w->a_max[rep] < 2.0)) {
+    char which[64] = "";
+    if (w->draws > 1) {
+      snprintf(which, sizeof which, "data draw %zu: ", rep);
+    }
+    status = DPD_FAIL(err, DPD_ENONFINITE,
+                      "ou: eta = %g is above the stability limit 2 / a_max = %g of gradient "
+                      "descent on this problem (%sa_max = 2 s_max^2 / n = %g): DP-GD diverges",
+                      r->sc.eta, 2.0 / w->a_max[rep], which, w->a_max[rep]);
+    goto done;
+  }
+  /* One projection of the test set serves the discrete and the continuous curve. */
+  if ((status = dpd_ou_test_create(ou, problem->phi_test, problem->n_test, problem->y_test,
+                                   &ou_test, err)) < 0 ||
+      (status = dpd_ou_test_risk_eval(ou_test, &par, w->kgrid, g, risk_d, err)) < 0) {
+    goto done;
+  }
+  par.time = DPD_OU_CONTINUOUS;
+  if ((status = dpd_ou_test_risk_eval(ou_test, &par, w->kgrid, g, risk_c, err)) < 0) {
+    goto done;
+  }
+  /* First exit of the mean path from the no-clip set, scanned at every step. */
+  exit_idx = T + 1;
+  if (isfinite(r->sc.clip)) {
+    ksteps = malloc((T + 1) * sizeof *ksteps);
+    if (ksteps == NULL) {
+      status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+      goto done;
+    }
+    for (size_t k = 0; k <= T; k++) {
+      ksteps[k] = k;
+    }
+    par.time = DPD_OU_DISCRETE;
+    par.clip = r->sc.clip * sqrt((double)pp);
+    if ((status = dpd_ou_exit_step(ou, &par, ksteps, T + 1, &exit_idx, err)) < 0) {
+      goto done;
+    }
+  }
+  w->exit_step[rep] = exit_idx;
+  for (size_t j = 0; j < g; j++) {
+    w->ou_d[rep * g + j] = risk_d[j].risk;
+    w->ou_bias[rep * g + j] = risk_d[j].bias;
+    w->ou_noise[rep * g + j] = risk_d[j].noise;
+    w->ou_c[rep * g + j] = risk_c[j].risk;
+  }
+done:
+  free(s);
+  free(risk_d);
+  free(risk_c);
+  free(ksteps);
+  dpd_ou_test_free(ou_test);
+  dpd_ou_free(ou);
+  return status;
+}
+
+/* Mean and standard error over the draws of column j of x [draws * g] (one draw: the value
+ * itself and SE 0, as the single-draw outputs have always been). */
+static void draws_mean_se(const double *x, size_t draws, size_t g, double *mean, double *se) {
+  if (draws == 1) {
+    memcpy(mean, x, g * sizeof *mean);
+    for (size_t j = 0; j < g; j++) {
+      se[j] = 0.0;
+    }
+  } else {
+    dpd__stats_columns_mean_se(x, draws, g, mean, se);
+  }
+}
+
 /* save_replicates: replicates.tsv (each replicate's final test and train risk, and its first
- * clipped step, -1 if none, as the summary's first_clip_step_*) and, at 2,
+ * clipped step, -1 if none, as the summary's first_clip_step_*; with resample = all or data
+ * also the theta* test risk of its own draw and, for compare, that draw's OU final test risk)
+ * and, at 2,
  * replicates_trajectory.tsv (each replicate's risks on the grid, named as trajectory.tsv's
  * columns they average to). */
 static int add_replicates(dpd_output *out, const rf_run *r, const dpd_rf_sim_result *sim,
-                          const size_t *kgrid, dpd_err *err) {
+                          const rf_draws *w, const size_t *kgrid, dpd_err *err) {
   const size_t S = r->sc.seeds, g = r->sc.grid, T = r->sc.T;
-  double *buf = malloc((3 * S + 2 * g) * sizeof *buf);
+  const int per_draw = w->draws == S && r->resample != DPD_RF_RESAMPLE_NOISE;
+  double *buf = malloc((5 * S + 2 * g) * sizeof *buf);
   int status;
   if (buf == NULL) {
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory (seeds = %zu)", S);
@@ -453,13 +626,29 @@ static int add_replicates(dpd_output *out, const rf_run *r, const dpd_rf_sim_res
     buf[S + i] = sim->train_replicates[i * g + g - 1];
     buf[2 * S + i] = sim->first_clip[i] < T ? (double)sim->first_clip[i] : -1.0;
   }
+  if (per_draw) {
+    /* each replicate's own draw: its theta* and, for compare, its OU theory */
+    for (size_t i = 0; i < S; i++) {
+      buf[3 * S + i] = w->ts_test[i];
+      buf[4 * S + i] = w->do_ou ? w->ou_d[i * g + g - 1] : NAN;
+    }
+  }
   {
-    const double *fin[3] = {buf, buf + S, buf + 2 * S};
+    const double *fin[5] = {buf, buf + S, buf + 2 * S, buf + 3 * S, buf + 4 * S};
     status = dpd__output_replicates_add(
-        out, NULL, "final_test_risk final_train_risk first_clip_step", S, 3, fin, err);
+        out, NULL,
+        !per_draw   ? "final_test_risk final_train_risk first_clip_step"
+        : !w->do_ou ? "final_test_risk final_train_risk first_clip_step theta_star_test_risk"
+                    : "final_test_risk final_train_risk first_clip_step theta_star_test_risk "
+                      "ou_final_test_risk",
+        S,
+        !per_draw  ? 3
+        : w->do_ou ? 5
+                   : 4,
+        fin, err);
   }
   if (status == DPD_OK && r->save_replicates >= 2) {
-    double *t = buf + 3 * S, *kk = t + g;
+    double *t = buf + 5 * S, *kk = t + g;
     for (size_t j = 0; j < g; j++) {
       t[j] = (double)kgrid[j] / (double)T;
       kk[j] = (double)kgrid[j];
@@ -472,25 +661,28 @@ static int add_replicates(dpd_output *out, const rf_run *r, const dpd_rf_sim_res
   return status;
 }
 
-/* simulate, ou and compare: the problem, then DP-GD replicates and/or the OU theory. */
+/* simulate, ou and compare: the problem (one, or one per replicate as `resample` says), then
+ * DP-GD replicates and/or the OU theory. With one problem per replicate, the OU curves are the
+ * means over the draws of the theory conditional on each, and the gaps are measured in the
+ * standard error of the paired differences (replicate r's DP-GD against draw r's theory):
+ * docs/rf.md, "Replicates: what varies". */
 static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, dpd_err *err) {
   const char *command = dpd_keys_command_get(keys);
   rf_run r;
+  rf_draws w;
   dpd_rf_problem *problem = NULL;
   dpd_rf_sim_result *sim = NULL;
-  dpd_ou *ou = NULL;
-  dpd_ou_test *ou_test = NULL;
-  dpd_ou_risk *risk_d = NULL, *risk_c = NULL;
-  double *theta_star = NULL, *cols_buf = NULL, *steps_all = NULL;
-  size_t *kgrid = NULL, *ksteps = NULL;
+  double *cols_buf = NULL, *steps_all = NULL;
+  size_t *kgrid = NULL;
   dpd_output *out = NULL;
   int status;
   const int do_sim = strcmp(command, "simulate") == 0 || strcmp(command, "compare") == 0;
   const int do_ou = strcmp(command, "ou") == 0 || strcmp(command, "compare") == 0;
   const char *figure = do_sim && do_ou ? "rf_compare" : do_sim ? "rf_simulate" : "rf_ou";
-  double ts_train = NAN, ts_test = NAN;
+  double ts_train, ts_test, ts_train_se, ts_test_se;
 
   *outp = NULL;
+  memset(&w, 0, sizeof w);
   if ((status = setup(keys, env, &r, err)) < 0 || (status = dpd__model_validated(env, err)) != 0) {
     return status < 0 ? status : DPD_OK;
   }
@@ -498,22 +690,31 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
    * OpenBLAS's thread count; one thread keeps every output bit-identical for any `threads`
    * (dpdyn's own kernels use OpenMP). On two cores this costs nothing measurable. */
   openblas_set_num_threads(1);
-  if ((status = dpd_rf_problem_create(&r.pc, &problem, err)) < 0) {
-    goto done;
-  }
-  const size_t g = r.sc.grid, T = r.sc.T, n = r.pc.n, pp = r.pc.p;
+  const size_t g = r.sc.grid, T = r.sc.T;
+  /* One problem per replicate (resample = data, all) or one for the run. */
+  const int per_draw = do_sim && r.resample != DPD_RF_RESAMPLE_NOISE;
+  const size_t draws = per_draw ? r.sc.seeds : 1;
+  w = (rf_draws){.r = &r, .do_ou = do_ou, .g = g, .draws = draws};
   kgrid = malloc(g * sizeof *kgrid);
-  theta_star = malloc(pp * sizeof *theta_star);
-  if (kgrid == NULL || theta_star == NULL) {
-    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory (p = %zu)", pp);
+  if (kgrid == NULL) {
+    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory (grid = %zu)", g);
     goto done;
   }
   dpd_rf_sim_grid_steps(T, g, kgrid);
-  if ((status = dpd_rf_theta_star_get(problem, -1.0, theta_star, &ts_train, &ts_test, err)) < 0) {
+  w.kgrid = kgrid;
+  if ((status = rf_draws_alloc(&w, err)) < 0) {
     goto done;
   }
-  free(theta_star);
-  theta_star = NULL;
+  if (do_sim) {
+    status = dpd_rf_sim_resample_run(&r.pc, &r.sc, r.resample, rf_draw_eval, &w, &sim, err);
+  } else if ((status = dpd_rf_problem_create(&r.pc, &problem, err)) >= 0) {
+    status = rf_draw_eval(&w, 0, problem, err);
+  }
+  if (status < 0) {
+    goto done;
+  }
+  draws_mean_se(w.ts_train, draws, 1, &ts_train, &ts_train_se);
+  draws_mean_se(w.ts_test, draws, 1, &ts_test, &ts_test_se);
 
   if ((status = output_begin(command, &r, &out, err)) < 0 ||
       (status = dpd__output_figure_set(out, figure, err)) < 0) {
@@ -521,13 +722,15 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
   }
   dpd_output_number_set(out, "theta_star_train_risk", ts_train);
   dpd_output_number_set(out, "theta_star_test_risk", ts_test);
+  if (per_draw) {
+    dpd_output_number_set(out, "theta_star_test_risk_se", ts_test_se);
+  }
 
   if (do_sim) {
     size_t *fc;
-    if ((status = dpd_rf_sim_run(problem, &r.sc, &sim, err)) < 0) {
-      goto done;
-    }
     cJSON_AddNumberToObject(out->summary, "seeds", (double)r.sc.seeds);
+    cJSON_AddStringToObject(out->summary, "resample", dpd_rf_resample_name(r.resample));
+    cJSON_AddNumberToObject(out->summary, "data_draws", (double)draws);
     dpd_output_number_set(out, "final_test_risk", sim->test_mean[g - 1]);
     dpd_output_number_set(out, "final_test_risk_se", sim->test_se[g - 1]);
     dpd_output_number_set(out, "final_train_risk", sim->train_mean[g - 1]);
@@ -546,88 +749,82 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
     dpd_output_number_set(out, "first_clip_step_median",
                           fc[r.sc.seeds / 2] < T ? (double)fc[r.sc.seeds / 2] : -1.0);
     free(fc);
+    if (r.resample == DPD_RF_RESAMPLE_NOISE &&
+        (status = dpd__output_note_add(
+             out, err,
+             "note: resample = noise: every replicate trains on the same data set (seed %llu), "
+             "so the standard errors measure the noise alone, conditional on that data set; "
+             "resample = all gives the spread of independent runs",
+             (unsigned long long)r.sc.seed)) < 0) {
+      goto done;
+    }
+    if (r.resample == DPD_RF_RESAMPLE_DATA &&
+        (status = dpd__output_note_add(
+             out, err,
+             "note: resample = data: every replicate draws the same noise path, so the "
+             "standard errors%s measure the data alone, conditional on that path; resample = "
+             "all gives the spread of independent runs",
+             do_ou ? " (and the gaps measured in them)" : "")) < 0) {
+      goto done;
+    }
   }
+
+  /* t, step, clipped fraction, theta*, the 4 OU curves (means over the draws), their SE, the
+   * gap's SE, scratch, and the paired differences of the draws. */
+  cols_buf = malloc((11 + draws) * g * sizeof *cols_buf);
+  if (cols_buf == NULL) {
+    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    goto done;
+  }
+  double *t = cols_buf, *kk = t + g, *clipg = kk + g, *tsc = clipg + g, *oud = tsc + g;
+  double *oud_se = oud + 4 * g, *gap_se = oud_se + g, *scratch = gap_se + g, *diff = scratch + g;
+  const double *se_of_gap = sim != NULL ? sim->test_se : NULL;
   if (do_ou) {
-    dpd_ou_params par = {.eta = r.sc.eta,
-                         .clip = isfinite(r.sc.clip) ? r.sc.clip * sqrt((double)pp) : 1.0,
-                         .sigma = r.sc.sigma,
-                         .time = DPD_OU_DISCRETE};
-    size_t exit_idx, rank;
-    double *s = malloc(n * sizeof *s);
-    risk_d = malloc(g * sizeof *risk_d);
-    risk_c = malloc(g * sizeof *risk_c);
-    if (s == NULL || risk_d == NULL || risk_c == NULL) {
-      free(s);
-      status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-      goto done;
+    size_t rank = w.rank[0], exit_idx = w.exit_step[0];
+    double a_max = w.a_max[0], a_min = w.a_min[0];
+    const char *pre = do_sim ? "ou_" : "";
+    char key[64];
+    /* Over the draws: the smallest rank and a_min, the largest a_max, the earliest exit. */
+    for (size_t k = 1; k < draws; k++) {
+      rank = w.rank[k] < rank ? w.rank[k] : rank;
+      exit_idx = w.exit_step[k] < exit_idx ? w.exit_step[k] : exit_idx;
+      a_max = fmax(a_max, w.a_max[k]);
+      a_min = fmin(a_min, w.a_min[k]);
     }
-    if ((status = dpd_ou_create(NULL, problem->phi, n, pp, problem->y, &ou, err)) < 0) {
-      free(s);
-      goto done;
-    }
-    rank = dpd_ou_rank_get(ou);
-    dpd_ou_singular_values_get(ou, s);
-    {
-      double a_max = 2.0 * s[0] * s[0] / (double)n;
-      double a_min = rank > 0 ? 2.0 * s[rank - 1] * s[rank - 1] / (double)n : 0.0;
-      cJSON_AddNumberToObject(out->summary, "ou_rank", (double)rank);
-      dpd_output_number_set(out, "ou_a_max", a_max);
-      dpd_output_number_set(out, "ou_a_min", a_min);
-      dpd_output_number_set(out, "ou_eta_a_max", r.sc.eta * a_max);
-      free(s);
-      if (!(r.sc.eta * a_max < 2.0)) {
-        status = DPD_FAIL(err, DPD_ENONFINITE,
-                          "ou: eta = %g is above the stability limit 2 / a_max = %g of gradient "
-                          "descent on this problem (a_max = 2 s_max^2 / n = %g): DP-GD diverges",
-                          r.sc.eta, 2.0 / a_max, a_max);
-        goto done;
-      }
-    }
-    /* One projection of the test set serves the discrete and the continuous curve. */
-    if ((status = dpd_ou_test_create(ou, problem->phi_test, problem->n_test, problem->y_test,
-                                     &ou_test, err)) < 0 ||
-        (status = dpd_ou_test_risk_eval(ou_test, &par, kgrid, g, risk_d, err)) < 0) {
-      goto done;
-    }
-    par.time = DPD_OU_CONTINUOUS;
-    if ((status = dpd_ou_test_risk_eval(ou_test, &par, kgrid, g, risk_c, err)) < 0) {
-      goto done;
-    }
-    /* First exit of the mean path from the no-clip set, scanned at every step. */
-    if (isfinite(r.sc.clip)) {
-      ksteps = malloc((T + 1) * sizeof *ksteps);
-      if (ksteps == NULL) {
-        status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-        goto done;
-      }
-      for (size_t k = 0; k <= T; k++) {
-        ksteps[k] = k;
-      }
-      par.time = DPD_OU_DISCRETE;
-      par.clip = r.sc.clip * sqrt((double)pp);
-      if ((status = dpd_ou_exit_step(ou, &par, ksteps, T + 1, &exit_idx, err)) < 0) {
-        goto done;
-      }
-    } else {
-      exit_idx = T + 1;
-    }
+    cJSON_AddNumberToObject(out->summary, "ou_rank", (double)rank);
+    dpd_output_number_set(out, "ou_a_max", a_max);
+    dpd_output_number_set(out, "ou_a_min", a_min);
+    dpd_output_number_set(out, "ou_eta_a_max", r.sc.eta * a_max);
     dpd_output_number_set(out, "ou_exit_step", exit_idx <= T ? (double)exit_idx : -1.0);
     dpd_output_number_set(out, "ou_exit_tau",
                           exit_idx <= T ? r.sc.eta * (double)exit_idx : INFINITY);
-    {
-      const char *pre = do_sim ? "ou_" : "";
-      char key[64];
-      snprintf(key, sizeof key, "%sfinal_test_risk", pre);
-      dpd_output_number_set(out, key, risk_d[g - 1].risk);
-      if (!do_sim) {
-        dpd_output_number_set(out, "final_test_risk_se", 0.0);
+    draws_mean_se(w.ou_d, draws, g, oud, oud_se);
+    draws_mean_se(w.ou_bias, draws, g, oud + g, scratch);
+    draws_mean_se(w.ou_noise, draws, g, oud + 2 * g, scratch);
+    draws_mean_se(w.ou_c, draws, g, oud + 3 * g, scratch);
+    snprintf(key, sizeof key, "%sfinal_test_risk", pre);
+    dpd_output_number_set(out, key, oud[g - 1]);
+    if (!do_sim) {
+      dpd_output_number_set(out, "final_test_risk_se", 0.0);
+    }
+    if (per_draw) {
+      dpd_output_number_set(out, "ou_final_test_risk_se", oud_se[g - 1]);
+    }
+    snprintf(key, sizeof key, "%sfinal_bias", pre);
+    dpd_output_number_set(out, key, oud[2 * g - 1]);
+    snprintf(key, sizeof key, "%sfinal_noise", pre);
+    dpd_output_number_set(out, key, oud[3 * g - 1]);
+    snprintf(key, sizeof key, "%sfinal_test_risk_continuous", pre);
+    dpd_output_number_set(out, key, oud[4 * g - 1]);
+    if (per_draw) {
+      /* Paired: replicate r's DP-GD risk minus the theory of its own draw r. The data's
+       * variance, common to both, cancels; what is left is the noise's (and, with clipping,
+       * the theory's error). */
+      for (size_t k = 0; k < draws * g; k++) {
+        diff[k] = sim->test_replicates[k] - w.ou_d[k];
       }
-      snprintf(key, sizeof key, "%sfinal_bias", pre);
-      dpd_output_number_set(out, key, risk_d[g - 1].bias);
-      snprintf(key, sizeof key, "%sfinal_noise", pre);
-      dpd_output_number_set(out, key, risk_d[g - 1].noise);
-      snprintf(key, sizeof key, "%sfinal_test_risk_continuous", pre);
-      dpd_output_number_set(out, key, risk_c[g - 1].risk);
+      dpd__stats_columns_mean_se(diff, draws, g, scratch, gap_se);
+      se_of_gap = gap_se;
     }
   }
 
@@ -635,29 +832,12 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
   {
     const double *cols[16];
     char names[512] = "t step";
-    size_t ncols = 0, per = do_ou ? 4 : 0;
-    double *t, *kk, *clipg, *tsc, *oud;
-    cols_buf = malloc((4 + per) * g * sizeof *cols_buf);
-    if (cols_buf == NULL) {
-      status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-      goto done;
-    }
-    t = cols_buf;
-    kk = t + g;
-    clipg = kk + g;
-    tsc = clipg + g;
-    oud = tsc + g;
+    size_t ncols = 0;
     for (size_t j = 0; j < g; j++) {
       t[j] = (double)kgrid[j] / (double)T;
       kk[j] = (double)kgrid[j];
       clipg[j] = sim != NULL ? sim->clip_fraction[kgrid[j] < T ? kgrid[j] : T - 1] : NAN;
       tsc[j] = ts_test;
-      if (do_ou) {
-        oud[j] = risk_d[j].risk;
-        oud[g + j] = risk_d[j].bias;
-        oud[2 * g + j] = risk_d[j].noise;
-        oud[3 * g + j] = risk_c[j].risk;
-      }
     }
     cols[ncols++] = t;
     cols[ncols++] = kk;
@@ -687,18 +867,22 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
       }
     }
     ADD_COL(tsc, "theta_star_test_risk");
+    if (per_draw && do_ou) {
+      ADD_COL(oud_se, "ou_test_risk_se");
+      ADD_COL(gap_se, "gap_se");
+    }
 #undef ADD_COL
     if (sim != NULL && do_ou) {
-      double sup, sup_se, final_gap = fabs(risk_d[g - 1].risk - sim->test_mean[g - 1]);
-      sup_gaps(oud, sim->test_mean, sim->test_se, g, &sup, &sup_se);
+      double sup, sup_se, fz, final_gap = fabs(oud[g - 1] - sim->test_mean[g - 1]);
+      sup_gaps(oud, sim->test_mean, se_of_gap, g, &sup, &sup_se);
       dpd_output_number_set(out, "sup_gap", sup);
       dpd_output_number_set(out, "sup_gap_in_se", sup_se);
       dpd_output_number_set(out, "final_gap", final_gap);
-      {
-        double fz;
-        sup_gaps(oud + g - 1, sim->test_mean + g - 1, sim->test_se + g - 1, 1, &final_gap, &fz);
-        dpd_output_number_set(out, "final_gap_in_se", fz);
+      if (per_draw) {
+        dpd_output_number_set(out, "final_gap_se", se_of_gap[g - 1]);
       }
+      sup_gaps(oud + g - 1, sim->test_mean + g - 1, se_of_gap + g - 1, 1, &final_gap, &fz);
+      dpd_output_number_set(out, "final_gap_in_se", fz);
     }
     if ((status = dpd_output_table_add(out, "trajectory.tsv", figure, names, g, ncols, cols, err)) <
         0) {
@@ -719,21 +903,16 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
                                          3, ccols, err)) < 0) {
         goto done;
       }
-      if (r.save_replicates > 0 && (status = add_replicates(out, &r, sim, kgrid, err)) < 0) {
+      if (r.save_replicates > 0 && (status = add_replicates(out, &r, sim, &w, kgrid, err)) < 0) {
         goto done;
       }
     }
   }
 done:
   free(kgrid);
-  free(ksteps);
-  free(theta_star);
   free(cols_buf);
   free(steps_all);
-  free(risk_d);
-  free(risk_c);
-  dpd_ou_test_free(ou_test);
-  dpd_ou_free(ou);
+  rf_draws_free(&w);
   dpd_rf_sim_result_free(sim);
   dpd_rf_problem_free(problem);
   if (status < 0) {
