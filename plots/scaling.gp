@@ -25,7 +25,7 @@ set grid
 set format x "10^{%L}"
 set format y "10^{%L}"
 set xrange [2e-5:0.15]
-set key bottom right opaque box font ",9" spacing 1.0 samplen 2.5
+set key top left opaque box font ",9" spacing 1.0 samplen 2.5 width -2
 sel(a, r, f) = (abs(column("alpha") - a) < 1e-9 && abs(column("rho") / r - 1) < 1e-9 && \
                 abs(column("d") - dmain) < 0.5 && strcol("family") eq f) ? column("R_out") : NaN
 do for [ir = 1:nr] {
@@ -33,10 +33,11 @@ do for [ir = 1:nr] {
     a = real(word(alphas, ia))
     r = real(word(rhos, ir))
     p = (a > 1 ? 1 - 1 / a : 1)
+    undefine STATS_*
     stats data u "gamma":(sel(a, r, "sqrt") == sel(a, r, "sqrt") ? sel(a, r, "sqrt") : \
         (sel(a, r, "const") == sel(a, r, "const") ? sel(a, r, "const") : NaN)) nooutput
-    g0 = STATS_min_x
-    r0 = STATS_min_y
+    g0 = exists("STATS_min_x") ? STATS_min_x : 1e-3
+    r0 = exists("STATS_min_y") ? STATS_min_y : NaN
     set title sprintf("α = %g, ρ = %g", a, r) font ",11"
     set xlabel (ir == nr ? "γ = d / n" : "")
     set ylabel (ia == 1 ? "R_{out}" : "")

@@ -16,10 +16,11 @@
 #
 # Writes OUT/scaling.tsv (every tuned point), OUT/scaling_slopes.tsv (local slopes),
 # OUT/scaling_fit.tsv (fitted exponents, windows, theory), OUT/scaling.png and REPORT.
-# usage: scripts/scaling.sh [--quick] [--out=DIR] [--report=FILE.md]
+# usage: scripts/scaling.sh [--quick] [--refit] [--out=DIR] [--report=FILE.md]
 #   default OUT = docs/figures, REPORT = docs/scaling.md; --quick: d = 1000, alpha = 2, rho = 1,
 #   three gammas, families const and sqrt (seconds; a smoke test of the pipeline, not a result)
-#   and REPORT = OUT/scaling.md.
+#   and REPORT = OUT/scaling.md; --refit: no tunes, the fits, report and figure again from
+#   OUT/scaling.tsv (e.g. after editing scripts/scaling_prose.md).
 # environment: DPDYN (default build/dpdyn), PYTHON (default /usr/bin/python3), JOBS (parallel
 #   tunes, default 2), EXTRA_KEYS (default empty), D (override d), ALPHAS, RHOS, FAMILIES
 #   (space-separated lists overriding the defaults).
@@ -30,15 +31,17 @@ python=${PYTHON:-/usr/bin/python3}
 jobs=${JOBS:-2}
 extra=${EXTRA_KEYS:-}
 quick=0
+refit=0
 out=$src/docs/figures
 report=
 for a in "$@"; do
   case $a in
   --quick) quick=1 ;;
+  --refit) refit=1 ;;
   --out=*) out=${a#--out=} ;;
   --report=*) report=${a#--report=} ;;
   *)
-    echo "scaling.sh: unknown argument '$a' (allowed: --quick, --out=DIR, --report=FILE)" >&2
+    echo "scaling.sh: unknown argument '$a' (allowed: --quick, --refit, --out=DIR, --report=FILE)" >&2
     exit 1
     ;;
   esac
@@ -70,6 +73,20 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
+figure() {
+  if command -v gnuplot >/dev/null; then
+    gnuplot -c "$src/plots/scaling.gp" "$out/scaling.tsv" "$out/scaling_fit.tsv" \
+      "$out/scaling.png" "$d" "$zeta" "$alphas" "$rhos" "$families"
+  else
+    echo "scaling: gnuplot not found, no figure" >&2
+  fi
+}
+if [ $refit = 1 ]; then
+  elapsed=$(sed -n 's/.*wall seconds of the tunes: \([0-9]*\).*/\1/p' "$out/scaling.tsv")
+  $python "$src/scripts/scaling_fit.py" "$out" "$report" "${elapsed:-?}"
+  figure
+  exit 0
+fi
 
 # The job list: one line "alpha rho family d n" per tune.
 for alpha in $alphas; do
@@ -135,10 +152,5 @@ elapsed=$(($(date +%s) - start))
 echo "scaling: tunes took $elapsed s" >&2
 
 $python "$src/scripts/scaling_fit.py" "$out" "$report" "$elapsed"
-if command -v gnuplot >/dev/null; then
-  gnuplot -c "$src/plots/scaling.gp" "$out/scaling.tsv" "$out/scaling_fit.tsv" "$out/scaling.png" \
-    "$d" "$zeta" "$alphas" "$rhos" "$families"
-else
-  echo "scaling: gnuplot not found, no figure" >&2
-fi
+figure
 echo "scaling: wrote $out/scaling{.tsv,_slopes.tsv,_fit.tsv,.png} and $report" >&2
