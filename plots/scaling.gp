@@ -25,7 +25,7 @@ set grid
 set format x "10^{%L}"
 set format y "10^{%L}"
 set xrange [2e-5:0.15]
-set key top left opaque box font ",9" spacing 1.0 samplen 2.5 width -2
+set key bottom right opaque box font ",9" spacing 1.0 samplen 2.5 width -2
 sel(a, r, f) = (abs(column("alpha") - a) < 1e-9 && abs(column("rho") / r - 1) < 1e-9 && \
                 abs(column("d") - dmain) < 0.5 && strcol("family") eq f) ? column("R_out") : NaN
 do for [ir = 1:nr] {
@@ -41,7 +41,7 @@ do for [ir = 1:nr] {
     set title sprintf("α = %g, ρ = %g", a, r) font ",11"
     set xlabel (ir == nr ? "γ = d / n" : "")
     set ylabel (ia == 1 ? "R_{out}" : "")
-    if (ir == 1 && ia == 1) { set key } else { unset key }
+    if (ir == nr && ia == na) { set key } else { unset key }
     plot for [i = 1:nf] data u "gamma":(sel(a, r, word(fams, i))) w lp pt ptf(word(fams, i)) ps 0.9 lw 1.5 lc rgb colf(word(fams, i)) t labf(word(fams, i)), \
          0.5 * r0 * (x / g0)**p w l dt 2 lw 1.2 lc rgb "#555555" t "slope 1 − 1/α (α > 1) or 1 (α ≤ 1)"
   }

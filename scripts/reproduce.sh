@@ -52,7 +52,7 @@ BUILD=$build "$src/scripts/sde_gap_table.sh" 1024 101 0 500 2000 8000 >"$figs/sd
 step "rates"
 DPDYN=$dpdyn "$src/scripts/rates.sh"
 
-# Scaling laws on power-law spectra (writes docs/scaling.md; about 45 minutes on 2 cores).
+# Scaling laws on power-law spectra (writes docs/scaling.md; about an hour on 2 shared cores).
 step "scaling"
 DPDYN=$dpdyn "$src/scripts/scaling.sh"
 

@@ -101,7 +101,7 @@ done >"$work/jobs"
 if [ -n "$d2" ]; then
   for alpha in 1.5 2; do
     for f in $families; do
-      for k in 6 7 8 9; do
+      for k in 7 8 9; do
         echo "$alpha 1 $f $d2 $($python -c "print(round($d2 / 10 ** (-$k / 2)))")"
       done
     done
