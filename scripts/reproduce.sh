@@ -52,4 +52,8 @@ BUILD=$build "$src/scripts/sde_gap_table.sh" 1024 101 0 500 2000 8000 >"$figs/sd
 step "rates"
 DPDYN=$dpdyn "$src/scripts/rates.sh"
 
+# Scaling laws on power-law spectra (writes docs/scaling.md; about an hour on 2 shared cores).
+step "scaling"
+DPDYN=$dpdyn "$src/scripts/scaling.sh"
+
 echo "reproduce: figures in $figs" >&2
