@@ -12,7 +12,7 @@
 # compressed ODE then costs nothing in d). A second dimension (2d) is run for alpha = 1.5 and 2 at
 # rho = 1 over the smallest gammas, to check that the fitted exponents do not move with d.
 # The ODE is the asymptotic deterministic equivalent at that d (no finite-size correction);
-# EXTRA_KEYS is passed to every tune (e.g. EXTRA_KEYS="--finite_size=on" once that key exists).
+# EXTRA_KEYS is passed to every tune (e.g. EXTRA_KEYS="--finite_size=off" for the asymptotic equivalent; the default is auto).
 #
 # Writes OUT/scaling.tsv (every tuned point), OUT/scaling_slopes.tsv (local slopes),
 # OUT/scaling_fit.tsv (fitted exponents, windows, theory), OUT/scaling.png and REPORT.

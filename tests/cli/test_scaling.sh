@@ -14,7 +14,8 @@ if [ -z "$py" ]; then
   echo "test_scaling: no python3 with numpy, skipped"
   exit 0
 fi
-if DPDYN=$dpdyn PYTHON=$py "$src/scripts/scaling.sh" --quick --out="$work/s" >"$work/log" 2>&1; then
+# the machinery, not the numbers: the asymptotic equivalent keeps the quick grid to seconds
+if DPDYN=$dpdyn PYTHON=$py EXTRA_KEYS=--finite_size=off "$src/scripts/scaling.sh" --quick --out="$work/s" >"$work/log" 2>&1; then
   ok "scaling.sh --quick ran"
 else
   bad "scaling.sh --quick failed: $(tail -3 "$work/log")"
