@@ -105,9 +105,9 @@ shape lr-sde2 replicates.tsv 5 \
 shape lr-cmp3 replicates.tsv 8 "replicate final_excess_risk excess_risk_before_release clipped_fraction sde_final_excess_risk sde_excess_risk_before_release sde_expected_clipped_fraction"
 shape lr-cmp3 replicates_trajectory.tsv 48 \
   "replicate t excess_risk clipped_fraction sde_excess_risk sde_expected_clipped_fraction"
-shape rf-sim2 replicates.tsv 5 "replicate final_test_risk final_train_risk first_clip_step"
+shape rf-sim2 replicates.tsv 5 "replicate final_test_risk final_train_risk first_clip_step theta_star_test_risk"
 shape rf-sim2 replicates_trajectory.tsv 35 "replicate t step train_risk test_risk"
-shape rf-cmp1 replicates.tsv 8 "replicate final_test_risk final_train_risk first_clip_step"
+shape rf-cmp1 replicates.tsv 8 "replicate final_test_risk final_train_risk first_clip_step theta_star_test_risk ou_final_test_risk"
 shape nc-sim replicates.tsv 5 "replicate test_error w_norm"
 [ "$(tsv_header "$work/sp-sim/replicates.tsv" | cut -f1-2 | tr '\t' ' ')" = "replicate test_accuracy" ] &&
   [ "$(tsv_rows "$work/sp-sim/replicates.tsv" | grep -c .)" = 4 ] &&
@@ -134,6 +134,8 @@ check_mean "$work/lr-cmp3" sde_final_excess_risk sde_final_excess_risk sde_final
 check_mean "$work/rf-sim2" final_test_risk final_test_risk final_test_risk_se
 check_mean "$work/rf-sim2" final_train_risk final_train_risk final_train_risk_se
 check_mean "$work/rf-cmp1" final_test_risk final_test_risk final_test_risk_se
+check_mean "$work/rf-sim2" theta_star_test_risk theta_star_test_risk theta_star_test_risk_se
+check_mean "$work/rf-cmp1" ou_final_test_risk ou_final_test_risk ou_final_test_risk_se
 check_mean "$work/nc-sim" test_error test_error test_error_se
 check_mean "$work/nc-cmp" test_error test_error test_error_se
 check_mean "$work/sp-sim" test_accuracy test_accuracy test_accuracy_se
