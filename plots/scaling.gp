@@ -25,7 +25,9 @@ set grid
 set format x "10^{%L}"
 set format y "10^{%L}"
 set xrange [2e-5:0.15]
-set key bottom right opaque box font ",9" spacing 1.0 samplen 2.5 width -2
+# one legend for all panels, top right beside the title (inside a panel it would hide data)
+if (na * nr > 1) { set key at screen 0.995, 0.995 top right vertical box font ",10" samplen 2.5 spacing 1.0 } \
+else { set key bottom right opaque box font ",9" spacing 1.0 samplen 2.5 width -2 }
 sel(a, r, f) = (abs(column("alpha") - a) < 1e-9 && abs(column("rho") / r - 1) < 1e-9 && \
                 abs(column("d") - dmain) < 0.5 && strcol("family") eq f) ? column("R_out") : NaN
 do for [ir = 1:nr] {
