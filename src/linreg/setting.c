@@ -18,6 +18,17 @@
  * operations, or typed with 15 significant digits, passes. */
 #define SETTING_GAMMA_RTOL 1e-12
 
+/* The fields of a setting that every configuration carries under the same names (n aside: the
+ * ODE has gamma = d/n instead): one copy for the sim, SDE and ODE configs, both ways. */
+#define SETTING_COPY_COMMON(dst, src)                                                              \
+  do {                                                                                             \
+    (dst).zeta = (src).zeta;                                                                       \
+    (dst).noise = (src).noise;                                                                     \
+    (dst).noise_nu = (src).noise_nu;                                                               \
+    (dst).c = (src).c;                                                                             \
+    (dst).rho = (src).rho;                                                                         \
+  } while (0)
+
 dpd_linreg_setting dpd_linreg_setting_default(void) {
   dpd_linreg_setting s;
   memset(&s, 0, sizeof s);
@@ -33,53 +44,33 @@ dpd_linreg_setting dpd_linreg_setting_default(void) {
 dpd_linreg_sim_config dpd_linreg_sim_config_init(const dpd_linreg_setting *setting) {
   dpd_linreg_sim_config cfg = dpd_linreg_sim_config_default();
   cfg.n = setting->n;
-  cfg.zeta = setting->zeta;
-  cfg.noise = setting->noise;
-  cfg.noise_nu = setting->noise_nu;
-  cfg.c = setting->c;
-  cfg.rho = setting->rho;
+  SETTING_COPY_COMMON(cfg, *setting);
   return cfg;
 }
 
 dpd_linreg_setting dpd_linreg_sim_config_setting_get(const dpd_linreg_sim_config *cfg) {
-  dpd_linreg_setting s = {.n = cfg->n,
-                          .zeta = cfg->zeta,
-                          .noise = cfg->noise,
-                          .noise_nu = cfg->noise_nu,
-                          .c = cfg->c,
-                          .rho = cfg->rho};
+  dpd_linreg_setting s = {.n = cfg->n};
+  SETTING_COPY_COMMON(s, *cfg);
   return s;
 }
 
 dpd_linreg_sde_config dpd_linreg_sde_config_init(const dpd_linreg_setting *setting) {
   dpd_linreg_sde_config cfg = dpd_linreg_sde_config_default();
   cfg.n = setting->n;
-  cfg.zeta = setting->zeta;
-  cfg.noise = setting->noise;
-  cfg.noise_nu = setting->noise_nu;
-  cfg.c = setting->c;
-  cfg.rho = setting->rho;
+  SETTING_COPY_COMMON(cfg, *setting);
   return cfg;
 }
 
 dpd_linreg_setting dpd_linreg_sde_config_setting_get(const dpd_linreg_sde_config *cfg) {
-  dpd_linreg_setting s = {.n = cfg->n,
-                          .zeta = cfg->zeta,
-                          .noise = cfg->noise,
-                          .noise_nu = cfg->noise_nu,
-                          .c = cfg->c,
-                          .rho = cfg->rho};
+  dpd_linreg_setting s = {.n = cfg->n};
+  SETTING_COPY_COMMON(s, *cfg);
   return s;
 }
 
 dpd_ode_config dpd_ode_config_init(const dpd_linreg_setting *setting, size_t d) {
   dpd_ode_config cfg = dpd_ode_config_default();
   cfg.gamma = setting->n > 0 ? (double)d / (double)setting->n : INFINITY;
-  cfg.zeta = setting->zeta;
-  cfg.noise = setting->noise;
-  cfg.noise_nu = setting->noise_nu;
-  cfg.c = setting->c;
-  cfg.rho = setting->rho;
+  SETTING_COPY_COMMON(cfg, *setting);
   return cfg;
 }
 
