@@ -45,7 +45,7 @@ ylo = (ylo > 0) ? ylo : 0
 ymin = ylo - 0.05 * (yhi - ylo)
 ymin = (ymin > 0) ? ymin : 0
 ymax = yhi + 0.55 * (yhi - ymin)
-star_in = (TS_min <= ymax && TS_min >= ymin)
+star_in = exists("TS_min") && (TS_min <= ymax && TS_min >= ymin)  # theta_star = off: nan
 clipped = (CF_max > 0)
 # the +-2 SE band is drawn; when it is thinner than about 5 pixels, error bars mark it too
 stats data u ($6 > 0 ? 4 * $6 : NaN) nooutput name "RW"

@@ -33,11 +33,12 @@ stats data u ($5 + 2 * $6) nooutput name "S"
 stats data u 8 nooutput name "TS"
 stats clipping u 3 nooutput name "CF"
 ymax = 1.45 * S_max
-star_in = (TS_max <= ymax)
+has_star = exists("TS_max")  # theta_star = off: the column is nan
+star_in = has_star && (TS_max <= ymax)
 clipped = (CF_max > 0)
 set yrange [0:ymax]
 if (clipped) { set y2label "clipped fraction"; set y2range [0:1.45]; set y2tics 0, 0.2, 1; set ytics nomirror }
-if (!star_in) { set label 102 sprintf("θ* = Φ^+y test risk %.3g: above the range, not drawn", TS_max) at graph 0.02, graph 0.04 left font ",10" tc rgb grey front }
+if (has_star && !star_in) { set label 102 sprintf("θ* = Φ^+y test risk %.3g: above the range, not drawn", TS_max) at graph 0.02, graph 0.04 left font ",10" tc rgb grey front }
 set key top right
 pos(x) = (x > 0) ? x : NaN
 STAR = star_in ? 'data u 2:8 w l lc rgb black lw 1.5 dt 3 t "θ* = Φ^+y test risk", ' : ''

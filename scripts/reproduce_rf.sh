@@ -63,7 +63,7 @@ rf=(--model=rf --d=100 --n=2000 --n_test=1000 --target=sign --activation=tanh --
     --zeta=0 --calibration=exact --seed=1 --grid=2 --resample=all)
 # tsv_awk PROGRAM FILE: awk on a tab-separated sweep.tsv (the program finds its columns by name
 # in the row of column names, c["final_test_risk"])
-tsv_awk() { awk -F'\t' "$1" "$2"; }
+tsv_awk() { awk -F'\t' "$1" "${@:2}"; }
 command -v gnuplot >/dev/null || { echo "reproduce_rf: gnuplot not installed" >&2; exit 1; }
 step() { echo "== $*" >&2; }
 n=2000
@@ -94,19 +94,26 @@ if has psweep; then
     BEGIN { for (i = 0; i <= m; i++) { p = int(10^(a + i * w / m) + 0.5);
               printf "%s%d", (i ? "," : ""), p; if (p < n && int(10^(a + (i + 1) * w / m) + 0.5) > n) printf ",%d", n } }')
   step "p sweep: p = $ps"
+  # DP-GD on the p x epsilon x T grid without theta* (its SVD, O(n^2 p), would be repeated at
+  # every point of a p); theta* once per p and draw in a second sweep. The draws depend only
+  # on the seed and the replicate, so both sweeps see the same 8 data sets per p.
   sweep simulate "${rf[@]}" --clip=0.5 --seeds=$seeds --p="$ps" --epsilon=1,2,4 --steps=$steps_p \
-    --out="$sweeps/psweep"
+    --theta_star=off --out="$sweeps/psweep_dpgd"
+  step "theta* at p = $ps"
+  sweep simulate "${rf[@]}" --clip=0.5 --seeds=$seeds --p="$ps" --epsilon=4 --steps=1 \
+    --theta_star=on --out="$sweeps/psweep_star"
   # the layout of rf_psweep.tsv: per p a star row, then its DP-GD rows (p is the slowest axis)
-  tsv_awk '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+  tsv_awk 'FNR == 1 { h = 0; f++ } /^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+    f == 1 { star[$c["p"]] = sprintf("star %d %.8g %.8g", $c["p"], $c["theta_star_test_risk"],
+               $c["theta_star_train_risk"]); next }
     { p = $c["p"]
-      if (!(p in star)) { star[p] = 1
-        printf "star %d %.8g %.8g\n", p, $c["theta_star_test_risk"], $c["theta_star_train_risk"] }
+      if (!(p in done)) { done[p] = 1; print star[p] }
       printf "dpgd %d %g %.6g %.6g %d %.8g %.8g %.4g %.8g %.6g %.6g\n", p, $c["epsilon"], 0.5,
         $c["steps"] / 100, $c["steps"], $c["sigma"], $c["final_test_risk"], $c["final_test_risk_se"],
         $c["final_train_risk"], $c["clipped_fraction_final"], $c["clipped_fraction_mean"] }' \
-    "$sweeps/psweep/sweep.tsv" >"$work/psweep_rows.tsv"
+    "$sweeps/psweep_star/sweep.tsv" "$sweeps/psweep_dpgd/sweep.tsv" >"$work/psweep_rows.tsv"
   {
-    echo "# dpdyn sweep simulate --model=rf (scripts/reproduce_rf.sh, $sweeps/psweep): d=100 n=2000 n_test=1000 sign target, tanh, eta=1/p, delta=1/n, exact calibration, clip=0.5, seeds=$seeds, resample=all (star rows: theta* mean over the $seeds draws)"
+    echo "# dpdyn sweep simulate --model=rf (scripts/reproduce_rf.sh, $sweeps/psweep_dpgd and psweep_star): d=100 n=2000 n_test=1000 sign target, tanh, eta=1/p, delta=1/n, exact calibration, clip=0.5, seeds=$seeds, resample=all (star rows: theta* mean over the $seeds draws)"
     echo "# star rows: star p theta_star_test theta_star_train"
     echo "# dpgd rows: dpgd p eps clip ctime T sigma test test_se train clipped_final clipped_mean"
     cat "$work/psweep_rows.tsv"
@@ -116,7 +123,7 @@ if has heatmap; then
   step "heat map at p = $p_heat"
   # C_clip / sqrt(p) from 0.01 to 10^1.5, T from 10 to 10^4 (tau = T / p), 8 log-spaced values
   sweep simulate "${rf[@]}" --p=$p_heat --seeds=$seeds --epsilon=1,2,4 --clip=$clip_heat \
-    --steps=$steps_heat --out="$sweeps/heatmap"
+    --steps=$steps_heat --theta_star=off --out="$sweeps/heatmap"
   # rf_heatmap.gp's layout: scans over T separated by a blank line, epsilon blocks by two
   tsv_awk '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
     { if (rows++ > 0 && $c["clip"] != clip) printf "\n"

@@ -188,4 +188,18 @@ else
 fi
 err lr-mem "invalid value for 'seeds'.*max_memory" simulate "${M[@]}" --save_replicates=2
 
+# rf theta_star = off: the same DP-GD bits (theta* is computed beside the run, from no random
+# stream), no theta_star_* in the summary, nan in the tables' theta_star column
+run rf-nostar simulate "${RF[@]}" --save_replicates=1 --theta_star=off
+a=$(summary "$work/rf-sim2" final_test_risk)
+b=$(summary "$work/rf-nostar" final_test_risk)
+if [ -n "$a" ] && [ "$a" = "$b" ] && ! grep -q '"theta_star_test_risk"' "$work/rf-nostar/summary.json" &&
+  grep -q '"theta_star_test_risk"' "$work/rf-sim2/summary.json" &&
+  [ "$(awk -F'\t' '/^#/ || !NF { next } !h { for (i = 1; i <= NF; i++) if ($i == "theta_star_test_risk") k = i; h = 1; next }
+      { print (k ? $k : "none") }' "$work/rf-nostar/replicates.tsv" | sort -u)" = nan ]; then
+  ok "rf theta_star=off: final_test_risk $b unchanged, no theta* in the summary, nan in replicates.tsv"
+else
+  bad "rf theta_star=off: final_test_risk $a (on) against $b (off), or theta* still reported"
+fi
+
 finish replicates

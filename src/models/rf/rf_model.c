@@ -69,6 +69,10 @@ static const dpd_key_desc rf_keys[] = {
     {"calibration", DPD_KEY_TEXT, "exact", 0, 0, 0, "exact|moments", NULL,
      "sigma from epsilon by exact (mu-GDP composition) or moments (the seed's bound)"},
     {"seeds", DPD_KEY_INT, "16", 1, TWO24, 0, NULL, "simulate compare", "replicates"},
+    {"theta_star", DPD_KEY_TEXT, "on", 0, 0, 0, "on|off", "simulate ou compare",
+     "the minimum-norm interpolator theta* = Phi^+ y of each draw, reported beside DP-GD; off "
+     "skips its SVD (O(n^2 p), most of the set-up for large p): no theta_star_* in the summary, "
+     "nan in the tables"},
     {"resample", DPD_KEY_TEXT, "all", 0, 0, 0, "noise|data|all", "simulate compare",
      "what each replicate redraws: all = data, features, test set and noise (independent runs; "
      "the SE is the spread of runs); noise = the noise only, on one data set (the SE ignores "
@@ -91,6 +95,7 @@ typedef struct {
   double epsilon;           /* target epsilon (INFINITY: non-private) */
   int have_epsilon;         /* epsilon given: sigma calibrated from it */
   int moments;              /* calibration = moments */
+  int theta_star;           /* theta_star = on: theta* = Phi^+ y of each draw */
   dpd_rf_resample resample; /* what the replicates redraw (simulate, compare) */
   double sigma_exact;       /* exact calibration for epsilon (0 when non-private) */
   double sigma_moments;     /* seed's bound for epsilon (NAN outside its range) */
@@ -200,7 +205,7 @@ static int check_memory(const dpd_keys *keys, const dpd_run_env *env, const char
 /* Validates every key of model=rf and fills the run. Nothing is built. */
 static int setup(dpd_keys *keys, const dpd_run_env *env, rf_run *r, dpd_err *err) {
   const char *command = dpd_keys_command_get(keys);
-  size_t threads, grid, choice;
+  size_t threads, grid, choice, star;
   uint64_t seed;
   double clip, sigma = 0.0;
   int status, have_sigma;
@@ -238,10 +243,12 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, rf_run *r, dpd_err *err
       (status = dpd_keys_size_get(keys, "threads", &threads, err)) < 0 ||
       (status = dpd_keys_size_get(keys, "grid", &grid, err)) < 0 ||
       (status = RF_ENUM("resample", dpd_rf_resample_get, &r->resample)) < 0 ||
-      (status = dpd_keys_choice_get(keys, "calibration", &choice, err)) < 0) {
+      (status = dpd_keys_choice_get(keys, "calibration", &choice, err)) < 0 ||
+      (status = dpd_keys_choice_get(keys, "theta_star", &star, err)) < 0) {
     return status;
   }
   r->moments = choice == 1;
+  r->theta_star = star == 0;
   r->pc.seed = seed;
   r->sc.clip = clip;
   r->sc.seed = seed;
@@ -507,14 +514,19 @@ static int rf_draw_eval(void *user, size_t rep, const dpd_rf_problem *problem, d
   dpd_ou_test *ou_test = NULL;
   dpd_ou_risk *risk_d = NULL, *risk_c = NULL;
   size_t *ksteps = NULL;
-  double *s = NULL, *theta_star = malloc(pp * sizeof *theta_star);
-  int status;
-  if (theta_star == NULL) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory (p = %zu)", pp);
+  double *s = NULL;
+  int status = DPD_OK;
+  w->ts_train[rep] = NAN;
+  w->ts_test[rep] = NAN;
+  if (r->theta_star) {
+    double *theta_star = malloc(pp * sizeof *theta_star);
+    if (theta_star == NULL) {
+      return DPD_FAIL(err, DPD_ENOMEM, "out of memory (p = %zu)", pp);
+    }
+    status =
+        dpd_rf_theta_star_get(problem, -1.0, theta_star, &w->ts_train[rep], &w->ts_test[rep], err);
+    free(theta_star);
   }
-  status =
-      dpd_rf_theta_star_get(problem, -1.0, theta_star, &w->ts_train[rep], &w->ts_test[rep], err);
-  free(theta_star);
   if (status < 0 || !w->do_ou) {
     return status;
   }
@@ -720,9 +732,11 @@ static int run_problem(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp
       (status = dpd__output_figure_set(out, figure, err)) < 0) {
     goto done;
   }
-  dpd_output_number_set(out, "theta_star_train_risk", ts_train);
-  dpd_output_number_set(out, "theta_star_test_risk", ts_test);
-  if (per_draw) {
+  if (r.theta_star) {
+    dpd_output_number_set(out, "theta_star_train_risk", ts_train);
+    dpd_output_number_set(out, "theta_star_test_risk", ts_test);
+  }
+  if (per_draw && r.theta_star) {
     dpd_output_number_set(out, "theta_star_test_risk_se", ts_test_se);
   }
 
