@@ -372,7 +372,7 @@ double dpd__fs_rule_expect(const dpd__fs_rule *rule, double (*h)(double, void *)
 /* F_mu, F_nu, G = T F_mu'(T) at T = c/sqrt(x) and their R-derivatives; H2 = T^2 F_mu''(T),
  * H3 = T^3 F_mu'''(T) (the rank-one terms). */
 typedef struct {
-  double Fmu, Fnu, G, dFmu, dFnu, dG, H2, H3;
+  double Fmu, Fnu, G, dFmu, dFnu, dG, H2, H3, dH2, dH3;
 } fs_node;
 
 static int node_eval(const dpd_noise_spec *noise, double c, double x, double R, int derivs,
@@ -381,7 +381,7 @@ static int node_eval(const dpd_noise_spec *noise, double c, double x, double R, 
   if (isinf(T)) {
     o->Fmu = 1.0;
     o->Fnu = 2.0 * P;
-    o->G = o->dFmu = o->dG = o->H2 = o->H3 = 0.0;
+    o->G = o->dFmu = o->dG = o->H2 = o->H3 = o->dH2 = o->dH3 = 0.0;
     o->dFnu = 2.0;
     return 0;
   }
@@ -405,15 +405,18 @@ static int node_eval(const dpd_noise_spec *noise, double c, double x, double R, 
     o->Fnu = 2.0 * P * nu;
     o->dFnu = 2.0 * nu + 2.0 * P * dnu;
     if (kappa > 30.0) {
-      o->G = o->dG = o->H2 = o->H3 = 0.0;
+      o->G = o->dG = o->H2 = o->H3 = o->dH2 = o->dH3 = 0.0;
     } else {
       /* with y = T/sqrt(2P) = sqrt(2) kappa: T F' = 2 y phi(y), T^2 F'' = -2 y^3 phi(y),
        * T^3 F''' = 2 y^3 phi(y) (y^2 - 1) */
       const double e = exp(-kappa * kappa) * M_2_SQRTPI, y2 = 2.0 * kappa * kappa;
+      const double dk = -kappa / (2.0 * P), dGk = e * (1.0 - y2); /* d kappa/dR, dG/d kappa */
       o->G = kappa * e;
-      o->dG = e * (1.0 - 2.0 * kappa * kappa) * (-kappa / (2.0 * P));
+      o->dG = dGk * dk;
       o->H2 = -y2 * o->G;
       o->H3 = y2 * (y2 - 1.0) * o->G;
+      o->dH2 = (-4.0 * kappa * o->G - y2 * dGk) * dk;
+      o->dH3 = ((16.0 * kappa * kappa - 4.0) * kappa * o->G + y2 * (y2 - 1.0) * dGk) * dk;
     }
     return 0;
   } else {
@@ -455,6 +458,7 @@ static int node_eval(const dpd_noise_spec *noise, double c, double x, double R, 
     o->dG = 0.0;
     o->H2 = D2 - D1;
     o->H3 = D3 - 3.0 * D2 + 2.0 * D1;
+    o->dH2 = o->dH3 = 0.0; /* left out of the Jacobian, as dG */
     return 0;
   }
 }
@@ -463,7 +467,7 @@ static int node_eval(const dpd_noise_spec *noise, double c, double x, double R, 
  * R-derivatives. */
 typedef struct {
   double mu, nu, g, sig, n1, h2, h3; /* h2 = E[H2/x], h3 = E[H3] */
-  double dmu, dnu, dg, dsig, dn1;
+  double dmu, dnu, dg, dsig, dn1, dh2, dh3;
 } fs_sums;
 
 static int rule_sums(const dpd__fs_rule *rule, const dpd_noise_spec *noise, double c, double R,
@@ -480,6 +484,8 @@ static int rule_sums(const dpd__fs_rule *rule, const dpd_noise_spec *noise, doub
     s->mu += w * o.Fmu;
     s->h2 += w * o.H2 / x;
     s->h3 += w * o.H3;
+    s->dh2 += w * o.dH2 / x;
+    s->dh3 += w * o.dH3;
     s->nu += w * o.Fnu;
     s->g += w * o.G / x;
     s->sig += w * (2.0 * o.Fmu - 2.0 * o.G);
@@ -497,7 +503,7 @@ int dpd__fs_coef_eval(const dpd__fs_law *law, const dpd_noise_spec *noise, doubl
                       double lbar, double eta, double gamma, int derivs, dpd__fs_coef *co,
                       dpd_err *err) {
   fs_sums b;
-  double dmu_r1, dN_r1;
+  double dmu_r1, dN_r1, ddmu_r1, ddN_r1;
   const double g2 = gamma * eta * eta;
   const double P = R + 0.5 * noise->zeta * noise->zeta;
   int status = rule_sums(&law->base, noise, c, R, derivs, &b, err);
@@ -510,15 +516,20 @@ int dpd__fs_coef_eval(const dpd__fs_law *law, const dpd_noise_spec *noise, doubl
   dmu_r1 = isinf(c) ? 0.0 : -lbar * law->inv_d * R / (c * c) * b.h3;
   dN_r1 = isinf(c) ? 0.0 : lbar * law->inv_d * 2.0 * R * b.h2;
   co->rank_one_mu = dmu_r1;
+  co->dA_lbar = isinf(c) ? 0.0 : 2.0 * eta * law->inv_d * R / (c * c) * b.h3;
+  /* R-derivatives of the rank-one terms (R h3(R), R h2(R)), for the Jacobian */
+  ddmu_r1 = isinf(c) ? 0.0 : -lbar * law->inv_d / (c * c) * (b.h3 + R * b.dh3);
+  ddN_r1 = isinf(c) ? 0.0 : lbar * law->inv_d * 2.0 * (b.h2 + R * b.dh2);
+  co->dB_lbar = isinf(c) ? 0.0 : 0.5 * g2 * law->inv_d * 2.0 * R * b.h2;
   co->rank_one_nu = P > 0.0 ? dN_r1 / (2.0 * P) : 0.0;
   /* first-order groups: mu_j = E F_mu - beta E[G/x], sigma_j = E sig, N_j = E F_nu - 2 beta n1 */
   co->A0 = -2.0 * eta * (b.mu + dmu_r1);
   co->A1 = 2.0 * eta * b.g + g2 * b.sig;
   co->B0 = 0.5 * g2 * (b.nu + dN_r1);
   co->B1 = -g2 * b.n1;
-  co->dA0 = -2.0 * eta * b.dmu;
+  co->dA0 = -2.0 * eta * (b.dmu + ddmu_r1);
   co->dA1 = 2.0 * eta * b.dg + g2 * b.dsig;
-  co->dB0 = 0.5 * g2 * b.dnu;
+  co->dB0 = 0.5 * g2 * (b.dnu + ddN_r1);
   co->dB1 = -g2 * b.dn1;
   co->mu = b.mu;
   co->nu = P > 0.0 ? b.nu / (2.0 * P) : 1.0;
@@ -536,8 +547,8 @@ int dpd__fs_coef_eval(const dpd__fs_law *law, const dpd_noise_spec *noise, doubl
     const double beta = law->tilt_beta[k];
     co->At[k] = -2.0 * eta * (b.mu + dmu_r1 - beta * t.g) + g2 * beta * t.sig;
     co->Bt[k] = 0.5 * g2 * (t.nu + dN_r1);
-    co->dAt[k] = -2.0 * eta * (b.dmu - beta * t.dg) + g2 * beta * t.dsig;
-    co->dBt[k] = 0.5 * g2 * t.dnu;
+    co->dAt[k] = -2.0 * eta * (b.dmu + ddmu_r1 - beta * t.dg) + g2 * beta * t.dsig;
+    co->dBt[k] = 0.5 * g2 * (t.dnu + ddN_r1);
     co->mut[k] = b.mu + dmu_r1 - beta * t.g;
     co->sigt[k] = t.sig;
     co->Nt[k] = t.nu + dN_r1;

@@ -51,6 +51,7 @@ typedef struct {
   double At[DPD_FS_MAXTILT], Bt[DPD_FS_MAXTILT], dAt[DPD_FS_MAXTILT], dBt[DPD_FS_MAXTILT];
   double mu, nu; /* the averaged asymptotic-form factors E_s F_mu, E_s F_nu / (2P) (reporting) */
   double rank_one_mu, rank_one_nu; /* the rank-one terms added to mu and nu (reporting) */
+  double dA_lbar, dB_lbar;         /* d A_j / d lbar, d B_j / d lbar (every group: Jacobian) */
   /* The factors themselves (the SDE): mu_j = mu0 + beta mu1, sigma_j = sig0, N_j = N0 + beta N1
    * for first-order groups; mut, sigt, Nt for tilted group k. */
   double mu0, mu1, sig0, N0, N1;

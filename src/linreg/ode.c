@@ -131,6 +131,7 @@ typedef struct {
   double dA, dB;   /* A'(P), B'(P) */
   dpd__fs_coef fs; /* per-group A_j, B_j when model->fs (A, B, dA, dB then unused) */
   double lbar;     /* sum lambda^2 S / sum lambda S (finite-size rank-one term) */
+  double lbar_s1;  /* its denominator sum lambda S (0: lbar held at 0) */
   double tscale;   /* dt/dtau applied by coef_scale (finite-size: the per-step rate) */
 } ode_coef;
 
@@ -162,16 +163,23 @@ static void model_init(ode_model *model, const dpd_linreg_problem *problem,
   model->fs = NULL;
 }
 
+/* The largest per-step decay rate -log(1 + x_j) the factor rho_j gives a group (below it 1 + x_j
+ * <= e^{-8}: the direction has forgotten its state within one step whatever the exact rate). */
+#define FS_RATE_MAX 8.0
+
 /* The group's coefficients A_j, B_j (and their P-derivatives) of the finite-size-corrected
  * system (docs/finite_size.md §2), and the factor rho_j = log1p(x_j)/x_j, x_j = lambda_j A_j / n
  * (the per-step rate), that makes the ODE with frozen coefficients reproduce the one-step
  * recursion exactly (docs/finite_size.md §2, "one step"); rho_j multiplies the whole group
- * equation and is held fixed in the Jacobian. */
+ * equation. Its P-derivative drho (through A_j) goes into the Jacobian: near x_j = -1 (a top
+ * direction at a step near 1/lambda_j) rho_j changes fast with P, and a Newton matrix without it
+ * stalled CVODE (CV_TOO_MUCH_WORK at the tuner's largest steps). The rate -log1p(x_j) is capped
+ * at FS_RATE_MAX, continuously (rho_j = FS_RATE_MAX/|x_j| beyond). */
 static void fs_group(const ode_model *model, const ode_coef *co, size_t j, double *A, double *B,
-                     double *dA, double *dB, double *rho) {
+                     double *dA, double *dB, double *rho, double *drho) {
   const dpd__fs_coef *f = &co->fs;
   const int k = model->fs->tilt_of[j];
-  double x;
+  double x, dx, drdx;
   if (k >= 0) {
     *A = f->At[k];
     *B = f->Bt[k];
@@ -184,12 +192,35 @@ static void fs_group(const ode_model *model, const ode_coef *co, size_t j, doubl
     *dA = f->dA0 + beta * f->dA1;
     *dB = f->dB0 + beta * f->dB1;
   }
-  x = model->lambda[j] * *A * model->gamma * model->inv_d / co->tscale;
+  dx = model->lambda[j] * model->gamma * model->inv_d / co->tscale;
+  x = *A * dx;
+  dx *= *dA;
   if (fabs(x) < 1e-3) {
     *rho = 1.0 + x * (-0.5 + x * (1.0 / 3.0 - 0.25 * x));
-  } else {
-    *rho = x > -1.0 ? log1p(x) / x : 1.0; /* x <= -1: the step overshoots; no correction */
+    drdx = -0.5 + x * (2.0 / 3.0 - 0.75 * x);
+  } else if (x > -1.0 && log1p(x) > -FS_RATE_MAX) {
+    const double l = log1p(x);
+    *rho = l / x;
+    drdx = (x / (1.0 + x) - l) / (x * x);
+  } else { /* capped rate: rho x = -FS_RATE_MAX */
+    *rho = -FS_RATE_MAX / x;
+    drdx = FS_RATE_MAX / (x * x);
   }
+  *drho = drdx * dx;
+}
+
+/* d rho_j / d A_j (fs_group's chain without dA_j). */
+static double fs_drho_dA(const ode_model *model, const ode_coef *co, size_t j, double Aj) {
+  const double dx = model->lambda[j] * model->gamma * model->inv_d / co->tscale, x = Aj * dx;
+  double drdx;
+  if (fabs(x) < 1e-3) {
+    drdx = -0.5 + x * (2.0 / 3.0 - 0.75 * x);
+  } else if (x > -1.0 && log1p(x) > -FS_RATE_MAX) {
+    drdx = (x / (1.0 + x) - log1p(x)) / (x * x);
+  } else {
+    drdx = FS_RATE_MAX / (x * x);
+  }
+  return drdx * dx;
 }
 
 /* Frozen clipping factors (dpd_ode_config.mu_frozen, nu_frozen) replace mu_c(P), nu_c(P);
@@ -305,13 +336,17 @@ static int coef_at(const ode_model *model, double t, double R, int derivs, ode_c
 static int coef_eval(const ode_model *model, double t, const double *S, int derivs, ode_coef *co,
                      dpd_err *err) {
   co->lbar = 0.0;
+  co->lbar_s1 = 0.0;
   if (model->fs != NULL) { /* sum lambda^2 S / sum lambda S: the residual's mean eigenvalue */
     double s1 = 0.0, s2 = 0.0;
     for (size_t j = 0; j < model->m; j++) {
       s1 += model->lambda[j] * S[j];
       s2 += model->lambda[j] * model->lambda[j] * S[j];
     }
-    co->lbar = s1 > 0.0 && isfinite(s2 / s1) ? s2 / s1 : 0.0;
+    if (s1 > 0.0 && isfinite(s2 / s1)) {
+      co->lbar = s2 / s1;
+      co->lbar_s1 = s1;
+    }
   }
   return coef_at(model, t, model_risk(model, S), derivs, co, err);
 }
@@ -323,6 +358,8 @@ static void coef_scale(ode_coef *co, double factor) {
   co->B *= factor;
   co->C *= factor;
   co->dA *= factor;
+  co->fs.dA_lbar *= factor;
+  co->fs.dB_lbar *= factor;
   co->dB *= factor;
   co->tscale *= factor;
   co->fs.A0 *= factor;
@@ -351,8 +388,8 @@ static int model_rhs_apply(const ode_model *model, const ode_coef *co, const dou
   int bad = 0;
   if (model->fs != NULL) {
     for (size_t j = 0; j < model->m; j++) {
-      double Aj, Bj, dAj, dBj, rho, f;
-      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho);
+      double Aj, Bj, dAj, dBj, rho, drho, f;
+      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho, &drho);
       f = rho * (lambda[j] * (Aj * S[j] + mult[j] * Bj) + mult[j] * C);
       dSdt[j] = f;
       bad |= !(fabs(f) <= DBL_MAX);
@@ -433,14 +470,48 @@ static int coef_eval_tau(const ode_model *model, time_map map, double tau, const
   return status;
 }
 
+/* d f_j / dP of the corrected group equation f_j = rho_j (lambda_j (A_j S_j + m_j B_j) + m_j C):
+ * the rank-one column of its Jacobian (times b^T = lambda^T/d). */
+static double fs_dfdP(const ode_model *model, const ode_coef *co, size_t j, double Sj, double Aj,
+                      double Bj, double dAj, double dBj, double rho, double drho) {
+  const double lj = model->lambda[j], mj = model->mult[j];
+  return rho * lj * (dAj * Sj + mj * dBj) + drho * (lj * (Aj * Sj + mj * Bj) + mj * co->C);
+}
+
+/* d f_j / d lbar: lbar (the residual's mean eigenvalue, coef_eval) enters every A_j and B_j
+ * through the rank-one terms, linearly (dA_lbar, dB_lbar, common to all groups), and rho_j
+ * through A_j (fs_drho_dA). With
+ * d lbar / d S_k = lambda_k (lambda_k - lbar) / sum lambda S it is the second rank-one term of the
+ * Jacobian. Without it the Newton matrix missed the top group's strongest self-coupling (lbar is
+ * mostly that group's share), and CVODE stalled (CV_TOO_MUCH_WORK) on steep spectra at large
+ * steps. */
+static double fs_dfdL(const ode_model *model, const ode_coef *co, size_t j, double Sj, double Aj,
+                      double Bj, double rho) {
+  const double lj = model->lambda[j], mj = model->mult[j], dAL = co->fs.dA_lbar;
+  const double drhoL = fs_drho_dA(model, co, j, Aj) * dAL;
+  return rho * lj * (dAL * Sj + mj * co->fs.dB_lbar) +
+         drhoL * (lj * (Aj * Sj + mj * Bj) + mj * co->C);
+}
+
+/* u_k = d lbar / d S_k = lambda_k (lambda_k - lbar) / sum lambda S (0 when lbar is held at 0). */
+static double fs_dLdS(const ode_model *model, const ode_coef *co, size_t k) {
+  return co->lbar_s1 > 0.0 ? model->lambda[k] * (model->lambda[k] - co->lbar) / co->lbar_s1 : 0.0;
+}
+
 static void model_jtimes(const ode_model *model, const ode_coef *co, const double *S,
                          const double *v, double *Jv) {
   double w = model_risk(model, v); /* b^T v */
   if (model->fs != NULL) {
+    double wl = 0.0; /* u^T v: the change of lbar */
+    for (size_t k = 0; k < model->m; k++) {
+      wl += fs_dLdS(model, co, k) * v[k];
+    }
     for (size_t j = 0; j < model->m; j++) {
-      double Aj, Bj, dAj, dBj, rho;
-      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho);
-      Jv[j] = rho * model->lambda[j] * (Aj * v[j] + (dAj * S[j] + model->mult[j] * dBj) * w);
+      double Aj, Bj, dAj, dBj, rho, drho;
+      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho, &drho);
+      Jv[j] = rho * model->lambda[j] * Aj * v[j] +
+              fs_dfdP(model, co, j, S[j], Aj, Bj, dAj, dBj, rho, drho) * w +
+              fs_dfdL(model, co, j, S[j], Aj, Bj, rho) * wl;
     }
     return;
   }
@@ -456,8 +527,8 @@ static void model_psolve(const ode_model *model, const ode_coef *co, double gamm
   double ga = gamma_cv * co->A;
   if (model->fs != NULL) {
     for (size_t j = 0; j < model->m; j++) {
-      double Aj, Bj, dAj, dBj, rho;
-      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho);
+      double Aj, Bj, dAj, dBj, rho, drho;
+      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho, &drho);
       z[j] = r[j] / (1.0 - gamma_cv * rho * Aj * model->lambda[j]);
     }
     return;
@@ -475,29 +546,53 @@ static void model_psolve(const ode_model *model, const ode_coef *co, double gamm
  * diagonal entry of E is >= 1. Returns 0, or 1 when the Newton matrix is
  * singular (a non-finite update: CVODE retries with a smaller step). */
 static int model_sm_solve(const ode_model *model, const ode_coef *co, double gamma_cv,
-                          const double *S, const double *r, double *x, double *ea) {
+                          const double *S, const double *r, double *x, double *ea, double *ee) {
   const double *lambda = model->lambda, *mult = model->mult;
   double ga = gamma_cv * co->A, dA = co->dA, dB = co->dB, br = 0.0, ba = 0.0, coef;
   size_t m = model->m;
   if (model->fs != NULL) {
+    /* rank two (Woodbury): J = diag + a b^T + e u^T (fs_dfdP, fs_dfdL, fs_dLdS); the 2 x 2
+     * capacitance matrix K = I - gamma_cv [b u]^T E^{-1} [a e] */
+    double ur = 0.0, ue = 0.0, ua = 0.0, be = 0.0, k11, k12, k21, k22, det, c1, c2;
     for (size_t j = 0; j < m; j++) {
-      double Aj, Bj, dAj, dBj, rho, inv_e, lj = lambda[j];
-      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho);
+      double Aj, Bj, dAj, dBj, rho, drho, inv_e, lj = lambda[j], uj = fs_dLdS(model, co, j);
+      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho, &drho);
       inv_e = 1.0 / (1.0 - gamma_cv * rho * Aj * lj);
       x[j] = r[j] * inv_e;
-      ea[j] = rho * lj * (dAj * S[j] + mult[j] * dBj) * inv_e;
+      ea[j] = fs_dfdP(model, co, j, S[j], Aj, Bj, dAj, dBj, rho, drho) * inv_e;
+      ee[j] = fs_dfdL(model, co, j, S[j], Aj, Bj, rho) * inv_e;
       br += lj * x[j];
       ba += lj * ea[j];
+      be += lj * ee[j];
+      ur += uj * x[j];
+      ua += uj * ea[j];
+      ue += uj * ee[j];
     }
-  } else {
+    br *= model->inv_d;
+    ba *= model->inv_d;
+    be *= model->inv_d;
+    k11 = 1.0 - gamma_cv * ba;
+    k12 = -gamma_cv * be;
+    k21 = -gamma_cv * ua;
+    k22 = 1.0 - gamma_cv * ue;
+    det = k11 * k22 - k12 * k21;
+    c1 = gamma_cv * (k22 * br - k12 * ur) / det;
+    c2 = gamma_cv * (k11 * ur - k21 * br) / det;
+    if (!isfinite(c1) || !isfinite(c2)) {
+      return 1;
+    }
     for (size_t j = 0; j < m; j++) {
-      double inv_e = 1.0 / (1.0 - ga * lambda[j]);
-      double lj = lambda[j];
-      x[j] = r[j] * inv_e;
-      ea[j] = lj * (dA * S[j] + mult[j] * dB) * inv_e;
-      br += lj * x[j];
-      ba += lj * ea[j];
+      x[j] += c1 * ea[j] + c2 * ee[j];
     }
+    return 0;
+  }
+  for (size_t j = 0; j < m; j++) {
+    double inv_e = 1.0 / (1.0 - ga * lambda[j]);
+    double lj = lambda[j];
+    x[j] = r[j] * inv_e;
+    ea[j] = lj * (dA * S[j] + mult[j] * dB) * inv_e;
+    br += lj * x[j];
+    ba += lj * ea[j];
   }
   br *= model->inv_d;
   ba *= model->inv_d;
@@ -744,7 +839,7 @@ typedef struct {
   time_map map; /* CVODE's time variable tau -> t */
   double lambda_min, lambda_max;
   void *cvode_mem;  /* the main solver (read by the Sherman-Morrison solver) */
-  double *sm_ea;    /* [m] Sherman-Morrison workspace (owned by ode_run) */
+  double *sm_ea;    /* [2m] Sherman-Morrison (Woodbury) workspace (owned by ode_run) */
   ode_coef jt;      /* coefficients at the latest Jacobian-times setup */
   int nonfinite;    /* a right-hand side met a non-finite risk */
   int outside;      /* a right-hand side met R < 0 (non-Gaussian laws: outside the domain) */
@@ -964,7 +1059,7 @@ static int sm_solve(SUNLinearSolver ls, SUNMatrix A, N_Vector x, N_Vector b, sun
     return SUNLS_PACKAGE_FAIL_REC;
   }
   if (model_sm_solve(&w->model, &w->jt, gamma_cv, y, N_VGetArrayPointer(b), N_VGetArrayPointer(x),
-                     w->sm_ea) != 0) {
+                     w->sm_ea, w->sm_ea + w->model.m) != 0) {
     return SUNLS_PACKAGE_FAIL_REC;
   }
   return SUNLS_SUCCESS;
@@ -1106,7 +1201,7 @@ static int setup_main(ode_run *run, const dpd_linreg_problem *problem, const dpd
   CV_TRY(CVodeSetStopTime(run->mem, 1.0), "CVodeSetStopTime");
   run->work.cvode_mem = run->mem;
   if (cfg->method == DPD_ODE_BDF && cfg->linsol == DPD_ODE_LINSOL_SM) {
-    run->work.sm_ea = malloc(m * sizeof *run->work.sm_ea);
+    run->work.sm_ea = malloc(2 * m * sizeof *run->work.sm_ea);
     run->ls = SUNLinSolNewEmpty(run->ctx);
     if (run->work.sm_ea == NULL || run->ls == NULL) {
       return DPD_FAIL(err, DPD_ENOMEM, "out of memory creating the linear solver");

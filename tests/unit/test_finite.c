@@ -8,7 +8,10 @@
  * 3);
  *  - against brute-force Monte Carlo (200000 draws of s^2, fixed seed): E erf(k/s) and E 1/s^2
  *    within 4 SE, where the asymptotic point mass s = 1 is rejected (> 4 SE: negative control);
- *  - the spectrally compressed problem gives the same rule as the full one (1e-6). */
+ *  - the spectrally compressed problem gives the same rule as the full one (1e-6);
+ *  - the Jacobian of the corrected system (diagonal plus the rank-one terms in P and in the
+ *    residual's mean eigenvalue lbar, and the one-step factor rho_j) against central finite
+ *    differences of its right-hand side, with a large step where rho_j and lbar matter. */
 #include <gsl/gsl_errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -184,6 +187,57 @@ static void compressed_problem_gives_the_same_rule(void **state) {
  * docs/finite_size.md §2) must follow it on a steep spectrum far better than the asymptotic one,
  * whose fixed point of each direction is off by the factor 1 - eta lambda_i (4 % for the top one).
  */
+static void corrected_jacobian_matches_finite_differences(void **state) {
+  dpd_linreg_problem *p = problem(60, DPD_SPECTRUM_POWERLAW, 2.0);
+  dpd_schedule_config sc = dpd_schedule_config_default();
+  dpd_schedule *s = NULL;
+  dpd_ode_config oc = dpd_ode_config_default();
+  dpd_err err;
+  const size_t m = p->ngroups;
+  double *S = malloc(6 * m * sizeof *S), *v = S + m, *Jv = v + m, *fp = Jv + m, *fm = fp + m,
+         *Sh = fm + m;
+  (void)state;
+  assert_non_null(S);
+  sc.kind = DPD_SCHEDULE_SQRT;
+  sc.eta0 = 1.6; /* gamma eta lambda_1/d = 0.4 (0.61 d): rho_1 = 1.3 */
+  sc.gamma = 0.5;
+  assert_int_equal(dpd_schedule_create(&sc, &s, &err), DPD_OK);
+  oc.gamma = 0.5;
+  oc.zeta = 0.5;
+  oc.c = 0.4;
+  oc.rho = 1.0;
+  oc.finite_size = DPD_FINITE_ON;
+  for (int trial = 0; trial < 3; trial++) {
+    const double t = 0.1 + 0.3 * trial, h = 1e-6;
+    double worst = 0.0;
+    for (size_t j = 0; j < m; j++) {
+      /* a state off the trajectory: the top groups hold most of the risk in one trial */
+      S[j] = p->group_S0[j] * (0.05 + 0.9 * (double)((j * 7 + (size_t)trial * 3) % 11) / 10.0) +
+             (trial == 2 && j < 2 ? 3.0 : 0.0);
+      v[j] = ((j * 5 + (size_t)trial) % 7 == 0 ? 1.0 : 0.1) * (j % 2 ? 1.0 : -0.6) * (1.0 + S[j]);
+    }
+    assert_int_equal(dpd_ode_jtimes_eval(p, s, &oc, t, S, v, Jv), 0);
+    for (size_t j = 0; j < m; j++) {
+      Sh[j] = S[j] + h * v[j];
+    }
+    assert_int_equal(dpd_ode_rhs_eval(p, s, &oc, t, Sh, fp), 0);
+    for (size_t j = 0; j < m; j++) {
+      Sh[j] = S[j] - h * v[j];
+    }
+    assert_int_equal(dpd_ode_rhs_eval(p, s, &oc, t, Sh, fm), 0);
+    for (size_t j = 0; j < m; j++) {
+      const double fd = (fp[j] - fm[j]) / (2.0 * h);
+      worst = fmax(worst, fabs(Jv[j] - fd) / (fabs(fd) + 1e-3 * p->lambda[j]));
+      assert_abs(Jv[j], fd, 1e-6 * fabs(fd) + 1e-9 * p->lambda[j]);
+    }
+    print_message("corrected Jacobian, power law 2, d = 60, t = %.1f: worst relative error %.1e\n",
+                  t, worst);
+  }
+  free(S);
+  dpd_schedule_free(s);
+  dpd_linreg_problem_free(p);
+}
+
 static void unclipped_sgd_is_reproduced(void **state) {
   dpd_linreg_problem *p = problem(400, DPD_SPECTRUM_POWERLAW, 1.0);
   dpd_schedule_config sc = dpd_schedule_config_default();
@@ -245,6 +299,7 @@ int main(void) {
       cmocka_unit_test(rule_matches_monte_carlo),
       cmocka_unit_test(compressed_problem_gives_the_same_rule),
       cmocka_unit_test(unclipped_sgd_is_reproduced),
+      cmocka_unit_test(corrected_jacobian_matches_finite_differences),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
