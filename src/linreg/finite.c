@@ -10,6 +10,7 @@
  * rule with a Gauss-Laguerre rule (GSL), exact for their first 2 DPD_FS_NODES moments. */
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -181,7 +182,71 @@ static int base_by_chain(const dpd_linreg_problem *p, dpd__fs_rule *rule, double
 void dpd__fs_law_free(dpd__fs_law *law) {
   if (law != NULL) {
     free(law->tilt_of);
+    free(law->key_groups);
     free(law);
+  }
+}
+
+/* ---- The shared law (dpd__fs_law_get) ------------------------------------------------------ */
+
+static pthread_mutex_t law_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static dpd__fs_law *law_cache; /* the last law built (holds one reference), or NULL */
+
+static int law_matches(const dpd__fs_law *law, const dpd_linreg_problem *p) {
+  const size_t m = p->ngroups;
+  if (law->key_groups == NULL || law->m != m || law->key_d != p->d ||
+      law->key_lmax != p->lambda_max || law->key_ml2 != p->mean_lambda_sq) {
+    return 0;
+  }
+  return memcmp(law->key_groups, p->group_lambda, m * sizeof *p->group_lambda) == 0 &&
+         memcmp(law->key_groups + m, p->group_mult, m * sizeof *p->group_mult) == 0;
+}
+
+/* Drops one reference; the caller holds law_cache_lock. */
+static void law_unref_locked(dpd__fs_law *law) {
+  if (law != NULL && --law->refs == 0) {
+    dpd__fs_law_free(law);
+  }
+}
+
+int dpd__fs_law_get(const dpd_linreg_problem *p, const dpd__fs_law **out, dpd_err *err) {
+  dpd__fs_law *law = NULL;
+  int status;
+  pthread_mutex_lock(&law_cache_lock);
+  if (law_cache != NULL && law_matches(law_cache, p)) {
+    law_cache->refs++;
+    *out = law_cache;
+    pthread_mutex_unlock(&law_cache_lock);
+    return DPD_OK;
+  }
+  pthread_mutex_unlock(&law_cache_lock);
+  if ((status = dpd__fs_law_create(p, &law, err)) < 0) {
+    *out = NULL;
+    return status;
+  }
+  law->refs = 1;
+  law->key_d = p->d;
+  law->key_lmax = p->lambda_max;
+  law->key_ml2 = p->mean_lambda_sq;
+  law->key_groups = malloc((2 * p->ngroups + 1) * sizeof *law->key_groups);
+  if (law->key_groups != NULL) { /* without the key the law is used once, not cached */
+    memcpy(law->key_groups, p->group_lambda, p->ngroups * sizeof *p->group_lambda);
+    memcpy(law->key_groups + p->ngroups, p->group_mult, p->ngroups * sizeof *p->group_mult);
+    pthread_mutex_lock(&law_cache_lock);
+    law_unref_locked(law_cache);
+    law_cache = law;
+    law->refs++;
+    pthread_mutex_unlock(&law_cache_lock);
+  }
+  *out = law;
+  return DPD_OK;
+}
+
+void dpd__fs_law_release(const dpd__fs_law *law) {
+  if (law != NULL) {
+    pthread_mutex_lock(&law_cache_lock);
+    law_unref_locked((dpd__fs_law *)law);
+    pthread_mutex_unlock(&law_cache_lock);
   }
 }
 

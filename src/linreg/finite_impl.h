@@ -31,7 +31,21 @@ typedef struct {
   int *tilt_of;                      /* [m] index into tilt[], or -1 (first-order form) */
   dpd__fs_rule tilt[DPD_FS_MAXTILT]; /* law of s^2 + (lambda_j/d) chi^2_2 */
   double tilt_beta[DPD_FS_MAXTILT];  /* its lambda_j/d */
+  /* what the law was built from (dpd__fs_law_get's cache): d, lambda_max, mean_lambda_sq and
+   * the groups' eigenvalues and multiplicities, copied */
+  size_t key_d;
+  double key_lmax, key_ml2;
+  double *key_groups; /* [2m]: group_lambda, then group_mult */
+  int refs;           /* holders (the cache counts as one) */
 } dpd__fs_law;
+
+/* The law of the problem, shared: the last law built is cached (process-wide, under a lock) and
+ * handed out again while the problem's spectrum (d, lambda_max, mean_lambda_sq, the groups'
+ * eigenvalues and multiplicities) is the same, so the tuner's and the error estimates' repeated
+ * solves build it once. The law is the same bits either way. Release with dpd__fs_law_release. */
+__attribute__((visibility("hidden"))) int dpd__fs_law_get(const dpd_linreg_problem *p,
+                                                          const dpd__fs_law **out, dpd_err *err);
+__attribute__((visibility("hidden"))) void dpd__fs_law_release(const dpd__fs_law *law);
 
 /* m2 = 2 sum lambda_i^2 / d^2 of a problem (from mean_lambda_sq). */
 __attribute__((visibility("hidden"))) double dpd__fs_m2(const dpd_linreg_problem *p);

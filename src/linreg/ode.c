@@ -791,13 +791,13 @@ int dpd_ode_rhs_eval(const dpd_linreg_problem *problem, const dpd_schedule *sche
   }
   model_init(&model, problem, schedule, cfg);
   if (dpd_ode_finite_size_applies(problem, cfg)) {
-    dpd__fs_law *law = NULL;
-    if ((status = dpd__fs_law_create(problem, &law, NULL)) < 0) {
+    const dpd__fs_law *law = NULL;
+    if ((status = dpd__fs_law_get(problem, &law, NULL)) < 0) {
       return status;
     }
     model.fs = law;
     status = model_rhs(&model, t, S, dSdt, NULL);
-    dpd__fs_law_free(law);
+    dpd__fs_law_release(law);
     return status;
   }
   return model_rhs(&model, t, S, dSdt, NULL);
@@ -812,10 +812,10 @@ int dpd_ode_jtimes_eval(const dpd_linreg_problem *problem, const dpd_schedule *s
   if (status < 0) {
     return status;
   }
-  dpd__fs_law *law = NULL;
+  const dpd__fs_law *law = NULL;
   model_init(&model, problem, schedule, cfg);
   if (dpd_ode_finite_size_applies(problem, cfg)) {
-    if ((status = dpd__fs_law_create(problem, &law, NULL)) < 0) {
+    if ((status = dpd__fs_law_get(problem, &law, NULL)) < 0) {
       return status;
     }
     model.fs = law;
@@ -827,7 +827,7 @@ int dpd_ode_jtimes_eval(const dpd_linreg_problem *problem, const dpd_schedule *s
   if (status == 0) {
     model_jtimes(&model, &co, S, v, Jv);
   }
-  dpd__fs_law_free(law);
+  dpd__fs_law_release(law);
   return status;
 }
 
@@ -876,8 +876,8 @@ typedef struct {
   SUNLinearSolver ls, bls;
   SUNNonlinearSolver nls;
   SUNMatrix bmat;
-  dpd__ode_fuse *fuse; /* the deferred vector operations of y and its clones (freed last) */
-  dpd__fs_law *fs_law; /* the finite-size law (NULL: correction off) */
+  dpd__ode_fuse *fuse;       /* the deferred vector operations of y and its clones (freed last) */
+  const dpd__fs_law *fs_law; /* the finite-size law, shared (NULL: correction off) */
 } ode_run;
 
 static void run_free(ode_run *run) {
@@ -913,7 +913,7 @@ static void run_free(ode_run *run) {
     SUNContext_Free(&run->ctx);
   }
   dpd__ode_fuse_free(run->fuse);
-  dpd__fs_law_free(run->fs_law);
+  dpd__fs_law_release(run->fs_law);
 }
 
 static void cv_err_handler(int error_code, const char *module, const char *function, char *msg,
@@ -1423,7 +1423,7 @@ static int cvode_solve(const dpd_linreg_problem *problem, const dpd_schedule *sc
   memset(&run, 0, sizeof run);
   model_init(&run.work.model, problem, schedule, cfg);
   if (dpd_ode_finite_size_applies(problem, cfg)) {
-    if ((status = dpd__fs_law_create(problem, &run.fs_law, err)) < 0) {
+    if ((status = dpd__fs_law_get(problem, &run.fs_law, err)) < 0) {
       goto cleanup;
     }
     run.work.model.fs = run.fs_law;
