@@ -175,11 +175,32 @@ static void model_init(ode_model *model, const dpd_linreg_problem *problem,
  * direction at a step near 1/lambda_j) rho_j changes fast with P, and a Newton matrix without it
  * stalled CVODE (CV_TOO_MUCH_WORK at the tuner's largest steps). The rate -log1p(x_j) is capped
  * at FS_RATE_MAX, continuously (rho_j = FS_RATE_MAX/|x_j| beyond). */
+/* rho(x) = log1p(x)/x with the rate -log1p(x) capped at FS_RATE_MAX, and rho'(x) in *slope. */
+static double rho_of_rate(double x, double *slope) {
+  if (fabs(x) < 1e-3) {
+    *slope = -0.5 + x * (2.0 / 3.0 - 0.75 * x);
+    return 1.0 + x * (-0.5 + x * (1.0 / 3.0 - 0.25 * x));
+  }
+  if (x > -1.0 && log1p(x) > -FS_RATE_MAX) {
+    const double l = log1p(x);
+    *slope = (x / (1.0 + x) - l) / (x * x);
+    return l / x;
+  }
+  *slope = FS_RATE_MAX / (x * x); /* capped rate: rho x = -FS_RATE_MAX */
+  return -FS_RATE_MAX / x;
+}
+
+/* x_j / A_j: the per-step rate of group j per unit of A_j. */
+static double rate_per_A(const ode_model *model, const ode_coef *co, size_t j) {
+  return model->lambda[j] * model->gamma * model->inv_d / co->tscale;
+}
+
 static void fs_group(const ode_model *model, const ode_coef *co, size_t j, double *A, double *B,
                      double *dA, double *dB, double *rho, double *drho) {
   const dpd__fs_coef *f = &co->fs;
   const int k = model->fs->tilt_of[j];
-  double x, dx, drdx;
+  const double xa = rate_per_A(model, co, j);
+  double slope;
   if (k >= 0) {
     *A = f->At[k];
     *B = f->Bt[k];
@@ -192,35 +213,16 @@ static void fs_group(const ode_model *model, const ode_coef *co, size_t j, doubl
     *dA = f->dA0 + beta * f->dA1;
     *dB = f->dB0 + beta * f->dB1;
   }
-  dx = model->lambda[j] * model->gamma * model->inv_d / co->tscale;
-  x = *A * dx;
-  dx *= *dA;
-  if (fabs(x) < 1e-3) {
-    *rho = 1.0 + x * (-0.5 + x * (1.0 / 3.0 - 0.25 * x));
-    drdx = -0.5 + x * (2.0 / 3.0 - 0.75 * x);
-  } else if (x > -1.0 && log1p(x) > -FS_RATE_MAX) {
-    const double l = log1p(x);
-    *rho = l / x;
-    drdx = (x / (1.0 + x) - l) / (x * x);
-  } else { /* capped rate: rho x = -FS_RATE_MAX */
-    *rho = -FS_RATE_MAX / x;
-    drdx = FS_RATE_MAX / (x * x);
-  }
-  *drho = drdx * dx;
+  *rho = rho_of_rate(*A * xa, &slope);
+  *drho = slope * xa * *dA;
 }
 
 /* d rho_j / d A_j (fs_group's chain without dA_j). */
 static double fs_drho_dA(const ode_model *model, const ode_coef *co, size_t j, double Aj) {
-  const double dx = model->lambda[j] * model->gamma * model->inv_d / co->tscale, x = Aj * dx;
-  double drdx;
-  if (fabs(x) < 1e-3) {
-    drdx = -0.5 + x * (2.0 / 3.0 - 0.75 * x);
-  } else if (x > -1.0 && log1p(x) > -FS_RATE_MAX) {
-    drdx = (x / (1.0 + x) - log1p(x)) / (x * x);
-  } else {
-    drdx = FS_RATE_MAX / (x * x);
-  }
-  return drdx * dx;
+  const double xa = rate_per_A(model, co, j);
+  double slope;
+  (void)rho_of_rate(Aj * xa, &slope);
+  return slope * xa;
 }
 
 /* Frozen clipping factors (dpd_ode_config.mu_frozen, nu_frozen) replace mu_c(P), nu_c(P);
