@@ -103,6 +103,7 @@ typedef struct {
   double lambda_cut;        /* groups above it are summed exactly; the rest by power sums */
   double t_taylor;          /* power sums valid for t <= t_taylor */
   double pw[FS_TAYLOR + 1]; /* pw[k] = sum_{bulk} m_j (2 lambda_j/d)^k */
+  size_t skip;              /* a group left out (the law without it), or m */
 } charfn;
 
 /* log phi(t) = sum_j m_j [-(1/4) log1p(a_j^2) + (i/2) atan(a_j)], a_j = 2 lambda_j t/d. */
@@ -110,7 +111,7 @@ static void charfn_log(const charfn *cf, double t, double *re, double *im) {
   double r = 0.0, s = 0.0;
   const int exact_all = t > cf->t_taylor;
   for (size_t j = 0; j < cf->m; j++) {
-    if (exact_all || cf->lambda[j] > cf->lambda_cut) {
+    if (j != cf->skip && (exact_all || cf->lambda[j] > cf->lambda_cut)) {
       const double a = 2.0 * cf->lambda[j] * cf->inv_d * t;
       r -= 0.25 * cf->mult[j] * log1p(a * a);
       s += 0.5 * cf->mult[j] * atan(a);
@@ -139,8 +140,8 @@ static void charfn_log(const charfn *cf, double t, double *re, double *im) {
  * built one group at a time as the Gauss rule of (rule so far) x (generalized Gauss-Laguerre rule
  * of Gamma(m_j/2), GSL), each step exact for the first 2 DPD_FS_NODES moments. px, pw, pq:
  * [DPD_FS_NODES^2], p0, p1: workspace of the same size. Returns 0 or -1. */
-static int base_by_chain(const dpd_linreg_problem *p, dpd__fs_rule *rule, double *px, double *pw,
-                         double *pq, double *p0, double *p1) {
+static int base_by_chain(const dpd_linreg_problem *p, size_t skip, dpd__fs_rule *rule, double *px,
+                         double *pw, double *pq, double *p0, double *p1) {
   rule->n = 1;
   rule->x[0] = 0.0;
   rule->w[0] = 1.0;
@@ -150,8 +151,8 @@ static int base_by_chain(const dpd_linreg_problem *p, dpd__fs_rule *rule, double
     const double *ly, *lw;
     double usum = 0.0;
     size_t np = 0;
-    if (!(k > 0.0)) {
-      continue; /* a node of the initial-energy measure of a compressed problem */
+    if (!(k > 0.0) || j == skip) {
+      continue; /* a node of the initial-energy measure of a compressed problem, or left out */
     }
     lag = gsl_integration_fixed_alloc(gsl_integration_fixed_laguerre, DPD_FS_NODES, 0.0, 1.0,
                                       k - 1.0, 0.0);
@@ -250,47 +251,33 @@ void dpd__fs_law_release(const dpd__fs_law *law) {
   }
 }
 
-int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *err) {
+/* Workspace of the inversions: x, w [FS_GRID]; px, pw, pq [DPD_FS_NODES^2]; p0, p1, q
+ * [FS_GRID]. */
+typedef struct {
+  double *x, *w, *px, *pw, *pq, *p0, *p1, *q;
+} law_work;
+
+/* The DPD_FS_NODES-point Gauss rule of s^2 = sum_j lambda_j g_j^2/d, or (skip < m) of the same
+ * sum without group `skip`: a Gamma chain for few groups of small multiplicity, otherwise the
+ * inversion of the characteristic function (file comment). m2 and lmax_over_d are those of the
+ * full law (they set the grid). Returns DPD_OK or DPD_ESOLVER. */
+static int rule_of_law(const dpd_linreg_problem *p, size_t skip, double m2, double lmax_over_d,
+                       law_work *wk, dpd__fs_rule *rule, dpd_err *err) {
   const size_t m = p->ngroups, N = FS_GRID;
-  const double inv_d = 1.0 / (double)p->d;
-  dpd__fs_law *law = calloc(1, sizeof *law);
-  double *x = malloc(2 * N * sizeof *x), *w = x + N;
-  double *px = malloc(3 * DPD_FS_NODES * DPD_FS_NODES * sizeof *px);
-  double *pw = px + DPD_FS_NODES * DPD_FS_NODES, *pq = pw + DPD_FS_NODES * DPD_FS_NODES;
-  double *p0 = NULL, *p1, *q;
-  gsl_integration_fixed_workspace *lag = NULL;
-  int status = DPD_OK;
+  const double inv_d = 1.0 / (double)p->d, sd = sqrt(m2);
+  double *x = wk->x, *w = wk->w;
   charfn cf;
-  double sd, a, b, dx, ht, total = 0.0;
-  *out = NULL;
-  p0 = malloc(3 * N * sizeof *p0);
-  if (law == NULL || x == NULL || px == NULL || p0 == NULL) {
-    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory (finite-size law of %zu groups)", m);
-    goto done;
-  }
-  p1 = p0 + N;
-  q = p1 + N;
-  law->m = m;
-  law->inv_d = inv_d;
-  law->m2 = dpd__fs_m2(p);
-  law->lmax_over_d = p->lambda_max * inv_d;
-  law->tilt_of = malloc((m > 0 ? m : 1) * sizeof *law->tilt_of);
-  if (law->tilt_of == NULL) {
-    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory (finite-size law of %zu groups)", m);
-    goto done;
-  }
-  sd = sqrt(law->m2);
+  double a, b, dx, ht, total = 0.0;
   if (m <= FS_CHAIN_GROUPS) {
     double mmax = 0.0;
     for (size_t j = 0; j < m; j++) {
       mmax = fmax(mmax, p->group_mult[j]);
     }
     if (mmax <= FS_CHAIN_MULT) {
-      if (base_by_chain(p, &law->base, px, pw, pq, p0, p1) != 0) {
-        status = DPD_FAIL(err, DPD_ESOLVER, "finite-size law: no Gauss rule (m2 = %g)", law->m2);
-        goto done;
+      if (base_by_chain(p, skip, rule, wk->px, wk->pw, wk->pq, wk->p0, wk->p1) != 0) {
+        return DPD_FAIL(err, DPD_ESOLVER, "finite-size law: no Gauss rule (m2 = %g)", m2);
       }
-      goto tilts;
+      return DPD_OK;
     }
   }
 
@@ -299,11 +286,12 @@ int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *
   cf.lambda = p->group_lambda;
   cf.mult = p->group_mult;
   cf.m = m;
+  cf.skip = skip;
   cf.inv_d = inv_d;
   cf.t_taylor = 12.0 / fmax(sd, 1e-300);
   cf.lambda_cut = 0.25 / (2.0 * inv_d * cf.t_taylor); /* 2 lambda t/d <= 1/4 below the cut */
   for (size_t j = 0; j < m; j++) {
-    if (p->group_lambda[j] <= cf.lambda_cut) {
+    if (j != skip && p->group_lambda[j] <= cf.lambda_cut) {
       const double a1 = 2.0 * p->group_lambda[j] * inv_d;
       double ak = a1;
       for (int k = 1; k <= FS_TAYLOR; k++) {
@@ -315,7 +303,7 @@ int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *
 
   /* density on [a, b] by the trapezoidal rule in t (aliases fall outside [a, b]) */
   a = fmax(0.0, 1.0 - 12.0 * sd);
-  b = 1.0 + 12.0 * sd + 24.0 * law->lmax_over_d;
+  b = 1.0 + 12.0 * sd + 24.0 * lmax_over_d;
   dx = (b - a) / (double)(N - 1);
   ht = 2.0 * M_PI / (1.05 * (b - a));
   for (size_t i = 0; i < N; i++) {
@@ -331,11 +319,10 @@ int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *
       break;
     }
     if (k > 2000000) {
-      status = DPD_FAIL(err, DPD_ESOLVER,
-                        "finite-size law: the characteristic function of |x|^2/d does not decay "
-                        "(m2 = %g)",
-                        law->m2);
-      goto done;
+      return DPD_FAIL(err, DPD_ESOLVER,
+                      "finite-size law: the characteristic function of |x|^2/d does not decay "
+                      "(m2 = %g)",
+                      m2);
     }
     { /* mod cos(im - t x_i), x_i = a + i dx: the phase rotated by a complex multiplication,
          restarted every 64 points against the rounding drift */
@@ -357,20 +344,52 @@ int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *
     total += w[i];
   }
   if (!(total > 0.5 && total < 1.5)) {
-    status = DPD_FAIL(err, DPD_ESOLVER,
-                      "finite-size law: the inverted density of |x|^2/d has mass %g (m2 = %g)",
-                      total, law->m2);
-    goto done;
+    return DPD_FAIL(err, DPD_ESOLVER,
+                    "finite-size law: the inverted density of |x|^2/d has mass %g (m2 = %g)", total,
+                    m2);
   }
   for (size_t i = 0; i < N; i++) {
     w[i] /= total;
   }
-  if (gauss_of_discrete(x, w, N, DPD_FS_NODES, p0, p1, q, &law->base) == 0) {
-    status = DPD_FAIL(err, DPD_ESOLVER, "finite-size law: no Gauss rule (m2 = %g)", law->m2);
+  if (gauss_of_discrete(x, w, N, DPD_FS_NODES, wk->p0, wk->p1, wk->q, rule) == 0) {
+    return DPD_FAIL(err, DPD_ESOLVER, "finite-size law: no Gauss rule (m2 = %g)", m2);
+  }
+  return DPD_OK;
+}
+
+int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *err) {
+  const size_t m = p->ngroups, N = FS_GRID;
+  const double inv_d = 1.0 / (double)p->d;
+  dpd__fs_law *law = calloc(1, sizeof *law);
+  double *x = malloc(2 * N * sizeof *x), *w = x + N;
+  double *px = malloc(3 * DPD_FS_NODES * DPD_FS_NODES * sizeof *px);
+  double *pw = px + DPD_FS_NODES * DPD_FS_NODES, *pq = pw + DPD_FS_NODES * DPD_FS_NODES;
+  double *p0 = NULL, *p1, *q;
+  gsl_integration_fixed_workspace *lag = NULL;
+  int status = DPD_OK;
+  law_work wk;
+  *out = NULL;
+  p0 = malloc(3 * N * sizeof *p0);
+  if (law == NULL || x == NULL || px == NULL || p0 == NULL) {
+    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory (finite-size law of %zu groups)", m);
+    goto done;
+  }
+  p1 = p0 + N;
+  q = p1 + N;
+  wk = (law_work){x, w, px, pw, pq, p0, p1, q};
+  law->m = m;
+  law->inv_d = inv_d;
+  law->m2 = dpd__fs_m2(p);
+  law->lmax_over_d = p->lambda_max * inv_d;
+  law->tilt_of = malloc((m > 0 ? m : 1) * sizeof *law->tilt_of);
+  if (law->tilt_of == NULL) {
+    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory (finite-size law of %zu groups)", m);
+    goto done;
+  }
+  if ((status = rule_of_law(p, m, law->m2, law->lmax_over_d, &wk, &law->base, err)) < 0) {
     goto done;
   }
 
-tilts:
   /* size-biased laws of the top groups: base rule x Gauss-Laguerre (eta = 2 y, y ~ Exp(1)) */
   lag =
       gsl_integration_fixed_alloc(gsl_integration_fixed_laguerre, DPD_FS_NODES, 0.0, 1.0, 0.0, 0.0);
@@ -410,6 +429,54 @@ tilts:
     law->tilt_of[best] = (int)law->ntilt;
     law->tilt_beta[law->ntilt] = beta;
     law->ntilt++;
+  }
+  /* exact directions: the tilted groups of multiplicity 1 (largest first), the law without each,
+   * and the Gauss-Hermite rule of g (GSL: weight exp(-x^2), g = sqrt(2) x) */
+  for (size_t k = 0; k < law->ntilt; k++) {
+    law->exact_of_tilt[k] = -1;
+  }
+  for (size_t j = 0; j < m && law->nexact < DPD_FS_MAXEXACT; j++) {
+    const int k = law->tilt_of[j];
+    if (k >= 0 && p->group_mult[j] == 1.0 && law->tilt_beta[k] > DPD_FS_EXACT_EPS) {
+      const size_t e = law->nexact;
+      dpd__fs_rule full;
+      if ((status = rule_of_law(p, j, law->m2, law->lmax_over_d, &wk, &full, err)) < 0) {
+        goto done;
+      }
+      /* the same first 2 DPD_FS_EXACT_NODES moments with fewer nodes: the integrand is smooth
+       * (a law of fewer nodes, e.g. the point mass at 0 when the direction is all of s^2, is
+       * kept as it is) */
+      if (full.n <= DPD_FS_EXACT_NODES) {
+        law->minus[e] = full;
+      } else if (gauss_of_discrete(full.x, full.w, (size_t)full.n, DPD_FS_EXACT_NODES, p0, p1, q,
+                                   &law->minus[e]) == 0) {
+        status = DPD_FAIL(err, DPD_ESOLVER, "finite-size law: no Gauss rule without group %zu", j);
+        goto done;
+      }
+      law->exact_group[e] = j;
+      law->exact_beta[e] = law->tilt_beta[k];
+      law->exact_of_tilt[k] = (int)e;
+      law->nexact++;
+    }
+  }
+  if (law->nexact > 0) {
+    gsl_integration_fixed_workspace *her = gsl_integration_fixed_alloc(
+        gsl_integration_fixed_hermite, 2 * DPD_FS_GH_HALF, 0.0, 1.0, 0.0, 0.0);
+    const double *hx, *hw;
+    if (her == NULL) {
+      status = DPD_FAIL(err, DPD_ENOMEM, "out of memory (Gauss-Hermite rule)");
+      goto done;
+    }
+    hx = gsl_integration_fixed_nodes(her);
+    hw = gsl_integration_fixed_weights(her);
+    for (size_t i = 0, h = 0; i < 2 * DPD_FS_GH_HALF; i++) {
+      if (hx[i] > 0.0 && h < DPD_FS_GH_HALF) {
+        law->gh_g[h] = M_SQRT2 * hx[i];
+        law->gh_w[h] = hw[i] / sqrt(M_PI);
+        h++;
+      }
+    }
+    gsl_integration_fixed_free(her);
   }
   *out = law;
   law = NULL;
@@ -581,6 +648,10 @@ int dpd__fs_coef_eval(const dpd__fs_law *law, const dpd_noise_spec *noise, doubl
   dmu_r1 = isinf(c) ? 0.0 : -lbar * law->inv_d * R / (c * c) * b.h3;
   dN_r1 = isinf(c) ? 0.0 : lbar * law->inv_d * 2.0 * R * b.h2;
   co->rank_one_mu = dmu_r1;
+  co->r1_mu = isinf(c) ? 0.0 : -law->inv_d * law->inv_d / (c * c) * b.h3;
+  co->r1_N = isinf(c) ? 0.0 : 2.0 * law->inv_d * law->inv_d * b.h2;
+  co->dr1_mu = isinf(c) ? 0.0 : -law->inv_d * law->inv_d / (c * c) * b.dh3;
+  co->dr1_N = isinf(c) ? 0.0 : 2.0 * law->inv_d * law->inv_d * b.dh2;
   co->dA_lbar = isinf(c) ? 0.0 : 2.0 * eta * law->inv_d * R / (c * c) * b.h3;
   /* R-derivatives of the rank-one terms (R h3(R), R h2(R)), for the Jacobian */
   ddmu_r1 = isinf(c) ? 0.0 : -lbar * law->inv_d / (c * c) * (b.h3 + R * b.dh3);
@@ -618,5 +689,63 @@ int dpd__fs_coef_eval(const dpd__fs_law *law, const dpd_noise_spec *noise, doubl
     co->sigt[k] = t.sig;
     co->Nt[k] = t.nu + dN_r1;
   }
+  return 0;
+}
+
+/* ---- Exact directions ------------------------------------------------------------------------ */
+
+/* For y + U, U ~ N(0, sigma^2), clipped at +-T: m = E psi, s2 = E psi^2 and their y- and
+ * sigma-derivatives (Stein: d/dsigma E h(y + sigma Z) = E[Z h'(y + sigma Z)]). */
+typedef struct {
+  double m, my, ms, s2, s2y, s2s;
+} clip_moments;
+
+static void clip_moments_eval(double y, double sigma, double T, clip_moments *o) {
+  const double up = (T - y) / sigma, um = (-T - y) / sigma;
+  const double Qp = 0.5 * erfc(up * M_SQRT1_2),
+               Pm = 0.5 * erfc(-um * M_SQRT1_2); /* Q(u+), Phi(u-) */
+  const double in = 1.0 - Qp - Pm;               /* P(|y+U| < T) */
+  const double fp = exp(-0.5 * up * up) * 0.5 * M_2_SQRTPI * M_SQRT1_2;
+  const double fm = exp(-0.5 * um * um) * 0.5 * M_2_SQRTPI * M_SQRT1_2;
+  const double z2 = in + um * fm - up * fp; /* E[Z^2 1{inside}] */
+  o->m = y * in + sigma * (fm - fp) + T * (Qp - Pm);
+  o->my = in;
+  o->ms = fm - fp;
+  o->s2 = (y * y) * in + 2.0 * y * sigma * (fm - fp) + sigma * sigma * z2 + T * T * (Qp + Pm);
+  o->s2y = 2.0 * (y * in + sigma * (fm - fp));
+  o->s2s = 2.0 * (y * (fm - fp) + sigma * z2);
+}
+
+int dpd__fs_exact_eval(const dpd__fs_law *law, size_t e, double c, double P, double a,
+                       dpd__fs_exact_k *o) {
+  const dpd__fs_rule *rule = &law->minus[e];
+  const double beta = law->exact_beta[e], var = 2.0 * P - a * a;
+  double sigma, k1 = 0.0, k2 = 0.0, k1y = 0.0, k1s = 0.0, k2y = 0.0, k2s = 0.0;
+  if (!(var > 0.0)) {
+    return 1;
+  }
+  sigma = sqrt(var);
+  /* g and -g: m, s2y, ms odd in y; my, s2, s2s even; T the same */
+  for (int h = 0; h < DPD_FS_GH_HALF; h++) {
+    const double g = law->gh_g[h], wg = 2.0 * law->gh_w[h];
+    for (int k = 0; k < rule->n; k++) {
+      const double w = wg * rule->w[k], T = c / sqrt(beta * g * g + rule->x[k]);
+      clip_moments cm;
+      clip_moments_eval(a * g, sigma, T, &cm);
+      k1 += w * g * cm.m;
+      k1y += w * g * g * cm.my;
+      k1s += w * g * cm.ms;
+      k2 += w * g * g * cm.s2;
+      k2y += w * g * g * g * cm.s2y;
+      k2s += w * g * g * cm.s2s;
+    }
+  }
+  /* d sigma/da = -a/sigma, d sigma/dP = 1/sigma */
+  o->k1 = k1;
+  o->k2 = k2;
+  o->k1a = k1y - a / sigma * k1s;
+  o->k2a = k2y - a / sigma * k2s;
+  o->k1p = k1s / sigma;
+  o->k2p = k2s / sigma;
   return 0;
 }

@@ -10,10 +10,14 @@
 #include "dpdyn/noise.h"
 #include "dpdyn/status.h"
 
-#define DPD_FS_NODES 16     /* Gauss nodes of each law of s^2 */
-#define DPD_FS_MAXTILT 32   /* groups with their own size-biased law (the largest lambda/d) */
-#define DPD_FS_EPS 0.02     /* groups with lambda/d > DPD_FS_EPS get their own law */
-#define DPD_FS_TILT_NODES 8 /* Gauss nodes of each size-biased law */
+#define DPD_FS_NODES 16       /* Gauss nodes of each law of s^2 */
+#define DPD_FS_MAXTILT 32     /* groups with their own size-biased law (the largest lambda/d) */
+#define DPD_FS_MAXEXACT 4     /* single directions integrated exactly over their own g_j ... */
+#define DPD_FS_EXACT_EPS 0.05 /* ... those with lambda_j/d above it */
+#define DPD_FS_EXACT_NODES 8  /* Gauss nodes of the law of s^2 without such a direction */
+#define DPD_FS_GH_HALF 6      /* positive nodes of the Gauss-Hermite rule in g_j (12 in all) */
+#define DPD_FS_EPS 0.02       /* groups with lambda/d > DPD_FS_EPS get their own law */
+#define DPD_FS_TILT_NODES 8   /* Gauss nodes of each size-biased law */
 
 /* A Gauss rule of a law on (0, inf): E h(s^2) ~ sum_k w[k] h(x[k]). */
 typedef struct {
@@ -31,6 +35,15 @@ typedef struct {
   int *tilt_of;                      /* [m] index into tilt[], or -1 (first-order form) */
   dpd__fs_rule tilt[DPD_FS_MAXTILT]; /* law of s^2 + (lambda_j/d) chi^2_2 */
   double tilt_beta[DPD_FS_MAXTILT];  /* its lambda_j/d */
+  /* Exact directions (docs/finite_size.md §2, "top directions"): the tilted groups of
+   * multiplicity 1, the largest first, each with the law of s^2 without it (minus[e]) and the
+   * Gauss-Hermite rule of its own g (gh_g > 0, gh_w: the weight of each of +-g, summing to 1/2) */
+  size_t nexact;
+  int exact_of_tilt[DPD_FS_MAXTILT]; /* index e, or -1 */
+  size_t exact_group[DPD_FS_MAXEXACT];
+  double exact_beta[DPD_FS_MAXEXACT];
+  dpd__fs_rule minus[DPD_FS_MAXEXACT];
+  double gh_g[DPD_FS_GH_HALF], gh_w[DPD_FS_GH_HALF];
   /* what the law was built from (dpd__fs_law_get's cache): d, lambda_max, mean_lambda_sq and
    * the groups' eigenvalues and multiplicities, copied */
   size_t key_d;
@@ -66,6 +79,10 @@ typedef struct {
   double mu, nu; /* the averaged asymptotic-form factors E_s F_mu, E_s F_nu / (2P) (reporting) */
   double rank_one_mu, rank_one_nu; /* the rank-one terms added to mu and nu (reporting) */
   double dA_lbar, dB_lbar;         /* d A_j / d lbar, d B_j / d lbar (every group: Jacobian) */
+  /* the rank-one terms per unit of s2 = sum lambda^2 S (they are linear in it): delta mu =
+   * r1_mu s2, delta N = r1_N s2, and their R-derivatives (an exact direction j leaves out its
+   * own share lambda_j^2 S_j, which its integral over g_j holds exactly) */
+  double r1_mu, r1_N, dr1_mu, dr1_N;
   /* The factors themselves (the SDE): mu_j = mu0 + beta mu1, sigma_j = sig0, N_j = N0 + beta N1
    * for first-order groups; mut, sigt, Nt for tilted group k. */
   double mu0, mu1, sig0, N0, N1;
@@ -83,6 +100,18 @@ __attribute__((visibility("hidden"))) int dpd__fs_coef_eval(const dpd__fs_law *l
                                                             dpd__fs_coef *co, dpd_err *err);
 
 /* Expectation of h(s^2) under a rule. */
+/* An exact direction e at amplitude a = sqrt(2 beta S_j) (its share of the residual) and full
+ * risk P (Gaussian label noise, clipping at c): K1 = E[g psi], K2 = E[g^2 psi^2] over g ~ N(0,1),
+ * s^2_{-j} ~ minus[e] and the rest of the residual U ~ N(0, 2P - a^2) independent, psi the
+ * residual a g + U clipped at c/sqrt(beta g^2 + s^2_{-j}); with their a- and P-derivatives.
+ * Returns 0, or 1 when 2P - a^2 is not positive. */
+typedef struct {
+  double k1, k2, k1a, k2a, k1p, k2p;
+} dpd__fs_exact_k;
+__attribute__((visibility("hidden"))) int dpd__fs_exact_eval(const dpd__fs_law *law, size_t e,
+                                                             double c, double P, double a,
+                                                             dpd__fs_exact_k *o);
+
 __attribute__((visibility("hidden"))) double
 dpd__fs_rule_expect(const dpd__fs_rule *rule, double (*h)(double, void *), void *arg);
 

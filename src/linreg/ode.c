@@ -133,6 +133,11 @@ typedef struct {
   double lbar;     /* sum lambda^2 S / sum lambda S (finite-size rank-one term) */
   double lbar_s1;  /* its denominator sum lambda S (0: lbar held at 0) */
   double tscale;   /* dt/dtau applied by coef_scale (finite-size: the per-step rate) */
+  /* exact directions (docs/finite_size.md §2, "top directions"), when ex_on[e]: A_j, B_j, their
+   * P-derivatives and their derivatives in the direction's own S_j */
+  int ex_on[DPD_FS_MAXEXACT];
+  double exA[DPD_FS_MAXEXACT], exB[DPD_FS_MAXEXACT], exdA[DPD_FS_MAXEXACT], exdB[DPD_FS_MAXEXACT],
+      exAs[DPD_FS_MAXEXACT], exBs[DPD_FS_MAXEXACT];
 } ode_coef;
 
 static void model_init(ode_model *model, const dpd_linreg_problem *problem,
@@ -195,12 +200,29 @@ static double rate_per_A(const ode_model *model, const ode_coef *co, size_t j) {
   return model->lambda[j] * model->gamma * model->inv_d / co->tscale;
 }
 
+/* diag (may be NULL): the diagonal entry d f_j / d S_j of the Jacobian at S_j, C the noise term:
+ * rho_j lambda_j A_j, plus for an exact direction its own S_j-dependence (co->exAs, exBs). */
 static void fs_group(const ode_model *model, const ode_coef *co, size_t j, double *A, double *B,
-                     double *dA, double *dB, double *rho, double *drho) {
+                     double *dA, double *dB, double *rho, double *drho, double Sj, double *diag) {
   const dpd__fs_coef *f = &co->fs;
   const int k = model->fs->tilt_of[j];
+  const int e = k >= 0 ? model->fs->exact_of_tilt[k] : -1;
   const double xa = rate_per_A(model, co, j);
   double slope;
+  if (e >= 0 && co->ex_on[e]) {
+    const double lj = model->lambda[j];
+    *A = co->exA[e];
+    *B = co->exB[e];
+    *dA = co->exdA[e];
+    *dB = co->exdB[e];
+    *rho = rho_of_rate(*A * xa, &slope);
+    *drho = slope * xa * *dA;
+    if (diag != NULL) {
+      *diag = *rho * lj * (*A + Sj * co->exAs[e] + co->exBs[e]) +
+              slope * xa * co->exAs[e] * (lj * (*A * Sj + *B) + model->mult[j] * co->C);
+    }
+    return;
+  }
   if (k >= 0) {
     *A = f->At[k];
     *B = f->Bt[k];
@@ -215,6 +237,9 @@ static void fs_group(const ode_model *model, const ode_coef *co, size_t j, doubl
   }
   *rho = rho_of_rate(*A * xa, &slope);
   *drho = slope * xa * *dA;
+  if (diag != NULL) {
+    *diag = *rho * model->lambda[j] * *A;
+  }
 }
 
 /* d rho_j / d A_j (fs_group's chain without dA_j). */
@@ -301,6 +326,7 @@ static int coef_at(const ode_model *model, double t, double R, int derivs, ode_c
   eta = dpd_schedule_eval(model->schedule, t);
   co->eta = eta;
   if (model->fs != NULL) {
+    memset(co->ex_on, 0, sizeof co->ex_on); /* exact directions: exact_eval, given the state */
     int status = dpd__fs_coef_eval(model->fs, &model->noise, model->c, R, co->lbar, eta,
                                    model->gamma, derivs, &co->fs, err);
     if (status != 0) {
@@ -335,6 +361,38 @@ static int coef_at(const ode_model *model, double t, double R, int derivs, ode_c
   return 0;
 }
 
+/* The exact directions' A_j, B_j (docs/finite_size.md §2, "top directions"): with a =
+ * sqrt(2 beta S_j) the direction's share of the residual, dS_j/dt = lambda_j (A_j S_j + B_j) + C
+ * holds exactly for A_j = -2 eta~ (K1(a)/a + delta mu_{-j}) and B_j = (gamma eta~^2/2)(K2(a) +
+ * delta N_{-j}), the rank-one terms without the direction's own share lambda_j^2 S_j of s2.
+ * Gaussian label noise only; a direction whose share is below 1e-6 of the residual's scale keeps
+ * the first-order form (the two agree to O(a^2) there). */
+static void exact_eval(const ode_model *model, const double *S, ode_coef *co) {
+  const dpd__fs_law *law = model->fs;
+  const double eta = co->eta, g2 = model->gamma * eta * eta;
+  for (size_t e = 0; e < law->nexact; e++) {
+    const size_t j = law->exact_group[e];
+    const double beta = law->exact_beta[e], lj2 = model->lambda[j] * model->lambda[j];
+    const double Sj = S[j] > 0.0 ? S[j] : 0.0, a = sqrt(2.0 * beta * Sj);
+    dpd__fs_exact_k k;
+    co->ex_on[e] = 0;
+    if (!model->gaussian_noise || isinf(model->c) || !(a > 1e-6 * sqrt(2.0 * co->P)) ||
+        dpd__fs_exact_eval(law, e, model->c, co->P, a, &k) != 0) {
+      continue;
+    }
+    const double dadS = beta / a, k1a = k.k1 / a;
+    /* the Jacobian's variables are (S_j, R, lbar) as for every group: s2 = lbar s1 = lbar R d */
+    const double s2 = co->lbar * co->lbar_s1, ld = co->lbar / model->inv_d;
+    co->ex_on[e] = 1;
+    co->exA[e] = -2.0 * eta * (k1a + co->fs.r1_mu * (s2 - lj2 * Sj));
+    co->exB[e] = 0.5 * g2 * (k.k2 + co->fs.r1_N * (s2 - lj2 * Sj));
+    co->exdA[e] = -2.0 * eta * (k.k1p / a + co->fs.dr1_mu * (s2 - lj2 * Sj) + co->fs.r1_mu * ld);
+    co->exdB[e] = 0.5 * g2 * (k.k2p + co->fs.dr1_N * (s2 - lj2 * Sj) + co->fs.r1_N * ld);
+    co->exAs[e] = -2.0 * eta * ((k.k1a - k1a) / a * dadS - co->fs.r1_mu * lj2);
+    co->exBs[e] = 0.5 * g2 * (k.k2a * dadS - co->fs.r1_N * lj2);
+  }
+}
+
 static int coef_eval(const ode_model *model, double t, const double *S, int derivs, ode_coef *co,
                      dpd_err *err) {
   co->lbar = 0.0;
@@ -350,7 +408,11 @@ static int coef_eval(const ode_model *model, double t, const double *S, int deri
       co->lbar_s1 = s1;
     }
   }
-  return coef_at(model, t, model_risk(model, S), derivs, co, err);
+  int status = coef_at(model, t, model_risk(model, S), derivs, co, err);
+  if (status == 0 && model->fs != NULL) {
+    exact_eval(model, S, co);
+  }
+  return status;
 }
 
 /* Multiplies the right-hand side (and so its Jacobian) by `factor`: the whole
@@ -362,6 +424,14 @@ static void coef_scale(ode_coef *co, double factor) {
   co->dA *= factor;
   co->fs.dA_lbar *= factor;
   co->fs.dB_lbar *= factor;
+  for (int e = 0; e < DPD_FS_MAXEXACT; e++) {
+    co->exA[e] *= factor;
+    co->exB[e] *= factor;
+    co->exdA[e] *= factor;
+    co->exdB[e] *= factor;
+    co->exAs[e] *= factor;
+    co->exBs[e] *= factor;
+  }
   co->dB *= factor;
   co->tscale *= factor;
   co->fs.A0 *= factor;
@@ -391,7 +461,7 @@ static int model_rhs_apply(const ode_model *model, const ode_coef *co, const dou
   if (model->fs != NULL) {
     for (size_t j = 0; j < model->m; j++) {
       double Aj, Bj, dAj, dBj, rho, drho, f;
-      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho, &drho);
+      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho, &drho, S[j], NULL);
       f = rho * (lambda[j] * (Aj * S[j] + mult[j] * Bj) + mult[j] * C);
       dSdt[j] = f;
       bad |= !(fabs(f) <= DBL_MAX);
@@ -509,10 +579,9 @@ static void model_jtimes(const ode_model *model, const ode_coef *co, const doubl
       wl += fs_dLdS(model, co, k) * v[k];
     }
     for (size_t j = 0; j < model->m; j++) {
-      double Aj, Bj, dAj, dBj, rho, drho;
-      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho, &drho);
-      Jv[j] = rho * model->lambda[j] * Aj * v[j] +
-              fs_dfdP(model, co, j, S[j], Aj, Bj, dAj, dBj, rho, drho) * w +
+      double Aj, Bj, dAj, dBj, rho, drho, dg;
+      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho, &drho, S[j], &dg);
+      Jv[j] = dg * v[j] + fs_dfdP(model, co, j, S[j], Aj, Bj, dAj, dBj, rho, drho) * w +
               fs_dfdL(model, co, j, S[j], Aj, Bj, rho) * wl;
     }
     return;
@@ -529,8 +598,9 @@ static void model_psolve(const ode_model *model, const ode_coef *co, double gamm
   double ga = gamma_cv * co->A;
   if (model->fs != NULL) {
     for (size_t j = 0; j < model->m; j++) {
-      double Aj, Bj, dAj, dBj, rho, drho;
-      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho, &drho);
+      double Aj, Bj, dAj, dBj, rho, drho; /* the diagonal without an exact direction's own
+                                              S_j-dependence: a preconditioner */
+      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho, &drho, 0.0, NULL);
       z[j] = r[j] / (1.0 - gamma_cv * rho * Aj * model->lambda[j]);
     }
     return;
@@ -557,9 +627,9 @@ static int model_sm_solve(const ode_model *model, const ode_coef *co, double gam
      * capacitance matrix K = I - gamma_cv [b u]^T E^{-1} [a e] */
     double ur = 0.0, ue = 0.0, ua = 0.0, be = 0.0, k11, k12, k21, k22, det, c1, c2;
     for (size_t j = 0; j < m; j++) {
-      double Aj, Bj, dAj, dBj, rho, drho, inv_e, lj = lambda[j], uj = fs_dLdS(model, co, j);
-      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho, &drho);
-      inv_e = 1.0 / (1.0 - gamma_cv * rho * Aj * lj);
+      double Aj, Bj, dAj, dBj, rho, drho, dg, inv_e, lj = lambda[j], uj = fs_dLdS(model, co, j);
+      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho, &drho, S[j], &dg);
+      inv_e = 1.0 / (1.0 - gamma_cv * dg);
       x[j] = r[j] * inv_e;
       ea[j] = fs_dfdP(model, co, j, S[j], Aj, Bj, dAj, dBj, rho, drho) * inv_e;
       ee[j] = fs_dfdL(model, co, j, S[j], Aj, Bj, rho) * inv_e;

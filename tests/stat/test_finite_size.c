@@ -6,13 +6,18 @@
  * data, the label noise and the privacy noise; theta* is fixed), grid of 101 times.
  * Criteria (SE = the simulation's standard error at that time):
  *  - steep spectra (power law alpha = 1 and 1.5): the corrected ODE within 2.5 SE on the released
- *    risk and within 3.5 SE on the grid, while the uncorrected ODE is more than 4 SE off on the
- *    released risk (negative control). For alpha = 1.5 the grid criterion starts at t = 0.05:
- *    before, the top direction carries up to 40 % of the risk (lambda_1/d = 0.39) and the
- *    expansion in a_1^2/(2P) of docs/finite_size.md §1 is not accurate (measured: -8.5 SE at
- *    t = 0.01, within 3.5 SE from t = 0.05 on);
+ *    risk and within 4 SE at every one of the 100 grid times, while the uncorrected ODE is more
+ *    than 4 SE off on the released risk (negative control). The grid bound is the family-wise one:
+ *    on steep spectra the top directions relax within a few steps, so the simulated mean is
+ *    nearly independent from one grid time to the next (n/100 steps apart), and the largest of
+ *    100 independent |z| exceeds 3.5 with probability 4.6 % for an exact theory (4.0: 0.6 %).
+ *    Measured: power law 1.5, d = 2000 reaches 3.49 with this seed (2.83 and 2.91 with the
+ *    simulator seeds 16, 17; docs/finite_size.md §4); the others stay within 3.22. The grid starts at the first step: at alpha = 1.5 the top
+ *    direction carries up to 40 % of the risk (lambda_1/d = 0.39), and only its exact integral
+ *    over g_1 (docs/finite_size.md §2, "top directions") follows it there (the first-order
+ *    expansion in a_1^2/(2P) was 8.5 SE off at t = 0.01);
  *  - isotropic and two-level spectra: the corrected ODE within 2 SE on the released risk and
- *    3.5 SE on the grid; it moves the released risk by O(1/d) (printed).
+ *    4 SE on the grid; it moves the released risk by O(1/d) (printed).
  * This file runs the steep spectra at d = 400; test_finite_size_flat.c the flat ones, and the slow
  * variant test_finite_size_slow.c d = 1000 and 2000 and the corrected SDE (label "slow"). */
 #include <stdlib.h>
@@ -25,8 +30,7 @@ typedef struct {
   dpd_spectrum_kind spectrum;
   double alpha;
   size_t d;
-  int steep;     /* 1: the uncorrected ODE must be > 4 SE off */
-  double t_from; /* the grid criterion from this time on */
+  int steep; /* 1: the uncorrected ODE must be > 4 SE off */
 } fs_case;
 
 enum { SEEDS = 1024, GRID = 101 };
@@ -87,23 +91,23 @@ static void run_case(const fs_case *cs) {
     const double s = j + 1 == GRID ? sim->before_release : sim->risk_mean[j];
     const double se = j + 1 == GRID ? sim->before_release_se : sim->risk_se[j];
     const double z = (on->risk[j] - s) / se;
-    if (sim->t[j] >= cs->t_from - 1e-12 && fabs(z) > worst) {
+    if (fabs(z) > worst) {
       worst = fabs(z);
       t_worst = sim->t[j];
     }
   }
   print_message("[%s] sqrt(m2) = %.3f: released risk %.6g +- %.2g; corrected %+.2f SE (grid "
-                "max %.2f SE at t = %.2f), uncorrected %+.2f SE; the correction moves it by "
+                "max %.3f SE at t = %.2f), uncorrected %+.2f SE; the correction moves it by "
                 "%+.3f %%\n",
                 cs->name, sqrt(dpd_linreg_m2(problem)), sim->final_risk, sim->final_risk_se, z_on,
                 worst, t_worst, z_off, 100.0 * (on->final_risk / off->final_risk - 1.0));
   if (cs->steep) {
     assert_true(fabs(z_on) <= 2.5);
-    assert_true(worst <= 3.5);
+    assert_true(worst <= 4.0);
     assert_true(fabs(z_off) > 4.0); /* negative control: the asymptotic equivalent is rejected */
   } else {
     assert_true(fabs(z_on) <= 2.0);
-    assert_true(worst <= 3.5);
+    assert_true(worst <= 4.0);
   }
   dpd_ode_result_free(on);
   dpd_ode_result_free(off);
@@ -171,9 +175,10 @@ static void sde_corrected_matches_simulation(void **state) {
 
 static void steep_spectra_large_d(void **state) {
   static const fs_case cases[] = {
-      {"powerlaw 1, d = 1000", DPD_SPECTRUM_POWERLAW, 1.0, 1000, 1, 0.0},
-      {"powerlaw 1.5, d = 1000", DPD_SPECTRUM_POWERLAW, 1.5, 1000, 1, 0.05},
-      {"powerlaw 1, d = 2000", DPD_SPECTRUM_POWERLAW, 1.0, 2000, 1, 0.0},
+      {"powerlaw 1, d = 1000", DPD_SPECTRUM_POWERLAW, 1.0, 1000, 1},
+      {"powerlaw 1.5, d = 1000", DPD_SPECTRUM_POWERLAW, 1.5, 1000, 1},
+      {"powerlaw 1, d = 2000", DPD_SPECTRUM_POWERLAW, 1.0, 2000, 1},
+      {"powerlaw 1.5, d = 2000", DPD_SPECTRUM_POWERLAW, 1.5, 2000, 1},
   };
   (void)state;
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -183,8 +188,8 @@ static void steep_spectra_large_d(void **state) {
 #elif !defined(FS_FLAT)
 static void steep_spectra_d400(void **state) {
   static const fs_case cases[] = {
-      {"powerlaw 1, d = 400", DPD_SPECTRUM_POWERLAW, 1.0, 400, 1, 0.0},
-      {"powerlaw 1.5, d = 400", DPD_SPECTRUM_POWERLAW, 1.5, 400, 1, 0.05},
+      {"powerlaw 1, d = 400", DPD_SPECTRUM_POWERLAW, 1.0, 400, 1},
+      {"powerlaw 1.5, d = 400", DPD_SPECTRUM_POWERLAW, 1.5, 400, 1},
   };
   (void)state;
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -194,8 +199,8 @@ static void steep_spectra_d400(void **state) {
 #else
 static void flat_spectra_d400(void **state) {
   static const fs_case cases[] = {
-      {"iso, d = 400", DPD_SPECTRUM_ISO, 1.0, 400, 0, 0.0},
-      {"levels 4*40,0.5*360", DPD_SPECTRUM_LEVELS, 1.0, 400, 0, 0.0},
+      {"iso, d = 400", DPD_SPECTRUM_ISO, 1.0, 400, 0},
+      {"levels 4*40,0.5*360", DPD_SPECTRUM_LEVELS, 1.0, 400, 0},
   };
   (void)state;
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {

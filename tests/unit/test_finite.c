@@ -71,8 +71,9 @@ static void check_law(dpd_spectrum_kind kind, size_t d, double alpha) {
   assert_int_equal(dpd__fs_law_create(p, &law, &err), DPD_OK);
   assert_rel(law->m2, 2.0 * p2, 1e-12);
   rule_moments(&law->base, &mean, &var, &k3);
-  print_message("d = %zu kind %d alpha %g: m2 = %.4g, lmax/d = %.3g, %zu tilted groups\n", d,
-                (int)kind, alpha, law->m2, law->lmax_over_d, law->ntilt);
+  print_message("d = %zu kind %d alpha %g: m2 = %.4g, lmax/d = %.3g, %zu tilted groups, %zu "
+                "exact directions\n",
+                d, (int)kind, alpha, law->m2, law->lmax_over_d, law->ntilt, law->nexact);
   assert_rel(mean, 1.0, 1e-6);
   assert_rel(var, 2.0 * p2, 1e-6);
   assert_rel(k3, 8.0 * p3, 1e-5);
@@ -82,6 +83,13 @@ static void check_law(dpd_spectrum_kind kind, size_t d, double alpha) {
     assert_rel(mean, 1.0 + 2.0 * b, 1e-6);
     assert_rel(var, 2.0 * p2 + 4.0 * b * b, 1e-6);
     assert_rel(k3, 8.0 * p3 + 16.0 * b * b * b, 1e-5);
+  }
+  for (size_t e = 0; e < law->nexact; e++) { /* s^2 without an exact direction: - beta chi^2_1 */
+    const double b = law->exact_beta[e];
+    rule_moments(&law->minus[e], &mean, &var, &k3);
+    assert_abs(mean, 1.0 - b, 1e-6);
+    assert_abs(var, 2.0 * p2 - 2.0 * b * b, 1e-6 * 2.0 * p2);
+    assert_abs(k3, 8.0 * p3 - 8.0 * b * b * b, 1e-5 * 8.0 * p3);
   }
   dpd__fs_law_free(law);
   dpd_linreg_problem_free(p);
