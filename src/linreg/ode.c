@@ -172,14 +172,6 @@ static void model_init(ode_model *model, const dpd_linreg_problem *problem,
  * <= e^{-8}: the direction has forgotten its state within one step whatever the exact rate). */
 #define FS_RATE_MAX 8.0
 
-/* The group's coefficients A_j, B_j (and their P-derivatives) of the finite-size-corrected
- * system (docs/finite_size.md §2), and the factor rho_j = log1p(x_j)/x_j, x_j = lambda_j A_j / n
- * (the per-step rate), that makes the ODE with frozen coefficients reproduce the one-step
- * recursion exactly (docs/finite_size.md §2, "one step"); rho_j multiplies the whole group
- * equation. Its P-derivative drho (through A_j) goes into the Jacobian: near x_j = -1 (a top
- * direction at a step near 1/lambda_j) rho_j changes fast with P, and a Newton matrix without it
- * stalled CVODE (CV_TOO_MUCH_WORK at the tuner's largest steps). The rate -log1p(x_j) is capped
- * at FS_RATE_MAX, continuously (rho_j = FS_RATE_MAX/|x_j| beyond). */
 /* rho(x) = log1p(x)/x with the rate -log1p(x) capped at FS_RATE_MAX, and rho'(x) in *slope. */
 static double rho_of_rate(double x, double *slope) {
   if (fabs(x) < 1e-3) {
@@ -200,7 +192,15 @@ static double rate_per_A(const ode_model *model, const ode_coef *co, size_t j) {
   return model->lambda[j] * model->gamma * model->inv_d / co->tscale;
 }
 
-/* diag (may be NULL): the diagonal entry d f_j / d S_j of the Jacobian at S_j, C the noise term:
+/* The group's coefficients A_j, B_j (and their P-derivatives) of the finite-size-corrected
+ * system (docs/finite_size.md §2), and the factor rho_j = log1p(x_j)/x_j, x_j = lambda_j A_j / n
+ * (the per-step rate), that makes the ODE with frozen coefficients reproduce the one-step
+ * recursion exactly (docs/finite_size.md §2, "one step"); rho_j multiplies the whole group
+ * equation. Its P-derivative drho (through A_j) goes into the Jacobian, which is exact (see
+ * fs_dfdL for the term whose absence stalled CVODE): near x_j = -1 (a top direction at a step
+ * near 1/lambda_j) rho_j changes fast with P. The rate -log1p(x_j) is capped at FS_RATE_MAX,
+ * continuously (rho_j = FS_RATE_MAX/|x_j| beyond).
+ * diag (may be NULL): the diagonal entry d f_j / d S_j of the Jacobian at S_j, C the noise term:
  * rho_j lambda_j A_j, plus for an exact direction its own S_j-dependence (co->exAs, exBs). */
 static void fs_group(const ode_model *model, const ode_coef *co, size_t j, double *A, double *B,
                      double *dA, double *dB, double *rho, double *drho, double Sj, double *diag) {
