@@ -196,14 +196,14 @@ static double rate_per_A(const ode_model *model, const ode_coef *co, size_t j) {
  * system (docs/finite_size.md §2), and the factor rho_j = log1p(x_j)/x_j, x_j = lambda_j A_j / n
  * (the per-step rate), that makes the ODE with frozen coefficients reproduce the one-step
  * recursion exactly (docs/finite_size.md §2, "one step"); rho_j multiplies the whole group
- * equation. Its P-derivative drho (through A_j) goes into the Jacobian, which is exact (see
- * fs_dfdL for the term whose absence stalled CVODE): near x_j = -1 (a top direction at a step
- * near 1/lambda_j) rho_j changes fast with P. The rate -log1p(x_j) is capped at FS_RATE_MAX,
- * continuously (rho_j = FS_RATE_MAX/|x_j| beyond).
- * diag (may be NULL): the diagonal entry d f_j / d S_j of the Jacobian at S_j, C the noise term:
- * rho_j lambda_j A_j, plus for an exact direction its own S_j-dependence (co->exAs, exBs). */
+ * equation. Its derivative in A_j (rho_A, times dA_j for the P column) goes into the Jacobian,
+ * which is exact (see fs_dfdL for the term whose absence stalled CVODE): near x_j = -1 (a top
+ * direction at a step near 1/lambda_j) rho_j changes fast with P. The rate -log1p(x_j) is capped at
+ * FS_RATE_MAX, continuously (rho_j = FS_RATE_MAX/|x_j| beyond). diag (may be NULL): the diagonal
+ * entry d f_j / d S_j of the Jacobian at S_j, C the noise term: rho_j lambda_j A_j, plus for an
+ * exact direction its own S_j-dependence (co->exAs, exBs). */
 static void fs_group(const ode_model *model, const ode_coef *co, size_t j, double *A, double *B,
-                     double *dA, double *dB, double *rho, double *drho, double Sj, double *diag) {
+                     double *dA, double *dB, double *rho, double *rho_A, double Sj, double *diag) {
   const dpd__fs_coef *f = &co->fs;
   const int k = model->fs->tilt_of[j];
   const int e = k >= 0 ? model->fs->exact_of_tilt[k] : -1;
@@ -216,10 +216,10 @@ static void fs_group(const ode_model *model, const ode_coef *co, size_t j, doubl
     *dA = co->exdA[e];
     *dB = co->exdB[e];
     *rho = rho_of_rate(*A * xa, &slope);
-    *drho = slope * xa * *dA;
+    *rho_A = slope * xa;
     if (diag != NULL) {
       *diag = *rho * lj * (*A + Sj * co->exAs[e] + co->exBs[e]) +
-              slope * xa * co->exAs[e] * (lj * (*A * Sj + *B) + model->mult[j] * co->C);
+              *rho_A * co->exAs[e] * (lj * (*A * Sj + *B) + model->mult[j] * co->C);
     }
     return;
   }
@@ -236,18 +236,10 @@ static void fs_group(const ode_model *model, const ode_coef *co, size_t j, doubl
     *dB = f->dB0 + beta * f->dB1;
   }
   *rho = rho_of_rate(*A * xa, &slope);
-  *drho = slope * xa * *dA;
+  *rho_A = slope * xa;
   if (diag != NULL) {
     *diag = *rho * model->lambda[j] * *A;
   }
-}
-
-/* d rho_j / d A_j (fs_group's chain without dA_j). */
-static double fs_drho_dA(const ode_model *model, const ode_coef *co, size_t j, double Aj) {
-  const double xa = rate_per_A(model, co, j);
-  double slope;
-  (void)rho_of_rate(Aj * xa, &slope);
-  return slope * xa;
 }
 
 /* Frozen clipping factors (dpd_ode_config.mu_frozen, nu_frozen) replace mu_c(P), nu_c(P);
@@ -460,8 +452,8 @@ static int model_rhs_apply(const ode_model *model, const ode_coef *co, const dou
   int bad = 0;
   if (model->fs != NULL) {
     for (size_t j = 0; j < model->m; j++) {
-      double Aj, Bj, dAj, dBj, rho, drho, f;
-      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho, &drho, S[j], NULL);
+      double Aj, Bj, dAj, dBj, rho, rho_A, f;
+      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho, &rho_A, S[j], NULL);
       f = rho * (lambda[j] * (Aj * S[j] + mult[j] * Bj) + mult[j] * C);
       dSdt[j] = f;
       bad |= !(fabs(f) <= DBL_MAX);
@@ -552,15 +544,15 @@ static double fs_dfdP(const ode_model *model, const ode_coef *co, size_t j, doub
 
 /* d f_j / d lbar: lbar (the residual's mean eigenvalue, coef_eval) enters every A_j and B_j
  * through the rank-one terms, linearly (dA_lbar, dB_lbar, common to all groups), and rho_j
- * through A_j (fs_drho_dA). With
+ * through A_j (rho_A = d rho_j / d A_j, from fs_group). With
  * d lbar / d S_k = lambda_k (lambda_k - lbar) / sum lambda S it is the second rank-one term of the
  * Jacobian. Without it the Newton matrix missed the top group's strongest self-coupling (lbar is
  * mostly that group's share), and CVODE stalled (CV_TOO_MUCH_WORK) on steep spectra at large
  * steps. */
 static double fs_dfdL(const ode_model *model, const ode_coef *co, size_t j, double Sj, double Aj,
-                      double Bj, double rho) {
+                      double Bj, double rho, double rho_A) {
   const double lj = model->lambda[j], mj = model->mult[j], dAL = co->fs.dA_lbar;
-  const double drhoL = fs_drho_dA(model, co, j, Aj) * dAL;
+  const double drhoL = rho_A * dAL;
   return rho * lj * (dAL * Sj + mj * co->fs.dB_lbar) +
          drhoL * (lj * (Aj * Sj + mj * Bj) + mj * co->C);
 }
@@ -579,10 +571,10 @@ static void model_jtimes(const ode_model *model, const ode_coef *co, const doubl
       wl += fs_dLdS(model, co, k) * v[k];
     }
     for (size_t j = 0; j < model->m; j++) {
-      double Aj, Bj, dAj, dBj, rho, drho, dg;
-      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho, &drho, S[j], &dg);
-      Jv[j] = dg * v[j] + fs_dfdP(model, co, j, S[j], Aj, Bj, dAj, dBj, rho, drho) * w +
-              fs_dfdL(model, co, j, S[j], Aj, Bj, rho) * wl;
+      double Aj, Bj, dAj, dBj, rho, rho_A, dg;
+      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho, &rho_A, S[j], &dg);
+      Jv[j] = dg * v[j] + fs_dfdP(model, co, j, S[j], Aj, Bj, dAj, dBj, rho, rho_A * dAj) * w +
+              fs_dfdL(model, co, j, S[j], Aj, Bj, rho, rho_A) * wl;
     }
     return;
   }
@@ -598,9 +590,9 @@ static void model_psolve(const ode_model *model, const ode_coef *co, double gamm
   double ga = gamma_cv * co->A;
   if (model->fs != NULL) {
     for (size_t j = 0; j < model->m; j++) {
-      double Aj, Bj, dAj, dBj, rho, drho; /* the diagonal without an exact direction's own
+      double Aj, Bj, dAj, dBj, rho, rho_A; /* the diagonal without an exact direction's own
                                               S_j-dependence: a preconditioner */
-      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho, &drho, 0.0, NULL);
+      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho, &rho_A, 0.0, NULL);
       z[j] = r[j] / (1.0 - gamma_cv * rho * Aj * model->lambda[j]);
     }
     return;
@@ -627,12 +619,12 @@ static int model_sm_solve(const ode_model *model, const ode_coef *co, double gam
      * capacitance matrix K = I - gamma_cv [b u]^T E^{-1} [a e] */
     double ur = 0.0, ue = 0.0, ua = 0.0, be = 0.0, k11, k12, k21, k22, det, c1, c2;
     for (size_t j = 0; j < m; j++) {
-      double Aj, Bj, dAj, dBj, rho, drho, dg, inv_e, lj = lambda[j], uj = fs_dLdS(model, co, j);
-      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho, &drho, S[j], &dg);
+      double Aj, Bj, dAj, dBj, rho, rho_A, dg, inv_e, lj = lambda[j], uj = fs_dLdS(model, co, j);
+      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho, &rho_A, S[j], &dg);
       inv_e = 1.0 / (1.0 - gamma_cv * dg);
       x[j] = r[j] * inv_e;
-      ea[j] = fs_dfdP(model, co, j, S[j], Aj, Bj, dAj, dBj, rho, drho) * inv_e;
-      ee[j] = fs_dfdL(model, co, j, S[j], Aj, Bj, rho) * inv_e;
+      ea[j] = fs_dfdP(model, co, j, S[j], Aj, Bj, dAj, dBj, rho, rho_A * dAj) * inv_e;
+      ee[j] = fs_dfdL(model, co, j, S[j], Aj, Bj, rho, rho_A) * inv_e;
       br += lj * x[j];
       ba += lj * ea[j];
       be += lj * ee[j];
