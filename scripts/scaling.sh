@@ -16,6 +16,10 @@
 #
 # Writes OUT/scaling.tsv (every tuned point), OUT/scaling_slopes.tsv (local slopes),
 # OUT/scaling_fit.tsv (fitted exponents, windows, theory), OUT/scaling.png and REPORT.
+# Resumable: every finished tune keeps its row in ROWS (default BUILD/scaling_rows, or OUT/rows
+# with --out), and a run skips the tunes whose rows are there, so a stopped study goes on where it
+# stopped. ROWS also records the tune settings (accuracy, EXTRA_KEYS, zeta, dpdyn's version); a
+# run with other settings is refused (rm -rf ROWS, or give another ROWS).
 # usage: scripts/scaling.sh [--quick] [--refit] [--out=DIR] [--report=FILE.md]
 #   default OUT = docs/figures, REPORT = docs/scaling.md; --quick: d = 1000, alpha = 2, rho = 1,
 #   three gammas, families const and sqrt (seconds; a smoke test of the pipeline, not a result)
@@ -23,7 +27,7 @@
 #   OUT/scaling.tsv (e.g. after editing scripts/scaling_prose.md).
 # environment: DPDYN (default build/dpdyn), PYTHON (default /usr/bin/python3), JOBS (parallel
 #   tunes, default 2), EXTRA_KEYS (default empty), D (override d), ALPHAS, RHOS, FAMILIES
-#   (space-separated lists overriding the defaults).
+#   (space-separated lists overriding the defaults), ROWS (see above).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 dpdyn=${DPDYN:-$src/build/dpdyn}
@@ -33,12 +37,16 @@ extra=${EXTRA_KEYS:-}
 quick=0
 refit=0
 out=$src/docs/figures
+out_given=0
 report=
 for a in "$@"; do
   case $a in
   --quick) quick=1 ;;
   --refit) refit=1 ;;
-  --out=*) out=${a#--out=} ;;
+  --out=*)
+    out=${a#--out=}
+    out_given=1
+    ;;
   --report=*) report=${a#--report=} ;;
   *)
     echo "scaling.sh: unknown argument '$a' (allowed: --quick, --refit, --out=DIR, --report=FILE)" >&2
@@ -82,7 +90,7 @@ figure() {
   fi
 }
 if [ $refit = 1 ]; then
-  elapsed=$(sed -n 's/.*wall seconds of the tunes: \([0-9]*\).*/\1/p' "$out/scaling.tsv")
+  elapsed=$(sed -n 's/.*wall seconds[^:]*: \([0-9]*\).*/\1/p' "$out/scaling.tsv")
   $python "$src/scripts/scaling_fit.py" "$out" "$report" "${elapsed:-?}"
   figure
   exit 0
@@ -107,13 +115,28 @@ if [ -n "$d2" ]; then
     done
   done >>"$work/jobs"
 fi
-echo "scaling: $(wc -l <"$work/jobs") tunes on $jobs jobs" >&2
+# The rows of finished tunes, one file per tune, and the settings they were computed with.
+if [ $out_given = 1 ]; then rows=${ROWS:-$out/rows}; else rows=${ROWS:-$src/build/scaling_rows}; fi
+mkdir -p "$rows"
+settings="dpdyn $("$dpdyn" --version 2>/dev/null | head -1 | awk '{print $NF}'); zeta = $zeta; $acc${extra:+ $extra}"
+if [ -s "$rows/settings" ] && [ "$(cat "$rows/settings")" != "$settings" ]; then
+  echo "scaling.sh: $rows holds tunes made with other settings ('$(cat "$rows/settings")', now '$settings'); rm -rf it or set ROWS" >&2
+  exit 1
+fi
+echo "$settings" >"$rows/settings"
+total=$(wc -l <"$work/jobs")
+while read -r alpha rho f dd n; do
+  [ -s "$rows/$alpha-$rho-$f-$dd-$n.tsv" ] || echo "$alpha $rho $f $dd $n"
+done <"$work/jobs" >"$work/todo"
+echo "scaling: $total tunes, $((total - $(wc -l <"$work/todo"))) already in $rows; $(wc -l <"$work/todo") to run on $jobs jobs" >&2
 
-# One tune; appends its row (tab-separated, the columns of scaling.tsv) to $work/rows.<pid>.
+# One tune; writes its row (tab-separated, the columns of scaling.tsv, then the tune's wall
+# seconds) to ROWS/<alpha>-<rho>-<family>-<d>-<n>.tsv, published by a rename once complete.
 one() {
   local alpha=$1 rho=$2 f=$3 d=$4 n=$5
-  local dir
+  local dir t0
   dir=$(mktemp -d "$work/t.XXXXXX")
+  t0=$(date +%s)
   # shellcheck disable=SC2086
   if ! nice "$dpdyn" tune --d="$d" --n="$n" --spectrum=powerlaw:"$alpha" --theta_star=flat \
     --zeta=$zeta --rho="$rho" --schedule="$f" --heatmap=0 --confirm_seeds=0 --plot=0 \
@@ -121,35 +144,40 @@ one() {
     echo "scaling: tune failed at alpha=$alpha rho=$rho $f d=$d n=$n: $(head -1 "$dir/err")" >&2
     return 1
   fi
-  $python - "$dir/o/summary.json" "$alpha" "$rho" "$f" "$d" "$n" >>"$work/rows.$$" <<'PY'
+  $python - "$dir/o/summary.json" "$alpha" "$rho" "$f" "$d" "$n" "$(($(date +%s) - t0))" \
+    >"$dir/row" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1])); o = s["optimum"]
-alpha, rho, fam, d, n = sys.argv[2:7]
+alpha, rho, fam, d, n, secs = sys.argv[2:8]
 num = lambda v: "%.10g" % float(v)
 print("\t".join([alpha, rho, fam, d, n, num(int(d) / int(n)), num(s["final_excess_risk"]),
                  num(s["excess_risk_before_release"]), num(s["release_jump"]), num(o["c"]),
                  num(o["eta_at_0"]), num(o.get("c1", "nan")), num(o.get("offset_scale", "nan")),
-                 str(len(s["at_bound"])), str(s["evaluations"])]))
+                 str(len(s["at_bound"])), str(s["evaluations"]), secs]))
 PY
+  mv "$dir/row" "$rows/$alpha-$rho-$f-$d-$n.tsv"
   rm -rf "$dir"
   echo "scaling: alpha=$alpha rho=$rho $f d=$d gamma=$(echo "$d $n" | awk '{printf "%.3g", $1 / $2}') done" >&2
 }
 export -f one
-export dpdyn python work zeta acc extra
-start=$(date +%s)
-# Each worker is a bash with its own $$, so rows.$$ never has two writers.
-xargs -P "$jobs" -L 1 bash -c 'one "$@"' _ <"$work/jobs"
-elapsed=$(($(date +%s) - start))
+export dpdyn python work zeta acc extra rows
+xargs -r -P "$jobs" -L 1 bash -c 'one "$@"' _ <"$work/todo"
 
+# scaling.tsv: the rows of this study's jobs (a ROWS shared with a larger study keeps its others)
+while read -r alpha rho f dd n; do
+  cat "$rows/$alpha-$rho-$f-$dd-$n.tsv"
+done <"$work/jobs" >"$work/all"
+# the sum of the tunes' wall seconds (each tune on one thread)
+elapsed=$(awk -F'\t' '{ s += $16 } END { printf "%d", s }' "$work/all")
 {
   echo "# dpdyn $("$dpdyn" --version 2>/dev/null | head -1 | awk '{print $NF}')"
   echo "# command: scripts/scaling.sh$([ $quick = 1 ] && echo " --quick")"
   echo "# figure: scaling"
-  echo "# zeta = $zeta; theta_star = flat; spectrum = powerlaw:alpha; tuned R_out of the ODE (dpdyn tune $acc${extra:+ $extra}); at_bound = number of tuned parameters at a box edge; wall seconds of the tunes: $elapsed"
-  printf 'alpha\trho\tfamily\td\tn\tgamma\tR_out\tbefore_release\trelease_jump\tc\teta_at_0\tc1\toffset_scale\tat_bound\tevaluations\n'
-  cat "$work"/rows.* | sort -t$'\t' -k1,1g -k2,2g -k3,3 -k4,4g -k6,6gr
+  echo "# zeta = $zeta; theta_star = flat; spectrum = powerlaw:alpha; tuned R_out of the ODE (dpdyn tune $acc${extra:+ $extra}); at_bound = number of tuned parameters at a box edge; seconds = the tune's wall time on one thread; sum of the tunes' wall seconds: $elapsed"
+  printf 'alpha\trho\tfamily\td\tn\tgamma\tR_out\tbefore_release\trelease_jump\tc\teta_at_0\tc1\toffset_scale\tat_bound\tevaluations\tseconds\n'
+  sort -t$'\t' -k1,1g -k2,2g -k3,3 -k4,4g -k6,6gr "$work/all"
 } >"$out/scaling.tsv"
-echo "scaling: tunes took $elapsed s" >&2
+echo "scaling: the tunes took $elapsed s in all (one thread each)" >&2
 
 $python "$src/scripts/scaling_fit.py" "$out" "$report" "$elapsed"
 figure

@@ -252,7 +252,7 @@ def write_report(report, outdir, rows, curves, fits, slopes, dmain, elapsed, lmi
             alpha, rho, 10 ** lg,
             *["%.4g" % p[f]["R_out"] if f in p else "—" for f in FAMILIES],
             best, p[best]["c"], horizon(p[best]), edge))
-    w("\nRun time of the tunes: %s s (wall, `JOBS` parallel tunes, on a shared machine)." % elapsed)
+    w("\nRun time of the tunes: %s s (the sum of their wall times, one thread each, on a shared machine)." % elapsed)
     text = "\n".join(out) + "\n"
     prose = prose_text(lmin, dmain)
     text = text.replace("@@PROSE@@\n", prose)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # scripts/scaling.sh --quick end to end (docs/scaling.md): the tables exist and are readable by
 # column name (docs/output.md), every tuned risk is finite and below R(0), the fitted slopes are
-# finite and in a sane range, the report and (with gnuplot) the figure are written, and an
-# unknown argument is refused.
+# finite and in a sane range, the report and (with gnuplot) the figure are written, a second
+# run resumes from the rows of the first, and an unknown argument is refused.
 # usage: test_scaling.sh DPDYN_BINARY SOURCE_DIR
 set -u
 dpdyn=$1
@@ -58,6 +58,27 @@ else
 fi
 grep -q "Fitted exponents" "$work/s/scaling.md" && ok "report has the exponent table" ||
   bad "report lacks the exponent table"
+# resuming: a second run finds every row and tunes nothing; without one row it tunes that one
+# alone and the table is the same; other settings are refused
+cut -f1-15 "$work/s/scaling.tsv" | grep -v '^#' >"$work/first"
+run_again() { DPDYN=$dpdyn PYTHON=$py EXTRA_KEYS=$1 "$src/scripts/scaling.sh" --quick --out="$work/s" >"$work/log2" 2>&1; }
+if run_again --finite_size=off && grep -q "6 already in .*; 0 to run" "$work/log2"; then
+  ok "a second run resumes with nothing to tune"
+else
+  bad "second run: $(grep -m1 'already in' "$work/log2")"
+fi
+rm -f "$work"/s/rows/2-1-sqrt-1000-1000000.tsv
+if run_again --finite_size=off && grep -q "5 already in .*; 1 to run" "$work/log2" &&
+  cut -f1-15 "$work/s/scaling.tsv" | grep -v '^#' | cmp -s - "$work/first"; then
+  ok "a run without one row tunes that one and gives the same table"
+else
+  bad "resumed run: $(grep -m1 'already in' "$work/log2")"
+fi
+if ! run_again "" && grep -q "holds tunes made with other settings" "$work/log2"; then
+  ok "rows made with other settings refused"
+else
+  bad "other settings: $(tail -1 "$work/log2")"
+fi
 if DPDYN=$dpdyn "$src/scripts/scaling.sh" --bogus >/dev/null 2>"$work/err"; then
   bad "unknown argument accepted"
 else
