@@ -210,18 +210,37 @@ typedef struct {
 /* One Euler-Maruyama step with the finite-size-corrected factors (docs/finite_size.md §2):
  * coordinate i of group j drifts by -eta mu_j lambda_i e_i and diffuses with variance
  * (eta^2/n) lambda_i (N_j + lambda_i e_i^2 (sigma_j - mu_j^2)) per unit time (the one-step
- * variance of x_i psi), plus the privacy noise p. Returns the new risk. */
+ * variance of x_i psi), plus the privacy noise p. A coordinate of an exact direction (a group of
+ * multiplicity 1 with lambda/d > DPD_FS_EXACT_EPS; Gaussian label noise) uses, with a =
+ * sqrt(lambda_i) |e_i| its share of the residual, mu = K1(a)/a + delta mu_{-i} and N + lambda_i
+ * e_i^2 sigma = K2(a) + delta N_{-i}, the rank-one terms without its own share lambda_i^2 e_i^2 of
+ * s2, as the ODE does (where S_i = d e_i^2 / 2). P = R + zeta^2/2 and s2 = sum lambda^2 e^2 are
+ * those of the state before the step. Returns the new risk. */
 static double fs_em_step(const sde_plan *plan, const dpd__fs_coef *co, double eta, double h,
-                         double p, const double *z, const double *v, double *e) {
+                         double p, double P, double s2, const double *z, const double *v,
+                         double *e) {
   const double sh = sqrt(h), inv_n = 1.0 / (double)plan->n, inv_d = 1.0 / (double)plan->d;
+  const dpd__fs_law *law = plan->fs;
+  const int exact_ok = plan->noise.law == DPD_NOISE_GAUSSIAN && isfinite(plan->c);
   double acc = 0.0;
   for (size_t i = 0; i < plan->d; i++) {
     const double l = plan->lambda[i], beta = l * inv_d;
     const int k = plan->coord_tilt[i];
-    const double mu = k >= 0 ? co->mut[k] : co->mu0 + beta * co->mu1;
+    double mu = k >= 0 ? co->mut[k] : co->mu0 + beta * co->mu1;
     const double sig = k >= 0 ? co->sigt[k] : co->sig0;
     const double N = k >= 0 ? co->Nt[k] : co->N0 + beta * co->N1;
-    const double var = fmax(0.0, N + l * e[i] * e[i] * (sig - mu * mu));
+    double var = N + l * e[i] * e[i] * (sig - mu * mu);
+    if (exact_ok && k >= 0 && law->exact_of_tilt[k] >= 0) {
+      const double a = sqrt(l) * fabs(e[i]);
+      dpd__fs_exact_k kx;
+      if (a > 1e-6 * sqrt(2.0 * P) &&
+          dpd__fs_exact_eval(law, (size_t)law->exact_of_tilt[k], plan->c, P, a, &kx) == 0) {
+        const double s2_other = 0.5 * (double)plan->d * (s2 - l * l * e[i] * e[i]);
+        mu = kx.k1 / a + co->r1_mu * s2_other;
+        var = kx.k2 + co->r1_N * s2_other - a * a * mu * mu;
+      }
+    }
+    var = fmax(0.0, var);
     double x =
         e[i] - h * eta * mu * l * e[i] + sh * plan->sqrt_lambda[i] * eta * sqrt(var * inv_n) * z[i];
     if (v != NULL) {
@@ -312,11 +331,11 @@ ALWAYS_INLINE void run_replicate_body(const sde_plan *plan, size_t rep, double *
     const double t_next = step_time(plan, k + 1);
     const double h = t_next - t;
     const double eta = dpd_schedule_eval(plan->schedule, t);
-    double mu, nu;
+    double mu, nu, s2 = 0.0;
     dpd__fs_coef fco;
     int st;
     if (plan->fs != NULL) {
-      double s1 = 0.0, s2 = 0.0;
+      double s1 = 0.0;
       for (size_t i = 0; i < d; i++) {
         s1 += lambda[i] * e[i] * e[i];
         s2 += lambda[i] * lambda[i] * e[i] * e[i];
@@ -353,7 +372,7 @@ ALWAYS_INLINE void run_replicate_body(const sde_plan *plan, size_t rep, double *
 
     dpd_rng_gaussian_fill(&rng, buf, count);
     if (plan->fs != NULL) {
-      R = fs_em_step(plan, &fco, eta, h, coef.p, z, noisy ? v : NULL, e);
+      R = fs_em_step(plan, &fco, eta, h, coef.p, P, s2, z, noisy ? v : NULL, e);
     } else if (noisy) {
       R = em_body(d, lambda, sl, &coef, z, v, e, 0, 1);
     } else {

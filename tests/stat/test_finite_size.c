@@ -12,10 +12,13 @@
  *    nearly independent from one grid time to the next (n/100 steps apart), and the largest of
  *    100 independent |z| exceeds 3.5 with probability 4.6 % for an exact theory (4.0: 0.6 %).
  *    Measured: power law 1.5, d = 2000 reaches 3.49 with this seed (2.83 and 2.91 with the
- *    simulator seeds 16, 17; docs/finite_size.md §4); the others stay within 3.22. The grid starts at the first step: at alpha = 1.5 the top
- *    direction carries up to 40 % of the risk (lambda_1/d = 0.39), and only its exact integral
- *    over g_1 (docs/finite_size.md §2, "top directions") follows it there (the first-order
- *    expansion in a_1^2/(2P) was 8.5 SE off at t = 0.01);
+ *    simulator seeds 16, 17; docs/finite_size.md §4); the others stay within 3.22. The grid starts
+ * at the first step: at alpha = 1.5 the top direction carries up to 40 % of the risk (lambda_1/d =
+ * 0.39), and only its exact integral over g_1 (docs/finite_size.md §2, "top directions") follows it
+ * there (the first-order expansion in a_1^2/(2P) was 8.5 SE off at t = 0.01); theta* is the draw of
+ * problem seed 7. With other draws (or theta* flat), power law 1.5 shows an early-time gap of both
+ * the ODE and the SDE, 1-1.6 % below DP-SGD and up to 4.9 SE at t <= 0.05. The released risk stays
+ * within 1.1 SE. Its cause is not settled (docs/finite_size.md §4, "An early-time gap").
  *  - isotropic and two-level spectra: the corrected ODE within 2 SE on the released risk and
  *    4 SE on the grid; it moves the released risk by O(1/d) (printed).
  * This file runs the steep spectra at d = 400; test_finite_size_flat.c the flat ones, and the slow
@@ -118,9 +121,12 @@ static void run_case(const fs_case *cs) {
 
 #ifdef FS_SLOW
 /* The SDE with the same corrected factors (dpd_linreg_sde_config.finite_size) against DP-SGD on
- * the power law alpha = 1, d = 400: released risks within 3 combined SE (independent seeds), where
- * the uncorrected SDE is more than 4 combined SE off. */
-static void sde_corrected_matches_simulation(void **state) {
+ * the power laws alpha = 1 and 1.5, d = 400 (the setting of run_case; independent seeds): the
+ * released risk within 3 combined SE and every one of the 100 grid times within 4 combined SE
+ * (the family-wise bound of run_case), where the uncorrected SDE is more than 4 combined SE off
+ * on the released risk. At alpha = 1.5 the top directions are integrated exactly over their own
+ * coordinate (docs/finite_size.md §2). */
+static void sde_case(double alpha) {
   dpd_linreg_problem_config pc = dpd_linreg_problem_config_default();
   dpd_schedule_config sc = dpd_schedule_config_default();
   dpd_linreg_sim_config simc = dpd_linreg_sim_config_default();
@@ -129,11 +135,10 @@ static void sde_corrected_matches_simulation(void **state) {
   dpd_schedule *schedule = NULL;
   dpd_linreg_sim_result *sim = NULL, *on = NULL, *off = NULL;
   dpd_err err;
-  double z_on, z_off;
-  (void)state;
+  double z_on, z_off, worst = 0.0, t_worst = 0.0;
   pc.d = 400;
   pc.spectrum = DPD_SPECTRUM_POWERLAW;
-  pc.alpha = 1.0;
+  pc.alpha = alpha;
   pc.seed = 7;
   assert_int_equal(dpd_linreg_problem_create(&pc, &problem, &err), DPD_OK);
   sc.kind = DPD_SCHEDULE_SQRT;
@@ -147,7 +152,7 @@ static void sde_corrected_matches_simulation(void **state) {
   simc.rho = 2.0;
   simc.seeds = SEEDS;
   simc.seed = 15;
-  simc.grid = 11;
+  simc.grid = GRID;
   assert_int_equal(dpd_linreg_sim_run(problem, schedule, &simc, &sim, &err), DPD_OK);
   ec.n = 1600;
   ec.zeta = 0.5;
@@ -155,22 +160,37 @@ static void sde_corrected_matches_simulation(void **state) {
   ec.rho = 2.0;
   ec.seeds = SEEDS;
   ec.seed = 16;
-  ec.grid = 11;
+  ec.grid = GRID;
   assert_int_equal(dpd_linreg_sde_run(problem, schedule, &ec, &off, &err), DPD_OK);
   ec.finite_size = DPD_FINITE_ON;
   assert_int_equal(dpd_linreg_sde_run(problem, schedule, &ec, &on, &err), DPD_OK);
   z_on = (on->final_risk - sim->final_risk) / hypot(on->final_risk_se, sim->final_risk_se);
   z_off = (off->final_risk - sim->final_risk) / hypot(off->final_risk_se, sim->final_risk_se);
-  print_message("[sde, powerlaw 1, d = 400] released risk: corrected SDE %+.2f SE, uncorrected "
-                "%+.2f SE (combined SE)\n",
-                z_on, z_off);
+  for (size_t j = 1; j + 1 < GRID; j++) {
+    const double z =
+        (on->risk_mean[j] - sim->risk_mean[j]) / hypot(on->risk_se[j], sim->risk_se[j]);
+    if (fabs(z) > worst) {
+      worst = fabs(z);
+      t_worst = sim->t[j];
+    }
+  }
+  print_message("[sde, powerlaw %g, d = 400] released risk: corrected SDE %+.2f SE (grid max "
+                "%.2f SE at t = %.2f), uncorrected %+.2f SE (combined SE)\n",
+                alpha, z_on, worst, t_worst, z_off);
   assert_true(fabs(z_on) <= 3.0);
+  assert_true(worst <= 4.0);
   assert_true(fabs(z_off) > 4.0);
   dpd_linreg_sim_result_free(on);
   dpd_linreg_sim_result_free(off);
   dpd_linreg_sim_result_free(sim);
   dpd_schedule_free(schedule);
   dpd_linreg_problem_free(problem);
+}
+
+static void sde_corrected_matches_simulation(void **state) {
+  (void)state;
+  sde_case(1.0);
+  sde_case(1.5);
 }
 
 static void steep_spectra_large_d(void **state) {
