@@ -76,6 +76,22 @@ fi
   ok "c3 ignored with rho = inf" || bad "c3 not reported as ignored"
 grep -q confirm_final_excess_risk "$work/o/summary.json" && bad "confirmation without seeds" ||
   ok "confirm_seeds=0 skips the simulation"
+# the same with a coarser simplex (xtol, restarts): recorded in the tuner, fewer evaluations,
+# the same optimum to well within the ODE's accuracy
+"$dpdyn" tune --d=20 --gamma=0.05 --schedule=optimal --heatmap=0 --confirm_seeds=0 --plot=0 \
+  --xtol=1e-5 --restarts=1 --out="$work/o2" >/dev/null 2>"$work/stderr" || bad "tune xtol failed"
+if python3 - "$work/o/summary.json" "$work/o2/summary.json" <<'PY'; then
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert b["tuner"]["xtol"] == 1e-5 and b["tuner"]["restarts"] == 1, b["tuner"]
+assert a["tuner"]["xtol"] == 1e-8 and a["tuner"]["restarts"] == 3, a["tuner"]
+assert b["evaluations"] < a["evaluations"], (a["evaluations"], b["evaluations"])
+assert abs(b["final_excess_risk"] / a["final_excess_risk"] - 1) < 1e-6, (a["final_excess_risk"], b["final_excess_risk"])
+PY
+  ok "xtol=1e-5 restarts=1: recorded, fewer evaluations, the same optimum"
+else
+  bad "xtol/restarts"
+fi
 
 # 3. Bad input.
 expect_error() {
@@ -102,6 +118,8 @@ expect_error heatmap_axis "invalid value for 'heatmap_eta': 'cubic' \(allowed: l
 expect_error c_min_zero "invalid value for 'c_min': 0 \(allowed" --c_min=0
 expect_error c_max_low "invalid value for 'c_max': 0.001 \(allowed" --c_max=0.001
 expect_error confirm_negative "invalid value for 'confirm_seeds': '-2' \(allowed" --confirm_seeds=-2
+expect_error xtol_zero "invalid value for 'xtol': 0 \(allowed: 0 < xtol < 1\)" --xtol=0
+expect_error restarts_many "invalid value for 'restarts': '101' \(allowed: integer 0 <= restarts <= 100\)" --restarts=101
 expect_error table_schedule "invalid value for 'schedule': 'file:x' \(allowed with tune" --schedule=file:x
 expect_error fixed_c_inf "invalid value for 'c': inf with rho = 1" --tune=eta0
 expect_error optimal_eta0 "invalid value for 'tune': 'eta0' \(allowed: .*c, c1, c2, c3" --schedule=optimal --tune=eta0

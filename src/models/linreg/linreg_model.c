@@ -102,6 +102,12 @@ static const dpd_key_desc linreg_keys[] = {
      "eta~(0) axis of the surface (default log)"},
     {"confirm_seeds", DPD_KEY_INT, NULL, 0, 16777216.0, 0, NULL, "tune",
      "replicates of the confirmation simulation, 0 = skip (default 64)"},
+    {"xtol", DPD_KEY_REAL, NULL, 0, 1, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, "tune",
+     "simplex size at which a local search stops, in the search's logistic coordinates "
+     "(default 1e-8)"},
+    {"restarts", DPD_KEY_INT, NULL, 0, 100, 0, NULL, "tune",
+     "restarts of each simplex search while they improve the risk by > 1e-10 relative "
+     "(default 3)"},
     {NULL, DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static const char *const linreg_small[] = {"d",  "20", "n", "80",  "seeds", "3", "grid",

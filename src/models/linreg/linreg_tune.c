@@ -106,7 +106,8 @@ static int parse_tune_list(const char *text, const char *schedule, const family_
 typedef struct {
   int mask;
   double c_min, c_max;
-  size_t heatmap, confirm_seeds;
+  size_t heatmap, confirm_seeds, restarts;
+  double xtol;
   int eta_log;
   int plot;
 } tune_options;
@@ -167,6 +168,19 @@ static int parse_options(dpd_keys *keys, tune_options *t, family_info *f, dpd_er
   if (dpd_keys_given(keys, "confirm_seeds") &&
       (status = dpd_keys_size_range_get(keys, "confirm_seeds", 0, (size_t)1 << 24,
                                         &t->confirm_seeds, err)) < 0) {
+    return status;
+  }
+  {
+    const dpd_tune_config def = dpd_tune_config_default();
+    t->xtol = def.xtol;
+    t->restarts = def.restarts;
+  }
+  if (dpd_keys_given(keys, "xtol") &&
+      (status = dpd_keys_real_range_get(keys, "xtol", 0.0, 0, 1.0, 0, 0, &t->xtol, err)) < 0) {
+    return status;
+  }
+  if (dpd_keys_given(keys, "restarts") &&
+      (status = dpd_keys_size_range_get(keys, "restarts", 0, 100, &t->restarts, err)) < 0) {
     return status;
   }
   t->plot = 1;
@@ -340,6 +354,8 @@ int dpd__linreg_tune(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, 
   tc.params = t.mask;
   tc.c_min = t.c_min;
   tc.c_max = t.c_max;
+  tc.xtol = t.xtol;
+  tc.restarts = t.restarts;
   tc.ode = dpd__linreg_ode_config(run);
   simc = dpd__linreg_sim_config(run);
   tc.threads = simc.threads;
@@ -472,9 +488,9 @@ int dpd__linreg_tune(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, 
     dpd__json_number(tj, "shape_max", def.shape_max);
     cJSON_AddNumberToObject(tj, "prescan", (double)def.prescan);
     cJSON_AddNumberToObject(tj, "starts", (double)def.starts);
-    dpd__json_number(tj, "xtol", def.xtol);
+    dpd__json_number(tj, "xtol", tc.xtol);
     cJSON_AddNumberToObject(tj, "max_iter", (double)def.max_iter);
-    cJSON_AddNumberToObject(tj, "restarts", (double)def.restarts);
+    cJSON_AddNumberToObject(tj, "restarts", (double)tc.restarts);
     cJSON_AddStringToObject(tj, "method",
                             res.nvars == 1 ? "gsl_min_fminimizer_brent"
                                            : "gsl_multimin_fminimizer_nmsimplex2");
