@@ -1,15 +1,22 @@
 # Random features: test risk of DP-GD (best stopping time per p) and of the min-norm
 # interpolator theta* = Phi^+ y against the number of features p (scripts/reproduce_rf.sh).
-# usage: gnuplot -c rf_psweep.gp BEST.tsv STAR.tsv OUT.png N
+# usage: gnuplot -c rf_psweep.gp BEST.tsv STAR.tsv OUT.png N REPLICATES
 # BEST.tsv columns: p eps ctime T sigma test test_se train clipped_final clipped_mean
 #                   (one block per epsilon, blocks separated by two blank lines)
 # STAR.tsv columns: p theta_star_test theta_star_train
 best = ARG1
 star = ARG2
 n = ARG4 + 0
-set terminal pngcairo size 900,600 font "sans,13"
+reps = ARG5 + 0
+set terminal pngcairo size 900,640 font "sans,13"
 set output ARG3
-set title sprintf("random features, d = 100, n = %d, sign target, tanh; DP-GD: C_{clip} = 0.5 √p, η = 1/p, best T ∈ {2d, 5d, 10d}, δ = 1/n", n) font ",11"
+# a short title above; the setting as a caption line below the plot
+set title "Random features: private DP-GD against the interpolator θ*" font ",14"
+set bmargin 6
+set label 101 sprintf("d = 100, n = %d, sign target, tanh features. DP-GD: C_{clip} = 0.5√p, η = 1/p, δ = 1/n, best T ∈ {2d, 5d, 10d}.", n) \
+  at screen 0.02, screen 0.065 left font ",10" tc rgb "#444444"
+set label 102 sprintf("Mean ± 2 SE of %d independent replicates (each its own data, features and test set); θ*: mean over the same draws.", reps) \
+  at screen 0.02, screen 0.03 left font ",10" tc rgb "#444444"
 set xlabel "number of features p"
 set ylabel "test risk (mean squared error)"
 set logscale xy

@@ -181,8 +181,8 @@ awk '$1 == "star" { print $2, $3, $4 }' "$figs/rf_psweep.tsv" >"$work/star.tsv"
 # rf_psweep.gp reads: p eps ctime T sigma test test_se ...: drop the clip column.
 awk 'NF == 0 { print; next } /^#/ { next } { print $1, $2, $4, $5, $6, $7, $8, $9, $10, $11 }' \
   "$figs/rf_psweep_best.tsv" >"$work/best.tsv"
-gnuplot -c "$src/plots/rf_psweep.gp" "$work/best.tsv" "$work/star.tsv" "$figs/rf_psweep.png" $n
-gnuplot -c "$src/plots/rf_heatmap.gp" "$figs/rf_heatmap.tsv" "$figs/rf_heatmap.png" $p_heat
+gnuplot -c "$src/plots/rf_psweep.gp" "$work/best.tsv" "$work/star.tsv" "$figs/rf_psweep.png" $n $seeds
+gnuplot -c "$src/plots/rf_heatmap.gp" "$figs/rf_heatmap.tsv" "$figs/rf_heatmap.png" $p_heat $seeds
 
 {
   echo "Random features, d = 100, n = $n, n_test = 1000, sign target, tanh, eta = 1/p, delta = 1/n"
