@@ -18,8 +18,9 @@
 # OUT/scaling_fit.tsv (fitted exponents, windows, theory), OUT/scaling.png and REPORT.
 # Resumable: every finished tune keeps its row in ROWS (default BUILD/scaling_rows, or OUT/rows
 # with --out), and a run skips the tunes whose rows are there, so a stopped study goes on where it
-# stopped. ROWS also records the tune settings (accuracy, EXTRA_KEYS, zeta, dpdyn's version); a
-# run with other settings is refused (rm -rf ROWS, or give another ROWS).
+# stopped. ROWS also records the tune settings (accuracy, EXTRA_KEYS, zeta, dpdyn's version and
+# the last commit that changed src/ or include/); a run with other settings is refused (rm -rf
+# ROWS, or give another ROWS).
 # usage: scripts/scaling.sh [--quick] [--refit] [--out=DIR] [--report=FILE.md]
 #   default OUT = docs/figures, REPORT = docs/scaling.md; --quick: d = 1000, alpha = 2, rho = 1,
 #   three gammas, families const and sqrt (seconds; a smoke test of the pipeline, not a result)
@@ -119,7 +120,9 @@ fi
 # The rows of finished tunes, one file per tune, and the settings they were computed with.
 if [ $out_given = 1 ]; then rows=${ROWS:-$out/rows}; else rows=${ROWS:-$src/build/scaling_rows}; fi
 mkdir -p "$rows"
-settings="dpdyn $("$dpdyn" --version 2>/dev/null | head -1 | awk '{print $NF}'); zeta = $zeta; $acc${extra:+ $extra}"
+# the last commit that changed the sources (a tuned point depends on the code, not on the docs)
+srcrev=$(git -C "$src" log -1 --format=%h -- src include 2>/dev/null || true)
+settings="dpdyn $("$dpdyn" --version 2>/dev/null | head -1 | awk '{print $NF}') (src ${srcrev:-unknown}); zeta = $zeta; $acc${extra:+ $extra}"
 if [ -s "$rows/settings" ] && [ "$(cat "$rows/settings")" != "$settings" ]; then
   echo "scaling.sh: $rows holds tunes made with other settings ('$(cat "$rows/settings")', now '$settings'); rm -rf it or set ROWS" >&2
   exit 1
