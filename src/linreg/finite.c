@@ -103,7 +103,7 @@ typedef struct {
   double lambda_cut;        /* groups above it are summed exactly; the rest by power sums */
   double t_taylor;          /* power sums valid for t <= t_taylor */
   double pw[FS_TAYLOR + 1]; /* pw[k] = sum_{bulk} m_j (2 lambda_j/d)^k */
-  size_t skip;              /* a group left out (the law without it), or m */
+  size_t skip, skip2;       /* groups left out (the law without them), or m */
 } charfn;
 
 /* log phi(t) = sum_j m_j [-(1/4) log1p(a_j^2) + (i/2) atan(a_j)], a_j = 2 lambda_j t/d. */
@@ -111,7 +111,7 @@ static void charfn_log(const charfn *cf, double t, double *re, double *im) {
   double r = 0.0, s = 0.0;
   const int exact_all = t > cf->t_taylor;
   for (size_t j = 0; j < cf->m; j++) {
-    if (j != cf->skip && (exact_all || cf->lambda[j] > cf->lambda_cut)) {
+    if (j != cf->skip && j != cf->skip2 && (exact_all || cf->lambda[j] > cf->lambda_cut)) {
       const double a = 2.0 * cf->lambda[j] * cf->inv_d * t;
       r -= 0.25 * cf->mult[j] * log1p(a * a);
       s += 0.5 * cf->mult[j] * atan(a);
@@ -140,8 +140,8 @@ static void charfn_log(const charfn *cf, double t, double *re, double *im) {
  * built one group at a time as the Gauss rule of (rule so far) x (generalized Gauss-Laguerre rule
  * of Gamma(m_j/2), GSL), each step exact for the first 2 DPD_FS_NODES moments. px, pw, pq:
  * [DPD_FS_NODES^2], p0, p1: workspace of the same size. Returns 0 or -1. */
-static int base_by_chain(const dpd_linreg_problem *p, size_t skip, dpd__fs_rule *rule, double *px,
-                         double *pw, double *pq, double *p0, double *p1) {
+static int base_by_chain(const dpd_linreg_problem *p, size_t skip, size_t skip2, dpd__fs_rule *rule,
+                         double *px, double *pw, double *pq, double *p0, double *p1) {
   rule->n = 1;
   rule->x[0] = 0.0;
   rule->w[0] = 1.0;
@@ -151,7 +151,7 @@ static int base_by_chain(const dpd_linreg_problem *p, size_t skip, dpd__fs_rule 
     const double *ly, *lw;
     double usum = 0.0;
     size_t np = 0;
-    if (!(k > 0.0) || j == skip) {
+    if (!(k > 0.0) || j == skip || j == skip2) {
       continue; /* a node of the initial-energy measure of a compressed problem, or left out */
     }
     lag = gsl_integration_fixed_alloc(gsl_integration_fixed_laguerre, DPD_FS_NODES, 0.0, 1.0,
@@ -261,8 +261,8 @@ typedef struct {
  * sum without group `skip`: a Gamma chain for few groups of small multiplicity, otherwise the
  * inversion of the characteristic function (file comment). m2 and lmax_over_d are those of the
  * full law (they set the grid). Returns DPD_OK or DPD_ESOLVER. */
-static int rule_of_law(const dpd_linreg_problem *p, size_t skip, double m2, double lmax_over_d,
-                       law_work *wk, dpd__fs_rule *rule, dpd_err *err) {
+static int rule_of_law(const dpd_linreg_problem *p, size_t skip, size_t skip2, double m2,
+                       double lmax_over_d, law_work *wk, dpd__fs_rule *rule, dpd_err *err) {
   const size_t m = p->ngroups, N = FS_GRID;
   const double inv_d = 1.0 / (double)p->d, sd = sqrt(m2);
   double *x = wk->x, *w = wk->w;
@@ -274,7 +274,7 @@ static int rule_of_law(const dpd_linreg_problem *p, size_t skip, double m2, doub
       mmax = fmax(mmax, p->group_mult[j]);
     }
     if (mmax <= FS_CHAIN_MULT) {
-      if (base_by_chain(p, skip, rule, wk->px, wk->pw, wk->pq, wk->p0, wk->p1) != 0) {
+      if (base_by_chain(p, skip, skip2, rule, wk->px, wk->pw, wk->pq, wk->p0, wk->p1) != 0) {
         return DPD_FAIL(err, DPD_ESOLVER, "finite-size law: no Gauss rule (m2 = %g)", m2);
       }
       return DPD_OK;
@@ -287,11 +287,12 @@ static int rule_of_law(const dpd_linreg_problem *p, size_t skip, double m2, doub
   cf.mult = p->group_mult;
   cf.m = m;
   cf.skip = skip;
+  cf.skip2 = skip2;
   cf.inv_d = inv_d;
   cf.t_taylor = 12.0 / fmax(sd, 1e-300);
   cf.lambda_cut = 0.25 / (2.0 * inv_d * cf.t_taylor); /* 2 lambda t/d <= 1/4 below the cut */
   for (size_t j = 0; j < m; j++) {
-    if (j != skip && p->group_lambda[j] <= cf.lambda_cut) {
+    if (j != skip && j != skip2 && p->group_lambda[j] <= cf.lambda_cut) {
       const double a1 = 2.0 * p->group_lambda[j] * inv_d;
       double ak = a1;
       for (int k = 1; k <= FS_TAYLOR; k++) {
@@ -357,7 +358,28 @@ static int rule_of_law(const dpd_linreg_problem *p, size_t skip, double m2, doub
   return DPD_OK;
 }
 
+/* The law `from` size-biased by a group of lambda/d = beta: from x (beta chi^2_2), the
+ * Gauss-Laguerre rule `lag` of Exp(1) (chi^2_2 = 2 y), reduced to DPD_FS_TILT_NODES nodes. px, pw:
+ * [DPD_FS_NODES^2] workspace; pq, p0, p1 the reduction's. Returns 0 or -1. */
+static int tilt_rule(const dpd__fs_rule *from, double beta, gsl_integration_fixed_workspace *lag,
+                     size_t nodes, double *px, double *pw, double *pq, double *p0, double *p1,
+                     dpd__fs_rule *out) {
+  const double *ly = gsl_integration_fixed_nodes(lag), *lw = gsl_integration_fixed_weights(lag);
+  size_t np = 0;
+  for (int k = 0; k < from->n; k++) {
+    for (int l = 0; l < DPD_FS_NODES; l++) {
+      px[np] = from->x[k] + 2.0 * beta * ly[l];
+      pw[np] = from->w[k] * lw[l];
+      np++;
+    }
+  }
+  return gauss_of_discrete(px, pw, np, nodes, p0, p1, pq, out) == 0 ? -1 : 0;
+}
+
+static void nt_ensure(void);
+
 int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *err) {
+  nt_ensure();
   const size_t m = p->ngroups, N = FS_GRID;
   const double inv_d = 1.0 / (double)p->d;
   dpd__fs_law *law = calloc(1, sizeof *law);
@@ -386,7 +408,7 @@ int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *
     status = DPD_FAIL(err, DPD_ENOMEM, "out of memory (finite-size law of %zu groups)", m);
     goto done;
   }
-  if ((status = rule_of_law(p, m, law->m2, law->lmax_over_d, &wk, &law->base, err)) < 0) {
+  if ((status = rule_of_law(p, m, m, law->m2, law->lmax_over_d, &wk, &law->base, err)) < 0) {
     goto done;
   }
 
@@ -403,8 +425,6 @@ int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *
   for (;;) { /* the largest remaining lambda/d above DPD_FS_EPS, up to DPD_FS_MAXTILT groups */
     size_t best = m;
     double beta;
-    const double *ly = gsl_integration_fixed_nodes(lag), *lw = gsl_integration_fixed_weights(lag);
-    size_t np = 0;
     for (size_t j = 0; j < m; j++) {
       if (law->tilt_of[j] < 0 && p->group_lambda[j] * inv_d > DPD_FS_EPS &&
           (best == m || p->group_lambda[j] > p->group_lambda[best])) {
@@ -415,14 +435,8 @@ int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *
       break;
     }
     beta = p->group_lambda[best] * inv_d;
-    for (int k = 0; k < law->base.n; k++) {
-      for (int l = 0; l < DPD_FS_NODES; l++) {
-        px[np] = law->base.x[k] + 2.0 * beta * ly[l];
-        pw[np] = law->base.w[k] * lw[l];
-        np++;
-      }
-    }
-    if (gauss_of_discrete(px, pw, np, DPD_FS_TILT_NODES, p0, p1, pq, &law->tilt[law->ntilt]) == 0) {
+    if (tilt_rule(&law->base, beta, lag, DPD_FS_TILT_NODES, px, pw, pq, p0, p1,
+                  &law->tilt[law->ntilt]) != 0) {
       status = DPD_FAIL(err, DPD_ESOLVER, "finite-size law: no Gauss rule for lambda/d = %g", beta);
       goto done;
     }
@@ -440,8 +454,33 @@ int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *
     if (k >= 0 && p->group_mult[j] == 1.0 && law->tilt_beta[k] > DPD_FS_EXACT_EPS) {
       const size_t e = law->nexact;
       dpd__fs_rule full;
-      if ((status = rule_of_law(p, j, law->m2, law->lmax_over_d, &wk, &full, err)) < 0) {
+      if ((status = rule_of_law(p, j, m, law->m2, law->lmax_over_d, &wk, &full, err)) < 0) {
         goto done;
+      }
+      if (e == 0) {
+        if (full.n <= DPD_FS_COND_NODES) {
+          law->cminus = full;
+        } else if (gauss_of_discrete(full.x, full.w, (size_t)full.n, DPD_FS_COND_NODES, p0, p1, q,
+                                     &law->cminus) == 0) {
+          status =
+              DPD_FAIL(err, DPD_ESOLVER, "finite-size law: no Gauss rule without group %zu", j);
+          goto done;
+        }
+      } else { /* without the first exact direction and this one */
+        dpd__fs_rule both;
+        if ((status = rule_of_law(p, law->exact_group[0], j, law->m2, law->lmax_over_d, &wk, &both,
+                                  err)) < 0) {
+          goto done;
+        }
+        if (both.n <= DPD_FS_JOINT_NODES) {
+          law->minus2[e] = both;
+        } else if (gauss_of_discrete(both.x, both.w, (size_t)both.n, DPD_FS_JOINT_NODES, p0, p1, q,
+                                     &law->minus2[e]) == 0) {
+          status =
+              DPD_FAIL(err, DPD_ESOLVER, "finite-size law: no Gauss rule without groups %zu, %zu",
+                       law->exact_group[0], j);
+          goto done;
+        }
       }
       /* the same first 2 DPD_FS_EXACT_NODES moments with fewer nodes: the integrand is smooth
        * (a law of fewer nodes, e.g. the point mass at 0 when the direction is all of s^2, is
@@ -459,6 +498,17 @@ int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *
       law->nexact++;
     }
   }
+  if (law->nexact > 0) { /* conditioning on exact direction 0: its size-biased laws */
+    law->cond = 1;
+    for (size_t k = 0; k < law->ntilt; k++) {
+      if (tilt_rule(&law->cminus, law->tilt_beta[k], lag, DPD_FS_COND_TILT, px, pw, pq, p0, p1,
+                    &law->ctilt[k]) != 0) {
+        status = DPD_FAIL(err, DPD_ESOLVER, "finite-size law: no Gauss rule for lambda/d = %g",
+                          law->tilt_beta[k]);
+        goto done;
+      }
+    }
+  }
   if (law->nexact > 0) {
     gsl_integration_fixed_workspace *her = gsl_integration_fixed_alloc(
         gsl_integration_fixed_hermite, 2 * DPD_FS_GH_HALF, 0.0, 1.0, 0.0, 0.0);
@@ -473,6 +523,48 @@ int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *
       if (hx[i] > 0.0 && h < DPD_FS_GH_HALF) {
         law->gh_g[h] = M_SQRT2 * hx[i];
         law->gh_w[h] = hw[i] / sqrt(M_PI);
+        h++;
+      }
+    }
+    gsl_integration_fixed_free(her);
+    her = gsl_integration_fixed_alloc(gsl_integration_fixed_hermite, DPD_FS_GH_PARTNER, 0.0, 1.0,
+                                      0.0, 0.0);
+    if (her == NULL) {
+      status = DPD_FAIL(err, DPD_ENOMEM, "out of memory (Gauss-Hermite rule)");
+      goto done;
+    }
+    hx = gsl_integration_fixed_nodes(her);
+    hw = gsl_integration_fixed_weights(her);
+    for (size_t i = 0; i < DPD_FS_GH_PARTNER; i++) {
+      law->gp_g[i] = M_SQRT2 * hx[i];
+      law->gp_w[i] = hw[i] / sqrt(M_PI);
+    }
+    gsl_integration_fixed_free(her);
+    her = gsl_integration_fixed_alloc(gsl_integration_fixed_hermite, DPD_FS_GH_PARTNER_SMALL, 0.0,
+                                      1.0, 0.0, 0.0);
+    if (her == NULL) {
+      status = DPD_FAIL(err, DPD_ENOMEM, "out of memory (Gauss-Hermite rule)");
+      goto done;
+    }
+    hx = gsl_integration_fixed_nodes(her);
+    hw = gsl_integration_fixed_weights(her);
+    for (size_t i = 0; i < DPD_FS_GH_PARTNER_SMALL; i++) {
+      law->gs_g[i] = M_SQRT2 * hx[i];
+      law->gs_w[i] = hw[i] / sqrt(M_PI);
+    }
+    gsl_integration_fixed_free(her);
+    her = gsl_integration_fixed_alloc(gsl_integration_fixed_hermite, 2 * DPD_FS_GP_HALF, 0.0, 1.0,
+                                      0.0, 0.0);
+    if (her == NULL) {
+      status = DPD_FAIL(err, DPD_ENOMEM, "out of memory (Gauss-Hermite rule)");
+      goto done;
+    }
+    hx = gsl_integration_fixed_nodes(her);
+    hw = gsl_integration_fixed_weights(her);
+    for (size_t i = 0, h = 0; i < 2 * DPD_FS_GP_HALF; i++) {
+      if (hx[i] > 0.0 && h < DPD_FS_GP_HALF) {
+        law->gq_g[h] = M_SQRT2 * hx[i];
+        law->gq_w[h] = hw[i] / sqrt(M_PI);
         h++;
       }
     }
@@ -600,6 +692,7 @@ static int node_eval(const dpd_noise_spec *noise, double c, double x, double R, 
 typedef struct {
   double mu, nu, g, sig, n1, h2, h3; /* h2 = E[H2/x], h3 = E[H3] */
   double dmu, dnu, dg, dsig, dn1, dh2, dh3;
+  double amu, anu, ag, asig, an1; /* a1-derivatives (conditioning; 0 otherwise) */
 } fs_sums;
 
 static int rule_sums(const dpd__fs_rule *rule, const dpd_noise_spec *noise, double c, double R,
@@ -631,16 +724,31 @@ static int rule_sums(const dpd__fs_rule *rule, const dpd_noise_spec *noise, doub
   return 0;
 }
 
+static int cond_sums(const dpd__fs_law *law, const dpd__fs_rule *rule, double c, double P,
+                     double a1, fs_sums *s);
+
 int dpd__fs_coef_eval(const dpd__fs_law *law, const dpd_noise_spec *noise, double c, double R,
-                      double lbar, double eta, double gamma, int derivs, dpd__fs_coef *co,
-                      dpd_err *err) {
+                      double lbar, double a1, double eta, double gamma, int derivs,
+                      dpd__fs_coef *co, dpd_err *err) {
   fs_sums b;
   double dmu_r1, dN_r1, ddmu_r1, ddN_r1;
   const double g2 = gamma * eta * eta;
   const double P = R + 0.5 * noise->zeta * noise->zeta;
   int status = rule_sums(&law->base, noise, c, R, derivs, &b, err);
+  const int cond = dpd__fs_cond_applies(law, noise, c, a1);
   if (status != 0) {
     return status;
+  }
+  if (cond) { /* every factor but the rank-one moments conditioned on the top direction */
+    fs_sums bc;
+    if (cond_sums(law, &law->cminus, c, P, a1, &bc) != 0) {
+      return 1;
+    }
+    bc.h2 = b.h2;
+    bc.h3 = b.h3;
+    bc.dh2 = b.dh2;
+    bc.dh3 = b.dh3;
+    b = bc;
   }
   /* the rank-one interaction of |x| with the residual direction (common to all groups):
    * delta mu = -(lbar/d) R E[T F'''/s^2] = -(lbar/d) (R/c^2) E[H3],
@@ -667,6 +775,10 @@ int dpd__fs_coef_eval(const dpd__fs_law *law, const dpd_noise_spec *noise, doubl
   co->dA1 = 2.0 * eta * b.dg + g2 * b.dsig;
   co->dB0 = 0.5 * g2 * (b.dnu + ddN_r1);
   co->dB1 = -g2 * b.dn1;
+  co->aA0 = -2.0 * eta * b.amu;
+  co->aA1 = 2.0 * eta * b.ag + g2 * b.asig;
+  co->aB0 = 0.5 * g2 * b.anu;
+  co->aB1 = -g2 * b.an1;
   co->mu = b.mu;
   co->nu = P > 0.0 ? b.nu / (2.0 * P) : 1.0;
   co->mu0 = b.mu + dmu_r1;
@@ -676,7 +788,8 @@ int dpd__fs_coef_eval(const dpd__fs_law *law, const dpd_noise_spec *noise, doubl
   co->N1 = -2.0 * b.n1;
   for (size_t k = 0; k < law->ntilt; k++) {
     fs_sums t;
-    status = rule_sums(&law->tilt[k], noise, c, R, derivs, &t, err);
+    status = cond ? cond_sums(law, &law->ctilt[k], c, P, a1, &t)
+                  : rule_sums(&law->tilt[k], noise, c, R, derivs, &t, err);
     if (status != 0) {
       return status;
     }
@@ -685,6 +798,8 @@ int dpd__fs_coef_eval(const dpd__fs_law *law, const dpd_noise_spec *noise, doubl
     co->Bt[k] = 0.5 * g2 * (t.nu + dN_r1);
     co->dAt[k] = -2.0 * eta * (b.dmu + ddmu_r1 - beta * t.dg) + g2 * beta * t.dsig;
     co->dBt[k] = 0.5 * g2 * (t.dnu + ddN_r1);
+    co->aAt[k] = -2.0 * eta * (b.amu - beta * t.ag) + g2 * beta * t.asig;
+    co->aBt[k] = 0.5 * g2 * t.anu;
     co->mut[k] = b.mu + dmu_r1 - beta * t.g;
     co->sigt[k] = t.sig;
     co->Nt[k] = t.nu + dN_r1;
@@ -700,13 +815,60 @@ typedef struct {
   double m, my, ms, s2, s2y, s2s;
 } clip_moments;
 
+/* The standard normal tail Q(u) = P(Z > u) and density phi(u), by cubic Hermite interpolation
+ * of a table on [-NT_MAX, NT_MAX] with step 1/NT_PER (the derivatives Q' = -phi and
+ * phi' = -u phi are exact): error below 2e-11 absolute; beyond the table Q is 0 or 1 and phi 0
+ * (< 1e-18). Every clipped-moment node needs two of each; the table replaces an erfc and an exp
+ * per value. Built once (pthread_once). */
+enum { NT_PER = 128, NT_MAX = 9, NT_N = 2 * NT_MAX * NT_PER + 1 };
+static double nt_q[NT_N], nt_phi[NT_N];
+static pthread_once_t nt_once = PTHREAD_ONCE_INIT;
+
+static void nt_build(void) {
+  for (int k = 0; k < NT_N; k++) {
+    const double u = -NT_MAX + (double)k / NT_PER;
+    nt_q[k] = 0.5 * erfc(u * M_SQRT1_2);
+    nt_phi[k] = exp(-0.5 * u * u) * 0.5 * M_2_SQRTPI * M_SQRT1_2;
+  }
+}
+
+static void nt_ensure(void) {
+  pthread_once(&nt_once, nt_build);
+}
+
+static inline void normal_q_phi(double u, double *q, double *phi) {
+  if (!(u > -NT_MAX)) {
+    *q = 1.0;
+    *phi = 0.0;
+    return;
+  }
+  if (!(u < NT_MAX)) {
+    *q = 0.0;
+    *phi = 0.0;
+    return;
+  }
+  {
+    const double x = (u + NT_MAX) * NT_PER;
+    int k = (int)x;
+    if (k > NT_N - 2) {
+      k = NT_N - 2;
+    }
+    const double t = x - k, h = 1.0 / NT_PER, u0 = -NT_MAX + (double)k / NT_PER, u1 = u0 + h;
+    const double t2 = t * t, t3 = t2 * t;
+    const double h00 = 2 * t3 - 3 * t2 + 1, h10 = t3 - 2 * t2 + t, h01 = -2 * t3 + 3 * t2,
+                 h11 = t3 - t2;
+    const double p0 = nt_phi[k], p1 = nt_phi[k + 1];
+    *q = h00 * nt_q[k] + h * h10 * (-p0) + h01 * nt_q[k + 1] + h * h11 * (-p1);
+    *phi = h00 * p0 + h * h10 * (-u0 * p0) + h01 * p1 + h * h11 * (-u1 * p1);
+  }
+}
+
 static void clip_moments_eval(double y, double sigma, double T, clip_moments *o) {
   const double up = (T - y) / sigma, um = (-T - y) / sigma;
-  const double Qp = 0.5 * erfc(up * M_SQRT1_2),
-               Pm = 0.5 * erfc(-um * M_SQRT1_2); /* Q(u+), Phi(u-) */
-  const double in = 1.0 - Qp - Pm;               /* P(|y+U| < T) */
-  const double fp = exp(-0.5 * up * up) * 0.5 * M_2_SQRTPI * M_SQRT1_2;
-  const double fm = exp(-0.5 * um * um) * 0.5 * M_2_SQRTPI * M_SQRT1_2;
+  double Qp, Pm, fp, fm;
+  normal_q_phi(up, &Qp, &fp);               /* Q(u+), phi(u+) */
+  normal_q_phi(-um, &Pm, &fm);              /* Phi(u-) = Q(-u-), phi(u-) */
+  const double in = 1.0 - Qp - Pm;          /* P(|y+U| < T) */
   const double z2 = in + um * fm - up * fp; /* E[Z^2 1{inside}] */
   o->m = y * in + sigma * (fm - fp) + T * (Qp - Pm);
   o->my = in;
@@ -716,15 +878,131 @@ static void clip_moments_eval(double y, double sigma, double T, clip_moments *o)
   o->s2s = 2.0 * (y * (fm - fp) + sigma * z2);
 }
 
-int dpd__fs_exact_eval(const dpd__fs_law *law, size_t e, double c, double P, double a,
-                       dpd__fs_exact_k *o) {
-  const dpd__fs_rule *rule = &law->minus[e];
-  const double beta = law->exact_beta[e], var = 2.0 * P - a * a;
-  double sigma, k1 = 0.0, k2 = 0.0, k1y = 0.0, k1s = 0.0, k2y = 0.0, k2s = 0.0;
+int dpd__fs_cond_applies(const dpd__fs_law *law, const dpd_noise_spec *noise, double c, double a1) {
+  return law->cond && noise->law == DPD_NOISE_GAUSSIAN && isfinite(c) && a1 > 0.0;
+}
+
+/* One non-central node: the residual y + U, U ~ N(0, sigma^2), clipped at T. F_mu = P(|y+U| <
+ * T), F_nu = E psi^2, G = T dF_mu/dT, and their sigma- and y-derivatives. */
+typedef struct {
+  double Fmu, Fnu, G, sFmu, sFnu, sG, yFmu, yFnu, yG;
+} nc_node;
+
+static void nc_node_eval(double y, double sigma, double T, nc_node *o) {
+  const double up = (T - y) / sigma, um = (-T - y) / sigma;
+  double Qp, Pm, fp, fm;
+  normal_q_phi(up, &Qp, &fp);
+  normal_q_phi(-um, &Pm, &fm);
+  const double in = 1.0 - Qp - Pm;
+  const double z2 = in + um * fm - up * fp;
+  o->Fmu = in;
+  o->Fnu = y * y * in + 2.0 * y * sigma * (fm - fp) + sigma * sigma * z2 + T * T * (Qp + Pm);
+  o->sFnu = 2.0 * (y * (fm - fp) + sigma * z2);
+  o->G = T * (fp + fm) / sigma;
+  o->sFmu = -(fp * up - fm * um) / sigma;
+  o->sG = T * ((up * up - 1.0) * fp + (um * um - 1.0) * fm) / (sigma * sigma);
+  o->yFmu = (fm - fp) / sigma;
+  o->yFnu = 2.0 * (y * in + sigma * (fm - fp));
+  o->yG = T * (up * fp + um * fm) / (sigma * sigma);
+}
+
+/* The sums of rule_sums (not the rank-one moments h2, h3), conditioned on the top direction's
+ * g: its share a1 of the residual, the rest U ~ N(0, 2P - a1^2), s^2 = beta_1 g^2 + s^2_{-1} with
+ * s^2_{-1} ~ rule. F_mu, F_nu and G are even in g (the Gauss-Hermite nodes g > 0 weighted twice).
+ * R-derivatives through sigma (d sigma/dR = 1/sigma). Returns 0, or 1 when 2P <= a1^2. */
+static int cond_sums(const dpd__fs_law *law, const dpd__fs_rule *rule, double c, double P,
+                     double a1, fs_sums *s) {
+  const double var = 2.0 * P - a1 * a1, beta = law->exact_beta[0];
+  double sigma;
+  memset(s, 0, sizeof *s);
   if (!(var > 0.0)) {
     return 1;
   }
   sigma = sqrt(var);
+  for (int h = 0; h < DPD_FS_GH_HALF; h++) {
+    const double g = law->gh_g[h], wg = 2.0 * law->gh_w[h];
+    for (int k = 0; k < rule->n; k++) {
+      const double x = rule->x[k] + beta * g * g, w = wg * rule->w[k];
+      const double c2x2 = c * c / (x * x);
+      nc_node o;
+      nc_node_eval(a1 * g, sigma, c / sqrt(x), &o);
+      s->mu += w * o.Fmu;
+      s->nu += w * o.Fnu;
+      s->g += w * o.G / x;
+      s->sig += w * (2.0 * o.Fmu - 2.0 * o.G);
+      s->n1 += w * c2x2 * (1.0 - o.Fmu);
+      s->dmu += w * o.sFmu / sigma;
+      s->dnu += w * o.sFnu / sigma;
+      s->dg += w * o.sG / (sigma * x);
+      s->dsig += w * (2.0 * o.sFmu - 2.0 * o.sG) / sigma;
+      s->dn1 -= w * c2x2 * o.sFmu / sigma;
+      { /* d/d a1 = g d/dy - (a1/sigma) d/dsigma */
+        const double r = a1 / sigma;
+        const double aFmu = g * o.yFmu - r * o.sFmu, aG = g * o.yG - r * o.sG;
+        s->amu += w * aFmu;
+        s->anu += w * (g * o.yFnu - r * o.sFnu);
+        s->ag += w * aG / x;
+        s->asig += w * (2.0 * aFmu - 2.0 * aG);
+        s->an1 -= w * c2x2 * aFmu;
+      }
+    }
+  }
+  return 0;
+}
+
+int dpd__fs_exact_eval(const dpd__fs_law *law, size_t e, double c, double P, double a, double a1,
+                       dpd__fs_exact_k *o) {
+  /* the partner: exact direction 0 for e > 0, exact direction 1 for e = 0 */
+  const int joint = law->cond && a1 > 0.0 && (e > 0 || law->nexact > 1);
+  const size_t partner = e > 0 ? 0 : 1;
+  const dpd__fs_rule *rule = joint ? &law->minus2[e > 0 ? e : 1] : &law->minus[e];
+  const double beta = law->exact_beta[e], var = 2.0 * P - a * a - (joint ? a1 * a1 : 0.0);
+  const double beta1 = joint ? law->exact_beta[partner] : 0.0;
+  double sigma, k1 = 0.0, k2 = 0.0, k1y = 0.0, k1s = 0.0, k2y = 0.0, k2s = 0.0, k1q = 0.0,
+                k2q = 0.0;
+  o->k1q = o->k2q = 0.0;
+  if (!(var > 0.0)) {
+    return 1;
+  }
+  sigma = sqrt(var);
+  if (joint) { /* (g_1, g): the pair and its negative give the same terms, so g > 0 twice */
+    /* e = 0 (the largest share) keeps its 12-point rule and pairs with the smaller direction 1
+     * on 6 points; e > 0 uses 8 points and pairs with direction 0 on 12 */
+    const int np = e > 0 ? DPD_FS_GH_PARTNER : DPD_FS_GH_PARTNER_SMALL;
+    const int nh = e > 0 ? DPD_FS_GP_HALF : DPD_FS_GH_HALF;
+    const double *pg = e > 0 ? law->gp_g : law->gs_g, *pw = e > 0 ? law->gp_w : law->gs_w;
+    const double *og = e > 0 ? law->gq_g : law->gh_g, *ow = e > 0 ? law->gq_w : law->gh_w;
+    for (int h1 = 0; h1 < np; h1++) {
+      const double g1 = pg[h1], w1 = pw[h1];
+      for (int h = 0; h < nh; h++) {
+        const double g = og[h], wg = 2.0 * w1 * ow[h];
+        for (int k = 0; k < rule->n; k++) {
+          const double w = wg * rule->w[k];
+          const double T = c / sqrt(beta1 * g1 * g1 + beta * g * g + rule->x[k]);
+          clip_moments cm;
+          clip_moments_eval(a1 * g1 + a * g, sigma, T, &cm);
+          k1 += w * g * cm.m;
+          k1y += w * g * g * cm.my;
+          k1s += w * g * cm.ms;
+          k2 += w * g * g * cm.s2;
+          k2y += w * g * g * g * cm.s2y;
+          k2s += w * g * g * cm.s2s;
+          k1q += w * g * g1 * cm.my;
+          k2q += w * g * g * g1 * cm.s2y;
+        }
+      }
+    }
+    /* the partner's share: d/d a1 = g1 d/dy - (a1/sigma) d/dsigma */
+    o->k1q = k1q - a1 / sigma * k1s;
+    o->k2q = k2q - a1 / sigma * k2s;
+    o->k1 = k1;
+    o->k2 = k2;
+    o->k1a = k1y - a / sigma * k1s;
+    o->k2a = k2y - a / sigma * k2s;
+    o->k1p = k1s / sigma;
+    o->k2p = k2s / sigma;
+    return 0;
+  }
   /* g and -g: m, s2y, ms odd in y; my, s2, s2s even; T the same */
   for (int h = 0; h < DPD_FS_GH_HALF; h++) {
     const double g = law->gh_g[h], wg = 2.0 * law->gh_w[h];

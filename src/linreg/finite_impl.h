@@ -16,8 +16,16 @@
 #define DPD_FS_EXACT_EPS 0.05 /* ... those with lambda_j/d above it */
 #define DPD_FS_EXACT_NODES 8  /* Gauss nodes of the law of s^2 without such a direction */
 #define DPD_FS_GH_HALF 6      /* positive nodes of the Gauss-Hermite rule in g_j (12 in all) */
-#define DPD_FS_EPS 0.02       /* groups with lambda/d > DPD_FS_EPS get their own law */
-#define DPD_FS_TILT_NODES 8   /* Gauss nodes of each size-biased law */
+#define DPD_FS_GH_PARTNER 12  /* Gauss-Hermite nodes of a partner's g in a joint integral */
+#define DPD_FS_COND_NODES 8   /* conditioning: Gauss nodes of the law without the top direction */
+#define DPD_FS_COND_TILT 4    /* ... of its size-biased laws */
+#define DPD_FS_JOINT_NODES 4  /* ... of the law without an exact direction and its partner */
+#define DPD_FS_GP_HALF                                                                             \
+  4 /* positive Gauss-Hermite nodes of an exact direction e > 0's own g (joint) */
+#define DPD_FS_GH_PARTNER_SMALL                                                                    \
+  6                         /* Gauss-Hermite nodes of direction 1 as exact direction 0's partner */
+#define DPD_FS_EPS 0.02     /* groups with lambda/d > DPD_FS_EPS get their own law */
+#define DPD_FS_TILT_NODES 8 /* Gauss nodes of each size-biased law */
 
 /* A Gauss rule of a law on (0, inf): E h(s^2) ~ sum_k w[k] h(x[k]). */
 typedef struct {
@@ -44,6 +52,18 @@ typedef struct {
   double exact_beta[DPD_FS_MAXEXACT];
   dpd__fs_rule minus[DPD_FS_MAXEXACT];
   double gh_g[DPD_FS_GH_HALF], gh_w[DPD_FS_GH_HALF];
+  /* the partner's Gauss-Hermite rule in the joint integrals (all DPD_FS_GH_PARTNER nodes) */
+  double gp_g[DPD_FS_GH_PARTNER], gp_w[DPD_FS_GH_PARTNER];
+  double gq_g[DPD_FS_GP_HALF], gq_w[DPD_FS_GP_HALF]; /* the own g in a joint integral (g > 0) */
+  double gs_g[DPD_FS_GH_PARTNER_SMALL], gs_w[DPD_FS_GH_PARTNER_SMALL]; /* direction 1 as partner */
+  /* Conditioning on the first exact direction (docs/finite_size.md §2, "conditioning on the top
+   * direction"): every other factor is averaged over its g, the residual given it being
+   * non-central. cminus: the law of s^2 without it; ctilt[k]: cminus size-biased by tilted group
+   * k; minus2[e] (e >= 1): the law without it and exact direction e. */
+  int cond;
+  dpd__fs_rule cminus;
+  dpd__fs_rule ctilt[DPD_FS_MAXTILT];
+  dpd__fs_rule minus2[DPD_FS_MAXEXACT];
   /* what the law was built from (dpd__fs_law_get's cache): d, lambda_max, mean_lambda_sq and
    * the groups' eigenvalues and multiplicities, copied */
   size_t key_d;
@@ -83,6 +103,9 @@ typedef struct {
    * r1_mu s2, delta N = r1_N s2, and their R-derivatives (an exact direction j leaves out its
    * own share lambda_j^2 S_j, which its integral over g_j holds exactly) */
   double r1_mu, r1_N, dr1_mu, dr1_N;
+  /* conditioning: the a1-derivatives of A0, A1, B0, B1, At, Bt (0 without it) */
+  double aA0, aA1, aB0, aB1;
+  double aAt[DPD_FS_MAXTILT], aBt[DPD_FS_MAXTILT];
   /* The factors themselves (the SDE): mu_j = mu0 + beta mu1, sigma_j = sig0, N_j = N0 + beta N1
    * for first-order groups; mut, sigt, Nt for tilted group k. */
   double mu0, mu1, sig0, N0, N1;
@@ -93,11 +116,17 @@ typedef struct {
  * (its state dependence is left out of the Jacobian).
  * Returns 0, 1 when R is outside the domain (R < 0 or not finite with a non-Gaussian law), or
  * the negative status of a failed quadrature (reason in *err). `derivs`: also the d* fields. */
+/* a1 = sqrt(2 beta_1 S_1), the first exact direction's share of the residual: when positive (and
+ * the law has one, Gaussian label noise, finite c; dpd__fs_cond_applies), every factor but the
+ * rank-one moments is conditioned on that direction's g exactly, and lbar must then leave out
+ * its share lambda_1^2 S_1. */
 __attribute__((visibility("hidden"))) int dpd__fs_coef_eval(const dpd__fs_law *law,
                                                             const dpd_noise_spec *noise, double c,
-                                                            double R, double lbar, double eta,
-                                                            double gamma, int derivs,
+                                                            double R, double lbar, double a1,
+                                                            double eta, double gamma, int derivs,
                                                             dpd__fs_coef *co, dpd_err *err);
+__attribute__((visibility("hidden"))) int
+dpd__fs_cond_applies(const dpd__fs_law *law, const dpd_noise_spec *noise, double c, double a1);
 
 /* Expectation of h(s^2) under a rule. */
 /* An exact direction e at amplitude a = sqrt(2 beta S_j) (its share of the residual) and full
@@ -107,10 +136,15 @@ __attribute__((visibility("hidden"))) int dpd__fs_coef_eval(const dpd__fs_law *l
  * Returns 0, or 1 when 2P - a^2 is not positive. */
 typedef struct {
   double k1, k2, k1a, k2a, k1p, k2p;
+  double k1q, k2q; /* derivatives in the partner's share (joint integral; 0 otherwise) */
 } dpd__fs_exact_k;
+/* With a1 > 0 (conditioning, dpd__fs_coef_eval) the integral runs jointly over the g of a
+ * partner direction with share a1: exact direction 0 for e > 0, exact direction 1 for e = 0;
+ * s^2 without both ~ minus2[e] (minus2[1] for e = 0). The caller's rank-one term then leaves out
+ * the partner's share as well. */
 __attribute__((visibility("hidden"))) int dpd__fs_exact_eval(const dpd__fs_law *law, size_t e,
                                                              double c, double P, double a,
-                                                             dpd__fs_exact_k *o);
+                                                             double a1, dpd__fs_exact_k *o);
 
 __attribute__((visibility("hidden"))) double
 dpd__fs_rule_expect(const dpd__fs_rule *rule, double (*h)(double, void *), void *arg);

@@ -46,6 +46,7 @@
  * The integration stops exactly at t = 1 (CVodeSetStopTime): for the sqrt
  * schedule eta~'(t) -> -inf there and nothing beyond t = 1 is defined. */
 #include <float.h>
+#include <lapacke.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -132,12 +133,19 @@ typedef struct {
   dpd__fs_coef fs; /* per-group A_j, B_j when model->fs (A, B, dA, dB then unused) */
   double lbar;     /* sum lambda^2 S / sum lambda S (finite-size rank-one term) */
   double lbar_s1;  /* its denominator sum lambda S (0: lbar held at 0) */
-  double tscale;   /* dt/dtau applied by coef_scale (finite-size: the per-step rate) */
+  /* conditioning on the first exact direction (docs/finite_size.md §2): its share a1 of the
+   * residual (0: off); lbar then leaves out its lambda^2 S; s2 = sum lambda^2 S, all of it */
+  int cond;
+  double a1, s2;
+  double tscale; /* dt/dtau applied by coef_scale (finite-size: the per-step rate) */
   /* exact directions (docs/finite_size.md §2, "top directions"), when ex_on[e]: A_j, B_j, their
    * P-derivatives and their derivatives in the direction's own S_j */
   int ex_on[DPD_FS_MAXEXACT];
   double exA[DPD_FS_MAXEXACT], exB[DPD_FS_MAXEXACT], exdA[DPD_FS_MAXEXACT], exdB[DPD_FS_MAXEXACT],
       exAs[DPD_FS_MAXEXACT], exBs[DPD_FS_MAXEXACT];
+  /* conditioning: their derivatives in the partner's S (exact direction 0 for e > 0, 1 for e = 0)
+   */
+  double exAq[DPD_FS_MAXEXACT], exBq[DPD_FS_MAXEXACT];
 } ode_coef;
 
 static void model_init(ode_model *model, const dpd_linreg_problem *problem,
@@ -319,7 +327,7 @@ static int coef_at(const ode_model *model, double t, double R, int derivs, ode_c
   co->eta = eta;
   if (model->fs != NULL) {
     memset(co->ex_on, 0, sizeof co->ex_on); /* exact directions: exact_eval, given the state */
-    int status = dpd__fs_coef_eval(model->fs, &model->noise, model->c, R, co->lbar, eta,
+    int status = dpd__fs_coef_eval(model->fs, &model->noise, model->c, R, co->lbar, co->a1, eta,
                                    model->gamma, derivs, &co->fs, err);
     if (status != 0) {
       co->mu = co->nu = NAN;
@@ -366,22 +374,40 @@ static void exact_eval(const ode_model *model, const double *S, ode_coef *co) {
     const size_t j = law->exact_group[e];
     const double beta = law->exact_beta[e], lj2 = model->lambda[j] * model->lambda[j];
     const double Sj = S[j] > 0.0 ? S[j] : 0.0, a = sqrt(2.0 * beta * Sj);
+    /* conditioning: the integral runs jointly with a partner (exact direction 0 for e > 0, 1 for
+     * e = 0), whose share the rank-one term then leaves out as well */
+    const int joint = co->cond && (e > 0 || law->nexact > 1);
+    const size_t jp = joint ? law->exact_group[e > 0 ? 0 : 1] : j;
+    const double Sp = S[jp] > 0.0 ? S[jp] : 0.0;
+    const double ap = joint ? sqrt(2.0 * law->exact_beta[e > 0 ? 0 : 1] * Sp) : 0.0;
     dpd__fs_exact_k k;
     co->ex_on[e] = 0;
     if (!model->gaussian_noise || isinf(model->c) || !(a > 1e-6 * sqrt(2.0 * co->P)) ||
-        dpd__fs_exact_eval(law, e, model->c, co->P, a, &k) != 0) {
+        dpd__fs_exact_eval(law, e, model->c, co->P, a, ap, &k) != 0) {
       continue;
     }
     const double dadS = beta / a, k1a = k.k1 / a;
-    /* the Jacobian's variables are (S_j, R, lbar) as for every group: s2 = lbar s1 = lbar R d */
+    /* the Jacobian's variables are (S_j, R, lbar) as for every group: lbar s1 = lbar R d is s2
+     * without direction 0's share when conditioning (then direction 0's own share is already out
+     * of it, and its partner's is taken out here), else all of it */
     const double s2 = co->lbar * co->lbar_s1, ld = co->lbar / model->inv_d;
+    const double own = co->cond && e == 0 ? 0.0 : lj2; /* own share still in s2 */
+    const double sub =
+        own * Sj + (co->cond && e == 0 && joint ? model->lambda[jp] * model->lambda[jp] * Sp : 0.0);
     co->ex_on[e] = 1;
-    co->exA[e] = -2.0 * eta * (k1a + co->fs.r1_mu * (s2 - lj2 * Sj));
-    co->exB[e] = 0.5 * g2 * (k.k2 + co->fs.r1_N * (s2 - lj2 * Sj));
-    co->exdA[e] = -2.0 * eta * (k.k1p / a + co->fs.dr1_mu * (s2 - lj2 * Sj) + co->fs.r1_mu * ld);
-    co->exdB[e] = 0.5 * g2 * (k.k2p + co->fs.dr1_N * (s2 - lj2 * Sj) + co->fs.r1_N * ld);
-    co->exAs[e] = -2.0 * eta * ((k.k1a - k1a) / a * dadS - co->fs.r1_mu * lj2);
-    co->exBs[e] = 0.5 * g2 * (k.k2a * dadS - co->fs.r1_N * lj2);
+    co->exA[e] = -2.0 * eta * (k1a + co->fs.r1_mu * (s2 - sub));
+    co->exB[e] = 0.5 * g2 * (k.k2 + co->fs.r1_N * (s2 - sub));
+    co->exdA[e] = -2.0 * eta * (k.k1p / a + co->fs.dr1_mu * (s2 - sub) + co->fs.r1_mu * ld);
+    co->exdB[e] = 0.5 * g2 * (k.k2p + co->fs.dr1_N * (s2 - sub) + co->fs.r1_N * ld);
+    co->exAs[e] = -2.0 * eta * ((k.k1a - k1a) / a * dadS - co->fs.r1_mu * own);
+    co->exBs[e] = 0.5 * g2 * (k.k2a * dadS - co->fs.r1_N * own);
+    { /* the partner's S: through its share in the joint integral and (e = 0) the rank-one term */
+      const double dapdS = joint && ap > 0.0 ? law->exact_beta[e > 0 ? 0 : 1] / ap : 0.0;
+      const double dother =
+          co->cond && e == 0 && joint ? -model->lambda[jp] * model->lambda[jp] : 0.0;
+      co->exAq[e] = -2.0 * eta * (k.k1q / a * dapdS + co->fs.r1_mu * dother);
+      co->exBq[e] = 0.5 * g2 * (k.k2q * dapdS + co->fs.r1_N * dother);
+    }
   }
 }
 
@@ -394,6 +420,16 @@ static int coef_eval(const ode_model *model, double t, const double *S, int deri
     for (size_t j = 0; j < model->m; j++) {
       s1 += model->lambda[j] * S[j];
       s2 += model->lambda[j] * model->lambda[j] * S[j];
+    }
+    co->s2 = s2;
+    co->cond = 0;
+    co->a1 = 0.0;
+    if (model->fs->cond && dpd__fs_cond_applies(model->fs, &model->noise, model->c, 1.0)) {
+      const size_t j0 = model->fs->exact_group[0];
+      const double S0 = S[j0] > 0.0 ? S[j0] : 0.0;
+      co->cond = 1;
+      co->a1 = sqrt(2.0 * model->fs->exact_beta[0] * S0);
+      s2 -= model->lambda[j0] * model->lambda[j0] * S0;
     }
     if (s1 > 0.0 && isfinite(s2 / s1)) {
       co->lbar = s2 / s1;
@@ -423,7 +459,13 @@ static void coef_scale(ode_coef *co, double factor) {
     co->exdB[e] *= factor;
     co->exAs[e] *= factor;
     co->exBs[e] *= factor;
+    co->exAq[e] *= factor;
+    co->exBq[e] *= factor;
   }
+  co->fs.aA0 *= factor;
+  co->fs.aA1 *= factor;
+  co->fs.aB0 *= factor;
+  co->fs.aB1 *= factor;
   co->dB *= factor;
   co->tscale *= factor;
   co->fs.A0 *= factor;
@@ -439,6 +481,8 @@ static void coef_scale(ode_coef *co, double factor) {
     co->fs.Bt[k] *= factor;
     co->fs.dAt[k] *= factor;
     co->fs.dBt[k] *= factor;
+    co->fs.aAt[k] *= factor;
+    co->fs.aBt[k] *= factor;
   }
 }
 
@@ -557,9 +601,60 @@ static double fs_dfdL(const ode_model *model, const ode_coef *co, size_t j, doub
          drhoL * (lj * (Aj * Sj + mj * Bj) + mj * co->C);
 }
 
-/* u_k = d lbar / d S_k = lambda_k (lambda_k - lbar) / sum lambda S (0 when lbar is held at 0). */
+/* u_k = d lbar / d S_k = lambda_k (lambda_k - lbar) / sum lambda S (0 when lbar is held at 0;
+ * conditioning: -lambda_k lbar / sum lambda S for direction 0, whose share lbar leaves out). The
+ * dependence of every group on direction 0's S through a1 is not in the Jacobian. */
 static double fs_dLdS(const ode_model *model, const ode_coef *co, size_t k) {
-  return co->lbar_s1 > 0.0 ? model->lambda[k] * (model->lambda[k] - co->lbar) / co->lbar_s1 : 0.0;
+  const double lk2 =
+      co->cond && k == model->fs->exact_group[0] ? 0.0 : model->lambda[k] * model->lambda[k];
+  return co->lbar_s1 > 0.0 ? (lk2 - model->lambda[k] * co->lbar) / co->lbar_s1 : 0.0;
+}
+
+/* Conditioning (docs/finite_size.md §2): every group but exact direction 0 depends on S_0
+ * (direction 0's S) through a1 = sqrt(2 beta_0 S_0), and exact direction 0 on exact direction 1's
+ * S through its joint integral: two more rank-one terms of the Jacobian, a column each with a unit
+ * row. fs_col_S0 gives group j's d A_j / d S_0, d B_j / d S_0 (0: none). */
+static int fs_col_S0(const ode_model *model, const ode_coef *co, size_t j, double *aA, double *aB) {
+  const dpd__fs_law *law = model->fs;
+  const int k = law->tilt_of[j];
+  const int e = k >= 0 ? law->exact_of_tilt[k] : -1;
+  double da;
+  if (!co->cond || !(co->a1 > 0.0)) {
+    return 0;
+  }
+  if (e >= 0 && co->ex_on[e]) {
+    if (e == 0) {
+      return 0;
+    }
+    *aA = co->exAq[e];
+    *aB = co->exBq[e];
+    return 1;
+  }
+  da = law->exact_beta[0] / co->a1;
+  if (k >= 0) {
+    *aA = co->fs.aAt[k] * da;
+    *aB = co->fs.aBt[k] * da;
+  } else {
+    const double beta = model->lambda[j] * model->inv_d;
+    *aA = (co->fs.aA0 + beta * co->fs.aA1) * da;
+    *aB = (co->fs.aB0 + beta * co->fs.aB1) * da;
+  }
+  return 1;
+}
+
+/* The two extra columns at row j: c3 (times v[S_0]) and c4 (exact direction 0's row, times
+ * v[S of exact direction 1]). */
+static void fs_cols(const ode_model *model, const ode_coef *co, size_t j, double Sj, double Aj,
+                    double Bj, double rho, double rho_A, double *c3, double *c4) {
+  const dpd__fs_law *law = model->fs;
+  double aA, aB;
+  *c3 = *c4 = 0.0;
+  if (fs_col_S0(model, co, j, &aA, &aB)) {
+    *c3 = fs_dfdP(model, co, j, Sj, Aj, Bj, aA, aB, rho, rho_A * aA);
+  }
+  if (co->cond && law->nexact > 1 && co->ex_on[0] && j == law->exact_group[0]) {
+    *c4 = fs_dfdP(model, co, j, Sj, Aj, Bj, co->exAq[0], co->exBq[0], rho, rho_A * co->exAq[0]);
+  }
 }
 
 static void model_jtimes(const ode_model *model, const ode_coef *co, const double *S,
@@ -573,8 +668,15 @@ static void model_jtimes(const ode_model *model, const ode_coef *co, const doubl
     for (size_t j = 0; j < model->m; j++) {
       double Aj, Bj, dAj, dBj, rho, rho_A, dg;
       fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho, &rho_A, S[j], &dg);
+      double c3, c4;
+      fs_cols(model, co, j, S[j], Aj, Bj, rho, rho_A, &c3, &c4);
       Jv[j] = dg * v[j] + fs_dfdP(model, co, j, S[j], Aj, Bj, dAj, dBj, rho, rho_A * dAj) * w +
               fs_dfdL(model, co, j, S[j], Aj, Bj, rho, rho_A) * wl;
+      if (co->cond) {
+        const dpd__fs_law *law = model->fs;
+        Jv[j] +=
+            c3 * v[law->exact_group[0]] + (law->nexact > 1 ? c4 * v[law->exact_group[1]] : 0.0);
+      }
     }
     return;
   }
@@ -614,6 +716,58 @@ static int model_sm_solve(const ode_model *model, const ode_coef *co, double gam
   const double *lambda = model->lambda, *mult = model->mult;
   double ga = gamma_cv * co->A, dA = co->dA, dB = co->dB, br = 0.0, ba = 0.0, coef;
   size_t m = model->m;
+  if (model->fs != NULL && co->cond) {
+    /* rank four (Woodbury): J = diag + a b^T + e u^T + c3 e_{S_0}^T + c4 e_{S_1}^T (fs_cols);
+     * the 4 x 4 capacitance matrix K = I - gamma_cv V^T E^{-1} U, V = [b u e_{S_0} e_{S_1}],
+     * U = [a e c3 c4], solved by LAPACK (dgesv) */
+    const dpd__fs_law *law = model->fs;
+    const size_t j0 = law->exact_group[0], j1 = law->nexact > 1 ? law->exact_group[1] : m;
+    double *col[4] = {ea, ee, ea + 2 * m, ea + 3 * m};
+    double K[16], c[4], vx[4] = {0, 0, 0, 0};
+    lapack_int ipiv[4];
+    memset(K, 0, sizeof K);
+    for (size_t j = 0; j < m; j++) {
+      double Aj, Bj, dAj, dBj, rho, rho_A, dg, inv_e, c3, c4;
+      fs_group(model, co, j, &Aj, &Bj, &dAj, &dBj, &rho, &rho_A, S[j], &dg);
+      fs_cols(model, co, j, S[j], Aj, Bj, rho, rho_A, &c3, &c4);
+      inv_e = 1.0 / (1.0 - gamma_cv * dg);
+      x[j] = r[j] * inv_e;
+      col[0][j] = fs_dfdP(model, co, j, S[j], Aj, Bj, dAj, dBj, rho, rho_A * dAj) * inv_e;
+      col[1][j] = fs_dfdL(model, co, j, S[j], Aj, Bj, rho, rho_A) * inv_e;
+      col[2][j] = c3 * inv_e;
+      col[3][j] = c4 * inv_e;
+    }
+    /* V^T y for y = x and the four columns */
+    for (int q = -1; q < 4; q++) {
+      const double *y = q < 0 ? x : col[q];
+      double bt = 0.0, ut = 0.0;
+      for (size_t j = 0; j < m; j++) {
+        bt += lambda[j] * y[j];
+        ut += fs_dLdS(model, co, j) * y[j];
+      }
+      {
+        const double vy[4] = {bt * model->inv_d, ut, y[j0], j1 < m ? y[j1] : 0.0};
+        for (int p = 0; p < 4; p++) {
+          if (q < 0) {
+            vx[p] = vy[p];
+          } else {
+            K[4 * p + q] = (p == q ? 1.0 : 0.0) - gamma_cv * vy[p];
+          }
+        }
+      }
+    }
+    for (int p = 0; p < 4; p++) {
+      c[p] = gamma_cv * vx[p];
+    }
+    if (LAPACKE_dgesv(LAPACK_ROW_MAJOR, 4, 1, K, 4, ipiv, c, 1) != 0 || !isfinite(c[0]) ||
+        !isfinite(c[1]) || !isfinite(c[2]) || !isfinite(c[3])) {
+      return 1;
+    }
+    for (size_t j = 0; j < m; j++) {
+      x[j] += c[0] * col[0][j] + c[1] * col[1][j] + c[2] * col[2][j] + c[3] * col[3][j];
+    }
+    return 0;
+  }
   if (model->fs != NULL) {
     /* rank two (Woodbury): J = diag + a b^T + e u^T (fs_dfdP, fs_dfdL, fs_dLdS); the 2 x 2
      * capacitance matrix K = I - gamma_cv [b u]^T E^{-1} [a e] */
@@ -903,7 +1057,7 @@ typedef struct {
   time_map map; /* CVODE's time variable tau -> t */
   double lambda_min, lambda_max;
   void *cvode_mem;  /* the main solver (read by the Sherman-Morrison solver) */
-  double *sm_ea;    /* [2m] Sherman-Morrison (Woodbury) workspace (owned by ode_run) */
+  double *sm_ea;    /* [4m] Sherman-Morrison (Woodbury) workspace (owned by ode_run) */
   ode_coef jt;      /* coefficients at the latest Jacobian-times setup */
   int nonfinite;    /* a right-hand side met a non-finite risk */
   int outside;      /* a right-hand side met R < 0 (non-Gaussian laws: outside the domain) */
@@ -1265,7 +1419,7 @@ static int setup_main(ode_run *run, const dpd_linreg_problem *problem, const dpd
   CV_TRY(CVodeSetStopTime(run->mem, 1.0), "CVodeSetStopTime");
   run->work.cvode_mem = run->mem;
   if (cfg->method == DPD_ODE_BDF && cfg->linsol == DPD_ODE_LINSOL_SM) {
-    run->work.sm_ea = malloc(2 * m * sizeof *run->work.sm_ea);
+    run->work.sm_ea = malloc(4 * m * sizeof *run->work.sm_ea);
     run->ls = SUNLinSolNewEmpty(run->ctx);
     if (run->work.sm_ea == NULL || run->ls == NULL) {
       return DPD_FAIL(err, DPD_ENOMEM, "out of memory creating the linear solver");

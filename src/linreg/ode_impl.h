@@ -21,8 +21,8 @@ __attribute__((visibility("hidden"))) int dpd__ode_nvector_speedup(N_Vector v, d
 
 /* Benchmarks only (bench/bench_ode.c), for solves started afterwards: mode 0 (default) queues
  * and blocks; 1 executes every operation at once, one pass over the vectors per operation (the
- * kernels as they were before the queue). Both give the same results, bit for bit. Process-wide and not synchronised: call it
- * only while no solve runs. */
+ * kernels as they were before the queue). Both give the same results, bit for bit. Process-wide and
+ * not synchronised: call it only while no solve runs. */
 __attribute__((visibility("hidden"))) void dpd__ode_nvector_bench_mode(int mode);
 
 /* The validation of dpd_ode_solve (the reason names the key, the value and the allowed range),

@@ -205,6 +205,7 @@ typedef struct {
   replicate_info *info;  /* [seeds] */
   const dpd__fs_law *fs; /* finite-size correction (docs/finite_size.md); NULL: off */
   const int *coord_tilt; /* [d] the tilted rule of each coordinate's group, or -1 */
+  size_t ex_coord[DPD_FS_MAXEXACT]; /* the coordinate of each exact direction */
 } sde_plan;
 
 /* One Euler-Maruyama step with the finite-size-corrected factors (docs/finite_size.md §2):
@@ -217,7 +218,7 @@ typedef struct {
  * s2, as the ODE does (where S_i = d e_i^2 / 2). P = R + zeta^2/2 and s2 = sum lambda^2 e^2 are
  * those of the state before the step. Returns the new risk. */
 static double fs_em_step(const sde_plan *plan, const dpd__fs_coef *co, double eta, double h,
-                         double p, double P, double s2, const double *z, const double *v,
+                         double p, double P, double s2, double a1, const double *z, const double *v,
                          double *e) {
   const double sh = sqrt(h), inv_n = 1.0 / (double)plan->n, inv_d = 1.0 / (double)plan->d;
   const dpd__fs_law *law = plan->fs;
@@ -231,11 +232,17 @@ static double fs_em_step(const sde_plan *plan, const dpd__fs_coef *co, double et
     const double N = k >= 0 ? co->Nt[k] : co->N0 + beta * co->N1;
     double var = N + l * e[i] * e[i] * (sig - mu * mu);
     if (exact_ok && k >= 0 && law->exact_of_tilt[k] >= 0) {
+      const size_t ex = (size_t)law->exact_of_tilt[k];
       const double a = sqrt(l) * fabs(e[i]);
+      /* conditioning (a1 > 0): jointly with the partner, exact direction 0 for ex > 0, 1 for 0 */
+      const int joint = a1 > 0.0 && (ex > 0 || law->nexact > 1);
+      const size_t ip = joint ? plan->ex_coord[ex > 0 ? 0 : 1] : i;
+      const double lp = plan->lambda[ip], ap = joint ? sqrt(lp) * fabs(e[ip]) : 0.0;
       dpd__fs_exact_k kx;
-      if (a > 1e-6 * sqrt(2.0 * P) &&
-          dpd__fs_exact_eval(law, (size_t)law->exact_of_tilt[k], plan->c, P, a, &kx) == 0) {
-        const double s2_other = 0.5 * (double)plan->d * (s2 - l * l * e[i] * e[i]);
+      if (a > 1e-6 * sqrt(2.0 * P) && dpd__fs_exact_eval(law, ex, plan->c, P, a, ap, &kx) == 0) {
+        const double s2_other =
+            0.5 * (double)plan->d *
+            (s2 - l * l * e[i] * e[i] - (joint ? lp * lp * e[ip] * e[ip] : 0.0));
         mu = kx.k1 / a + co->r1_mu * s2_other;
         var = kx.k2 + co->r1_N * s2_other - a * a * mu * mu;
       }
@@ -331,17 +338,24 @@ ALWAYS_INLINE void run_replicate_body(const sde_plan *plan, size_t rep, double *
     const double t_next = step_time(plan, k + 1);
     const double h = t_next - t;
     const double eta = dpd_schedule_eval(plan->schedule, t);
-    double mu, nu, s2 = 0.0;
+    double mu, nu, s2 = 0.0, a1 = 0.0;
     dpd__fs_coef fco;
     int st;
     if (plan->fs != NULL) {
-      double s1 = 0.0;
+      double s1 = 0.0, s2_rest;
       for (size_t i = 0; i < d; i++) {
         s1 += lambda[i] * e[i] * e[i];
         s2 += lambda[i] * lambda[i] * e[i] * e[i];
       }
-      st = dpd__fs_coef_eval(plan->fs, &plan->noise, plan->c, R, s1 > 0.0 ? s2 / s1 : 0.0, eta,
-                             (double)d * inv_n, 0, &fco, NULL);
+      s2_rest = s2;
+      if (dpd__fs_cond_applies(plan->fs, &plan->noise, plan->c, 1.0)) {
+        /* conditioning on exact direction 0: its share a1; lbar without it */
+        const size_t i0 = plan->ex_coord[0];
+        a1 = sqrt(lambda[i0]) * fabs(e[i0]);
+        s2_rest -= lambda[i0] * lambda[i0] * e[i0] * e[i0];
+      }
+      st = dpd__fs_coef_eval(plan->fs, &plan->noise, plan->c, R, s1 > 0.0 ? s2_rest / s1 : 0.0, a1,
+                             eta, (double)d * inv_n, 0, &fco, NULL);
       if (st > 0) {
         st = DPD_ENONFINITE;
       }
@@ -372,7 +386,7 @@ ALWAYS_INLINE void run_replicate_body(const sde_plan *plan, size_t rep, double *
 
     dpd_rng_gaussian_fill(&rng, buf, count);
     if (plan->fs != NULL) {
-      R = fs_em_step(plan, &fco, eta, h, coef.p, P, s2, z, noisy ? v : NULL, e);
+      R = fs_em_step(plan, &fco, eta, h, coef.p, P, s2, a1, z, noisy ? v : NULL, e);
     } else if (noisy) {
       R = em_body(d, lambda, sl, &coef, z, v, e, 0, 1);
     } else {
@@ -596,6 +610,7 @@ int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
   replicate_info *info = malloc(seeds * sizeof *info);
   dpd__fs_law *fs_law = NULL;
   int *coord_tilt = NULL;
+  size_t ex_coord[DPD_FS_MAXEXACT] = {0};
   if (cfg->finite_size != DPD_FINITE_OFF) {
     dpd_ode_config oc = dpd_ode_config_default();
     oc.finite_size = cfg->finite_size;
@@ -613,6 +628,11 @@ int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
           j++;
         }
         coord_tilt[i] = fs_law->tilt_of[j];
+        for (size_t e = 0; e < fs_law->nexact; e++) {
+          if (fs_law->exact_group[e] == j) {
+            ex_coord[e] = i; /* a group of multiplicity 1: its one coordinate */
+          }
+        }
       }
     }
   }
@@ -653,6 +673,7 @@ int dpd_linreg_sde_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
                    .info = info,
                    .fs = fs_law,
                    .coord_tilt = coord_tilt};
+  memcpy(plan.ex_coord, ex_coord, sizeof ex_coord);
   /* Impulse of a drop: 2 C sigma with sigma^2 = (eta~(t-)^2 - eta~(t+)^2) / (n^2 rho^2). */
   dpd_schedule_jumps(schedule, jump_t, jump_sd, njumps);
   for (size_t j = 0; j < njumps; j++) {
