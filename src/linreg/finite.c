@@ -378,6 +378,28 @@ static int tilt_rule(const dpd__fs_rule *from, double beta, gsl_integration_fixe
 
 static void nt_ensure(void);
 
+/* The n-point Gauss-Hermite rule of g ~ N(0, 1) (GSL: weight exp(-x^2), g = sqrt(2) x): all nodes,
+ * or (positive) the n/2 positive ones, each weight that of one of +-g. Returns 0 or -1. */
+static int hermite_rule(size_t n, int positive, double *g, double *w) {
+  gsl_integration_fixed_workspace *her =
+      gsl_integration_fixed_alloc(gsl_integration_fixed_hermite, n, 0.0, 1.0, 0.0, 0.0);
+  const double *hx, *hw;
+  if (her == NULL) {
+    return -1;
+  }
+  hx = gsl_integration_fixed_nodes(her);
+  hw = gsl_integration_fixed_weights(her);
+  for (size_t i = 0, h = 0; i < n; i++) {
+    if (!positive || (hx[i] > 0.0 && h < n / 2)) {
+      g[h] = M_SQRT2 * hx[i];
+      w[h] = hw[i] / sqrt(M_PI);
+      h++;
+    }
+  }
+  gsl_integration_fixed_free(her);
+  return 0;
+}
+
 int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *err) {
   nt_ensure();
   const size_t m = p->ngroups, N = FS_GRID;
@@ -509,66 +531,12 @@ int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *
       }
     }
   }
-  if (law->nexact > 0) {
-    gsl_integration_fixed_workspace *her = gsl_integration_fixed_alloc(
-        gsl_integration_fixed_hermite, 2 * DPD_FS_GH_HALF, 0.0, 1.0, 0.0, 0.0);
-    const double *hx, *hw;
-    if (her == NULL) {
-      status = DPD_FAIL(err, DPD_ENOMEM, "out of memory (Gauss-Hermite rule)");
-      goto done;
-    }
-    hx = gsl_integration_fixed_nodes(her);
-    hw = gsl_integration_fixed_weights(her);
-    for (size_t i = 0, h = 0; i < 2 * DPD_FS_GH_HALF; i++) {
-      if (hx[i] > 0.0 && h < DPD_FS_GH_HALF) {
-        law->gh_g[h] = M_SQRT2 * hx[i];
-        law->gh_w[h] = hw[i] / sqrt(M_PI);
-        h++;
-      }
-    }
-    gsl_integration_fixed_free(her);
-    her = gsl_integration_fixed_alloc(gsl_integration_fixed_hermite, DPD_FS_GH_PARTNER, 0.0, 1.0,
-                                      0.0, 0.0);
-    if (her == NULL) {
-      status = DPD_FAIL(err, DPD_ENOMEM, "out of memory (Gauss-Hermite rule)");
-      goto done;
-    }
-    hx = gsl_integration_fixed_nodes(her);
-    hw = gsl_integration_fixed_weights(her);
-    for (size_t i = 0; i < DPD_FS_GH_PARTNER; i++) {
-      law->gp_g[i] = M_SQRT2 * hx[i];
-      law->gp_w[i] = hw[i] / sqrt(M_PI);
-    }
-    gsl_integration_fixed_free(her);
-    her = gsl_integration_fixed_alloc(gsl_integration_fixed_hermite, DPD_FS_GH_PARTNER_SMALL, 0.0,
-                                      1.0, 0.0, 0.0);
-    if (her == NULL) {
-      status = DPD_FAIL(err, DPD_ENOMEM, "out of memory (Gauss-Hermite rule)");
-      goto done;
-    }
-    hx = gsl_integration_fixed_nodes(her);
-    hw = gsl_integration_fixed_weights(her);
-    for (size_t i = 0; i < DPD_FS_GH_PARTNER_SMALL; i++) {
-      law->gs_g[i] = M_SQRT2 * hx[i];
-      law->gs_w[i] = hw[i] / sqrt(M_PI);
-    }
-    gsl_integration_fixed_free(her);
-    her = gsl_integration_fixed_alloc(gsl_integration_fixed_hermite, 2 * DPD_FS_GP_HALF, 0.0, 1.0,
-                                      0.0, 0.0);
-    if (her == NULL) {
-      status = DPD_FAIL(err, DPD_ENOMEM, "out of memory (Gauss-Hermite rule)");
-      goto done;
-    }
-    hx = gsl_integration_fixed_nodes(her);
-    hw = gsl_integration_fixed_weights(her);
-    for (size_t i = 0, h = 0; i < 2 * DPD_FS_GP_HALF; i++) {
-      if (hx[i] > 0.0 && h < DPD_FS_GP_HALF) {
-        law->gq_g[h] = M_SQRT2 * hx[i];
-        law->gq_w[h] = hw[i] / sqrt(M_PI);
-        h++;
-      }
-    }
-    gsl_integration_fixed_free(her);
+  if (law->nexact > 0 && (hermite_rule(2 * DPD_FS_GH_HALF, 1, law->gh_g, law->gh_w) != 0 ||
+                          hermite_rule(DPD_FS_GH_PARTNER, 0, law->gp_g, law->gp_w) != 0 ||
+                          hermite_rule(DPD_FS_GH_PARTNER_SMALL, 0, law->gs_g, law->gs_w) != 0 ||
+                          hermite_rule(2 * DPD_FS_GP_HALF, 1, law->gq_g, law->gq_w) != 0)) {
+    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory (Gauss-Hermite rule)");
+    goto done;
   }
   *out = law;
   law = NULL;
