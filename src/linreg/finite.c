@@ -924,69 +924,51 @@ int dpd__fs_exact_eval(const dpd__fs_law *law, size_t e, double c, double P, dou
   const int joint = law->cond && a1 > 0.0 && (e > 0 || law->nexact > 1);
   const size_t partner = e > 0 ? 0 : 1;
   const dpd__fs_rule *rule = joint ? &law->minus2[e > 0 ? e : 1] : &law->minus[e];
-  const double beta = law->exact_beta[e], var = 2.0 * P - a * a - (joint ? a1 * a1 : 0.0);
+  const double ap = joint ? a1 : 0.0; /* without a partner: one node g1 = 0 of weight 1 */
+  const double beta = law->exact_beta[e], var = 2.0 * P - a * a - ap * ap;
   const double beta1 = joint ? law->exact_beta[partner] : 0.0;
+  /* e = 0 (the largest share) keeps its 12-point rule and pairs with the smaller direction 1 on
+   * 6 points; e > 0 uses 8 points and pairs with direction 0 on 12 */
+  static const double none_g = 0.0, none_w = 1.0;
+  const int np = !joint ? 1 : e > 0 ? DPD_FS_GH_PARTNER : DPD_FS_GH_PARTNER_SMALL;
+  const int nh = joint && e > 0 ? DPD_FS_GP_HALF : DPD_FS_GH_HALF;
+  const double *pg = !joint ? &none_g : e > 0 ? law->gp_g : law->gs_g;
+  const double *pw = !joint ? &none_w : e > 0 ? law->gp_w : law->gs_w;
+  const double *og = joint && e > 0 ? law->gq_g : law->gh_g;
+  const double *ow = joint && e > 0 ? law->gq_w : law->gh_w;
   double sigma, k1 = 0.0, k2 = 0.0, k1y = 0.0, k1s = 0.0, k2y = 0.0, k2s = 0.0, k1q = 0.0,
                 k2q = 0.0;
-  o->k1q = o->k2q = 0.0;
   if (!(var > 0.0)) {
+    o->k1q = o->k2q = 0.0;
     return 1;
   }
   sigma = sqrt(var);
-  if (joint) { /* (g_1, g): the pair and its negative give the same terms, so g > 0 twice */
-    /* e = 0 (the largest share) keeps its 12-point rule and pairs with the smaller direction 1
-     * on 6 points; e > 0 uses 8 points and pairs with direction 0 on 12 */
-    const int np = e > 0 ? DPD_FS_GH_PARTNER : DPD_FS_GH_PARTNER_SMALL;
-    const int nh = e > 0 ? DPD_FS_GP_HALF : DPD_FS_GH_HALF;
-    const double *pg = e > 0 ? law->gp_g : law->gs_g, *pw = e > 0 ? law->gp_w : law->gs_w;
-    const double *og = e > 0 ? law->gq_g : law->gh_g, *ow = e > 0 ? law->gq_w : law->gh_w;
-    for (int h1 = 0; h1 < np; h1++) {
-      const double g1 = pg[h1], w1 = pw[h1];
-      for (int h = 0; h < nh; h++) {
-        const double g = og[h], wg = 2.0 * w1 * ow[h];
-        for (int k = 0; k < rule->n; k++) {
-          const double w = wg * rule->w[k];
-          const double T = c / sqrt(beta1 * g1 * g1 + beta * g * g + rule->x[k]);
-          clip_moments cm;
-          clip_moments_eval(a1 * g1 + a * g, sigma, T, &cm);
-          k1 += w * g * cm.m;
-          k1y += w * g * g * cm.my;
-          k1s += w * g * cm.ms;
-          k2 += w * g * g * cm.s2;
-          k2y += w * g * g * g * cm.s2y;
-          k2s += w * g * g * cm.s2s;
-          k1q += w * g * g1 * cm.my;
-          k2q += w * g * g * g1 * cm.s2y;
-        }
+  /* (g_1, g) and (-g_1, -g) give the same terms (m, s2y, ms odd in y; my, s2, s2s even; T the
+   * same), so g > 0 twice */
+  for (int h1 = 0; h1 < np; h1++) {
+    const double g1 = pg[h1], w1 = pw[h1];
+    for (int h = 0; h < nh; h++) {
+      const double g = og[h], wg = 2.0 * w1 * ow[h];
+      for (int k = 0; k < rule->n; k++) {
+        const double w = wg * rule->w[k];
+        const double T = c / sqrt(beta1 * g1 * g1 + beta * g * g + rule->x[k]);
+        clip_moments cm;
+        clip_moments_eval(ap * g1 + a * g, sigma, T, &cm);
+        k1 += w * g * cm.m;
+        k1y += w * g * g * cm.my;
+        k1s += w * g * cm.ms;
+        k2 += w * g * g * cm.s2;
+        k2y += w * g * g * g * cm.s2y;
+        k2s += w * g * g * cm.s2s;
+        k1q += w * g * g1 * cm.my;
+        k2q += w * g * g * g1 * cm.s2y;
       }
     }
-    /* the partner's share: d/d a1 = g1 d/dy - (a1/sigma) d/dsigma */
-    o->k1q = k1q - a1 / sigma * k1s;
-    o->k2q = k2q - a1 / sigma * k2s;
-    o->k1 = k1;
-    o->k2 = k2;
-    o->k1a = k1y - a / sigma * k1s;
-    o->k2a = k2y - a / sigma * k2s;
-    o->k1p = k1s / sigma;
-    o->k2p = k2s / sigma;
-    return 0;
   }
-  /* g and -g: m, s2y, ms odd in y; my, s2, s2s even; T the same */
-  for (int h = 0; h < DPD_FS_GH_HALF; h++) {
-    const double g = law->gh_g[h], wg = 2.0 * law->gh_w[h];
-    for (int k = 0; k < rule->n; k++) {
-      const double w = wg * rule->w[k], T = c / sqrt(beta * g * g + rule->x[k]);
-      clip_moments cm;
-      clip_moments_eval(a * g, sigma, T, &cm);
-      k1 += w * g * cm.m;
-      k1y += w * g * g * cm.my;
-      k1s += w * g * cm.ms;
-      k2 += w * g * g * cm.s2;
-      k2y += w * g * g * g * cm.s2y;
-      k2s += w * g * g * cm.s2s;
-    }
-  }
-  /* d sigma/da = -a/sigma, d sigma/dP = 1/sigma */
+  /* d sigma/da = -a/sigma, d sigma/dP = 1/sigma; the partner's share: d/d a1 = g1 d/dy -
+   * (a1/sigma) d/dsigma (0 without a partner) */
+  o->k1q = joint ? k1q - ap / sigma * k1s : 0.0;
+  o->k2q = joint ? k2q - ap / sigma * k2s : 0.0;
   o->k1 = k1;
   o->k2 = k2;
   o->k1a = k1y - a / sigma * k1s;
