@@ -134,9 +134,9 @@ typedef struct {
   double lbar;     /* sum lambda^2 S / sum lambda S (finite-size rank-one term) */
   double lbar_s1;  /* its denominator sum lambda S (0: lbar held at 0) */
   /* conditioning on the first exact direction (docs/finite_size.md §2): its share a1 of the
-   * residual (0: off); lbar then leaves out its lambda^2 S; s2 = sum lambda^2 S, all of it */
+   * residual (0: off); lbar then leaves out its lambda^2 S */
   int cond;
-  double a1, s2;
+  double a1;
   double tscale; /* dt/dtau applied by coef_scale (finite-size: the per-step rate) */
   /* exact directions (docs/finite_size.md §2, "top directions"), when ex_on[e]: A_j, B_j, their
    * P-derivatives and their derivatives in the direction's own S_j */
@@ -421,7 +421,6 @@ static int coef_eval(const ode_model *model, double t, const double *S, int deri
       s1 += model->lambda[j] * S[j];
       s2 += model->lambda[j] * model->lambda[j] * S[j];
     }
-    co->s2 = s2;
     co->cond = 0;
     co->a1 = 0.0;
     if (model->fs->cond && dpd__fs_cond_applies(model->fs, &model->noise, model->c, 1.0)) {
@@ -603,7 +602,7 @@ static double fs_dfdL(const ode_model *model, const ode_coef *co, size_t j, doub
 
 /* u_k = d lbar / d S_k = lambda_k (lambda_k - lbar) / sum lambda S (0 when lbar is held at 0;
  * conditioning: -lambda_k lbar / sum lambda S for direction 0, whose share lbar leaves out). The
- * dependence of every group on direction 0's S through a1 is not in the Jacobian. */
+ * dependence of every group on direction 0's S through a1 is the column of fs_cols. */
 static double fs_dLdS(const ode_model *model, const ode_coef *co, size_t k) {
   const double lk2 =
       co->cond && k == model->fs->exact_group[0] ? 0.0 : model->lambda[k] * model->lambda[k];
