@@ -18,6 +18,7 @@
 #include <lapacke.h>
 
 #include "core/error_impl.h"
+#include "core/isa_impl.h"
 #include "dpdyn/clip.h"
 #include "linreg/finite_impl.h"
 
@@ -40,8 +41,8 @@ double dpd__fs_m2(const dpd_linreg_problem *p) {
  * (>= 1), or 0 when even the one-point rule fails. */
 static int gauss_of_discrete(const double *x, const double *w, size_t N, int n, double *p0,
                              double *p1, double *q, dpd__fs_rule *rule) {
-  double alpha[DPD_FS_NODES], beta[DPD_FS_NODES + 1], z[DPD_FS_NODES * DPD_FS_NODES],
-      diag[DPD_FS_NODES], off[DPD_FS_NODES];
+  double alpha[DPD_FS_NODES] = {0}, beta[DPD_FS_NODES + 1] = {0}, z[DPD_FS_NODES * DPD_FS_NODES],
+         diag[DPD_FS_NODES], off[DPD_FS_NODES];
   int k, got = n;
   for (size_t i = 0; i < N; i++) {
     p0[i] = 0.0;
@@ -693,11 +694,18 @@ static int rule_sums(const dpd__fs_rule *rule, const dpd_noise_spec *noise, doub
 }
 
 static int cond_sums(const dpd__fs_law *law, const dpd__fs_rule *rule, double c, double P,
-                     double a1, fs_sums *s);
+                     double a1, dpd_isa isa, fs_sums *s);
 
 int dpd__fs_coef_eval(const dpd__fs_law *law, const dpd_noise_spec *noise, double c, double R,
                       double lbar, double a1, double eta, double gamma, int derivs,
                       dpd__fs_coef *co, dpd_err *err) {
+  return dpd__fs_coef_eval_isa(law, noise, c, R, lbar, a1, eta, gamma, derivs, DPD_ISA_AUTO, co,
+                               err);
+}
+
+int dpd__fs_coef_eval_isa(const dpd__fs_law *law, const dpd_noise_spec *noise, double c, double R,
+                          double lbar, double a1, double eta, double gamma, int derivs, dpd_isa isa,
+                          dpd__fs_coef *co, dpd_err *err) {
   fs_sums b;
   double dmu_r1, dN_r1, ddmu_r1, ddN_r1;
   const double g2 = gamma * eta * eta;
@@ -709,7 +717,7 @@ int dpd__fs_coef_eval(const dpd__fs_law *law, const dpd_noise_spec *noise, doubl
   }
   if (cond) { /* every factor but the rank-one moments conditioned on the top direction */
     fs_sums bc;
-    if (cond_sums(law, &law->cminus, c, P, a1, &bc) != 0) {
+    if (cond_sums(law, &law->cminus, c, P, a1, isa, &bc) != 0) {
       return 1;
     }
     bc.h2 = b.h2;
@@ -756,7 +764,7 @@ int dpd__fs_coef_eval(const dpd__fs_law *law, const dpd_noise_spec *noise, doubl
   co->N1 = -2.0 * b.n1;
   for (size_t k = 0; k < law->ntilt; k++) {
     fs_sums t;
-    status = cond ? cond_sums(law, &law->ctilt[k], c, P, a1, &t)
+    status = cond ? cond_sums(law, &law->ctilt[k], c, P, a1, isa, &t)
                   : rule_sums(&law->tilt[k], noise, c, R, derivs, &t, err);
     if (status != 0) {
       return status;
@@ -776,12 +784,6 @@ int dpd__fs_coef_eval(const dpd__fs_law *law, const dpd_noise_spec *noise, doubl
 }
 
 /* ---- Exact directions ------------------------------------------------------------------------ */
-
-/* For y + U, U ~ N(0, sigma^2), clipped at +-T: m = E psi, s2 = E psi^2 and their y- and
- * sigma-derivatives (Stein: d/dsigma E h(y + sigma Z) = E[Z h'(y + sigma Z)]). */
-typedef struct {
-  double m, my, ms, s2, s2y, s2s;
-} clip_moments;
 
 /* The standard normal tail Q(u) = P(Z > u) and density phi(u), by cubic Hermite interpolation
  * of a table on [-NT_MAX, NT_MAX] with step 1/NT_PER (the derivatives Q' = -phi and
@@ -804,74 +806,182 @@ static void nt_ensure(void) {
   pthread_once(&nt_once, nt_build);
 }
 
-static inline void normal_q_phi(double u, double *q, double *phi) {
-  if (!(u > -NT_MAX)) {
-    *q = 1.0;
-    *phi = 0.0;
-    return;
-  }
-  if (!(u < NT_MAX)) {
-    *q = 0.0;
-    *phi = 0.0;
-    return;
-  }
-  {
-    const double x = (u + NT_MAX) * NT_PER;
-    int k = (int)x;
-    if (k > NT_N - 2) {
-      k = NT_N - 2;
-    }
-    const double t = x - k, h = 1.0 / NT_PER, u0 = -NT_MAX + (double)k / NT_PER, u1 = u0 + h;
-    const double t2 = t * t, t3 = t2 * t;
-    const double h00 = 2 * t3 - 3 * t2 + 1, h10 = t3 - 2 * t2 + t, h01 = -2 * t3 + 3 * t2,
-                 h11 = t3 - t2;
-    const double p0 = nt_phi[k], p1 = nt_phi[k + 1];
-    *q = h00 * nt_q[k] + h * h10 * (-p0) + h01 * nt_q[k + 1] + h * h11 * (-p1);
-    *phi = h00 * p0 + h * h10 * (-u0 * p0) + h01 * p1 + h * h11 * (-u1 * p1);
-  }
+/* Q and phi at u in two steps, so that the node loops vectorise without gathers (which gcc
+ * leaves out of its tunings): nt_index, the table row (scalar), and nt_interp, the cubic
+ * Hermite interpolation from the row's four values (branch-free; outside the table it runs at
+ * u = 0 and is replaced). */
+static inline __attribute__((always_inline)) double nt_clamp(double u) {
+  const int lo = !(u > -NT_MAX), hi = !(u < NT_MAX);
+  return (lo | hi) ? 0.0 : u;
 }
 
-static void clip_moments_eval(double y, double sigma, double T, clip_moments *o) {
-  const double up = (T - y) / sigma, um = (-T - y) / sigma;
-  double Qp, Pm, fp, fm;
-  normal_q_phi(up, &Qp, &fp);               /* Q(u+), phi(u+) */
-  normal_q_phi(-um, &Pm, &fm);              /* Phi(u-) = Q(-u-), phi(u-) */
-  const double in = 1.0 - Qp - Pm;          /* P(|y+U| < T) */
-  const double z2 = in + um * fm - up * fp; /* E[Z^2 1{inside}] */
-  o->m = y * in + sigma * (fm - fp) + T * (Qp - Pm);
-  o->my = in;
-  o->ms = fm - fp;
-  o->s2 = (y * y) * in + 2.0 * y * sigma * (fm - fp) + sigma * sigma * z2 + T * T * (Qp + Pm);
-  o->s2y = 2.0 * (y * in + sigma * (fm - fp));
-  o->s2s = 2.0 * (y * (fm - fp) + sigma * z2);
+static inline __attribute__((always_inline)) int nt_index(double u) {
+  const int k = (int)((nt_clamp(u) + NT_MAX) * NT_PER);
+  return k > NT_N - 2 ? NT_N - 2 : k;
+}
+
+/* row: Q(u_k), Q(u_{k+1}), phi(u_k), phi(u_{k+1}) */
+static inline __attribute__((always_inline)) void
+nt_interp(double u, double q0, double q1, double p0, double p1, double *q, double *phi) {
+  const int lo = !(u > -NT_MAX), hi = !(u < NT_MAX);
+  const double x = (nt_clamp(u) + NT_MAX) * NT_PER;
+  int k = (int)x;
+  k = k > NT_N - 2 ? NT_N - 2 : k;
+  const double t = x - k, h = 1.0 / NT_PER, u0 = -NT_MAX + (double)k / NT_PER, u1 = u0 + h;
+  const double t2 = t * t, t3 = t2 * t;
+  const double h00 = 2 * t3 - 3 * t2 + 1, h10 = t3 - 2 * t2 + t, h01 = -2 * t3 + 3 * t2,
+               h11 = t3 - t2;
+  const double qi = h00 * q0 + h * h10 * (-p0) + h01 * q1 + h * h11 * (-p1);
+  const double fi = h00 * p0 + h * h10 * (-u0 * p0) + h01 * p1 + h * h11 * (-u1 * p1);
+  *q = lo ? 1.0 : hi ? 0.0 : qi;
+  *phi = (lo | hi) ? 0.0 : fi;
 }
 
 int dpd__fs_cond_applies(const dpd__fs_law *law, const dpd_noise_spec *noise, double c, double a1) {
   return law->cond && noise->law == DPD_NOISE_GAUSSIAN && isfinite(c) && a1 > 0.0;
 }
 
-/* One non-central node: the residual y + U, U ~ N(0, sigma^2), clipped at T. F_mu = P(|y+U| <
- * T), F_nu = E psi^2, G = T dF_mu/dT, and their sigma- and y-derivatives. */
-typedef struct {
-  double Fmu, Fnu, G, sFmu, sFnu, sG, yFmu, yFnu, yG;
-} nc_node;
+/* The node loops below are the finite-size correction's whole cost (a tune at d = 1e6 spends
+ * 85 % of its time in them). Each runs in chunks of FS_CHUNK nodes: the nodes' inputs are laid
+ * out, a kernel computes every node's terms (vectorised by gcc in the clones of isa_impl.h:
+ * scalar, AVX2, AVX-512, the same bits, -ffp-contract=off), and the terms are summed in node
+ * order, so the sums are the same bits as a plain loop over the nodes. */
+enum { FS_CHUNK = 64 };
 
-static void nc_node_eval(double y, double sigma, double T, nc_node *o) {
-  const double up = (T - y) / sigma, um = (-T - y) / sigma;
-  double Qp, Pm, fp, fm;
-  normal_q_phi(up, &Qp, &fp);
-  normal_q_phi(-um, &Pm, &fm);
-  const double in = 1.0 - Qp - Pm;
-  const double z2 = in + um * fm - up * fp;
-  o->Fmu = in;
-  o->Fnu = y * y * in + 2.0 * y * sigma * (fm - fp) + sigma * sigma * z2 + T * T * (Qp + Pm);
-  o->sFnu = 2.0 * (y * (fm - fp) + sigma * z2);
-  o->G = T * (fp + fm) / sigma;
-  o->sFmu = -(fp * up - fm * um) / sigma;
-  o->sG = T * ((up * up - 1.0) * fp + (um * um - 1.0) * fm) / (sigma * sigma);
-  o->yFmu = (fm - fp) / sigma;
-  o->yFnu = 2.0 * (y * in + sigma * (fm - fp));
-  o->yG = T * (up * fp + um * fm) / (sigma * sigma);
+/* A chunk's clip thresholds T = c/sqrt(x), standardised edges u+ = (T - y)/sigma and
+ * u- = (-T - y)/sigma, and the table rows of Q and phi at u+ and at -u- (the reads are a scalar
+ * loop; the arithmetic around them vectorises). */
+typedef struct {
+  double T[FS_CHUNK], up[FS_CHUNK], um[FS_CHUNK];
+  double row[8][FS_CHUNK]; /* Q(u_k), Q(u_{k+1}), phi(u_k), phi(u_{k+1}) at u+, then at -u- */
+} nt_rows;
+
+static inline __attribute__((always_inline)) void
+chunk_rows(const double *x, const double *y, int n, double c, double sigma, nt_rows *r) {
+  for (int i = 0; i < n; i++) {
+    const double T = c / sqrt(x[i]);
+    r->T[i] = T;
+    r->up[i] = (T - y[i]) / sigma;
+    r->um[i] = (-T - y[i]) / sigma;
+  }
+  for (int i = 0; i < n; i++) {
+    const int kp = nt_index(r->up[i]), km = nt_index(-r->um[i]);
+    r->row[0][i] = nt_q[kp];
+    r->row[1][i] = nt_q[kp + 1];
+    r->row[2][i] = nt_phi[kp];
+    r->row[3][i] = nt_phi[kp + 1];
+    r->row[4][i] = nt_q[km];
+    r->row[5][i] = nt_q[km + 1];
+    r->row[6][i] = nt_phi[km];
+    r->row[7][i] = nt_phi[km + 1];
+  }
+}
+
+/* Q(u+), phi(u+), Phi(u-) = Q(-u-), phi(u-) of node i */
+static inline __attribute__((always_inline)) void chunk_q_phi(const nt_rows *r, int i, double *Qp,
+                                                              double *fp, double *Pm, double *fm) {
+  nt_interp(r->up[i], r->row[0][i], r->row[1][i], r->row[2][i], r->row[3][i], Qp, fp);
+  nt_interp(-r->um[i], r->row[4][i], r->row[5][i], r->row[6][i], r->row[7][i], Pm, fm);
+}
+
+/* One non-central node per lane: the residual y + U, U ~ N(0, sigma^2), clipped at T = c/sqrt(x),
+ * s^2 = x. With F_mu = P(|y+U| < T), F_nu = E psi^2, G = T dF_mu/dT and their sigma- and
+ * y-derivatives (prefix s, y), the terms of cond_sums' sums (COND_* below), each times the
+ * node's weight w. */
+enum {
+  COND_MU,
+  COND_NU,
+  COND_G,
+  COND_SIG,
+  COND_N1,
+  COND_DMU,
+  COND_DNU,
+  COND_DG,
+  COND_DSIG,
+  COND_DN1,
+  COND_AMU,
+  COND_ANU,
+  COND_AG,
+  COND_ASIG,
+  COND_AN1,
+  COND_TERMS
+};
+
+typedef struct {
+  double x[FS_CHUNK], y[FS_CHUNK], w[FS_CHUNK], g[FS_CHUNK]; /* s^2, a1 g, weight, g */
+} cond_in;
+
+static inline __attribute__((always_inline)) int cond_chunk_body(const cond_in *in, int n, double c,
+                                                                 double a1, double sigma,
+                                                                 double (*t)[FS_CHUNK]) {
+  const double r = a1 / sigma;
+  nt_rows rows;
+  chunk_rows(in->x, in->y, n, c, sigma, &rows);
+  for (int i = 0; i < n; i++) {
+    const double x = in->x[i], w = in->w[i], g = in->g[i], y = in->y[i];
+    const double c2x2 = c * c / (x * x), T = rows.T[i];
+    const double up = rows.up[i], um = rows.um[i];
+    double Qp, Pm, fp, fm;
+    chunk_q_phi(&rows, i, &Qp, &fp, &Pm, &fm);
+    const double in_ = 1.0 - Qp - Pm;
+    const double z2 = in_ + um * fm - up * fp;
+    const double Fmu = in_;
+    const double Fnu =
+        y * y * in_ + 2.0 * y * sigma * (fm - fp) + sigma * sigma * z2 + T * T * (Qp + Pm);
+    const double sFnu = 2.0 * (y * (fm - fp) + sigma * z2);
+    const double G = T * (fp + fm) / sigma;
+    const double sFmu = -(fp * up - fm * um) / sigma;
+    const double sG = T * ((up * up - 1.0) * fp + (um * um - 1.0) * fm) / (sigma * sigma);
+    const double yFmu = (fm - fp) / sigma;
+    const double yFnu = 2.0 * (y * in_ + sigma * (fm - fp));
+    const double yG = T * (up * fp + um * fm) / (sigma * sigma);
+    /* d/d a1 = g d/dy - (a1/sigma) d/dsigma */
+    const double aFmu = g * yFmu - r * sFmu, aG = g * yG - r * sG;
+    t[COND_MU][i] = w * Fmu;
+    t[COND_NU][i] = w * Fnu;
+    t[COND_G][i] = w * G / x;
+    t[COND_SIG][i] = w * (2.0 * Fmu - 2.0 * G);
+    t[COND_N1][i] = w * c2x2 * (1.0 - Fmu);
+    t[COND_DMU][i] = w * sFmu / sigma;
+    t[COND_DNU][i] = w * sFnu / sigma;
+    t[COND_DG][i] = w * sG / (sigma * x);
+    t[COND_DSIG][i] = w * (2.0 * sFmu - 2.0 * sG) / sigma;
+    t[COND_DN1][i] = w * c2x2 * sFmu / sigma;
+    t[COND_AMU][i] = w * aFmu;
+    t[COND_ANU][i] = w * (g * yFnu - r * sFnu);
+    t[COND_AG][i] = w * aG / x;
+    t[COND_ASIG][i] = w * (2.0 * aFmu - 2.0 * aG);
+    t[COND_AN1][i] = w * c2x2 * aFmu;
+  }
+  return 0;
+}
+
+DPD__ISA_CLONES(int, cond_chunk,
+                (const cond_in *in, int n, double c, double a1, double sigma,
+                 double (*t)[FS_CHUNK]),
+                cond_chunk_body(in, n, c, a1, sigma, t))
+
+typedef int (*cond_chunk_fn)(const cond_in *, int, double, double, double, double (*)[FS_CHUNK]);
+
+/* Adds a chunk's terms to the sums, node by node. */
+static void cond_accumulate(double (*t)[FS_CHUNK], int n, fs_sums *s) {
+  for (int i = 0; i < n; i++) {
+    s->mu += t[COND_MU][i];
+    s->nu += t[COND_NU][i];
+    s->g += t[COND_G][i];
+    s->sig += t[COND_SIG][i];
+    s->n1 += t[COND_N1][i];
+    s->dmu += t[COND_DMU][i];
+    s->dnu += t[COND_DNU][i];
+    s->dg += t[COND_DG][i];
+    s->dsig += t[COND_DSIG][i];
+    s->dn1 -= t[COND_DN1][i];
+    s->amu += t[COND_AMU][i];
+    s->anu += t[COND_ANU][i];
+    s->ag += t[COND_AG][i];
+    s->asig += t[COND_ASIG][i];
+    s->an1 -= t[COND_AN1][i];
+  }
 }
 
 /* The sums of rule_sums (not the rank-one moments h2, h3), conditioned on the top direction's
@@ -879,9 +989,12 @@ static void nc_node_eval(double y, double sigma, double T, nc_node *o) {
  * s^2_{-1} ~ rule. F_mu, F_nu and G are even in g (the Gauss-Hermite nodes g > 0 weighted twice).
  * R-derivatives through sigma (d sigma/dR = 1/sigma). Returns 0, or 1 when 2P <= a1^2. */
 static int cond_sums(const dpd__fs_law *law, const dpd__fs_rule *rule, double c, double P,
-                     double a1, fs_sums *s) {
+                     double a1, dpd_isa isa, fs_sums *s) {
   const double var = 2.0 * P - a1 * a1, beta = law->exact_beta[0];
-  double sigma;
+  const cond_chunk_fn kernel = DPD__ISA_CLONE_PICK(isa, cond_chunk);
+  double sigma, t[COND_TERMS][FS_CHUNK];
+  cond_in in;
+  int n = 0;
   memset(s, 0, sizeof *s);
   if (!(var > 0.0)) {
     return 1;
@@ -890,36 +1003,84 @@ static int cond_sums(const dpd__fs_law *law, const dpd__fs_rule *rule, double c,
   for (int h = 0; h < DPD_FS_GH_HALF; h++) {
     const double g = law->gh_g[h], wg = 2.0 * law->gh_w[h];
     for (int k = 0; k < rule->n; k++) {
-      const double x = rule->x[k] + beta * g * g, w = wg * rule->w[k];
-      const double c2x2 = c * c / (x * x);
-      nc_node o;
-      nc_node_eval(a1 * g, sigma, c / sqrt(x), &o);
-      s->mu += w * o.Fmu;
-      s->nu += w * o.Fnu;
-      s->g += w * o.G / x;
-      s->sig += w * (2.0 * o.Fmu - 2.0 * o.G);
-      s->n1 += w * c2x2 * (1.0 - o.Fmu);
-      s->dmu += w * o.sFmu / sigma;
-      s->dnu += w * o.sFnu / sigma;
-      s->dg += w * o.sG / (sigma * x);
-      s->dsig += w * (2.0 * o.sFmu - 2.0 * o.sG) / sigma;
-      s->dn1 -= w * c2x2 * o.sFmu / sigma;
-      { /* d/d a1 = g d/dy - (a1/sigma) d/dsigma */
-        const double r = a1 / sigma;
-        const double aFmu = g * o.yFmu - r * o.sFmu, aG = g * o.yG - r * o.sG;
-        s->amu += w * aFmu;
-        s->anu += w * (g * o.yFnu - r * o.sFnu);
-        s->ag += w * aG / x;
-        s->asig += w * (2.0 * aFmu - 2.0 * aG);
-        s->an1 -= w * c2x2 * aFmu;
+      in.x[n] = rule->x[k] + beta * g * g;
+      in.y[n] = a1 * g;
+      in.w[n] = wg * rule->w[k];
+      in.g[n] = g;
+      if (++n == FS_CHUNK) {
+        kernel(&in, n, c, a1, sigma, t);
+        cond_accumulate(t, n, s);
+        n = 0;
       }
     }
+  }
+  if (n > 0) {
+    kernel(&in, n, c, a1, sigma, t);
+    cond_accumulate(t, n, s);
   }
   return 0;
 }
 
+/* One exact-direction node per lane: y + U, U ~ N(0, sigma^2), clipped at +-T with
+ * T = c/sqrt(x): m = E psi, s2 = E psi^2 and their y- and sigma-derivatives (Stein:
+ * d/dsigma E h(y + sigma Z) = E[Z h'(y + sigma Z)]), and the terms of dpd__fs_exact_eval's sums
+ * (EX_* below), each times the node's weight w and powers of its own g and the partner's g1. */
+enum { EX_K1, EX_K1Y, EX_K1S, EX_K2, EX_K2Y, EX_K2S, EX_K1Q, EX_K2Q, EX_TERMS };
+
+typedef struct {
+  double x[FS_CHUNK], y[FS_CHUNK], w[FS_CHUNK], g[FS_CHUNK], g1[FS_CHUNK];
+} ex_in;
+
+static inline __attribute__((always_inline)) int
+ex_chunk_body(const ex_in *in, int n, double c, double sigma, double (*t)[FS_CHUNK]) {
+  nt_rows rows;
+  chunk_rows(in->x, in->y, n, c, sigma, &rows);
+  for (int i = 0; i < n; i++) {
+    const double T = rows.T[i], y = in->y[i], w = in->w[i], g = in->g[i], g1 = in->g1[i];
+    const double up = rows.up[i], um = rows.um[i];
+    double Qp, Pm, fp, fm;
+    chunk_q_phi(&rows, i, &Qp, &fp, &Pm, &fm);
+    const double in_ = 1.0 - Qp - Pm;          /* P(|y+U| < T) */
+    const double z2 = in_ + um * fm - up * fp; /* E[Z^2 1{inside}] */
+    const double m = y * in_ + sigma * (fm - fp) + T * (Qp - Pm);
+    const double my = in_, ms = fm - fp;
+    const double s2 =
+        (y * y) * in_ + 2.0 * y * sigma * (fm - fp) + sigma * sigma * z2 + T * T * (Qp + Pm);
+    const double s2y = 2.0 * (y * in_ + sigma * (fm - fp));
+    const double s2s = 2.0 * (y * (fm - fp) + sigma * z2);
+    t[EX_K1][i] = w * g * m;
+    t[EX_K1Y][i] = w * g * g * my;
+    t[EX_K1S][i] = w * g * ms;
+    t[EX_K2][i] = w * g * g * s2;
+    t[EX_K2Y][i] = w * g * g * g * s2y;
+    t[EX_K2S][i] = w * g * g * s2s;
+    t[EX_K1Q][i] = w * g * g1 * my;
+    t[EX_K2Q][i] = w * g * g * g1 * s2y;
+  }
+  return 0;
+}
+
+DPD__ISA_CLONES(int, ex_chunk,
+                (const ex_in *in, int n, double c, double sigma, double (*t)[FS_CHUNK]),
+                ex_chunk_body(in, n, c, sigma, t))
+
+typedef int (*ex_chunk_fn)(const ex_in *, int, double, double, double (*)[FS_CHUNK]);
+
+static void ex_accumulate(double (*t)[FS_CHUNK], int n, double *k) {
+  for (int i = 0; i < n; i++) {
+    for (int q = 0; q < EX_TERMS; q++) {
+      k[q] += t[q][i];
+    }
+  }
+}
+
 int dpd__fs_exact_eval(const dpd__fs_law *law, size_t e, double c, double P, double a, double a1,
                        dpd__fs_exact_k *o) {
+  return dpd__fs_exact_eval_isa(law, e, c, P, a, a1, DPD_ISA_AUTO, o);
+}
+
+int dpd__fs_exact_eval_isa(const dpd__fs_law *law, size_t e, double c, double P, double a,
+                           double a1, dpd_isa isa, dpd__fs_exact_k *o) {
   /* the partner: exact direction 0 for e > 0, exact direction 1 for e = 0 */
   const int joint = law->cond && a1 > 0.0 && (e > 0 || law->nexact > 1);
   const size_t partner = e > 0 ? 0 : 1;
@@ -936,8 +1097,10 @@ int dpd__fs_exact_eval(const dpd__fs_law *law, size_t e, double c, double P, dou
   const double *pw = !joint ? &none_w : e > 0 ? law->gp_w : law->gs_w;
   const double *og = joint && e > 0 ? law->gq_g : law->gh_g;
   const double *ow = joint && e > 0 ? law->gq_w : law->gh_w;
-  double sigma, k1 = 0.0, k2 = 0.0, k1y = 0.0, k1s = 0.0, k2y = 0.0, k2s = 0.0, k1q = 0.0,
-                k2q = 0.0;
+  const ex_chunk_fn kernel = DPD__ISA_CLONE_PICK(isa, ex_chunk);
+  double sigma, k[EX_TERMS] = {0}, t[EX_TERMS][FS_CHUNK];
+  ex_in in;
+  int n = 0;
   if (!(var > 0.0)) {
     o->k1q = o->k2q = 0.0;
     return 1;
@@ -949,31 +1112,33 @@ int dpd__fs_exact_eval(const dpd__fs_law *law, size_t e, double c, double P, dou
     const double g1 = pg[h1], w1 = pw[h1];
     for (int h = 0; h < nh; h++) {
       const double g = og[h], wg = 2.0 * w1 * ow[h];
-      for (int k = 0; k < rule->n; k++) {
-        const double w = wg * rule->w[k];
-        const double T = c / sqrt(beta1 * g1 * g1 + beta * g * g + rule->x[k]);
-        clip_moments cm;
-        clip_moments_eval(ap * g1 + a * g, sigma, T, &cm);
-        k1 += w * g * cm.m;
-        k1y += w * g * g * cm.my;
-        k1s += w * g * cm.ms;
-        k2 += w * g * g * cm.s2;
-        k2y += w * g * g * g * cm.s2y;
-        k2s += w * g * g * cm.s2s;
-        k1q += w * g * g1 * cm.my;
-        k2q += w * g * g * g1 * cm.s2y;
+      for (int r = 0; r < rule->n; r++) {
+        in.x[n] = beta1 * g1 * g1 + beta * g * g + rule->x[r];
+        in.y[n] = ap * g1 + a * g;
+        in.w[n] = wg * rule->w[r];
+        in.g[n] = g;
+        in.g1[n] = g1;
+        if (++n == FS_CHUNK) {
+          kernel(&in, n, c, sigma, t);
+          ex_accumulate(t, n, k);
+          n = 0;
+        }
       }
     }
   }
+  if (n > 0) {
+    kernel(&in, n, c, sigma, t);
+    ex_accumulate(t, n, k);
+  }
   /* d sigma/da = -a/sigma, d sigma/dP = 1/sigma; the partner's share: d/d a1 = g1 d/dy -
    * (a1/sigma) d/dsigma (0 without a partner) */
-  o->k1q = joint ? k1q - ap / sigma * k1s : 0.0;
-  o->k2q = joint ? k2q - ap / sigma * k2s : 0.0;
-  o->k1 = k1;
-  o->k2 = k2;
-  o->k1a = k1y - a / sigma * k1s;
-  o->k2a = k2y - a / sigma * k2s;
-  o->k1p = k1s / sigma;
-  o->k2p = k2s / sigma;
+  o->k1q = joint ? k[EX_K1Q] - ap / sigma * k[EX_K1S] : 0.0;
+  o->k2q = joint ? k[EX_K2Q] - ap / sigma * k[EX_K2S] : 0.0;
+  o->k1 = k[EX_K1];
+  o->k2 = k[EX_K2];
+  o->k1a = k[EX_K1Y] - a / sigma * k[EX_K1S];
+  o->k2a = k[EX_K2Y] - a / sigma * k[EX_K2S];
+  o->k1p = k[EX_K1S] / sigma;
+  o->k2p = k[EX_K2S] / sigma;
   return 0;
 }

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "dpdyn/isa.h"
 #include "dpdyn/linreg.h"
 #include "dpdyn/noise.h"
 #include "dpdyn/status.h"
@@ -125,6 +126,12 @@ __attribute__((visibility("hidden"))) int dpd__fs_coef_eval(const dpd__fs_law *l
                                                             double R, double lbar, double a1,
                                                             double eta, double gamma, int derivs,
                                                             dpd__fs_coef *co, dpd_err *err);
+/* The same on the instruction-set path `isa` (dpd__fs_coef_eval: DPD_ISA_AUTO); every path gives
+ * the same bits (tests/unit/test_finite.c). */
+__attribute__((visibility("hidden"))) int
+dpd__fs_coef_eval_isa(const dpd__fs_law *law, const dpd_noise_spec *noise, double c, double R,
+                      double lbar, double a1, double eta, double gamma, int derivs, dpd_isa isa,
+                      dpd__fs_coef *co, dpd_err *err);
 __attribute__((visibility("hidden"))) int
 dpd__fs_cond_applies(const dpd__fs_law *law, const dpd_noise_spec *noise, double c, double a1);
 
@@ -145,6 +152,10 @@ typedef struct {
 __attribute__((visibility("hidden"))) int dpd__fs_exact_eval(const dpd__fs_law *law, size_t e,
                                                              double c, double P, double a,
                                                              double a1, dpd__fs_exact_k *o);
+__attribute__((visibility("hidden"))) int dpd__fs_exact_eval_isa(const dpd__fs_law *law, size_t e,
+                                                                 double c, double P, double a,
+                                                                 double a1, dpd_isa isa,
+                                                                 dpd__fs_exact_k *o);
 
 __attribute__((visibility("hidden"))) double
 dpd__fs_rule_expect(const dpd__fs_rule *rule, double (*h)(double, void *), void *arg);

@@ -15,8 +15,10 @@
 #include <gsl/gsl_errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dpd_test.h"
+#include "dpdyn/isa.h"
 #include "dpdyn/linreg.h"
 #include "dpdyn/ode.h"
 #include "dpdyn/schedule.h"
@@ -300,6 +302,71 @@ static void unclipped_sgd_is_reproduced(void **state) {
   dpd_linreg_problem_free(p);
 }
 
+/* The node loops run on every instruction-set path (scalar, AVX2, AVX-512: gcc's vectorised
+ * clones) with the same bits: the conditioned factors of every group and the exact directions'
+ * joint integrals, at states where clipping is mild, strong and where the top direction holds
+ * most of the residual. */
+static void node_loops_same_bits_on_every_isa(void **state) {
+  dpd_linreg_problem *p = problem(400, DPD_SPECTRUM_POWERLAW, 1.5);
+  dpd__fs_law *law = NULL;
+  const dpd_noise_spec noise = {.law = DPD_NOISE_GAUSSIAN, .zeta = 0.5};
+  const dpd_isa paths[] = {DPD_ISA_AVX2, DPD_ISA_AVX512};
+  static const double cs[] = {0.05, 0.5, 3.0}, Rs[] = {0.02, 0.3, 2.0}, shares[] = {0.1, 0.9};
+  dpd_err err;
+  int compared = 0;
+  (void)state;
+  assert_int_equal(dpd__fs_law_create(p, &law, &err), 0);
+  assert_true(law->cond && law->nexact >= 2);
+  for (size_t ic = 0; ic < 3; ic++) {
+    for (size_t ir = 0; ir < 3; ir++) {
+      for (size_t is = 0; is < 2; is++) {
+        const double c = cs[ic], R = Rs[ir], P = R + 0.5 * noise.zeta * noise.zeta;
+        const double a1 = sqrt(2.0 * P * shares[is]), a = sqrt(0.05 * P);
+        dpd__fs_coef ref, got;
+        dpd__fs_exact_k kref, kgot;
+        memset(&ref, 0, sizeof ref);
+        assert_int_equal(dpd__fs_coef_eval_isa(law, &noise, c, R, 0.3, a1, 0.7, 0.25, 1,
+                                               DPD_ISA_SCALAR, &ref, &err),
+                         0);
+        for (size_t q = 0; q < 2; q++) {
+          if (!dpd_isa_available(paths[q])) {
+            continue;
+          }
+          memset(&got, 0, sizeof got);
+          assert_int_equal(
+              dpd__fs_coef_eval_isa(law, &noise, c, R, 0.3, a1, 0.7, 0.25, 1, paths[q], &got, &err),
+              0);
+          assert_memory_equal(&ref, &got, sizeof ref);
+          compared++;
+        }
+        for (size_t e = 0; e < law->nexact; e++) {
+          /* the partner's share: direction 1's (small) for e = 0, direction 0's otherwise */
+          const double ap = e == 0 ? sqrt(0.04 * P) : sqrt(P * shares[is]);
+          memset(&kref, 0, sizeof kref);
+          if (dpd__fs_exact_eval_isa(law, e, c, P, a, ap, DPD_ISA_SCALAR, &kref) != 0) {
+            continue;
+          }
+          for (size_t q = 0; q < 2; q++) {
+            if (!dpd_isa_available(paths[q])) {
+              continue;
+            }
+            memset(&kgot, 0, sizeof kgot);
+            assert_int_equal(dpd__fs_exact_eval_isa(law, e, c, P, a, ap, paths[q], &kgot), 0);
+            assert_memory_equal(&kref, &kgot, sizeof kref);
+            compared++;
+          }
+        }
+      }
+    }
+  }
+  print_message("finite-size node loops: %d comparisons with the scalar path, all the same bits "
+                "(AVX2 %s, AVX-512 %s on this CPU)\n",
+                compared, dpd_isa_available(DPD_ISA_AVX2) ? "run" : "not available",
+                dpd_isa_available(DPD_ISA_AVX512) ? "run" : "not available");
+  dpd__fs_law_free(law);
+  dpd_linreg_problem_free(p);
+}
+
 int main(void) {
   gsl_set_error_handler_off();
   const struct CMUnitTest tests[] = {
@@ -308,6 +375,7 @@ int main(void) {
       cmocka_unit_test(compressed_problem_gives_the_same_rule),
       cmocka_unit_test(unclipped_sgd_is_reproduced),
       cmocka_unit_test(corrected_jacobian_matches_finite_differences),
+      cmocka_unit_test(node_loops_same_bits_on_every_isa),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
