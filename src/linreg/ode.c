@@ -736,21 +736,24 @@ static int model_sm_solve(const ode_model *model, const ode_coef *co, double gam
       col[2][j] = c3 * inv_e;
       col[3][j] = c4 * inv_e;
     }
-    /* V^T y for y = x and the four columns */
-    for (int q = -1; q < 4; q++) {
-      const double *y = q < 0 ? x : col[q];
-      double bt = 0.0, ut = 0.0;
+    /* V^T y for y = x and the four columns, in one pass (each sum in the order of j) */
+    {
+      const double *ys[5] = {x, col[0], col[1], col[2], col[3]};
+      double bt[5] = {0, 0, 0, 0, 0}, ut[5] = {0, 0, 0, 0, 0};
       for (size_t j = 0; j < m; j++) {
-        bt += lambda[j] * y[j];
-        ut += fs_dLdS(model, co, j) * y[j];
+        const double lj = lambda[j], uj = fs_dLdS(model, co, j);
+        for (int q = 0; q < 5; q++) {
+          bt[q] += lj * ys[q][j];
+          ut[q] += uj * ys[q][j];
+        }
       }
-      {
-        const double vy[4] = {bt * model->inv_d, ut, y[j0], j1 < m ? y[j1] : 0.0};
+      for (int q = 0; q < 5; q++) {
+        const double vy[4] = {bt[q] * model->inv_d, ut[q], ys[q][j0], j1 < m ? ys[q][j1] : 0.0};
         for (int p = 0; p < 4; p++) {
-          if (q < 0) {
+          if (q == 0) {
             vx[p] = vy[p];
           } else {
-            K[4 * p + q] = (p == q ? 1.0 : 0.0) - gamma_cv * vy[p];
+            K[4 * p + q - 1] = (p == q - 1 ? 1.0 : 0.0) - gamma_cv * vy[p];
           }
         }
       }
