@@ -11,8 +11,10 @@
 # (equal energy in every eigendirection: the mean of a random direction, deterministic, and the
 # compressed ODE then costs nothing in d). A second dimension (2d) is run for alpha = 1.5 and 2 at
 # rho = 1 over the smallest gammas, to check that the fitted exponents do not move with d.
-# The ODE is the asymptotic deterministic equivalent at that d (no finite-size correction);
-# EXTRA_KEYS is passed to every tune (e.g. EXTRA_KEYS="--finite_size=off" for the asymptotic equivalent; the default is auto).
+# The ODE is the deterministic equivalent at that d with the tune's default finite_size = auto
+# (docs/finite_size.md: corrected where the spread of |x|^2/d matters, here alpha >= 1);
+# EXTRA_KEYS is passed to every tune (e.g. EXTRA_KEYS="--finite_size=off" for the asymptotic
+# equivalent everywhere).
 #
 # Writes OUT/scaling.tsv (every tuned point), OUT/scaling_slopes.tsv (local slopes),
 # OUT/scaling_fit.tsv (fitted exponents, windows, theory), OUT/scaling.png and REPORT.
