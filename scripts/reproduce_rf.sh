@@ -210,8 +210,8 @@ PY
   echo "Heat map at p = $p_heat: best cell per epsilon (tau = ctime d / p)"
   awk '!/^#/ && NF { if (!($1 in b) || $6 < b[$1]) { b[$1] = $6; r[$1] = $0 } }
        END { for (e in r) { split(r[e], a, " ");
-             printf "eps = %s: test risk %.4f at C_clip/sqrt(p) = %.3g, tau = %.3g (T = %d), clipped fraction at the end %.3f\n",
-               e, a[6], a[2], a[3] * 100 / '$p_heat', a[4], a[9] } }' "$figs/rf_heatmap.tsv" | sort
+             printf "eps = %s: test risk %.4f +- %.4f at C_clip/sqrt(p) = %.3g, tau = %.3g (T = %d), clipped fraction at the end %.3f\n",
+               e, a[6], a[7], a[2], a[3] * 100 / '$p_heat', a[4], a[9] } }' "$figs/rf_heatmap.tsv" | sort
   if [ -f "$figs/rf_seed_scaling_p.txt" ]; then
     echo
     echo "Seed scaling (C_clip = 0.5 sqrt(p), eps = 4, eta = 1/p, T = 5d, $seeds replicates, resample = all): DP-GD vs OU averaged over the draws"
