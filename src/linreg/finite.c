@@ -377,6 +377,18 @@ static int tilt_rule(const dpd__fs_rule *from, double beta, gsl_integration_fixe
   return gauss_of_discrete(px, pw, np, nodes, p0, p1, pq, out) == 0 ? -1 : 0;
 }
 
+/* `from` with at most `nodes` nodes: itself when it has no more, else the Gauss rule of its
+ * discrete measure (the same first 2 nodes moments; the integrands are smooth). p0, p1, q:
+ * workspace [DPD_FS_NODES]. Returns 0 or -1. */
+static int fewer_nodes(const dpd__fs_rule *from, int nodes, double *p0, double *p1, double *q,
+                       dpd__fs_rule *out) {
+  if (from->n <= nodes) {
+    *out = *from;
+    return 0;
+  }
+  return gauss_of_discrete(from->x, from->w, (size_t)from->n, nodes, p0, p1, q, out) == 0 ? -1 : 0;
+}
+
 static void nt_ensure(void);
 
 /* The n-point Gauss-Hermite rule of g ~ N(0, 1) (GSL: weight exp(-x^2), g = sqrt(2) x): all nodes,
@@ -481,10 +493,7 @@ int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *
         goto done;
       }
       if (e == 0) {
-        if (full.n <= DPD_FS_COND_NODES) {
-          law->cminus = full;
-        } else if (gauss_of_discrete(full.x, full.w, (size_t)full.n, DPD_FS_COND_NODES, p0, p1, q,
-                                     &law->cminus) == 0) {
+        if (fewer_nodes(&full, DPD_FS_COND_NODES, p0, p1, q, &law->cminus) != 0) {
           status =
               DPD_FAIL(err, DPD_ESOLVER, "finite-size law: no Gauss rule without group %zu", j);
           goto done;
@@ -495,23 +504,16 @@ int dpd__fs_law_create(const dpd_linreg_problem *p, dpd__fs_law **out, dpd_err *
                                   err)) < 0) {
           goto done;
         }
-        if (both.n <= DPD_FS_JOINT_NODES) {
-          law->minus2[e] = both;
-        } else if (gauss_of_discrete(both.x, both.w, (size_t)both.n, DPD_FS_JOINT_NODES, p0, p1, q,
-                                     &law->minus2[e]) == 0) {
+        if (fewer_nodes(&both, DPD_FS_JOINT_NODES, p0, p1, q, &law->minus2[e]) != 0) {
           status =
               DPD_FAIL(err, DPD_ESOLVER, "finite-size law: no Gauss rule without groups %zu, %zu",
                        law->exact_group[0], j);
           goto done;
         }
       }
-      /* the same first 2 DPD_FS_EXACT_NODES moments with fewer nodes: the integrand is smooth
-       * (a law of fewer nodes, e.g. the point mass at 0 when the direction is all of s^2, is
-       * kept as it is) */
-      if (full.n <= DPD_FS_EXACT_NODES) {
-        law->minus[e] = full;
-      } else if (gauss_of_discrete(full.x, full.w, (size_t)full.n, DPD_FS_EXACT_NODES, p0, p1, q,
-                                   &law->minus[e]) == 0) {
+      /* a law of fewer nodes, e.g. the point mass at 0 when the direction is all of s^2, is kept
+       * as it is */
+      if (fewer_nodes(&full, DPD_FS_EXACT_NODES, p0, p1, q, &law->minus[e]) != 0) {
         status = DPD_FAIL(err, DPD_ESOLVER, "finite-size law: no Gauss rule without group %zu", j);
         goto done;
       }
@@ -823,10 +825,8 @@ static inline __attribute__((always_inline)) int nt_index(double u) {
 /* row: Q(u_k), Q(u_{k+1}), phi(u_k), phi(u_{k+1}) */
 static inline __attribute__((always_inline)) void
 nt_interp(double u, double q0, double q1, double p0, double p1, double *q, double *phi) {
-  const int lo = !(u > -NT_MAX), hi = !(u < NT_MAX);
+  const int lo = !(u > -NT_MAX), hi = !(u < NT_MAX), k = nt_index(u);
   const double x = (nt_clamp(u) + NT_MAX) * NT_PER;
-  int k = (int)x;
-  k = k > NT_N - 2 ? NT_N - 2 : k;
   const double t = x - k, h = 1.0 / NT_PER, u0 = -NT_MAX + (double)k / NT_PER, u1 = u0 + h;
   const double t2 = t * t, t3 = t2 * t;
   const double h00 = 2 * t3 - 3 * t2 + 1, h10 = t3 - 2 * t2 + t, h01 = -2 * t3 + 3 * t2,
