@@ -1081,9 +1081,8 @@ int dpd__fs_exact_eval(const dpd__fs_law *law, size_t e, double c, double P, dou
 
 int dpd__fs_exact_eval_isa(const dpd__fs_law *law, size_t e, double c, double P, double a,
                            double a1, dpd_isa isa, dpd__fs_exact_k *o) {
-  /* the partner: exact direction 0 for e > 0, exact direction 1 for e = 0 */
-  const int joint = law->cond && a1 > 0.0 && (e > 0 || law->nexact > 1);
-  const size_t partner = e > 0 ? 0 : 1;
+  const int partner = dpd__fs_partner(law, e);
+  const int joint = a1 > 0.0 && partner >= 0;
   const dpd__fs_rule *rule = joint ? &law->minus2[e > 0 ? e : 1] : &law->minus[e];
   const double ap = joint ? a1 : 0.0; /* without a partner: one node g1 = 0 of weight 1 */
   const double beta = law->exact_beta[e], var = 2.0 * P - a * a - ap * ap;

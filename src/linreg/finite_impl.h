@@ -149,6 +149,12 @@ typedef struct {
  * partner direction with share a1: exact direction 0 for e > 0, exact direction 1 for e = 0;
  * s^2 without both ~ minus2[e] (minus2[1] for e = 0). The caller's rank-one term then leaves out
  * the partner's share as well. */
+/* The partner of exact direction e in the joint integrals under conditioning: exact direction
+ * 0 for e > 0, exact direction 1 for e = 0, or -1 when the law has no partner for it (it does not
+ * condition, or e = 0 is its only exact direction). */
+static inline int dpd__fs_partner(const dpd__fs_law *law, size_t e) {
+  return !law->cond ? -1 : e > 0 ? 0 : law->nexact > 1 ? 1 : -1;
+}
 __attribute__((visibility("hidden"))) int dpd__fs_exact_eval(const dpd__fs_law *law, size_t e,
                                                              double c, double P, double a,
                                                              double a1, dpd__fs_exact_k *o);

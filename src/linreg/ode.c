@@ -376,10 +376,10 @@ static void exact_eval(const ode_model *model, const double *S, ode_coef *co) {
     const double Sj = S[j] > 0.0 ? S[j] : 0.0, a = sqrt(2.0 * beta * Sj);
     /* conditioning: the integral runs jointly with a partner (exact direction 0 for e > 0, 1 for
      * e = 0), whose share the rank-one term then leaves out as well */
-    const int joint = co->cond && (e > 0 || law->nexact > 1);
-    const size_t jp = joint ? law->exact_group[e > 0 ? 0 : 1] : j;
-    const double Sp = S[jp] > 0.0 ? S[jp] : 0.0;
-    const double ap = joint ? sqrt(2.0 * law->exact_beta[e > 0 ? 0 : 1] * Sp) : 0.0;
+    const int partner = dpd__fs_partner(law, e), joint = co->cond && partner >= 0;
+    const size_t jp = joint ? law->exact_group[partner] : j;
+    const double Sp = S[jp] > 0.0 ? S[jp] : 0.0, beta_p = joint ? law->exact_beta[partner] : 0.0;
+    const double ap = joint ? sqrt(2.0 * beta_p * Sp) : 0.0;
     dpd__fs_exact_k k;
     co->ex_on[e] = 0;
     if (!model->gaussian_noise || isinf(model->c) || !(a > 1e-6 * sqrt(2.0 * co->P)) ||
@@ -392,8 +392,9 @@ static void exact_eval(const ode_model *model, const double *S, ode_coef *co) {
      * of it, and its partner's is taken out here), else all of it */
     const double s2 = co->lbar * co->lbar_s1, ld = co->lbar / model->inv_d;
     const double own = co->cond && e == 0 ? 0.0 : lj2; /* own share still in s2 */
-    const double sub =
-        own * Sj + (co->cond && e == 0 && joint ? model->lambda[jp] * model->lambda[jp] * Sp : 0.0);
+    /* e = 0 with a partner: the partner's share, also still in s2 */
+    const double lp2 = e == 0 && joint ? model->lambda[jp] * model->lambda[jp] : 0.0;
+    const double sub = own * Sj + lp2 * Sp;
     co->ex_on[e] = 1;
     co->exA[e] = -2.0 * eta * (k1a + co->fs.r1_mu * (s2 - sub));
     co->exB[e] = 0.5 * g2 * (k.k2 + co->fs.r1_N * (s2 - sub));
@@ -402,11 +403,9 @@ static void exact_eval(const ode_model *model, const double *S, ode_coef *co) {
     co->exAs[e] = -2.0 * eta * ((k.k1a - k1a) / a * dadS - co->fs.r1_mu * own);
     co->exBs[e] = 0.5 * g2 * (k.k2a * dadS - co->fs.r1_N * own);
     { /* the partner's S: through its share in the joint integral and (e = 0) the rank-one term */
-      const double dapdS = joint && ap > 0.0 ? law->exact_beta[e > 0 ? 0 : 1] / ap : 0.0;
-      const double dother =
-          co->cond && e == 0 && joint ? -model->lambda[jp] * model->lambda[jp] : 0.0;
-      co->exAq[e] = -2.0 * eta * (k.k1q / a * dapdS + co->fs.r1_mu * dother);
-      co->exBq[e] = 0.5 * g2 * (k.k2q * dapdS + co->fs.r1_N * dother);
+      const double dapdS = joint && ap > 0.0 ? beta_p / ap : 0.0;
+      co->exAq[e] = -2.0 * eta * (k.k1q / a * dapdS - co->fs.r1_mu * lp2);
+      co->exBq[e] = 0.5 * g2 * (k.k2q * dapdS - co->fs.r1_N * lp2);
     }
   }
 }

@@ -234,9 +234,9 @@ static double fs_em_step(const sde_plan *plan, const dpd__fs_coef *co, double et
     if (exact_ok && k >= 0 && law->exact_of_tilt[k] >= 0) {
       const size_t ex = (size_t)law->exact_of_tilt[k];
       const double a = sqrt(l) * fabs(e[i]);
-      /* conditioning (a1 > 0): jointly with the partner, exact direction 0 for ex > 0, 1 for 0 */
-      const int joint = a1 > 0.0 && (ex > 0 || law->nexact > 1);
-      const size_t ip = joint ? plan->ex_coord[ex > 0 ? 0 : 1] : i;
+      /* conditioning (a1 > 0): jointly with the partner (dpd__fs_partner) */
+      const int partner = dpd__fs_partner(law, ex), joint = a1 > 0.0 && partner >= 0;
+      const size_t ip = joint ? plan->ex_coord[partner] : i;
       const double lp = plan->lambda[ip], ap = joint ? sqrt(lp) * fabs(e[ip]) : 0.0;
       dpd__fs_exact_k kx;
       if (a > 1e-6 * sqrt(2.0 * P) && dpd__fs_exact_eval(law, ex, plan->c, P, a, ap, &kx) == 0) {
