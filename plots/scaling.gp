@@ -19,7 +19,7 @@ set datafile separator "\t"
 set datafile columnheaders
 set terminal pngcairo size (na > 1 ? 430 * na + 120 : 1000), (nr > 1 ? 330 * nr + 130 : 520) font "sans,11"
 set output out
-set multiplot layout nr, na title sprintf("Tuned released excess risk R_{out} of the deterministic equivalent against γ = d/n\npower law λ_i ∝ i^{-α} (mean 1), d = %.0f, θ* flat, ζ = %g; c and the schedule optimised at every point", dmain, zeta) font ",13" margins (na > 1 ? 0.06 : 0.12), 0.98, (nr > 1 ? 0.07 : 0.12), (nr > 1 ? 0.89 : 0.80) spacing 0.05, 0.07
+set multiplot layout nr, na title sprintf("Tuned released excess risk R_{out} of the deterministic equivalent against γ = d/n\npower law λ_i ∝ i^{-α} (mean 1), d = %.0f, θ* flat, ζ = %g\nfinite-size correction where finite\\_size = auto applies it; c and the schedule optimised at every point", dmain, zeta) font ",13" margins (na > 1 ? 0.06 : 0.12), 0.98, (nr > 1 ? 0.07 : 0.12), (nr > 1 ? 0.87 : 0.78) spacing 0.05, 0.07
 set logscale xy
 set grid
 set format x "10^{%L}"
