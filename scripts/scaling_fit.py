@@ -122,7 +122,10 @@ def main():
         curves.setdefault((r["alpha"], r["rho"], r["family"], int(r["d"])), []).append(r)
     for k in curves:
         curves[k].sort(key=lambda r: r["gamma"])
-    dmain = max(set(k[3] for k in curves), key=lambda d: sum(1 for k in curves if k[3] == d))
+    # the main dimension: the one with the most tuned points (the check at 2d has only the
+    # smallest gammas, so it never wins even where it has more curves, e.g. with ALPHAS set)
+    dmain = max(sorted(set(k[3] for k in curves)),
+                key=lambda d: sum(len(c) for k, c in curves.items() if k[3] == d))
     lmin = {}
     slopes, fits = [], []
     for (alpha, rho, fam, d), c in sorted(curves.items()):
