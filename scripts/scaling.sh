@@ -82,6 +82,12 @@ else
   d2=$((2 * d))
   [ -n "$report" ] || report=$src/docs/scaling.md
 fi
+case $d in
+'' | 0 | *[!0-9]*)
+  echo "scaling.sh: D must be a positive integer (the dimension), got '$d'" >&2
+  exit 1
+  ;;
+esac
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"

@@ -85,4 +85,10 @@ else
   grep -q "unknown argument '--bogus'" "$work/err" && ok "unknown argument refused" ||
     bad "unknown argument: $(cat "$work/err")"
 fi
+if D=1e7 DPDYN=$dpdyn "$src/scripts/scaling.sh" --out="$work/bad" >/dev/null 2>"$work/err"; then
+  bad "D=1e7 accepted"
+else
+  grep -q "D must be a positive integer (the dimension), got '1e7'" "$work/err" &&
+    [ ! -e "$work/bad" ] && ok "D=1e7 refused, nothing written" || bad "D=1e7: $(cat "$work/err")"
+fi
 finish test_scaling
