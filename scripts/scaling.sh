@@ -64,6 +64,14 @@ zeta=0.5
 # slope fit resolves, at a third of the cost; xtol 1e-5 with one restart moves it by < 1e-9 with
 # 20-45 % fewer evaluations (docs/tune.md).
 acc="--rtol=1e-7 --compress_bands=2 --compress_nodes=4 --xtol=1e-5 --restarts=1"
+if [ -n "${D+set}" ]; then
+  case $D in
+  '' | 0 | *[!0-9]*)
+    echo "scaling.sh: D must be a positive integer (the dimension), got '$D'" >&2
+    exit 1
+    ;;
+  esac
+fi
 if [ $quick = 1 ]; then
   acc="--rtol=1e-6 --compress_bands=1 --compress_nodes=4"
   d=${D:-1000}
@@ -82,12 +90,6 @@ else
   d2=$((2 * d))
   [ -n "$report" ] || report=$src/docs/scaling.md
 fi
-case $d in
-'' | 0 | *[!0-9]*)
-  echo "scaling.sh: D must be a positive integer (the dimension), got '$d'" >&2
-  exit 1
-  ;;
-esac
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
