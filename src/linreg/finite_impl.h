@@ -145,16 +145,16 @@ typedef struct {
   double k1, k2, k1a, k2a, k1p, k2p;
   double k1q, k2q; /* derivatives in the partner's share (joint integral; 0 otherwise) */
 } dpd__fs_exact_k;
-/* With a1 > 0 (conditioning, dpd__fs_coef_eval) the integral runs jointly over the g of a
- * partner direction with share a1: exact direction 0 for e > 0, exact direction 1 for e = 0;
- * s^2 without both ~ minus2[e] (minus2[1] for e = 0). The caller's rank-one term then leaves out
- * the partner's share as well. */
 /* The partner of exact direction e in the joint integrals under conditioning: exact direction
  * 0 for e > 0, exact direction 1 for e = 0, or -1 when the law has no partner for it (it does not
  * condition, or e = 0 is its only exact direction). */
 static inline int dpd__fs_partner(const dpd__fs_law *law, size_t e) {
   return !law->cond ? -1 : e > 0 ? 0 : law->nexact > 1 ? 1 : -1;
 }
+/* With a1 > 0 (conditioning, dpd__fs_coef_eval) the integral runs jointly over the g of a
+ * partner direction with share a1: exact direction 0 for e > 0, exact direction 1 for e = 0;
+ * s^2 without both ~ minus2[e] (minus2[1] for e = 0). The caller's rank-one term then leaves out
+ * the partner's share as well. */
 __attribute__((visibility("hidden"))) int dpd__fs_exact_eval(const dpd__fs_law *law, size_t e,
                                                              double c, double P, double a,
                                                              double a1, dpd__fs_exact_k *o);
