@@ -6,7 +6,6 @@
  * (Haar Q from the QR of a Gaussian matrix with the signs of diag R); Piessens et al., QUADPACK
  * (Springer 1983) through GSL (qagiu for the outer integral); Abramowitz & Stegun 7.1, 6.5
  * (erf, the incomplete gamma function) for the closed-form factors. */
-#include <cblas.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>
 #include <gsl/gsl_sf_gamma.h>
@@ -16,6 +15,7 @@
 #include <string.h>
 
 #include "core/error_impl.h"
+#include "core/isa_impl.h"
 #include "dpdyn/rng.h"
 #include "dpdyn/semipriv.h"
 #include "rf/dot_impl.h"
@@ -414,6 +414,36 @@ fail:
   return status;
 }
 
+/* x_r = sum_j z_rj q_j for the rows r of a block of at most ROWS_BLOCK rows (one pass over Q
+ * per block): every entry accumulates j = 0, 1, ..., d-1 in that order, whatever the block or
+ * the vector width, so the bits depend on the row alone. */
+#define ROWS_BLOCK 8
+static inline __attribute__((always_inline)) int
+rows_times_q_body(const double *restrict Z, const double *restrict Q, double *restrict X, size_t m,
+                  size_t d) {
+  for (size_t i0 = 0; i0 < m; i0 += ROWS_BLOCK) {
+    const size_t nb = m - i0 < ROWS_BLOCK ? m - i0 : ROWS_BLOCK;
+    for (size_t r = 0; r < nb; r++) {
+      memset(X + (i0 + r) * d, 0, d * sizeof *X);
+    }
+    for (size_t j = 0; j < d; j++) {
+      const double *restrict q = Q + j * d;
+      for (size_t r = 0; r < nb; r++) {
+        const double z = Z[(i0 + r) * d + j];
+        double *restrict x = X + (i0 + r) * d;
+        for (size_t l = 0; l < d; l++) {
+          x[l] += z * q[l];
+        }
+      }
+    }
+  }
+  return 0;
+}
+DPD__ISA_CLONES(int, rows_times_q,
+                (const double *restrict Z, const double *restrict Q, double *restrict X, size_t m,
+                 size_t d),
+                rows_times_q_body(Z, Q, X, m, d))
+
 void dpd_semipriv_gen_sample(const dpd_semipriv_gen *gen, uint64_t seed, uint64_t rep,
                              dpd_semipriv_set set, size_t first, size_t m, double *X, double *y,
                              double *work) {
@@ -449,9 +479,10 @@ void dpd_semipriv_gen_sample(const dpd_semipriv_gen *gen, uint64_t seed, uint64_
   if (m == 0) {
     return;
   }
-  /* X = Z Q^T (row-major): row i is sum_j z_ij q_j. */
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)d, (int)d, 1.0, work, (int)d,
-              gen->Q, (int)d, 0.0, X, (int)d);
+  /* X = Z Q (row-major Q whose rows are the q_j): row i is sum_j z_ij q_j, summed in the order
+   * j = 0..d-1 for every entry, so a point has the same bits alone or in any batch, on any
+   * path (a BLAS dgemm blocks and vectorises differently for different m and CPUs). */
+  DPD__ISA_CLONE_PICK(DPD_ISA_AUTO, rows_times_q)(work, gen->Q, X, m, d);
   for (size_t i = 0; i < m; i++) {
     const double *z = work + i * d;
     const double inv = 1.0 / sqrt(dpd__dot8(z, z, d));
