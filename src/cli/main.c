@@ -1,7 +1,8 @@
 /* dpdyn: command-line entry point.
  * SPDX-License-Identifier: MIT
  *
- * The process-wide set-up (GSL's error handler off, the signal handlers), then one command:
+ * The process-wide set-up (GSL's error handler off, the signal handlers, the DPD_ISA check),
+ * then one command:
  * --help, --version, plot, sweep, or a run of any other command through cli_run (run.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "cli/cli.h"
+#include "dpdyn/isa.h"
 
 int main(int argc, char **argv) {
   const char *command;
@@ -28,8 +30,19 @@ int main(int argc, char **argv) {
     cli_usage(stdout);
     return CLI_EXIT_OK;
   }
+  {
+    char why[256];
+    if (dpd_isa_env_check(why, sizeof why) != DPD_OK) { /* before any work (docs/input.md) */
+      fprintf(stderr, "dpdyn: %s\n", why);
+      return CLI_EXIT_USAGE;
+    }
+  }
   if (strcmp(command, "--version") == 0) {
     printf("dpdyn %s\n", dpd_version());
+    printf("kernel path: %s (this CPU has scalar%s%s; every path gives the same bits; the "
+           "environment variable DPD_ISA=scalar|avx2|avx512 forces one)\n",
+           dpd_isa_name(dpd_isa_get()), dpd_isa_available(DPD_ISA_AVX2) ? ", avx2" : "",
+           dpd_isa_available(DPD_ISA_AVX512) ? ", avx512" : "");
     return CLI_EXIT_OK;
   }
   if (strcmp(command, "plot") == 0) {

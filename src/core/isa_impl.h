@@ -46,10 +46,24 @@ static inline int dpd__isa_supported(dpd_isa isa) {
   }
 }
 
+/* The process-wide path of DPD_ISA_AUTO (isa.c): -1 until first asked, then the path that
+ * dpd_isa_set or the environment variable DPD_ISA chose, or DPD_ISA_AUTO for "the fastest".
+ * Read relaxed on every dispatch (a plain load); written once lazily and by dpd_isa_set. */
+extern __attribute__((visibility("hidden"))) int dpd__isa_auto_state;
+__attribute__((visibility("hidden"))) int dpd__isa_auto_init(void);
+
 /* The path a request for `isa` runs on: DPD_ISA_AUTO (or a value outside the enum) gives the
- * fastest this CPU supports; a path this CPU lacks falls back to the fastest one below it
- * (AVX-512 -> AVX2 -> scalar); a supported path is itself. Never DPD_ISA_AUTO. Thread-safe. */
+ * path forced by dpd_isa_set / DPD_ISA if any, else the fastest this CPU supports; a path this
+ * CPU lacks falls back to the fastest one below it (AVX-512 -> AVX2 -> scalar); a supported
+ * path is itself. Never DPD_ISA_AUTO. Thread-safe. */
 static inline dpd_isa dpd__isa_resolve(dpd_isa isa) {
+  if (isa != DPD_ISA_SCALAR && isa != DPD_ISA_AVX2 && isa != DPD_ISA_AVX512) {
+    int forced = __atomic_load_n(&dpd__isa_auto_state, __ATOMIC_RELAXED);
+    if (forced < 0) {
+      forced = dpd__isa_auto_init();
+    }
+    isa = (dpd_isa)forced;
+  }
   if (isa == DPD_ISA_SCALAR) {
     return DPD_ISA_SCALAR;
   }

@@ -39,7 +39,7 @@ static const dpd_isa all_isas[] = {DPD_ISA_AUTO, DPD_ISA_SCALAR, DPD_ISA_AVX2, D
 
 static void isa_get_name_and_available_agree(void **state) {
   (void)state;
-  const dpd_isa best = dpd_isa_get();
+  const dpd_isa best = dpd_isa_best();
   assert_true(best == DPD_ISA_SCALAR || best == DPD_ISA_AVX2 || best == DPD_ISA_AVX512);
   assert_int_equal(dpd_isa_available(best), 1);
   assert_int_equal(dpd_isa_available(DPD_ISA_AUTO), 1);
@@ -55,22 +55,22 @@ static void isa_get_name_and_available_agree(void **state) {
   assert_string_equal(dpd_isa_name(DPD_ISA_AVX2), "avx2");
   assert_string_equal(dpd_isa_name(DPD_ISA_AVX512), "avx512");
   assert_string_equal(dpd_isa_name((dpd_isa)7), "unknown");
-  /* The RNG's former names are aliases of the same choice. */
-  assert_int_equal(dpd_rng_isa_get(), best);
+  /* The RNG's former names are aliases of the same choice (DPD_ISA may force another path). */
+  assert_int_equal(dpd_rng_isa_get(), dpd_isa_get());
   assert_int_equal(DPD_RNG_ISA_AVX512, DPD_ISA_AVX512);
   assert_string_equal(dpd_rng_isa_name(DPD_RNG_ISA_AVX2), "avx2");
-  print_message("this CPU: %s\n", dpd_isa_name(best));
+  print_message("this CPU: %s; in use: %s\n", dpd_isa_name(best), dpd_isa_name(dpd_isa_get()));
 }
 
 static void isa_request_falls_back_to_what_the_cpu_runs(void **state) {
   (void)state;
-  const dpd_isa best = dpd_isa_get();
+  const dpd_isa best = dpd_isa_best(), in_use = dpd_isa_get();
   for (size_t i = 0; i < sizeof all_isas / sizeof all_isas[0]; i++) {
     const dpd_isa want = all_isas[i], got = dpd__isa_resolve(want);
     assert_int_not_equal(got, DPD_ISA_AUTO);
     assert_int_equal(dpd_isa_available(got), 1);
     if (want == DPD_ISA_AUTO) {
-      assert_int_equal(got, best);
+      assert_int_equal(got, in_use);
     } else if (dpd_isa_available(want)) {
       assert_int_equal(got, want); /* a supported request is honoured */
     } else {
@@ -78,7 +78,79 @@ static void isa_request_falls_back_to_what_the_cpu_runs(void **state) {
       assert_int_equal(got, best); /* ... to the fastest this CPU has */
     }
   }
-  assert_int_equal(dpd__isa_resolve((dpd_isa)7), best);
+  assert_int_equal(dpd__isa_resolve((dpd_isa)7), in_use);
+}
+
+/* dpd_isa_set forces the path of every DPD_ISA_AUTO dispatch (kernel picks and the Gaussian
+ * fills, which give the same bits on each), refuses what the CPU lacks, and DPD_ISA_AUTO
+ * returns to the fastest; dpd_isa_parse and dpd_isa_env_check read names exactly. */
+static int id_scalar(void);
+#if DPD__ISA_X86
+static int id_avx2(void);
+static int id_avx512(void);
+#endif
+static void isa_set_forces_every_auto_dispatch(void **state) {
+  (void)state;
+  const dpd_isa before = dpd_isa_get(), best = dpd_isa_best();
+  double ref[1001], got[1001];
+  dpd_rng rng;
+  dpd_rng_init(&rng, SEED, 3);
+  assert_int_equal(dpd_rng_gaussian_fill_isa(&rng, ref, 1001, DPD_ISA_SCALAR), DPD_OK);
+  for (size_t i = 1; i < sizeof all_isas / sizeof all_isas[0]; i++) {
+    const dpd_isa p = all_isas[i];
+    if (!dpd_isa_available(p)) {
+      assert_int_equal(dpd_isa_set(p), DPD_EINVAL);
+      assert_int_equal(dpd_isa_get(), before); /* unchanged */
+      continue;
+    }
+    assert_int_equal(dpd_isa_set(p), DPD_OK);
+    assert_int_equal(dpd_isa_get(), p);
+    assert_int_equal(DPD__ISA_PICK(DPD_ISA_AUTO, id_scalar, id_avx2, id_avx512)(), (int)p);
+    dpd_rng_init(&rng, SEED, 3);
+    dpd_rng_gaussian_fill(&rng, got, 1001);
+    assert_memory_equal(got, ref, sizeof ref);
+  }
+  assert_int_equal(dpd_isa_set((dpd_isa)7), DPD_EINVAL);
+  assert_int_equal(dpd_isa_set(DPD_ISA_AUTO), DPD_OK);
+  assert_int_equal(dpd_isa_get(), best);
+  assert_int_equal(dpd_isa_set(before), DPD_OK); /* as DPD_ISA had it, for the other tests */
+
+  dpd_isa parsed = DPD_ISA_AUTO;
+  assert_int_equal(dpd_isa_parse("avx2", &parsed), DPD_OK);
+  assert_int_equal(parsed, DPD_ISA_AVX2);
+  assert_int_equal(dpd_isa_parse("scalar", &parsed), DPD_OK);
+  assert_int_equal(parsed, DPD_ISA_SCALAR);
+  assert_int_equal(dpd_isa_parse("auto", &parsed), DPD_OK);
+  assert_int_equal(parsed, DPD_ISA_AUTO);
+  assert_int_equal(dpd_isa_parse("AVX2", &parsed), DPD_EINVAL);
+  assert_int_equal(dpd_isa_parse("avx2 ", &parsed), DPD_EINVAL);
+  assert_int_equal(dpd_isa_parse("", &parsed), DPD_EINVAL);
+  assert_int_equal(dpd_isa_parse(NULL, &parsed), DPD_EINVAL);
+
+  const char *saved = getenv("DPD_ISA");
+  char *keep = saved != NULL ? strdup(saved) : NULL;
+  char msg[256];
+  assert_int_equal(setenv("DPD_ISA", "avx3", 1), 0);
+  assert_int_equal(dpd_isa_env_check(msg, sizeof msg), DPD_EINVAL);
+  assert_non_null(strstr(msg, "DPD_ISA"));
+  assert_non_null(strstr(msg, "'avx3'"));
+  assert_non_null(strstr(msg, "scalar, avx2, avx512"));
+  assert_int_equal(setenv("DPD_ISA", "scalar", 1), 0);
+  assert_int_equal(dpd_isa_env_check(msg, sizeof msg), DPD_OK);
+  assert_string_equal(msg, "");
+  assert_int_equal(setenv("DPD_ISA", "", 1), 0);
+  assert_int_equal(dpd_isa_env_check(msg, sizeof msg), DPD_OK);
+  if (!dpd_isa_available(DPD_ISA_AVX512)) {
+    assert_int_equal(setenv("DPD_ISA", "avx512", 1), 0);
+    assert_int_equal(dpd_isa_env_check(msg, sizeof msg), DPD_EINVAL);
+    assert_non_null(strstr(msg, "cannot run the avx512 path"));
+  }
+  if (keep != NULL) {
+    assert_int_equal(setenv("DPD_ISA", keep, 1), 0);
+  } else {
+    assert_int_equal(unsetenv("DPD_ISA"), 0);
+  }
+  free(keep);
 }
 
 static int id_scalar(void) {
@@ -582,6 +654,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(isa_get_name_and_available_agree),
       cmocka_unit_test(isa_request_falls_back_to_what_the_cpu_runs),
+      cmocka_unit_test(isa_set_forces_every_auto_dispatch),
       cmocka_unit_test(isa_pick_selects_the_kernel_of_the_resolved_path),
       cmocka_unit_test(replicate_reports_the_lowest_index_failure_for_any_thread_count),
       cmocka_unit_test(replicate_results_are_identical_for_1_2_and_3_threads),
