@@ -42,6 +42,7 @@
 #endif
 
 #include "cli/cli.h"
+#include "core/datafile_impl.h"
 #include "core/text_impl.h"
 #include "core/error_impl.h"
 #include "core/output_impl.h"
@@ -159,10 +160,14 @@ static void format_number(char *buf, size_t cap, double x) {
 
 /* A whole file as a string (NULL if unreadable or larger than `limit`). */
 static char *read_text(const char *path, size_t limit) {
-  FILE *f = fopen(path, "rb");
+  FILE *f;
   char *buf = NULL;
   size_t len = 0, cap = 0;
-  if (f == NULL) {
+  dpd_err ignored;
+  dpd_err_reset(&ignored);
+  /* a regular file only: a FIFO or device planted in a sweep directory must not block */
+  if (dpd__file_open_regular("file", 0, path, limit, &f, NULL, &ignored) < 0) {
+    errno = EINVAL;
     return NULL;
   }
   for (;;) {
