@@ -357,15 +357,43 @@ fifo_case schedule "'schedule'" ode --d=5 --n=20 --schedule="file:$work/f/fifo"
 fifo_case sequence "'sequence'" account --sequence="$work/f/fifo"
 fifo_case ini "INI file" ode "$work/f/fifo"
 fifo_case sweep_ini "INI file" sweep ode "$work/f/fifo"
+printf '1\n2\n0\n1\n' >"$work/f/nc_y.txt"
 for k in features labels test_features test_labels; do
-  fifo_case "nc_$k" "'$k'" "${NCF[@]}" --$k="file:$work/f/fifo"
-  fifo_case "nc_${k}_npy" "'$k'" "${NCF[@]}" --$k="file:$work/f/fifo.npy"
+  extra=()
+  [ "$k" = labels ] && extra=(--test_labels="file:$work/f/nc_y.txt") # labels apart: both files
+  fifo_case "nc_$k" "'$k'" "${NCF[@]}" "${extra[@]}" --$k="file:$work/f/fifo"
+  fifo_case "nc_${k}_npy" "'$k'" "${NCF[@]}" "${extra[@]}" --$k="file:$work/f/fifo.npy"
 done
 for k in features labels public_features test_features test_labels; do
   fifo_case "semipriv_$k" "'$k'" "${SPF[@]}" --$k="file:$work/f/fifo.csv"
   fifo_case "semipriv_${k}_npy" "'$k'" "${SPF[@]}" --$k="file:$work/f/fifo.npy"
 done
 fifo_case nc_diagnose "'features'" diagnose --model=nc --features="file:$work/f/fifo.npy"
+
+# Errors name the key the user set, not a derived one: nc beta/offset/beta_test = 1e300 said
+# "'sigma': inf", semipriv c|s|nu|trunc = 1e300 "'zeta'", entries of 1e200 in data files
+# "LAPACKE_dsyev failed" or a CVode error (exit 2).
+NC=(simulate --model=nc --K=3 --p=8 --n=30 --n_test=30 --seeds=2 --epsilon=1)
+tcase nc_beta_1e300 1 "'beta': 1e\+300 \(allowed: 0 <= beta <= 1e150 / sqrt\(p\)" -- "${NC[@]}" --shift=cube --beta=1e300
+tcase nc_offset_1e300 1 "'offset': 1e\+300 \(allowed:" -- "${NC[@]}" --offset=1e300
+tcase nc_beta_test_1e300 1 "'beta_test': 1e\+300 \(allowed:" -- "${NC[@]}" --test_shift=cube --beta_test=1e300
+for k in c s nu trunc; do
+  tcase "semipriv_${k}_1e300" 1 "'$k': 1e\+300 \(allowed: $k <= [0-9.e+]+ " -- simulate --model=semipriv --seeds=2 --$k=1e300
+done
+tcase semipriv_lambda_1e300 1 "'lambda': sum 1e\+300" -- simulate --model=semipriv --seeds=2 --lambda=1e300,1,1,1
+printf '1e200\n1\n1\n1\n1\n' >"$f/th_1e200.txt"
+tcase theta_file_1e200 1 "'theta_star': 1e\+200 on data line 1 .*1e150" -- ode "${Lo[@]}" --theta_star="file:$f/th_1e200.txt"
+printf '0 1 0\n1 0 1\n2 1 1e200\n1 0 1\n' >"$f/nc_1e200.txt"
+tcase nc_features_1e200 1 "'features': 1e\+200 in row 3, feature column 2 .*1e150" -- \
+  simulate --model=nc --features="file:$f/nc_1e200.txt" --test_features="file:$work/f/nc_ok.txt" --x_bound=5 --seeds=2
+tcase nc_diagnose_1e200 1 "'features': 1e\+200 in row 3" -- diagnose --model=nc --features="file:$f/nc_1e200.txt"
+tcase nc_test_features_1e200 1 "'test_features': 1e\+200 in row 3" -- \
+  simulate --model=nc --features="file:$work/f/nc_ok.txt" --test_features="file:$f/nc_1e200.txt" --x_bound=5 --seeds=2
+printf '1 1 0\n-1 0 1\n1 1 1e200\n-1 0 1\n' >"$f/sp_1e200.txt"
+printf '1 1 0\n-1 0 1\n1 1 0\n-1 0 1\n' >"$f/sp_ok.txt"
+tcase semipriv_features_1e200 1 "'features': 1e\+200 in row 3, feature column 2 .*1e150" -- \
+  simulate --model=semipriv --features="file:$f/sp_1e200.txt" --public_features="file:$f/sp_ok.txt" \
+  --test_features="file:$f/sp_ok.txt" --zeta=0.1 --k=1 --seeds=2
 
 {
   printf '#'

@@ -120,6 +120,8 @@ typedef struct {
   dpd__progress_bridge progress;
 } nc_run;
 
+#define DPD_NC_MAX_NORM 1e150 /* bound on feature norms (and entries of feature files) */
+
 /* The noise multiplier of the budget key (epsilon with r->delta, mu, zcdp), or sigma itself. */
 static int budget_apply(const dpd_keys *keys, nc_run *r, dpd_err *err) {
   double v;
@@ -187,6 +189,23 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, nc_run *r, dpd_err *err
     return status;
   }
   r->pc.normalize = (dpd_nc_normalize)choice; /* none, center, l2, center_l2: same order */
+  {
+    /* The shifts and the offset add up to (beta + offset) sqrt(p) to a feature's norm, and the
+     * run uses squared norms (G, sigma = m G, |W x|): each is bounded so that they stay finite
+     * (beta = 1e300 gave "'sigma': inf", a key the user never set). */
+    static const char *const shift_keys[] = {"beta", "offset", "beta_test"};
+    const double v[3] = {r->pc.beta, r->pc.offset, r->pc.beta_test};
+    const double limit = DPD_NC_MAX_NORM / sqrt((double)r->pc.p);
+    for (size_t k = 0; k < 3; k++) {
+      if (v[k] > limit) {
+        return DPD_FAIL(err, DPD_EINVAL,
+                        "invalid value for '%s': %g (allowed: 0 <= %s <= 1e150 / sqrt(p) = %g "
+                        "with p = %zu: feature norms, whose squares the run uses, must stay "
+                        "finite)",
+                        shift_keys[k], v[k], shift_keys[k], limit, r->pc.p);
+      }
+    }
+  }
   if ((status = dpd_keys_choice_get(keys, "offset_at_test", &choice, err)) < 0) {
     return status;
   }
