@@ -27,6 +27,7 @@
  * alone, so it is the same byte for byte for any number of ranks and any interruption. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -42,6 +43,7 @@
 #endif
 
 #include "cli/cli.h"
+#include "core/datafile_impl.h"
 #include "core/text_impl.h"
 #include "core/error_impl.h"
 #include "core/output_impl.h"
@@ -159,10 +161,14 @@ static void format_number(char *buf, size_t cap, double x) {
 
 /* A whole file as a string (NULL if unreadable or larger than `limit`). */
 static char *read_text(const char *path, size_t limit) {
-  FILE *f = fopen(path, "rb");
+  FILE *f;
   char *buf = NULL;
   size_t len = 0, cap = 0;
-  if (f == NULL) {
+  dpd_err ignored;
+  dpd_err_reset(&ignored);
+  /* a regular file only: a FIFO or device planted in a sweep directory must not block */
+  if (dpd__file_open_regular("file", 0, path, limit, &f, NULL, &ignored) < 0) {
+    errno = EINVAL;
     return NULL;
   }
   for (;;) {
@@ -1072,18 +1078,38 @@ static int prepare_out(const sweep *s, const char *config, dpd_err *err) {
   return status;
 }
 
-/* 0: to run; 1: complete (summary.json); 2: failed numerically (failed.json). */
-static int point_state(const sweep *s, size_t point) {
+static cJSON *point_summary(const sweep *s, size_t point, const char *file);
+
+/* 0: to run; 1: complete (summary.json); 2: failed numerically (failed.json). A file that is
+ * there but does not parse as a JSON object (truncated, edited) is damaged: the point is to run,
+ * and with `damaged` non-NULL the file's name is stored there (else ""). */
+static int point_state_ex(const sweep *s, size_t point, char *damaged, size_t cap) {
   char name[64], *path;
   int state = 0;
+  if (damaged != NULL) {
+    damaged[0] = '\0';
+  }
   for (int k = 0; k < 2 && state == 0; k++) {
-    snprintf(name, sizeof name, "%0*zu/%s", s->width, point, k == 0 ? "summary.json" : failed_name);
+    const char *file = k == 0 ? "summary.json" : failed_name;
+    snprintf(name, sizeof name, "%0*zu/%s", s->width, point, file);
     if ((path = cli_path_join(s->points, name)) != NULL) {
-      state = file_exists(path) ? k + 1 : 0;
+      if (file_exists(path)) {
+        cJSON *root = point_summary(s, point, file);
+        if (cJSON_IsObject(root)) {
+          state = k + 1;
+        } else if (damaged != NULL && damaged[0] == '\0') {
+          snprintf(damaged, cap, "%s", path);
+        }
+        cJSON_Delete(root);
+      }
       free(path);
     }
   }
   return state;
+}
+
+static int point_state(const sweep *s, size_t point) {
+  return point_state_ex(s, point, NULL, 0);
 }
 
 /* ---------------------------------------------------------------- ranks (Open MPI) */
@@ -1596,12 +1622,20 @@ static int assemble(const sweep *s, const char *config, const cli_params *base, 
       cJSON_Delete(sum);
       nfailed++;
     } else {
-      char name[32];
+      char name[32], damaged[PATH_MAX];
       point_name(s, i, name, sizeof name);
-      status = DPD_FAIL(err, DPD_EIO,
-                        "'%s/%s' has neither summary.json nor %s (was it removed while the sweep "
-                        "ran? rerun to redo it)",
-                        s->points, name, failed_name);
+      point_state_ex(s, i, damaged, sizeof damaged);
+      if (damaged[0] != '\0') {
+        status = DPD_FAIL(err, DPD_EIO,
+                          "point %zu: '%s' is damaged (not a JSON object; was it changed while "
+                          "the sweep ran? rerun the same command to redo the point)",
+                          i, damaged);
+      } else {
+        status = DPD_FAIL(err, DPD_EIO,
+                          "'%s/%s' has neither summary.json nor %s (was it removed while the "
+                          "sweep ran? rerun to redo it)",
+                          s->points, name, failed_name);
+      }
     }
   }
   /* the figure's number */
@@ -1914,7 +1948,16 @@ int cli_cmd_sweep(int argc, char **argv) {
       status = DPD_FAIL(&err, DPD_ENOMEM, "out of memory");
     }
     for (size_t i = 0; status == DPD_OK && i < s.npoints; i++) {
-      if (point_state(&s, i) == 0) {
+      char damaged[PATH_MAX];
+      if (point_state_ex(&s, i, damaged, sizeof damaged) == 0) {
+        if (damaged[0] != '\0') {
+          char label[256];
+          point_label(&s, i, label, sizeof label);
+          fprintf(stderr,
+                  "dpdyn sweep: point %zu (%s): '%s' is damaged (not a JSON object): the point "
+                  "runs again\n",
+                  i, label, damaged);
+        }
         pending[npending++] = (long long)i;
       } else {
         skipped++;

@@ -18,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "core/text_impl.h"
+#include "core/datafile_impl.h"
 #include "core/error_impl.h"
 
 void cli_ini_text_free(cli_ini_text *t) {
@@ -28,12 +29,14 @@ void cli_ini_text_free(cli_ini_text *t) {
 
 /* Reads the whole file (at most CLI_MAX_INI_BYTES), rejecting NUL bytes. */
 static int slurp(const char *path, char **text, size_t *len, dpd_err *err) {
-  FILE *f = fopen(path, "rb");
+  FILE *f;
   size_t cap = 4096, n = 0;
   char *buf;
+  int status;
   *text = NULL;
-  if (f == NULL) {
-    return DPD_FAIL(err, DPD_EINVAL, "cannot open INI file '%s': %s", path, strerror(errno));
+  if ((status = dpd__file_open_regular("INI file", 0, path, CLI_MAX_INI_BYTES, &f, NULL, err)) <
+      0) {
+    return status;
   }
   buf = malloc(cap);
   if (buf == NULL) {

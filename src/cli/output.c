@@ -55,6 +55,7 @@ static volatile sig_atomic_t reg_stage_set;
 static volatile sig_atomic_t reg_child;
 static volatile sig_atomic_t reg_published; /* the new result is in place */
 static pid_t main_tid;                      /* the thread that publishes */
+static mode_t process_umask = 022;          /* read once at start-up (umask() sets it too) */
 
 static pid_t thread_id(void) {
   return (pid_t)syscall(SYS_gettid);
@@ -121,6 +122,8 @@ static void on_signal(int sig) {
 void cli_signals_install(void) {
   struct sigaction sa;
   main_tid = thread_id();
+  process_umask = umask(022); /* umask() only reads by writing: set it back at once */
+  umask(process_umask);
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
@@ -130,6 +133,11 @@ void cli_signals_install(void) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
+  /* A write past RLIMIT_FSIZE (ulimit -f) fails with EFBIG instead of killing the process, so it
+   * is reported and cleaned up like a full disk (exit 3, the staging directory removed). */
+  sa.sa_handler = SIG_IGN;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGXFSZ, &sa, NULL);
 }
 
 void cli_signals_block(sigset_t *old) {
@@ -388,6 +396,16 @@ static int stage_create(cli_out *o, dpd_err *err) {
       o->stage = NULL;
       goto done;
     }
+    /* mkdtemp creates mode 0700: the published directory follows the umask like mkdir */
+    if (chmod(o->stage, 0777 & ~process_umask) != 0) {
+      int e = errno;
+      rmdir(o->stage);
+      sigprocmask(SIG_SETMASK, &old, NULL);
+      status = DPD_FAIL(err, DPD_EIO, "cannot set the mode of '%s': %s", o->stage, strerror(e));
+      free(o->stage);
+      o->stage = NULL;
+      goto done;
+    }
     snprintf(reg_stage, sizeof reg_stage, "%s", o->stage);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     reg_stage_set = 1;
@@ -429,13 +447,21 @@ FILE *cli_out_open(cli_out *o, const char *name, char **tmp_path, dpd_err *err) 
 
 int cli_out_commit(cli_out *o, FILE *f, char *tmp_path, const char *name, dpd_err *err) {
   int failed = ferror(f);
+  int e = failed ? errno : 0; /* the failed write's errno (ENOSPC, EFBIG, EIO) */
   int status = DPD_OK;
   (void)o;
-  if (fclose(f) != 0) {
+  if (fflush(f) != 0 && !failed) {
     failed = 1;
+    e = errno;
+  }
+  if (fclose(f) != 0 && !failed) {
+    failed = 1;
+    e = errno;
   }
   if (failed) {
-    status = DPD_FAIL(err, DPD_EIO, "error writing '%s' in '%s'", name, tmp_path);
+    status = DPD_FAIL(err, DPD_EIO, "error writing '%s' in '%s': %s%s", name, tmp_path,
+                      e != 0 ? strerror(e) : "write error",
+                      e == EFBIG ? " (the file size limit, ulimit -f, was reached)" : "");
   }
   free(tmp_path);
   return status;

@@ -259,7 +259,15 @@ static int run_gnuplot(char **argv, const char *img_tmp, const char *img, dpd_er
   cli_signals_block(&old);
   posix_spawnattr_init(&attr);
   posix_spawnattr_setsigmask(&attr, &old);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  {
+    /* dpdyn ignores SIGXFSZ (output.c); gnuplot, which does not check its writes, must die of
+     * it rather than leave a truncated image */
+    sigset_t deflt;
+    sigemptyset(&deflt);
+    sigaddset(&deflt, SIGXFSZ);
+    posix_spawnattr_setsigdefault(&attr, &deflt);
+  }
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   status = posix_spawnp(&pid, gnuplot, NULL, &attr, argv, environ);
   if (status != 0) {
     /* Fall back to gnuplot on PATH if the configured one moved. */
@@ -278,7 +286,10 @@ static int run_gnuplot(char **argv, const char *img_tmp, const char *img, dpd_er
   if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     cli_child_set(0);
     unlink(img_tmp);
-    DPD_FAIL(err, DPD_EIO, "gnuplot failed rendering '%s'", img);
+    DPD_FAIL(err, DPD_EIO, "gnuplot failed rendering '%s'%s", img,
+             WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ
+                 ? ": the file size limit (ulimit -f) was reached"
+                 : "");
     return CLI_EXIT_IO;
   }
   cli_child_set(0);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/datafile_impl.h"
 #include "core/error_impl.h"
 #include "core/npy_impl.h"
 #include "core/table_impl.h"
@@ -231,28 +232,13 @@ int dpd__npy_header(const char *key, const char *path, dpd__npy_info *info, dpd_
   unsigned char pre[12];
   char *text = NULL;
   size_t hlen, prelen, nelem, data_bytes;
-  struct stat st;
+  unsigned long long file_size = 0;
   FILE *f;
   int status = DPD_OK;
   memset(info, 0, sizeof *info);
-  f = fopen(path, "rb");
-  if (f == NULL) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': cannot open '%s': %s", key, path,
-                    strerror(errno));
-  }
-  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-    fclose(f);
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for '%s': '%s' is not a regular file (allowed: a .npy file)",
-                    key, path);
-  }
-  if ((unsigned long long)st.st_size > DPD_MAX_DATA_BYTES) {
-    fclose(f);
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for '%s': file '%s' is larger than %llu bytes (allowed: data "
-                    "files up to %llu bytes)",
-                    key, path, (unsigned long long)DPD_MAX_DATA_BYTES,
-                    (unsigned long long)DPD_MAX_DATA_BYTES);
+  if ((status = dpd__file_open_regular(key, 1, path, DPD_MAX_DATA_BYTES, &f, &file_size, err)) <
+      0) {
+    return status;
   }
   if (fread(pre, 1, 10, f) != 10 || memcmp(pre, "\x93NUMPY", 6) != 0) {
     fclose(f);
@@ -315,14 +301,14 @@ int dpd__npy_header(const char *key, const char *path, dpd__npy_info *info, dpd_
                     "(allowed: the shape of the data the file holds)",
                     key, path, info->rows, info->cols);
   }
-  if ((unsigned long long)st.st_size != (unsigned long long)(info->data_offset + data_bytes)) {
+  if (file_size != (unsigned long long)(info->data_offset + data_bytes)) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for '%s': '%s' declares shape %zu x %zu of %zu-byte values "
                     "(%zu data bytes) but holds %lld bytes after its %zu-byte header (%s; "
                     "allowed: exactly the declared data)",
                     key, path, info->rows, info->cols, info->itemsize, data_bytes,
-                    (long long)st.st_size - (long long)info->data_offset, info->data_offset,
-                    (unsigned long long)st.st_size < info->data_offset + data_bytes
+                    (long long)file_size - (long long)info->data_offset, info->data_offset,
+                    file_size < info->data_offset + data_bytes
                         ? "the file is truncated"
                         : "trailing bytes");
   }
@@ -379,12 +365,14 @@ int dpd__read_npy(const char *key, const char *path, size_t max_bytes, double **
   }
   out = malloc(nelem * sizeof *out);
   buf = malloc(NPY_CHUNK);
-  f = fopen(path, "rb");
   if (out == NULL || buf == NULL) {
     status = DPD_FAIL(err, DPD_ENOMEM, "out of memory reading '%s' (%zu values)", path, nelem);
     goto done;
   }
-  if (f == NULL || fseek(f, (long)info->data_offset, SEEK_SET) != 0) {
+  if ((status = dpd__file_open_regular(key, 1, path, DPD_MAX_DATA_BYTES, &f, NULL, err)) < 0) {
+    goto done;
+  }
+  if (fseek(f, (long)info->data_offset, SEEK_SET) != 0) {
     status = DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': cannot read '%s': %s", key, path,
                       strerror(errno));
     goto done;

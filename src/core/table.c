@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/datafile_impl.h"
 #include "core/error_impl.h"
 #include "core/table_impl.h"
 #include "core/text_impl.h"
@@ -26,10 +27,9 @@ int dpd__lines_open(dpd__lines *r, const char *key, const char *path, dpd_err *e
   memset(r, 0, sizeof *r);
   r->key = key;
   r->path = path;
-  r->f = fopen(path, "r");
-  if (r->f == NULL) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': cannot open '%s': %s", key, path,
-                    strerror(errno));
+  int status = dpd__file_open_regular(key, 1, path, DPD_MAX_DATA_BYTES, &r->f, NULL, err);
+  if (status < 0) {
+    return status;
   }
   r->cap = 256;
   r->line = malloc(r->cap);

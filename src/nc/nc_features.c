@@ -26,6 +26,8 @@
 #include "core/table_impl.h"
 #include "dpdyn/nc_features.h"
 
+#define DPD_NC_MAX_FEATURE 1e150 /* |entry| of a feature file (docs/input.md) */
+
 dpd_nc_features_config dpd_nc_features_config_default(void) {
   dpd_nc_features_config c;
   memset(&c, 0, sizeof c);
@@ -187,10 +189,11 @@ int dpd_nc_features_read(const dpd_nc_features_config *cfg, dpd_nc_features **ou
   for (size_t i = 0; i < rows; i++) {
     for (size_t l = 0; l < p; l++) {
       const double v = raw[i * cols + first + l];
-      if (!isfinite(v)) {
+      if (!(fabs(v) <= DPD_NC_MAX_FEATURE)) {
         status = DPD_FAIL(err, DPD_EINVAL,
                           "invalid value for '%s': %g in row %zu, feature column %zu of '%s' "
-                          "(allowed: finite features)",
+                          "(allowed: finite features with |x| <= 1e150, so that the squares "
+                          "and products the run forms stay finite)",
                           cfg->key, v, i + 1, l + 1, cfg->path);
         goto done;
       }
@@ -257,10 +260,11 @@ static int row_get(dpd_nc_row_fn row, void *user, size_t i, size_t p, size_t K, 
                     i + 1, *k, K);
   }
   for (size_t l = 0; l < p; l++) {
-    if (!isfinite(x[l])) {
+    if (!(fabs(x[l]) <= DPD_NC_MAX_FEATURE)) {
       return DPD_FAIL(err, DPD_EINVAL,
                       "invalid value for 'features': %g in row %zu, column %zu (allowed: finite "
-                      "features)",
+                      "features with |x| <= 1e150, so that the squares and products the run "
+                      "forms stay finite)",
                       x[l], i + 1, l + 1);
     }
   }

@@ -89,4 +89,67 @@ refused ref_rf_p p simulate --model=rf --d=50 --n=1000 --p=60000 --n_test=500 --
 refused ref_rf_n n ou --d=20 --n=20000 --p=300 --n_test=200 --steps=3 --max_memory=50M
 refused ref_default_ram d ode --n=8589934588 --d=2147483647 --theta_star=random --compress=off
 
+# The file size limit (ulimit -f, RLIMIT_FSIZE): a write past it is reported like a full disk,
+# exit 3 with one line naming the limit, and no staging directory or temporary left (SIGXFSZ
+# killed the process without a word before).
+fsize() { # NAME BLOCKS DIR ARGS... : (ulimit -f BLOCKS; dpdyn ARGS...) run in DIR
+  local name=$1 blocks=$2 dir=$3 rc
+  shift 3
+  mkdir -p "$dir"
+  (
+    cd "$dir" || exit 99
+    ulimit -f "$blocks"
+    "$dpdyn" "$@" >/dev/null 2>"$work/err"
+  )
+  rc=$?
+  if [ "$rc" -ne 3 ]; then
+    bad "$name: exit $rc (want 3): $(head -c 300 "$work/err")"
+  elif [ "$(wc -l <"$work/err")" -ne 1 ] || ! grep -q 'ulimit -f' "$work/err"; then
+    bad "$name: want one line naming ulimit -f: $(head -c 300 "$work/err")"
+  elif [ -n "$(find "$dir" -name '.*dpdyn-*' -print -quit)" ]; then
+    bad "$name: left $(find "$dir" -name '.*dpdyn-*' | head -3 | tr '\n' ' ')"
+  else
+    ok "$name: $(cat "$work/err")"
+  fi
+}
+fsize fsize_simulate 1 "$work/fs1" simulate --d=200 --n=800 --seeds=4 --out=o
+[ -e "$work/fs1/o" ] && bad "fsize_simulate: the output directory was published"
+fsize fsize_simulate_plot 16 "$work/fs2" simulate --d=5 --n=20 --seeds=2 --plot=1 --out=o
+"$dpdyn" ode --d=5 --n=20 --out="$work/fs3/o" >/dev/null 2>&1
+fsize fsize_plot 8 "$work/fs3" plot o
+if compgen -G "$work/fs3/o/*.png" >/dev/null; then
+  bad "fsize_plot: a truncated image was left: $(ls "$work/fs3/o")"
+fi
+# sweep: the point's failure line and the sweep's closing line; exit 3, no staging left.
+mkdir -p "$work/fs4"
+(cd "$work/fs4" && ulimit -f 1 && "$dpdyn" sweep simulate --d=200 --n=800 --seeds=2 \
+  --c=0.5,1 --out=sw >/dev/null 2>"$work/err")
+rc=$?
+if [ "$rc" -eq 3 ] && grep -q 'ulimit -f' "$work/err" &&
+  [ -z "$(find "$work/fs4" -name '.*dpdyn-*' -print -quit)" ]; then
+  ok "fsize_sweep: $(head -1 "$work/err")"
+else
+  bad "fsize_sweep: exit $rc: $(head -c 300 "$work/err") $(find "$work/fs4" -name '.*dpdyn-*')"
+fi
+
+# Output directories follow the umask (mkdtemp's 0700 was kept whatever the umask).
+for m in 022 002 077; do
+  (umask "$m" && "$dpdyn" ode --d=5 --n=20 --out="$work/umask$m" >/dev/null 2>&1)
+  want=$(printf '%o' $((0777 & ~8#$m)))
+  got=$(stat -c %a "$work/umask$m" 2>/dev/null)
+  if [ "$got" = "$want" ]; then
+    ok "umask_$m: mode $got"
+  else
+    bad "umask_$m: mode '$got' (want $want)"
+  fi
+done
+(umask 002 && "$dpdyn" sweep simulate --d=5 --n=20 --seeds=2 --c=0.5,1 \
+  --out="$work/umask_sweep" >/dev/null 2>&1)
+got=$(find "$work/umask_sweep" -type d ! -perm 775 | head -3)
+if [ -d "$work/umask_sweep/points/0000" ] && [ -z "$got" ]; then
+  ok "umask_sweep: every directory 775"
+else
+  bad "umask_sweep: directories not 775: $got"
+fi
+
 finish limits

@@ -35,10 +35,18 @@ err neg_label "'features': label -1 in row 2" $F --features=file:"$d/neg.txt"
 err empty_class "'features': class 1 has no row" $F --features=file:"$d/gap.txt"
 err one_class "'features': .*single class" $F --features=file:"$d/one.txt"
 err empty "'features': .*no data rows" $F --features=file:"$d/empty.txt"
-err rows_vs_labels "'labels': .*3 labels for the 2 rows" $F --features=file:"$d/feat2.txt" --labels=file:"$d/lab3.txt"
+printf '0\n1\n' >"$d/lab2.txt"
+err rows_vs_labels "'labels': .*3 labels for the 2 rows" $F --features=file:"$d/feat2.txt" --labels=file:"$d/lab3.txt" \
+  --test_features=file:"$d/feat2.txt" --test_labels=file:"$d/lab2.txt"
 err K_disagrees "'K': 5 \(allowed: 2, the number of classes" $F --features=file:"$d/ok.txt" --K=5
 err test_p "'test_features': .*2 features per row \(allowed: p = 3, as in 'features'" simulate --model=nc --features=file:"$d/wide.txt" --test_features=file:"$d/ok.txt" --x_bound=5
 err x_bound_missing "missing value for 'x_bound'.*required with features = file:PATH unless normalize = l2" simulate --model=nc --features=file:"$d/ok.txt" --test_features=file:"$d/ok.txt"
+printf '0 1\n1 0\n0 1.1\n1 0.1\n' >"$d/Xonly.txt"
+printf '0\n1\n0\n1\n' >"$d/yonly.txt"
+# labels apart but test_labels not: test_features' first column was silently taken as labels
+err labels_without_test_labels "missing value for 'test_labels'.*required with labels and test_features" \
+  simulate --model=nc --features=file:"$d/Xonly.txt" --labels=file:"$d/yonly.txt" \
+  --test_features=file:"$d/Xonly.txt" --x_bound=5
 err test_missing "missing value for 'test_features'" simulate --model=nc --features=file:"$d/ok.txt" --x_bound=1
 err labels_with_etf "'labels': given with features = etf" simulate --model=nc --labels=file:"$d/lab3.txt"
 err magic "'features': .*magic" diagnose --model=nc --features=file:"$d/magic.npy"

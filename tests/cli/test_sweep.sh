@@ -305,4 +305,20 @@ else
   bad "default out: $(cd "$work/cwd" && find . -maxdepth 2 | tr '\n' ' ')"
 fi
 
+# ---- a damaged point: resume names it and the file, runs it again, exit 0 (it said "missing"
+# and exited 3)
+D=(--d=5 --n=20 --seeds=2 --grid=3 --threads=1)
+"$dpdyn" sweep simulate "${D[@]}" --c=0.5,1 --out="$work/dmg" >/dev/null 2>&1
+cp "$work/dmg/points/0001/summary.json" "$work/dmg.ref"
+head -c 40 "$work/dmg.ref" >"$work/dmg/points/0001/summary.json"
+"$dpdyn" sweep simulate "${D[@]}" --c=0.5,1 --out="$work/dmg" >/dev/null 2>"$work/dmg.err"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q "point 1 (c=1): '.*points/0001/summary.json' is damaged" "$work/dmg.err" &&
+  diff <(strip "$work/dmg.ref") <(strip "$work/dmg/points/0001/summary.json") >/dev/null &&
+  [ "$(rows "$work/dmg/sweep.tsv" | wc -l)" -eq 2 ]; then
+  ok "damaged summary.json: named, the point re-run on resume, exit 0"
+else
+  bad "damaged summary.json: exit $rc: $(cat "$work/dmg.err")"
+fi
+
 finish sweep

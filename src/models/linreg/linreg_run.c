@@ -253,6 +253,16 @@ static int parse_problem(dpd_keys *keys, linreg_run *r, dpd_err *err) {
                       "exactly d values, one per line, in the eigenbasis)",
                       theta + 5, rows, r->d);
     }
+    for (size_t i = 0; i < rows; i++) {
+      /* the squared norm and the ODE's theta_i^2 terms must stay finite (1e200 gave a CVode
+       * error, exit 2) */
+      if (!(fabs(r->theta_cols[0][i]) <= 1e150)) {
+        return DPD_FAIL(err, DPD_EINVAL,
+                        "invalid value for 'theta_star': %g on data line %zu of '%s' (allowed: "
+                        "|theta_i| <= 1e150, so that the squares the run forms stay finite)",
+                        r->theta_cols[0][i], i + 1, theta + 5);
+      }
+    }
     pc.theta = DPD_THETA_GIVEN;
     pc.theta_given = r->theta_cols[0];
     /* One rule: theta_norm given rescales the file's vector to that norm; not given, the

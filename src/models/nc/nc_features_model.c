@@ -47,6 +47,14 @@ int dpd__nc_files_setup(dpd_keys *keys, dpd_nc_normalize normalize, dpd__nc_file
                     "invalid value for 'test_labels': given without test_features (allowed: the "
                     "labels of the test_features file)");
   }
+  if (labels != NULL && test != NULL && test_labels == NULL) {
+    /* test_features would be read with its first column as the labels, silently */
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "missing value for 'test_labels' (allowed: file:PATH; required with labels "
+                    "and test_features: the training labels are in their own file, so the test "
+                    "labels must be too, else test_features' first column would be taken as "
+                    "labels)");
+  }
   if (test == NULL && !diagnose && !account) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "missing value for 'test_features' (allowed: file:PATH; required with "

@@ -120,6 +120,31 @@ typedef struct {
   dpd__progress_bridge progress;
 } nc_run;
 
+#define DPD_NC_MAX_NORM 1e150 /* bound on feature norms (and entries of feature files) */
+
+/* The noise multiplier of the budget key (epsilon with r->delta, mu, zcdp), or sigma itself. */
+static int budget_apply(const dpd_keys *keys, nc_run *r, dpd_err *err) {
+  double v;
+  int status;
+  if (r->budget == NULL) {
+    return DPD_OK;
+  }
+  if ((status = dpd_keys_real_get(keys, r->budget, &v, err)) < 0) {
+    return status;
+  }
+  if (strcmp(r->budget, "epsilon") == 0) {
+    status = dpd_privacy_sigma_from_eps(v, r->delta, r->sc.steps, DPD_PRIVACY_CONVERSION_GDP,
+                                        &r->multiplier, err);
+  } else if (strcmp(r->budget, "mu") == 0) {
+    status = dpd_privacy_sigma_from_gdp(v, r->sc.steps, &r->multiplier, err);
+  } else if (strcmp(r->budget, "zcdp") == 0) {
+    status = dpd_privacy_sigma_from_zcdp(v, r->sc.steps, &r->multiplier, err);
+  } else {
+    r->sc.sigma = v; /* given directly; the multiplier follows from G */
+  }
+  return status;
+}
+
 /* Validates every key; the noise is set once G is known (noise_set). */
 static int setup(dpd_keys *keys, const dpd_run_env *env, nc_run *r, dpd_err *err) {
   static const char *const budgets[] = {"epsilon", "mu", "zcdp", "sigma"};
@@ -164,6 +189,23 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, nc_run *r, dpd_err *err
     return status;
   }
   r->pc.normalize = (dpd_nc_normalize)choice; /* none, center, l2, center_l2: same order */
+  {
+    /* The shifts and the offset add up to (beta + offset) sqrt(p) to a feature's norm, and the
+     * run uses squared norms (G, sigma = m G, |W x|): each is bounded so that they stay finite
+     * (beta = 1e300 gave "'sigma': inf", a key the user never set). */
+    static const char *const shift_keys[] = {"beta", "offset", "beta_test"};
+    const double v[3] = {r->pc.beta, r->pc.offset, r->pc.beta_test};
+    const double limit = DPD_NC_MAX_NORM / sqrt((double)r->pc.p);
+    for (size_t k = 0; k < 3; k++) {
+      if (v[k] > limit) {
+        return DPD_FAIL(err, DPD_EINVAL,
+                        "invalid value for '%s': %g (allowed: 0 <= %s <= 1e150 / sqrt(p) = %g "
+                        "with p = %zu: feature norms, whose squares the run uses, must stay "
+                        "finite)",
+                        shift_keys[k], v[k], shift_keys[k], limit, r->pc.p);
+      }
+    }
+  }
   if ((status = dpd_keys_choice_get(keys, "offset_at_test", &choice, err)) < 0) {
     return status;
   }
@@ -216,10 +258,9 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, nc_run *r, dpd_err *err
     if ((status = dpd_keys_real_get(keys, "delta", &r->delta, err)) < 0) {
       return status;
     }
-  } else if (r->budget != NULL && strcmp(r->budget, "epsilon") == 0) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "missing value for 'delta' (allowed: 0 < delta < 1; required with epsilon)");
   } else {
+    /* the documented default (help: delta [1/n]), also for epsilon; with file features n is
+     * known once the files are read, and files_read sets delta and the noise again */
     r->delta = 1.0 / (double)r->pc.n;
     if (!(r->delta < 1.0)) {
       return DPD_FAIL(err, DPD_EINVAL,
@@ -227,24 +268,8 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, nc_run *r, dpd_err *err
                       "its default 1/n must be < 1; or give delta)");
     }
   }
-  if (r->budget != NULL) {
-    double v;
-    if ((status = dpd_keys_real_get(keys, r->budget, &v, err)) < 0) {
-      return status;
-    }
-    if (strcmp(r->budget, "epsilon") == 0) {
-      status = dpd_privacy_sigma_from_eps(v, r->delta, r->sc.steps, DPD_PRIVACY_CONVERSION_GDP,
-                                          &r->multiplier, err);
-    } else if (strcmp(r->budget, "mu") == 0) {
-      status = dpd_privacy_sigma_from_gdp(v, r->sc.steps, &r->multiplier, err);
-    } else if (strcmp(r->budget, "zcdp") == 0) {
-      status = dpd_privacy_sigma_from_zcdp(v, r->sc.steps, &r->multiplier, err);
-    } else {
-      r->sc.sigma = v; /* given directly; the multiplier follows from G */
-    }
-    if (status < 0) {
-      return status;
-    }
+  if ((status = budget_apply(keys, r, err)) < 0) {
+    return status;
   }
   if ((status = dpd__model_plot_get(keys, 0, &r->plot, err)) < 0) {
     return status;
@@ -323,6 +348,13 @@ static int files_read(dpd_keys *keys, const dpd_run_env *env, dpd__nc_files *f, 
     r->pc.n_test = f->test != NULL ? f->test->n : r->pc.n_test;
     if (!dpd_keys_given(keys, "delta")) {
       r->delta = 1.0 / (double)r->pc.n;
+      if (!(r->delta < 1.0)) {
+        return DPD_FAIL(err, DPD_EINVAL,
+                        "invalid value for 'features': 1 training row (allowed: at least 2 rows "
+                        "when delta is not given, since its default 1/n must be < 1; or give "
+                        "delta)");
+      }
+      status = budget_apply(keys, r, err); /* epsilon's noise for this delta */
     }
   }
   return status;

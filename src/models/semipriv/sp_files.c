@@ -221,10 +221,11 @@ static int read_set(dpd__sp_set *s, const char *key, const char *labels_key, int
     double ss = 0.0;
     for (size_t l = 0; l < p; l++) {
       const double v = raw[i * cols + first + l];
-      if (!isfinite(v)) {
+      if (!(fabs(v) <= 1e150)) {
         status = DPD_FAIL(err, DPD_EINVAL,
                           "invalid value for '%s': %g in row %zu, feature column %zu of '%s' "
-                          "(allowed: finite features)",
+                          "(allowed: finite features with |x| <= 1e150, so that the squared "
+                          "norms stay finite)",
                           key, v, i + 1, l + 1, s->path);
         goto done;
       }

@@ -187,6 +187,61 @@ static int k_parse(const dpd_keys *keys, sp_run *r, size_t d, dpd_err *err) {
   return DPD_OK;
 }
 
+#define SP_MAX_ZMAX 1e150 /* the law's bound z_max: its square and the margins stay finite */
+
+/* The law's bound z_max = sqrt((c + trunc s)^2 + trunc^2 sum(lambda) + tau^2 + trunc^2 nu^2 m),
+ * m = d - k_true - 1, must stay below 1e150 (c = 1e300 made it inf, the margin 0, and the error
+ * named 'zeta', a key the user never set). Names the key of the largest term, with the largest
+ * value it may take with the other keys as given. */
+static int zmax_check(const dpd_semipriv_gen_config *g, dpd_err *err) {
+  const double T = g->trunc, m = (double)(g->d - g->k_true - 1);
+  double lam_sum = 0.0, ta, tb, tc, td, top, limit;
+  const char *key;
+  for (size_t j = 0; j < g->n_lambda; j++) {
+    lam_sum += g->lambda[j];
+  }
+  ta = g->c + T * g->s;
+  tb = T * sqrt(lam_sum);
+  tc = g->tau;
+  td = T * g->nu * sqrt(m);
+  if (sqrt(ta * ta + tb * tb + tc * tc + td * td) < SP_MAX_ZMAX) {
+    return DPD_OK;
+  }
+  top = fmax(fmax(ta, tb), fmax(tc, td));
+  if (top == ta && g->c >= T * g->s) {
+    key = "c";
+    limit = SP_MAX_ZMAX - T * g->s;
+  } else if (top == ta && g->s >= T) {
+    key = "s";
+    limit = (SP_MAX_ZMAX - g->c) / T;
+  } else if (top == tb && sqrt(lam_sum) >= T) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'lambda': sum %g (allowed: sum(lambda) <= (1e150 / "
+                    "trunc)^2 = %g: the law's bound z_max must stay below 1e150)",
+                    lam_sum, (SP_MAX_ZMAX / T) * (SP_MAX_ZMAX / T));
+  } else if (top == tc) {
+    key = "tau";
+    limit = SP_MAX_ZMAX;
+  } else if (top == td && g->nu * sqrt(m) >= T) {
+    key = "nu";
+    limit = SP_MAX_ZMAX / (T * sqrt(m));
+  } else {
+    key = "trunc";
+    limit = SP_MAX_ZMAX / sqrt(g->s * g->s + lam_sum + g->nu * g->nu * m);
+  }
+  return DPD_FAIL(err, DPD_EINVAL,
+                  "invalid value for '%s': %g (allowed: %s <= %g with the other keys as given: "
+                  "the law's bound z_max = sqrt((c + trunc s)^2 + trunc^2 sum(lambda) + tau^2 + "
+                  "trunc^2 nu^2 (d - k_true - 1)) must stay below 1e150)",
+                  key,
+                  key[0] == 'c'   ? g->c
+                  : key[0] == 's' ? g->s
+                  : key[1] == 'a' ? g->tau
+                  : key[0] == 'n' ? g->nu
+                                  : T,
+                  key, limit);
+}
+
 /* Every key but those of the files' sizes; d and k are re-checked once the files are read. */
 static int setup(dpd_keys *keys, const dpd_run_env *env, sp_run *r, dpd_err *err) {
   size_t choice, threads;
@@ -220,6 +275,9 @@ static int setup(dpd_keys *keys, const dpd_run_env *env, sp_run *r, dpd_err *err
                       "invalid value for 'tau': %g (allowed: tau < a c / sqrt(1 - a^2) = %g, "
                       "else the law has no margin)",
                       r->gc.tau, r->gc.a * r->gc.c / sqrt(1.0 - r->gc.a * r->gc.a));
+    }
+    if ((status = zmax_check(&r->gc, err)) < 0) {
+      return status;
     }
     if ((status = k_parse(keys, r, r->gc.d, err)) < 0 ||
         (status = dpd_keys_size_get(keys, "n", &r->rc.n, err)) < 0) {
