@@ -25,7 +25,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release ${DPD_CMAKE_ARGS:-} >/dev/null
+# Warnings are errors here and in scripts/test.sh alike (one set of flags, so the tests reuse this
+# build); DPD_CMAKE_ARGS=-DDPD_WERROR=OFF for a compiler newer than Debian 12's gcc.
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DDPD_WERROR=ON ${DPD_CMAKE_ARGS:-} >/dev/null
 cmake --build build -j"$(nproc)"
 
 # The Python package: pure Python over build/libdpdyn.so (python/dpdyn finds it in the build tree).
