@@ -2,13 +2,14 @@
 # scale c and the initial learning rate eta~(0) (the other schedule parameters at the optimum),
 # the tuned optimum marked, contours at fixed multiples of its risk; beside it the confirmation
 # at the optimum: DP-SGD simulation (mean +- 2 SE) against the ODE.
-# usage: gnuplot -c tune.gp trajectory.tsv release.tsv OUT [png|svg|pdf] [title]
+# usage: gnuplot -c tune.gp trajectory.tsv release.tsv OUT [png|svg|pdf] [title] [caption]
+#        [heatmap.tsv]   (the caption is not drawn; dpdyn passes the title and ./heatmap.tsv)
 # trajectory.tsv columns: t excess_risk excess_risk_se ode_excess_risk
 #                         ode_lower_bound ode_upper_bound clipped_fraction
 # release.tsv columns:    t sim_before sim_before_se sim_after sim_after_se ode_before ode_after
 #                         c eta0
-# heatmap.tsv (read from the directory of trajectory.tsv when present): c eta0 excess_risk, one
-# scanline per c, blank lines between scanlines.
+# heatmap.tsv (ARG7, drawn when given): c eta0 excess_risk, one scanline per c, blank lines
+# between scanlines. The script runs no command and reads only the files it is given.
 # dpdyn-figure: second=release.tsv (embedded in dpdyn; the second data file it reads, ARG2)
 # data files: `#` metadata lines, one header row of column names, tab-separated rows
 set datafile separator "\t"
@@ -16,17 +17,12 @@ set datafile columnheaders
 data = ARG1
 release = ARG2
 fmt = (ARGC >= 4) ? ARG4 : "png"
-dir = ""
-do for [i = strlen(data):1:-1] { if (dir eq "" && data[i:i] eq "/") { dir = data[1:i] } }
-hm = dir."heatmap.tsv"
-have_hm = int(system("test -r '".hm."' && echo 1 || echo 0"))
-# Parameters from the '# key = value' header of the data file.
-param(k) = system("sed -n 's/^# ".k." = //p' '".data."' | head -n 1")
-num(k) = sprintf("%.4g", real(param(k)))
-have_sim = param("confirm_seeds") ne "0"
-heading = sprintf("linreg tune (%s schedule): d = %s, n = %s, ρ = %s, ζ = %s, %s spectrum%s", \
-                  param("schedule"), param("d"), param("n"), num("rho"), num("zeta"), param("spectrum"), \
-                  have_sim ? " (".param("confirm_seeds")." replicates)" : "")
+hm = (ARGC >= 7) ? ARG7 : ""
+have_hm = hm ne ""
+heading = (ARGC >= 5) ? ARG5 : "linreg tune"
+# the confirmation is drawn when it ran (a number in the simulation's column)
+stats data u ((strcol(2) eq "nan") ? 0 : 1) nooutput name "SIM"
+have_sim = SIM_sum > 0
 width = have_hm ? 1500 : 900
 if (fmt eq "svg") { set terminal svg size width,700 dynamic font "sans,13" } else { if (fmt eq "pdf") { set terminal pdfcairo size width/120.,700/120. font "sans,10" } else { set terminal pngcairo size width,700 font "sans,13" } }
 set output ARG3

@@ -212,6 +212,14 @@ int cli_plot_script(const char *dir, const char *script, const char *preamble, c
 /* DPD_OK when `format` is an image format of the figures (png, svg, pdf); otherwise DPD_EINVAL
  * with a message naming them. */
 int cli_plot_format_check(const char *format, dpd_err *err);
+/* `s` as a gnuplot double-quoted string literal (quotes included) that gnuplot reads back as
+ * exactly `s` and in which it substitutes nothing: every byte that gnuplot could take as code
+ * (`"`, `\`, the backtick, `@`, `$`, `'`, control characters, DEL) is an octal escape \ooo.
+ * Writes at most `cap` bytes with the NUL (always terminated when cap > 0) and returns the
+ * length of the whole literal, as snprintf does. The only way text reaches gnuplot code. */
+size_t cli_gp_string(const char *s, char *buf, size_t cap);
+/* Writes cli_gp_string(s) to `f`. */
+void cli_gp_string_write(FILE *f, const char *s);
 /* A parameter's value as figures print it: a number in %g form, anything else as it is. */
 void cli_plot_value(const char *v, char *buf, size_t cap);
 /* Writes `text` as dir/name in place (a temporary name, then rename). Returns a DPD status. */
