@@ -97,7 +97,11 @@ stats data u (($1 > 0 && $6 <= ymax) ? 1 : 0) nooutput name "UBI"
 lb_in = (BD_max > 0.01 && LBI_sum >= 0.05 * LBI_records)
 ub_in = (BD_max > 0.01 && UBI_sum >= 0.05 * UBI_records)
 bars = 0
-if (have_sim) {
+# one replicate has no standard errors (nan, or 0 in older files): the band and the error bars are left out
+stats data u ((strcol(3) eq "nan" || column(3) <= 0) ? 0 : 1) nooutput name "HS"
+has_se = have_sim && (HS_sum > 0)
+S(c) = has_se ? column(c) : 0
+if (has_se) {
   stats data u ($2 > 0 && $3 > 0 ? 4 * $3 / $2 : NaN) nooutput name "RW"
   bars = (RW_max / log(ymax / ymin) * 0.6 * 650 < 5)
   every_k = int(RW_records / 20) > 1 ? int(RW_records / 20) : 1
@@ -117,10 +121,10 @@ set xrange [0:1.05]
 pos(x) = (x > 0) ? x : NaN
 if (BD_max <= 0.01) { set label 102 "ODE bounds: equal to the ODE within 1%, not drawn" at graph 0.02, graph 0.04 left font ",10" tc rgb "#666666" front }
 EXTRA = ""
-if (have_sim && !bars) { EXTRA = EXTRA . 'data u 1:(pos($2 - 2 * $3)):($2 + 2 * $3) w filledcurves lc rgb "#56B4E9" fs transparent solid 0.45 border lc rgb "#0072B2" t "DP-SGD mean ± 2 SE", ' }
-if (have_sim) { EXTRA = EXTRA . 'data u 1:2 w l lc rgb "#0072B2" lw 1.5 t (bars ? "DP-SGD mean" : ""), ' }
+if (has_se && !bars) { EXTRA = EXTRA . 'data u 1:(pos($2 - 2 * $3)):($2 + 2 * $3) w filledcurves lc rgb "#56B4E9" fs transparent solid 0.45 border lc rgb "#0072B2" t "DP-SGD mean ± 2 SE", ' }
+if (have_sim) { EXTRA = EXTRA . 'data u 1:2 w l lc rgb "#0072B2" lw 1.5 t (bars ? "DP-SGD mean" : has_se ? "" : "DP-SGD (one replicate)"), ' }
 if (have_sim && bars) { EXTRA = EXTRA . 'data every every_k::1 u 1:2:(pos($2 - 2 * $3)):($2 + 2 * $3) w yerrorbars pt 7 ps 0.5 lc rgb "#0072B2" t sprintf("DP-SGD ± 2 SE (bars, at most %.2g%% of the mean)", 50 * RW_max), ' }
-if (have_sim) { EXTRA = EXTRA . 'release u ($1 + 0.015):4:(2 * $5) w yerrorbars pt 7 ps 1 lw 1.5 lc rgb "#0072B2" t "DP-SGD released ± 2 SE", ' }
+if (have_sim) { EXTRA = EXTRA . 'release u ($1 + 0.015):4:(2 * S(5)) w yerrorbars pt 7 ps 1 lw 1.5 lc rgb "#0072B2" t (has_se ? "DP-SGD released ± 2 SE" : "DP-SGD released"), ' }
 if (lb_in) { EXTRA = EXTRA . 'data u 1:5 w l lc rgb "#666666" lw 1.5 dt 3 t "ODE lower bound", ' }
 if (ub_in) { EXTRA = EXTRA . 'data u 1:6 w l lc rgb "#666666" lw 1.5 dt 4 t "ODE upper bound", ' }
 if (jump_in) { EXTRA = EXTRA . 'release u 1:6:(0):($7 - $6) w vectors head filled lc rgb "#D55E00" lw 2 t "ODE release jump", ' }

@@ -189,7 +189,8 @@ static void read_title(const char *data, const char *script, char *title, size_t
                            "linreg tune (%s schedule): d = %s, n = %s, ρ = %s, ζ = %s, %s spectrum",
                            val[0], val[1], val[2], rho, zeta, val[5]);
     if (strcmp(val[6], "0") != 0 && len < tcap) {
-      snprintf(title + len, tcap - len, " (%s replicates)", val[6]);
+      snprintf(title + len, tcap - len, " (%s replicate%s)", val[6],
+               strcmp(val[6], "1") == 0 ? "" : "s");
     }
     caption[0] = '\0';
     return;
@@ -228,7 +229,8 @@ static void read_title(const char *data, const char *script, char *title, size_t
   if (reps != NULL && strcmp(reps, "0") != 0 && strcmp(script, "ode") != 0 &&
       strcmp(script, "rf_ou") != 0 && len < tcap) {
     cli_plot_value(reps, v, sizeof v);
-    len += (size_t)snprintf(title + len, tcap - len, " (%s replicates)", v);
+    len += (size_t)snprintf(title + len, tcap - len, " (%s replicate%s)", v,
+                            strcmp(v, "1") == 0 ? "" : "s");
   }
   /* a title longer than about 85 characters goes on two lines: the model, command and setting,
    * then the parameters (head: where they start, after "linreg compare (...)" and a colon) */
@@ -458,16 +460,20 @@ static int data_check(const char *dir, const char *name, dpd_err *err) {
     return CLI_EXIT_IO;
   }
   if (!data_file_scan(path, &ds)) {
-    DPD_FAIL(err, DPD_EINVAL, "cannot read '%s': %s (allowed: a regular file of a dpdyn output "
-             "directory)", path, errno == EINVAL ? "not a regular file" : strerror(errno));
+    DPD_FAIL(err, DPD_EINVAL,
+             "cannot read '%s': %s (allowed: a regular file of a dpdyn output "
+             "directory)",
+             path, errno == EINVAL ? "not a regular file" : strerror(errno));
     code = CLI_EXIT_USAGE;
   } else if (!ds.rows) {
     DPD_FAIL(err, DPD_EINVAL, "no data rows in '%s' (allowed: a complete dpdyn output directory)",
              path);
     code = CLI_EXIT_USAGE;
   } else if (!ds.finite) {
-    DPD_FAIL(err, DPD_EINVAL, "no finite number in '%s' (every value is nan or inf): nothing to "
-             "draw", path);
+    DPD_FAIL(err, DPD_EINVAL,
+             "no finite number in '%s' (every value is nan or inf): nothing to "
+             "draw",
+             path);
     code = CLI_EXIT_USAGE;
   }
   free(path);
@@ -519,8 +525,9 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
   {
     /* tune draws its heat map when the directory has one (a regular file) */
     int with_hm = strcmp(script, "tune") == 0 && is_regular(hm);
-    char *args[] = {(char *)"./trajectory.tsv", arg_release, arg_tmp, (char *)format, title,
-                    caption, (char *)"./heatmap.tsv"};
+    char *args[] = {
+        (char *)"./trajectory.tsv", arg_release, arg_tmp, (char *)format, title, caption,
+        (char *)"./heatmap.tsv"};
     code = run_gnuplot(dir, text, args, with_hm ? 7 : 6, img_tmp, img, err);
   }
 done:
@@ -597,8 +604,8 @@ done:
 static const char *const sweep_line_keys[] = {"title_text", "xcol",  "xname", "xstring", "logx",
                                               "ycol",       "yname", "secol", "logy",    NULL};
 static const char *const sweep_heat_keys[] = {
-    "title_text", "xname",     "nx",      "xtic_label", "xtic_at", "yname", "ny",
-    "ytic_label", "ytic_at",   "zcol",    "zname",      "logz",    "labels", NULL};
+    "title_text", "xname",   "nx",   "xtic_label", "xtic_at", "yname",  "ny",
+    "ytic_label", "ytic_at", "zcol", "zname",      "logz",    "labels", NULL};
 
 /* A gnuplot string literal at *p ("..." with \ooo, \\, \", \n, \t escapes; or '...' with ''
  * for a quote) decoded into `out` (cap bytes). Advances *p. 0 on anything else. */
@@ -903,8 +910,10 @@ int cli_cmd_plot(int argc, char **argv, dpd_err *err) {
     if (missing && plot_sweep(dir, format, &code, err)) {
       return code;
     }
-    DPD_FAIL(err, DPD_EINVAL, "cannot read '%s/trajectory.tsv': %s (allowed: a dpdyn output "
-             "directory)", dir, missing ? "no such file" : "not a regular file");
+    DPD_FAIL(err, DPD_EINVAL,
+             "cannot read '%s/trajectory.tsv': %s (allowed: a dpdyn output "
+             "directory)",
+             dir, missing ? "no such file" : "not a regular file");
     return CLI_EXIT_USAGE;
   }
   /* The figure named in the header; older files only name their command. */
