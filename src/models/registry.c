@@ -110,7 +110,7 @@ static int is_se_name(const char *name) {
  * the parameters; every *_se column of the tables becomes nan (the figures leave out what they
  * cannot draw). Returns a DPD status. */
 static int single_replicate(cJSON *obj, dpd_err *err) {
-  static const char reason[] = "needs at least 2 replicates (seeds = 1)";
+  static const char reason[] = "needs at least 2 replicates (one was run)";
   for (cJSON *item = obj->child; item != NULL;) {
     cJSON *next = item->next;
     if (cJSON_IsObject(item) && strcmp(item->string, "params") != 0 &&
@@ -171,11 +171,9 @@ int dpd_model_run(const dpd_model_type *m, const char *command, dpd_keys *keys,
     }
   }
   if (status == DPD_OK && *out != NULL) {
-    /* the replicates: seeds, or tune's confirm_seeds (0: no simulation) */
-    const char *reps = dpd_keys_find(keys, "seeds") >= 0 ? dpd_keys_text_get(keys, "seeds")
-                       : dpd_keys_find(keys, "confirm_seeds") >= 0
-                           ? dpd_keys_text_get(keys, "confirm_seeds")
-                           : NULL;
+    /* the replicates: tune's confirm_seeds (its simulation; 0: none), any other command's seeds */
+    const char *rkey = strcmp(command, "tune") == 0 ? "confirm_seeds" : "seeds";
+    const char *reps = dpd_keys_find(keys, rkey) >= 0 ? dpd_keys_text_get(keys, rkey) : NULL;
     if (reps != NULL && strtod(reps, NULL) == 1.0) {
       if (single_replicate((*out)->summary, err) < 0) {
         dpd_output_free(*out);

@@ -244,6 +244,7 @@ inj seeds1-simulate 0 s1-sim/simulate.png -- simulate "${L[@]}" --seeds=1 --plot
 se_null seeds1-simulate s1-sim/summary.json
 inj seeds1-sde 0 s1-sde/sde.png -- sde "${L[@]}" --seeds=1 --plot=1 --out=s1-sde
 inj seeds1-tune 0 s1-tune/tune.png -- tune "${L[@]}" --confirm_seeds=1 --plot=1 --out=s1-tune
+se_null seeds1-tune s1-tune/summary.json
 inj seeds1-rf-compare 0 s1-rfc/rf_compare.png -- compare "${RF[@]}" --seeds=1 --out=s1-rfc
 se_null seeds1-rf-compare s1-rfc/summary.json
 inj seeds1-rf-simulate 0 s1-rfs/rf_simulate.png -- simulate "${RF[@]}" --seeds=1 --plot=1 \

@@ -135,7 +135,7 @@ static void write_matches(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(plain_text_is_kept),    cmocka_unit_test(code_characters_are_escaped),
+      cmocka_unit_test(plain_text_is_kept),     cmocka_unit_test(code_characters_are_escaped),
       cmocka_unit_test(every_byte_round_trips), cmocka_unit_test(short_buffers),
       cmocka_unit_test(write_matches),
   };
