@@ -201,11 +201,13 @@ int cli_progress_draw(void *state, const char *unit, size_t done, size_t total);
 /* ---- plotting (plot.c) ---- */
 
 /* Renders `dir` with the embedded gnuplot script `script`: writes
- * dir/<script>.gp and dir/<script>.png (title and caption from the data file's header). Returns
- * a CLI_EXIT_* code. */
+ * dir/<script>.gp and dir/<script>.png (title and caption from the data file's header). gnuplot
+ * runs the embedded script (never the copy in `dir`) inside `dir` on fixed "./" names; the data
+ * files must be regular files with a finite number. Returns a CLI_EXIT_* code. */
 int cli_plot_render(const char *dir, const char *script, dpd_err *err);
 /* Writes dir/<script>.gp, the embedded script `script` after the lines of `preamble` (the
- * settings of this figure), and runs `gnuplot -c dir/<script>.gp dir/DATA IMAGE FORMAT`, which
+ * settings of this figure, every text in them written by cli_gp_string), and runs that text in
+ * gnuplot inside `dir` with the arguments ./DATA, the image's temporary name and FORMAT, which
  * renders dir/<script>.<format> (in place). Returns a CLI_EXIT_* code. */
 int cli_plot_script(const char *dir, const char *script, const char *preamble, const char *data,
                     const char *format, dpd_err *err);

@@ -438,13 +438,15 @@ static int run_gnuplot(const char *dir, const char *text, char *const *args, siz
   return CLI_EXIT_OK;
 }
 
-/* "./NAME" for the file `path` of `dir` (cli_temp_begin and cli_path_join put it at dir/NAME):
- * the name gnuplot is given, which it cannot take for a pipe or a datablock. */
-static char *dot_name(const char *dir, const char *path) {
-  const char *name = path + strlen(dir) + 1;
-  char *out = malloc(strlen(name) + 3);
+/* "./NAME" for the file dir/NAME at `path` (its last component: cli_path_join and
+ * cli_temp_begin put a file directly in the directory): the name gnuplot is given, run inside
+ * the directory, which it cannot take for a pipe or a datablock. */
+static char *dot_name(const char *path) {
+  const char *slash = strrchr(path, '/'), *name = slash != NULL ? slash + 1 : path;
+  size_t cap = strlen(name) + 3;
+  char *out = malloc(cap);
   if (out != NULL) {
-    snprintf(out, strlen(name) + 3, "./%s", name);
+    snprintf(out, cap, "./%s", name);
   }
   return out;
 }
@@ -500,7 +502,7 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
   release = cli_path_join(dir, sc->second);
   img = cli_path_join(dir, img_name);
   hm = cli_path_join(dir, "heatmap.tsv");
-  arg_release = release != NULL ? dot_name(dir, release) : NULL;
+  arg_release = release != NULL ? dot_name(release) : NULL;
   if (data == NULL || release == NULL || img == NULL || hm == NULL || arg_release == NULL) {
     DPD_FAIL(err, DPD_ENOMEM, "out of memory");
     code = CLI_EXIT_IO;
@@ -515,7 +517,7 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
     goto done;
   }
   img_tmp = cli_temp_begin(dir, img_name);
-  arg_tmp = img_tmp != NULL ? dot_name(dir, img_tmp) : NULL;
+  arg_tmp = img_tmp != NULL ? dot_name(img_tmp) : NULL;
   if (arg_tmp == NULL) {
     DPD_FAIL(err, DPD_ENOMEM, "out of memory");
     code = CLI_EXIT_IO;
@@ -575,8 +577,7 @@ int cli_plot_script(const char *dir, const char *script, const char *preamble, c
     code = CLI_EXIT_IO;
     goto done;
   }
-  if ((img_tmp = cli_temp_begin(dir, img_name)) == NULL ||
-      (arg_tmp = dot_name(dir, img_tmp)) == NULL) {
+  if ((img_tmp = cli_temp_begin(dir, img_name)) == NULL || (arg_tmp = dot_name(img_tmp)) == NULL) {
     DPD_FAIL(err, DPD_ENOMEM, "out of memory");
     code = CLI_EXIT_IO;
     goto done;
