@@ -43,24 +43,29 @@ stats data u 1 nooutput
 has_bounds = (STATS_columns - 2 * has_sde >= 7)
 sde = has_bounds ? 8 : 6  # column of sde_excess_risk when has_sde
 pos(x) = (x > 0) ? x : NaN
+# one replicate has no standard errors (nan, or 0 in older files): the bands, the error bars and the residual panel
+# are left out and the curves drawn alone (S(c): the SE column c, or 0 without reading it)
+stats data u ((strcol(3) eq "nan" || column(3) <= 0) ? 0 : 1) nooutput name "HS"
+has_se = (HS_sum > 0)
+S(c) = has_se ? column(c) : 0
 # the y range: every curve that is drawn in full, with a margin (log scale)
-stats data u (pos($2 - 2 * $3)) nooutput name "A"
-stats data u ($2 + 2 * $3) nooutput name "B"
+stats data u (pos($2 - 2 * S(3))) nooutput name "A"
+stats data u ($2 + 2 * S(3)) nooutput name "B"
 stats data u 4 nooutput name "O"
 ylo = (A_min < O_min) ? A_min : O_min
 yhi = (B_max > O_max) ? B_max : O_max
-stats release u (pos($4 - 2 * $5)) nooutput name "RA"
-stats release u ($4 + 2 * $5) nooutput name "RB"
+stats release u (pos($4 - 2 * S(5))) nooutput name "RA"
+stats release u ($4 + 2 * S(5)) nooutput name "RB"
 stats release u 7 nooutput name "RO"
 ylo = (RA_min < ylo) ? RA_min : ylo
 ylo = (RO_min < ylo) ? RO_min : ylo
 yhi = (RB_max > yhi) ? RB_max : yhi
 yhi = (RO_max > yhi) ? RO_max : yhi
 if (has_sde) {
-  stats data u (pos(column(sde) - 2 * column(sde + 1))) nooutput name "SA"
-  stats data u (column(sde) + 2 * column(sde + 1)) nooutput name "SB"
-  stats release u (pos($10 - 2 * $11)) nooutput name "SRA"
-  stats release u ($10 + 2 * $11) nooutput name "SRB"
+  stats data u (pos(column(sde) - 2 * S(sde + 1))) nooutput name "SA"
+  stats data u (column(sde) + 2 * S(sde + 1)) nooutput name "SB"
+  stats release u (pos($10 - 2 * S(11))) nooutput name "SRA"
+  stats release u ($10 + 2 * S(11)) nooutput name "SRB"
   ylo = (SA_min < ylo) ? SA_min : ylo
   yhi = (SB_max > yhi) ? SB_max : yhi
   ylo = (SRA_min < ylo) ? SRA_min : ylo
@@ -94,9 +99,10 @@ if (has_bounds) {
 }
 # the +-2 SE band is drawn; when it is thinner than about 5 pixels, error bars mark it too
 panel_px = 0.50 * H
-stats data u ($2 > 0 && $3 > 0 ? 4 * $3 / $2 : NaN) nooutput name "RW"
+RW_max = 0
+if (has_se) { stats data u ($2 > 0 && $3 > 0 ? 4 * $3 / $2 : NaN) nooutput name "RW" }
 band_px = RW_max / log(ymax / ymin) * panel_px
-bars = (band_px < 5)
+bars = has_se && (band_px < 5)
 every_k = int(O_records / 20) > 1 ? int(O_records / 20) : 1
 # headroom for the key (top right, over t >= 0.3): the top of the range is raised until the
 # curves drawn there stay below the key
@@ -104,22 +110,25 @@ stats release u (abs(log($7 / $6))) nooutput name "J"
 nkeys = 3 + bars + (J_max > 0) + lb_in + ub_in + has_sde * (2 + bars)
 # ymin (not NaN) elsewhere: stats must find valid points even when a curve is above the range
 right(v) = ($1 >= 0.3 && v <= ymax) ? v : ymin
-stats data u (right($2 + 2 * $3)) nooutput name "KB"
+stats data u (right($2 + 2 * S(3))) nooutput name "KB"
 stats data u (right($4)) nooutput name "KO"
 yr = (KB_max > KO_max) ? KB_max : KO_max
 yr = (RB_max > yr) ? RB_max : yr
 if (ub_in) { stats data u (right($6)) nooutput name "KU"; yr = (KU_max > yr) ? KU_max : yr }
-if (has_sde) { stats data u (right(column(sde) + 2 * column(sde + 1))) nooutput name "KS"; yr = (KS_max > yr) ? KS_max : yr }
+if (has_sde) { stats data u (right(column(sde) + 2 * S(sde + 1))) nooutput name "KS"; yr = (KS_max > yr) ? KS_max : yr }
 kf = (nkeys * 21 + 16) / panel_px
 ymax = exp((log(yr) - kf * log(ymin)) / (1 - kf)) * 10**(0.02 * span)
 ymax = (ymax > yhi * 10**(0.08 * span)) ? ymax : yhi * 10**(0.08 * span)
 span = log10(ymax / ymin)
 # the residual panel's range
 res(m, s, o) = (s > 0) ? (m - o) / s : NaN
-stats data u (res($2, $3, $4)) nooutput name "R1"
-rmax = (abs(R1_min) > abs(R1_max)) ? abs(R1_min) : abs(R1_max)
-if (has_sde) {
-  stats data u (res(column(sde), column(sde + 1), $4)) nooutput name "R2"
+rmax = 0
+if (has_se) {
+  stats data u (res($2, $3, $4)) nooutput name "R1"
+  rmax = (abs(R1_min) > abs(R1_max)) ? abs(R1_min) : abs(R1_max)
+}
+if (has_se && has_sde) {
+  stats data u (res(column(sde), S(sde + 1), $4)) nooutput name "R2"
   rmax = (abs(R2_min) > rmax) ? abs(R2_min) : rmax
   rmax = (abs(R2_max) > rmax) ? abs(R2_max) : rmax
 }
@@ -128,10 +137,9 @@ rlim = (rmax * 1.15 > 4.5) ? rmax * 1.15 : 4.5
 set multiplot
 # ---- main panel
 set tmargin at screen top
-set bmargin at screen 0.415
+set bmargin at screen (has_se ? 0.415 : 0.18)
 set xrange [0:1.05]
-set format x ""
-unset xlabel
+if (has_se) { set format x ""; unset xlabel } else { set format x "%g"; set xlabel "t = k / n" }
 set ylabel "excess risk"
 set logscale y
 set yrange [ymin:ymax]
@@ -146,40 +154,43 @@ if (lb_in) { BOUNDS = BOUNDS . 'data u 1:5 w l lc rgb grey lw 1.5 dt 3 t lb_t, '
 if (ub_in) { BOUNDS = BOUNDS . 'data u 1:6 w l lc rgb grey lw 1.5 dt 4 t ub_t, ' }
 SDE = ""
 if (has_sde) {
-  SDE = 'data u 1:(pos(column(sde) - 2 * column(sde + 1))):(column(sde) + 2 * column(sde + 1)) w filledcurves lc rgb green fs transparent solid 0.30 border lc rgb green t (bars ? "" : "SDE mean ± 2 SE"), '
-  SDE = SDE . 'data u 1:sde w l lc rgb green lw 1.5 dt 4 t (bars ? "SDE mean (Euler–Maruyama)" : ""), '
-  if (bars) { SDE = SDE . 'data every every_k::1 u ($1 + 0.004):sde:(pos(column(sde) - 2 * column(sde + 1))):(column(sde) + 2 * column(sde + 1)) w yerrorbars pt 5 ps 0.5 lc rgb green t "SDE ± 2 SE (bars)", ' }
-  SDE = SDE . 'release u ($1 + 0.03):10:(2 * $11) w yerrorbars pt 5 ps 1 lw 1.5 lc rgb green t "SDE released ± 2 SE", '
+  SDE = !has_se ? '' : 'data u 1:(pos(column(sde) - 2 * S(sde + 1))):(column(sde) + 2 * S(sde + 1)) w filledcurves lc rgb green fs transparent solid 0.30 border lc rgb green t (bars ? "" : "SDE mean ± 2 SE"), '
+  SDE = SDE . 'data u 1:sde w l lc rgb green lw 1.5 dt 4 t (bars || !has_se ? "SDE mean (Euler–Maruyama)" : ""), '
+  if (bars) { SDE = SDE . 'data every every_k::1 u ($1 + 0.004):sde:(pos(column(sde) - 2 * S(sde + 1))):(column(sde) + 2 * S(sde + 1)) w yerrorbars pt 5 ps 0.5 lc rgb green t "SDE ± 2 SE (bars)", ' }
+  SDE = SDE . 'release u ($1 + 0.03):10:(2 * $11) w yerrorbars pt 5 ps 1 lw 1.5 lc rgb green t (has_se ? "SDE released ± 2 SE" : "SDE released"), '
 }
 # the release jump is drawn when it is longer than about 3 pixels
 JUMP = (J_max / log(ymax / ymin) * panel_px > 3) ? 'release u 1:6:(0):($7 - $6) w vectors head filled lc rgb vermillion lw 2 t "ODE release jump", ' : ''
 SIMBARS = bars ? 'data every every_k::1 u 1:2:(pos($2 - 2 * $3)):($2 + 2 * $3) w yerrorbars pt 7 ps 0.5 lc rgb blue t sprintf("DP-SGD ± 2 SE (bars, at most %.2g%% of the mean)", 50 * RW_max), ' : ''
 if (offnote ne "") { set label 102 offnote at graph 0.02, graph 0.04 left noenhanced font ",10" tc rgb grey front }
-plot data u 1:(pos($2 - 2 * $3)):($2 + 2 * $3) w filledcurves lc rgb sky fs transparent solid 0.45 border lc rgb blue t (bars ? "" : "DP-SGD mean ± 2 SE"), \
-     data u 1:2 w l lc rgb blue lw 1.5 t (bars ? "DP-SGD mean" : ""), @SIMBARS \
-     release u ($1 + 0.015):4:(2 * $5) w yerrorbars pt 7 ps 1 lw 1.5 lc rgb blue t "DP-SGD released ± 2 SE", @SDE \
+BAND = has_se ? 'data u 1:(pos($2 - 2 * $3)):($2 + 2 * $3) w filledcurves lc rgb sky fs transparent solid 0.45 border lc rgb blue t (bars ? "" : "DP-SGD mean ± 2 SE"), ' : ''
+plot @BAND \
+     data u 1:2 w l lc rgb blue lw 1.5 t (bars ? "DP-SGD mean" : has_se ? "" : "DP-SGD (one replicate)"), @SIMBARS \
+     release u ($1 + 0.015):4:(2 * S(5)) w yerrorbars pt 7 ps 1 lw 1.5 lc rgb blue t (has_se ? "DP-SGD released ± 2 SE" : "DP-SGD released"), @SDE \
      data u 1:4 w l lc rgb vermillion lw 2.5 dt 2 t "ODE (deterministic equivalent)", \
      @JUMP @BOUNDS \
      NaN notitle
-# ---- residual panel
-unset label 100
-unset label 101
-unset label 102
-set tmargin at screen 0.395
-set bmargin at screen 0.18
-unset logscale y
-set format y "%g"
-if (rlim < 8) { set ytics 3 } else { set ytics auto }
-set mytics default
-set format x "%g"
-set xlabel "t = k / n"
-set ylabel "(sim. − ODE) / SE\n(dashed: ±3)"
-set yrange [-rlim:rlim]
-unset key
-set arrow 1 from 0, 3 to 1.05, 3 nohead dt 2 lc rgb grey lw 1.2
-set arrow 2 from 0, -3 to 1.05, -3 nohead dt 2 lc rgb grey lw 1.2
-set arrow 3 from 0, 0 to 1.05, 0 nohead lc rgb black lw 0.8
-RES2 = has_sde ? 'data u 1:(res(column(sde), column(sde + 1), $4)) w lp pt 5 ps 0.5 lw 1.2 lc rgb green t "SDE", release u ($1 + 0.03):(res($10, $11, $7)) w p pt 5 ps 1 lc rgb green notitle, ' : ''
-plot data u 1:(res($2, $3, $4)) w lp pt 7 ps 0.5 lw 1.2 lc rgb blue t "DP-SGD", @RES2 \
-     release u ($1 + 0.015):(res($4, $5, $7)) w p pt 7 ps 1 lc rgb blue notitle
+# ---- residual panel (in SE: only with standard errors)
+RES2 = has_sde ? 'data u 1:(res(column(sde), S(sde + 1), $4)) w lp pt 5 ps 0.5 lw 1.2 lc rgb green t "SDE", release u ($1 + 0.03):(res($10, $11, $7)) w p pt 5 ps 1 lc rgb green notitle, ' : ''
+if (has_se) {
+  unset label 100
+  unset label 101
+  unset label 102
+  set tmargin at screen 0.395
+  set bmargin at screen 0.18
+  unset logscale y
+  set format y "%g"
+  if (rlim < 8) { set ytics 3 } else { set ytics auto }
+  set mytics default
+  set format x "%g"
+  set xlabel "t = k / n"
+  set ylabel "(sim. − ODE) / SE\n(dashed: ±3)"
+  set yrange [-rlim:rlim]
+  unset key
+  set arrow 1 from 0, 3 to 1.05, 3 nohead dt 2 lc rgb grey lw 1.2
+  set arrow 2 from 0, -3 to 1.05, -3 nohead dt 2 lc rgb grey lw 1.2
+  set arrow 3 from 0, 0 to 1.05, 0 nohead lc rgb black lw 0.8
+  plot data u 1:(res($2, $3, $4)) w lp pt 7 ps 0.5 lw 1.2 lc rgb blue t "DP-SGD", @RES2 \
+       release u ($1 + 0.015):(res($4, $5, $7)) w p pt 7 ps 1 lc rgb blue notitle
+}
 unset multiplot

@@ -32,10 +32,15 @@ top = two ? 0.885 : 0.925
 if (ARGC >= 5) { set label 100 ARG5 at screen 0.5, screen (two ? 0.972 : 0.965) center noenhanced font ",13" }
 if (ARGC >= 6) { set label 101 ARG6 at screen 0.015, screen 0.075 left noenhanced font ",9" tc rgb "#444444" }
 pos(x) = (x > 0) ? x : NaN
+# one replicate has no standard errors (nan, or 0 in older files): the band, the error bars and the residual panel
+# are left out and the curves drawn alone (S(c): the SE column c, or 0 without reading it)
+stats data u ((strcol(6) eq "nan" || column(6) <= 0) ? 0 : 1) nooutput name "HS"
+has_se = (HS_sum > 0)
+S(c) = has_se ? column(c) : 0
 # Linear risk axis over the simulated band and the theory with a margin and headroom for the key;
 # theta*'s line is drawn only when it falls inside (it is huge near p = n).
-stats data u ($5 + 2 * $6) nooutput name "S"
-stats data u ($5 - 2 * $6) nooutput name "SL"
+stats data u ($5 + 2 * S(6)) nooutput name "S"
+stats data u ($5 - 2 * S(6)) nooutput name "SL"
 stats data u 8 nooutput name "O"
 stats data u 12 nooutput name "TS"
 stats clipping u 3 nooutput name "CF"
@@ -48,21 +53,23 @@ ymax = yhi + 0.55 * (yhi - ymin)
 star_in = exists("TS_min") && (TS_min <= ymax && TS_min >= ymin)  # theta_star = off: nan
 clipped = (CF_max > 0)
 # the +-2 SE band is drawn; when it is thinner than about 5 pixels, error bars mark it too
-stats data u ($6 > 0 ? 4 * $6 : NaN) nooutput name "RW"
-bars = (RW_max / (ymax - ymin) * 0.5 * H < 5)
-every_k = int(RW_records / 20) > 1 ? int(RW_records / 20) : 1
+RW_max = 0; RW_records = 0; rmax = 0
 res(m, s, o) = (s > 0) ? (m - o) / s : NaN
-stats data u (res($5, $6, $8)) nooutput name "R1"
-rmax = (abs(R1_min) > abs(R1_max)) ? abs(R1_min) : abs(R1_max)
+if (has_se) {
+  stats data u ($6 > 0 ? 4 * $6 : NaN) nooutput name "RW"
+  stats data u (res($5, $6, $8)) nooutput name "R1"
+  rmax = (abs(R1_min) > abs(R1_max)) ? abs(R1_min) : abs(R1_max)
+}
+bars = has_se && (RW_max / (ymax - ymin) * 0.5 * H < 5)
+every_k = int(RW_records / 20) > 1 ? int(RW_records / 20) : 1
 rlim = (rmax * 1.15 > 4.5) ? rmax * 1.15 : 4.5
 stats data u 2 nooutput name "K"
 set multiplot
 # ---- main panel
 set tmargin at screen top
-set bmargin at screen 0.415
+set bmargin at screen (has_se ? 0.415 : 0.18)
 set xrange [0:K_max]
-set format x ""
-unset xlabel
+if (has_se) { set format x ""; unset xlabel } else { set format x "%g"; set xlabel "DP-GD step k" }
 set ylabel "test risk (mean squared error)"
 set yrange [ymin:ymax]
 set mytics 2
@@ -71,27 +78,30 @@ set key top right
 SIMBARS = bars ? 'data every every_k::1 u 2:5:(2 * $6) w yerrorbars pt 7 ps 0.5 lc rgb blue t "DP-GD ± 2 SE (bars)", ' : ''
 STAR = star_in ? 'data u 2:(pos($12)) w l lc rgb black lw 1.5 dt 3 t "θ* = Φ^+y test risk", ' : ''
 CLIP = clipped ? 'clipping u 2:3 axes x1y2 w l lc rgb green lw 1.5 t "clipped fraction (right axis)", ' : ''
-plot data u 2:($5 - 2 * $6):($5 + 2 * $6) w filledcurves lc rgb sky fs transparent solid 0.45 border lc rgb blue t (bars ? "" : "DP-GD test risk ± 2 SE"), \
-     data u 2:5 w l lc rgb blue lw 1.5 t (bars ? "DP-GD test risk" : ""), @SIMBARS \
+BAND = has_se ? 'data u 2:($5 - 2 * $6):($5 + 2 * $6) w filledcurves lc rgb sky fs transparent solid 0.45 border lc rgb blue t (bars ? "" : "DP-GD test risk ± 2 SE"), ' : ''
+plot @BAND \
+     data u 2:5 w l lc rgb blue lw 1.5 t (bars ? "DP-GD test risk" : has_se ? "" : "DP-GD test risk (one replicate)"), @SIMBARS \
      data u 2:(pos($8)) w l lc rgb vermillion lw 2.5 dt 2 t "OU theory (exact discrete)", @STAR @CLIP \
      NaN notitle
-# ---- residual panel
-unset label 100
-unset label 101
-unset y2label
-unset y2tics
-set ytics mirror
-set tmargin at screen 0.395
-set bmargin at screen 0.18
-set format x "%g"
-set xlabel "DP-GD step k"
-set ylabel "(sim. − OU) / SE\n(dashed: ±3)"
-set yrange [-rlim:rlim]
-set mytics default
-if (rlim < 8) { set ytics 3 } else { set ytics auto }
-unset key
-set arrow 1 from 0, 3 to K_max, 3 nohead dt 2 lc rgb grey lw 1.2
-set arrow 2 from 0, -3 to K_max, -3 nohead dt 2 lc rgb grey lw 1.2
-set arrow 3 from 0, 0 to K_max, 0 nohead lc rgb black lw 0.8
-plot data u 2:(res($5, $6, $8)) w lp pt 7 ps 0.5 lw 1.2 lc rgb blue t "DP-GD test risk"
+# ---- residual panel (in SE: only with standard errors)
+if (has_se) {
+  unset label 100
+  unset label 101
+  unset y2label
+  unset y2tics
+  set ytics mirror
+  set tmargin at screen 0.395
+  set bmargin at screen 0.18
+  set format x "%g"
+  set xlabel "DP-GD step k"
+  set ylabel "(sim. − OU) / SE\n(dashed: ±3)"
+  set yrange [-rlim:rlim]
+  set mytics default
+  if (rlim < 8) { set ytics 3 } else { set ytics auto }
+  unset key
+  set arrow 1 from 0, 3 to K_max, 3 nohead dt 2 lc rgb grey lw 1.2
+  set arrow 2 from 0, -3 to K_max, -3 nohead dt 2 lc rgb grey lw 1.2
+  set arrow 3 from 0, 0 to K_max, 0 nohead lc rgb black lw 0.8
+  plot data u 2:(res($5, $6, $8)) w lp pt 7 ps 0.5 lw 1.2 lc rgb blue t "DP-GD test risk"
+}
 unset multiplot

@@ -29,7 +29,12 @@ set ylabel "risk (mean squared error)"
 # Linear risk axis from 0 to the largest simulated risk, with headroom for the key; theta*'s line
 # is drawn only when it falls inside (it is huge near p = n), otherwise a note gives its value;
 # the clipped fraction (right axis) only when some sample is clipped.
-stats data u ($5 + 2 * $6) nooutput name "S"
+# one replicate has no standard errors (nan, or 0 in older files): the band is left out and the
+# curve drawn alone (S(c): the SE column c, or 0 without reading it)
+stats data u ((strcol(6) eq "nan" || column(6) <= 0) ? 0 : 1) nooutput name "HS"
+has_se = (HS_sum > 0)
+S(c) = has_se ? column(c) : 0
+stats data u ($5 + 2 * S(6)) nooutput name "S"
 stats data u 8 nooutput name "TS"
 stats clipping u 3 nooutput name "CF"
 ymax = 1.45 * S_max
@@ -43,7 +48,8 @@ set key top right
 pos(x) = (x > 0) ? x : NaN
 STAR = star_in ? 'data u 2:8 w l lc rgb black lw 1.5 dt 3 t "θ* = Φ^+y test risk", ' : ''
 CLIP = clipped ? 'clipping u 2:3 axes x1y2 w l lc rgb green lw 1.5 t "clipped fraction (right axis)", ' : ''
-plot data u 2:(pos($5 - 2 * $6)):($5 + 2 * $6) w filledcurves lc rgb sky fs transparent solid 0.45 border lc rgb blue t "DP-GD test risk ± 2 SE", \
-     data u 2:5 w l lc rgb blue lw 1.5 notitle, \
+BAND = has_se ? 'data u 2:(pos($5 - 2 * $6)):($5 + 2 * $6) w filledcurves lc rgb sky fs transparent solid 0.45 border lc rgb blue t "DP-GD test risk ± 2 SE", ' : ''
+plot @BAND \
+     data u 2:5 w l lc rgb blue lw 1.5 t (has_se ? "" : "DP-GD test risk (one replicate)"), \
      data u 2:3 w l lc rgb purple lw 1.5 dt 2 t "DP-GD train risk (mean)", @STAR @CLIP \
      NaN notitle

@@ -29,12 +29,17 @@ set ylabel "excess risk"
 set logscale y
 set xrange [0:1.05]
 pos(x) = (x > 0) ? x : NaN
+# one replicate has no standard errors (nan, or 0 in older files): the band and the error bars are left out and the
+# curve drawn alone (S(c): the SE column c, or 0 without reading it)
+stats data u ((strcol(3) eq "nan" || column(3) <= 0) ? 0 : 1) nooutput name "HS"
+has_se = (HS_sum > 0)
+S(c) = has_se ? column(c) : 0
 # the y range of the band and the released iterate, with a margin; log tics labelled at 1, 2, 5
 # when the axis spans less than 2.5 decades
-stats data u (pos($2 - 2 * $3)) nooutput name "A"
-stats data u ($2 + 2 * $3) nooutput name "B"
-stats release u (pos($4 - 2 * $5)) nooutput name "RA"
-stats release u ($4 + 2 * $5) nooutput name "RB"
+stats data u (pos($2 - 2 * S(3))) nooutput name "A"
+stats data u ($2 + 2 * S(3)) nooutput name "B"
+stats release u (pos($4 - 2 * S(5))) nooutput name "RA"
+stats release u ($4 + 2 * S(5)) nooutput name "RB"
 ylo = (A_min < RA_min) ? A_min : RA_min
 yhi = (B_max > RB_max) ? B_max : RB_max
 span = log10(yhi / ylo)
@@ -47,12 +52,14 @@ if (span < 0.6) { do for [e = -15:5] { set ytics add (3 * 10.0**e, 4 * 10.0**e, 
 if (clipped) { set y2label "clipped fraction"; set y2range [0:1]; set ytics nomirror; set y2tics 0, 0.2, 1 }
 CLIP = clipped ? 'data every ::1 u 1:4 axes x1y2 w steps lc rgb green lw 1.5 t "clipped fraction (right axis)", ' : ''
 # the +-2 SE band is drawn; when it is thinner than about 5 pixels, error bars mark it too
-stats data u ($2 > 0 && $3 > 0 ? 4 * $3 / $2 : NaN) nooutput name "RW"
-bars = (RW_max / log(ymax / ymin) * 0.65 * H < 5)
+RW_max = 0; RW_records = 0
+if (has_se) { stats data u ($2 > 0 && $3 > 0 ? 4 * $3 / $2 : NaN) nooutput name "RW" }
+bars = has_se && (RW_max / log(ymax / ymin) * 0.65 * H < 5)
 every_k = int(RW_records / 20) > 1 ? int(RW_records / 20) : 1
 set yrange [ymin:ymax]
 SIMBARS = bars ? 'data every every_k::1 u 1:2:(pos($2 - 2 * $3)):($2 + 2 * $3) w yerrorbars pt 7 ps 0.5 lc rgb blue t sprintf("DP-SGD ± 2 SE (bars, at most %.2g%% of the mean)", 50 * RW_max), ' : ''
 set key top right
-plot data u 1:(pos($2 - 2 * $3)):($2 + 2 * $3) w filledcurves lc rgb sky fs transparent solid 0.45 border lc rgb blue t (bars ? "" : "DP-SGD mean ± 2 SE"), \
-     data u 1:2 w l lc rgb blue lw 1.5 t (bars ? "DP-SGD mean" : ""), @SIMBARS @CLIP \
-     release u ($1 + 0.015):4:(2 * $5) w yerrorbars pt 7 ps 1 lw 1.5 lc rgb blue t "released iterate ± 2 SE"
+BAND = has_se ? 'data u 1:(pos($2 - 2 * $3)):($2 + 2 * $3) w filledcurves lc rgb sky fs transparent solid 0.45 border lc rgb blue t (bars ? "" : "DP-SGD mean ± 2 SE"), ' : ''
+plot @BAND \
+     data u 1:2 w l lc rgb blue lw 1.5 t (bars ? "DP-SGD mean" : has_se ? "" : "DP-SGD (one replicate)"), @SIMBARS @CLIP \
+     release u ($1 + 0.015):4:(2 * S(5)) w yerrorbars pt 7 ps 1 lw 1.5 lc rgb blue t (has_se ? "released iterate ± 2 SE" : "released iterate")

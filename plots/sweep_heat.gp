@@ -1,9 +1,10 @@
 # dpdyn sweep, two varied keys: a number of every point's summary.json as a heat map, the first
 # varied key on the vertical axis, the second on the horizontal one (one cell per value).
 # usage: gnuplot -c sweep_heat.gp sweep.tsv sweep_heat.png [png|svg|pdf]
-# dpdyn sweep writes the settings of the figure above these lines: title_text, xname, nx, xtics
-# (the tick labels: '"v0" 0, "v1" 1, ...'), yname, ny, ytics, zcol, zname, logz, labels (1: the
-# value in each cell).
+# dpdyn sweep writes the settings of the figure above these lines: title_text, xname, nx,
+# xtic_label and xtic_at (arrays: the tick labels and their cells), yname, ny, ytic_label,
+# ytic_at, zcol, zname, logz, labels (1: the value in each cell). Every text is a plain string
+# value: nothing read from the settings is evaluated as gnuplot code.
 # dpdyn-figure: second=none (embedded in dpdyn; the second data file it reads, ARG2)
 data = ARG1
 fmt = (ARGC >= 3) ? ARG3 : "png"
@@ -19,8 +20,10 @@ set title title_text noenhanced font ",12"
 set xlabel xname noenhanced
 set ylabel yname noenhanced
 set cblabel zname noenhanced
-eval("set xtics (" . xtics . ") rotate by -30")
-eval("set ytics (" . ytics . ")")
+set xtics () rotate by -30
+do for [i = 1:|xtic_label|] { set xtics add (xtic_label[i] xtic_at[i]) }
+set ytics ()
+do for [i = 1:|ytic_label|] { set ytics add (ytic_label[i] ytic_at[i]) }
 set xrange [-0.5:nx - 0.5]
 set yrange [-0.5:ny - 0.5]
 set tics out nomirror

@@ -2,13 +2,14 @@
 # scale c and the initial learning rate eta~(0) (the other schedule parameters at the optimum),
 # the tuned optimum marked, contours at fixed multiples of its risk; beside it the confirmation
 # at the optimum: DP-SGD simulation (mean +- 2 SE) against the ODE.
-# usage: gnuplot -c tune.gp trajectory.tsv release.tsv OUT [png|svg|pdf] [title]
+# usage: gnuplot -c tune.gp trajectory.tsv release.tsv OUT [png|svg|pdf] [title] [caption]
+#        [heatmap.tsv]   (the caption is not drawn; dpdyn passes the title and ./heatmap.tsv)
 # trajectory.tsv columns: t excess_risk excess_risk_se ode_excess_risk
 #                         ode_lower_bound ode_upper_bound clipped_fraction
 # release.tsv columns:    t sim_before sim_before_se sim_after sim_after_se ode_before ode_after
 #                         c eta0
-# heatmap.tsv (read from the directory of trajectory.tsv when present): c eta0 excess_risk, one
-# scanline per c, blank lines between scanlines.
+# heatmap.tsv (ARG7, drawn when given): c eta0 excess_risk, one scanline per c, blank lines
+# between scanlines. The script runs no command and reads only the files it is given.
 # dpdyn-figure: second=release.tsv (embedded in dpdyn; the second data file it reads, ARG2)
 # data files: `#` metadata lines, one header row of column names, tab-separated rows
 set datafile separator "\t"
@@ -16,17 +17,12 @@ set datafile columnheaders
 data = ARG1
 release = ARG2
 fmt = (ARGC >= 4) ? ARG4 : "png"
-dir = ""
-do for [i = strlen(data):1:-1] { if (dir eq "" && data[i:i] eq "/") { dir = data[1:i] } }
-hm = dir."heatmap.tsv"
-have_hm = int(system("test -r '".hm."' && echo 1 || echo 0"))
-# Parameters from the '# key = value' header of the data file.
-param(k) = system("sed -n 's/^# ".k." = //p' '".data."' | head -n 1")
-num(k) = sprintf("%.4g", real(param(k)))
-have_sim = param("confirm_seeds") ne "0"
-heading = sprintf("linreg tune (%s schedule): d = %s, n = %s, ρ = %s, ζ = %s, %s spectrum%s", \
-                  param("schedule"), param("d"), param("n"), num("rho"), num("zeta"), param("spectrum"), \
-                  have_sim ? " (".param("confirm_seeds")." replicates)" : "")
+hm = (ARGC >= 7) ? ARG7 : ""
+have_hm = hm ne ""
+heading = (ARGC >= 5) ? ARG5 : "linreg tune"
+# the confirmation is drawn when it ran (a number in the simulation's column)
+stats data u ((strcol(2) eq "nan") ? 0 : 1) nooutput name "SIM"
+have_sim = SIM_sum > 0
 width = have_hm ? 1500 : 900
 if (fmt eq "svg") { set terminal svg size width,700 dynamic font "sans,13" } else { if (fmt eq "pdf") { set terminal pdfcairo size width/120.,700/120. font "sans,10" } else { set terminal pngcairo size width,700 font "sans,13" } }
 set output ARG3
@@ -101,7 +97,11 @@ stats data u (($1 > 0 && $6 <= ymax) ? 1 : 0) nooutput name "UBI"
 lb_in = (BD_max > 0.01 && LBI_sum >= 0.05 * LBI_records)
 ub_in = (BD_max > 0.01 && UBI_sum >= 0.05 * UBI_records)
 bars = 0
-if (have_sim) {
+# one replicate has no standard errors (nan, or 0 in older files): the band and the error bars are left out
+stats data u ((strcol(3) eq "nan" || column(3) <= 0) ? 0 : 1) nooutput name "HS"
+has_se = have_sim && (HS_sum > 0)
+S(c) = has_se ? column(c) : 0
+if (has_se) {
   stats data u ($2 > 0 && $3 > 0 ? 4 * $3 / $2 : NaN) nooutput name "RW"
   bars = (RW_max / log(ymax / ymin) * 0.6 * 650 < 5)
   every_k = int(RW_records / 20) > 1 ? int(RW_records / 20) : 1
@@ -121,10 +121,10 @@ set xrange [0:1.05]
 pos(x) = (x > 0) ? x : NaN
 if (BD_max <= 0.01) { set label 102 "ODE bounds: equal to the ODE within 1%, not drawn" at graph 0.02, graph 0.04 left font ",10" tc rgb "#666666" front }
 EXTRA = ""
-if (have_sim && !bars) { EXTRA = EXTRA . 'data u 1:(pos($2 - 2 * $3)):($2 + 2 * $3) w filledcurves lc rgb "#56B4E9" fs transparent solid 0.45 border lc rgb "#0072B2" t "DP-SGD mean ± 2 SE", ' }
-if (have_sim) { EXTRA = EXTRA . 'data u 1:2 w l lc rgb "#0072B2" lw 1.5 t (bars ? "DP-SGD mean" : ""), ' }
+if (has_se && !bars) { EXTRA = EXTRA . 'data u 1:(pos($2 - 2 * $3)):($2 + 2 * $3) w filledcurves lc rgb "#56B4E9" fs transparent solid 0.45 border lc rgb "#0072B2" t "DP-SGD mean ± 2 SE", ' }
+if (have_sim) { EXTRA = EXTRA . 'data u 1:2 w l lc rgb "#0072B2" lw 1.5 t (bars ? "DP-SGD mean" : has_se ? "" : "DP-SGD (one replicate)"), ' }
 if (have_sim && bars) { EXTRA = EXTRA . 'data every every_k::1 u 1:2:(pos($2 - 2 * $3)):($2 + 2 * $3) w yerrorbars pt 7 ps 0.5 lc rgb "#0072B2" t sprintf("DP-SGD ± 2 SE (bars, at most %.2g%% of the mean)", 50 * RW_max), ' }
-if (have_sim) { EXTRA = EXTRA . 'release u ($1 + 0.015):4:(2 * $5) w yerrorbars pt 7 ps 1 lw 1.5 lc rgb "#0072B2" t "DP-SGD released ± 2 SE", ' }
+if (have_sim) { EXTRA = EXTRA . 'release u ($1 + 0.015):4:(2 * S(5)) w yerrorbars pt 7 ps 1 lw 1.5 lc rgb "#0072B2" t (has_se ? "DP-SGD released ± 2 SE" : "DP-SGD released"), ' }
 if (lb_in) { EXTRA = EXTRA . 'data u 1:5 w l lc rgb "#666666" lw 1.5 dt 3 t "ODE lower bound", ' }
 if (ub_in) { EXTRA = EXTRA . 'data u 1:6 w l lc rgb "#666666" lw 1.5 dt 4 t "ODE upper bound", ' }
 if (jump_in) { EXTRA = EXTRA . 'release u 1:6:(0):($7 - $6) w vectors head filled lc rgb "#D55E00" lw 2 t "ODE release jump", ' }

@@ -201,17 +201,27 @@ int cli_progress_draw(void *state, const char *unit, size_t done, size_t total);
 /* ---- plotting (plot.c) ---- */
 
 /* Renders `dir` with the embedded gnuplot script `script`: writes
- * dir/<script>.gp and dir/<script>.png (title and caption from the data file's header). Returns
- * a CLI_EXIT_* code. */
+ * dir/<script>.gp and dir/<script>.png (title and caption from the data file's header). gnuplot
+ * runs the embedded script (never the copy in `dir`) inside `dir` on fixed "./" names; the data
+ * files must be regular files with a finite number. Returns a CLI_EXIT_* code. */
 int cli_plot_render(const char *dir, const char *script, dpd_err *err);
 /* Writes dir/<script>.gp, the embedded script `script` after the lines of `preamble` (the
- * settings of this figure), and runs `gnuplot -c dir/<script>.gp dir/DATA IMAGE FORMAT`, which
+ * settings of this figure, every text in them written by cli_gp_string), and runs that text in
+ * gnuplot inside `dir` with the arguments ./DATA, the image's temporary name and FORMAT, which
  * renders dir/<script>.<format> (in place). Returns a CLI_EXIT_* code. */
 int cli_plot_script(const char *dir, const char *script, const char *preamble, const char *data,
                     const char *format, dpd_err *err);
 /* DPD_OK when `format` is an image format of the figures (png, svg, pdf); otherwise DPD_EINVAL
  * with a message naming them. */
 int cli_plot_format_check(const char *format, dpd_err *err);
+/* `s` as a gnuplot double-quoted string literal (quotes included) that gnuplot reads back as
+ * exactly `s` and in which it substitutes nothing: every byte that gnuplot could take as code
+ * (`"`, `\`, the backtick, `@`, `$`, `'`, control characters, DEL) is an octal escape \ooo.
+ * Writes at most `cap` bytes with the NUL (always terminated when cap > 0) and returns the
+ * length of the whole literal, as snprintf does. The only way text reaches gnuplot code. */
+size_t cli_gp_string(const char *s, char *buf, size_t cap);
+/* Writes cli_gp_string(s) to `f`. */
+void cli_gp_string_write(FILE *f, const char *s);
 /* A parameter's value as figures print it: a number in %g form, anything else as it is. */
 void cli_plot_value(const char *v, char *buf, size_t cap);
 /* Writes `text` as dir/name in place (a temporary name, then rename). Returns a DPD status. */

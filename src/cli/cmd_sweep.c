@@ -1443,22 +1443,11 @@ static void columns_free(columns *c) {
   memset(c, 0, sizeof *c);
 }
 
-/* Writes a gnuplot string literal ('...', a quote doubled). */
-static void gp_string(FILE *f, const char *s) {
-  fputc('\'', f);
-  for (; *s != '\0'; s++) {
-    if (*s == '\'') {
-      fputc('\'', f);
-    }
-    fputc(*s, f);
-  }
-  fputc('\'', f);
-}
-
-/* Tick labels '"v0" 0, "v1" 1, ...' of an axis (at most about 12 labelled). */
-static void gp_tics(FILE *f, const axis *a) {
-  size_t step = a->n > 12 ? (a->n + 11) / 12 : 1;
-  fputc('\'', f);
+/* The tick labels of an axis as two gnuplot arrays (at most about 12 labelled): <name>_label,
+ * the texts (each through cli_gp_string), and <name>_at, their positions 0, 1, ... */
+static void gp_tics(FILE *f, const char *name, const axis *a) {
+  size_t step = a->n > 12 ? (a->n + 11) / 12 : 1, count = (a->n + step - 1) / step;
+  fprintf(f, "array %s_label[%zu] = [", name, count);
   for (size_t i = 0; i < a->n; i += step) {
     char shown[64];
     const char *label = a->values[i];
@@ -1466,19 +1455,14 @@ static void gp_tics(FILE *f, const axis *a) {
       snprintf(shown, sizeof shown, "%.4g", a->numbers[i]); /* 0.316 for 0.31622776601683794 */
       label = shown;
     }
-    fprintf(f, "%s\"", i ? ", " : "");
-    for (const char *c = label; *c != '\0'; c++) {
-      if (*c == '\'') {
-        fputc('\'', f); /* doubled inside the single-quoted string */
-      }
-      if (*c == '"' || *c == '\\') {
-        fputc('\\', f);
-      }
-      fputc(*c, f);
-    }
-    fprintf(f, "\" %zu", i);
+    fputs(i ? ", " : "", f);
+    cli_gp_string_write(f, label);
   }
-  fputc('\'', f);
+  fprintf(f, "]\narray %s_at[%zu] = [", name, count);
+  for (size_t i = 0; i < a->n; i += step) {
+    fprintf(f, "%s%zu", i ? ", " : "", i);
+  }
+  fputs("]\n", f);
 }
 
 /* Whether positive values spanning `ratio` or more call for a log axis. */
@@ -1530,32 +1514,32 @@ static char *figure_preamble(const sweep *s, const cli_params *base, const colum
           "%s.png [png|svg|pdf]\n",
           s->naxes == 1 ? "sweep_line" : "sweep_heat", s->naxes == 1 ? "sweep_line" : "sweep_heat");
   fputs("title_text = ", f);
-  gp_string(f, title);
+  cli_gp_string_write(f, title);
   fputc('\n', f);
   if (s->naxes == 1) {
     const axis *a = &s->axes[0];
     int logx = a->numbers != NULL && (a->log || wants_log(a->numbers, a->n, 1, 100.0));
     *script = "sweep_line";
     fprintf(f, "xcol = 1\nxname = ");
-    gp_string(f, a->key->name);
+    cli_gp_string_write(f, a->key->name);
     fprintf(f, "\nxstring = %d\nlogx = %d\nycol = %zu\nyname = ", a->numbers == NULL, logx,
             nv + ycol + 1);
-    gp_string(f, c->names[ycol]);
+    cli_gp_string_write(f, c->names[ycol]);
     fprintf(f, "\nsecol = %ld\nlogy = %d\n", se >= 0 ? (long)nv + se + 1 : 0L,
             wants_log(table + nv + ycol, s->npoints, ncol, 100.0));
   } else {
     const axis *ay = &s->axes[0], *ax = &s->axes[1];
     *script = "sweep_heat";
     fputs("xname = ", f);
-    gp_string(f, ax->key->name);
-    fprintf(f, "\nnx = %zu\nxtics = ", ax->n);
-    gp_tics(f, ax);
-    fputs("\nyname = ", f);
-    gp_string(f, ay->key->name);
-    fprintf(f, "\nny = %zu\nytics = ", ay->n);
-    gp_tics(f, ay);
-    fprintf(f, "\nzcol = %zu\nzname = ", nv + ycol + 1);
-    gp_string(f, c->names[ycol]);
+    cli_gp_string_write(f, ax->key->name);
+    fprintf(f, "\nnx = %zu\n", ax->n);
+    gp_tics(f, "xtic", ax);
+    fputs("yname = ", f);
+    cli_gp_string_write(f, ay->key->name);
+    fprintf(f, "\nny = %zu\n", ay->n);
+    gp_tics(f, "ytic", ay);
+    fprintf(f, "zcol = %zu\nzname = ", nv + ycol + 1);
+    cli_gp_string_write(f, c->names[ycol]);
     fprintf(f, "\nlogz = %d\nlabels = %d\n", wants_log(table + nv + ycol, s->npoints, ncol, 100.0),
             ax->n <= 12 && ay->n <= 16);
   }

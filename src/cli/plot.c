@@ -5,12 +5,22 @@
  * figure can be re-made or edited by hand: gnuplot -c <name>.gp trajectory.tsv
  * release.tsv <name>.png [png|svg|pdf] [title] [caption]. The image is rendered to a temporary
  * name and renamed into place. The title names the model, the command, the few parameters that
- * matter and the replicates; the caption under the plot lists every parameter in effect. */
-#define _POSIX_C_SOURCE 200809L
+ * matter and the replicates; the caption under the plot lists every parameter in effect.
+ *
+ * Nothing from the data reaches gnuplot as code (docs/output.md, Figures): gnuplot runs the
+ * embedded script (given on its standard input, never the copy in the directory), in the output
+ * directory, on fixed file names that start with "./" (never a pipe `<cmd`, `|cmd` or a
+ * `$datablock`); titles and captions are passed as arguments (string values, never parsed); the
+ * settings of a sweep's figure are read as data and written back through cli_gp_string. Every
+ * file read here must be a regular file, and every read is bounded. */
+#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np (glibc >= 2.29, macOS >= 10.15) */
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -76,6 +86,40 @@ static size_t utf8_chars(const char *s) {
   return n;
 }
 
+/* The most a figure reads of one file (data files of a run are far smaller). */
+#define PLOT_READ_MAX ((long)64 << 20)
+
+/* `path` opened for reading when it is a regular file (not a FIFO, device or directory: opened
+ * without blocking, then checked on the open file); NULL otherwise, errno set. */
+static FILE *open_regular(const char *path) {
+  struct stat st;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  FILE *f;
+  if (fd < 0) {
+    return NULL;
+  }
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    errno = EINVAL;
+    return NULL;
+  }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  if ((f = fdopen(fd, "r")) == NULL) {
+    close(fd);
+  }
+  return f;
+}
+
+/* Whether `path` is a regular file that can be read. */
+static int is_regular(const char *path) {
+  FILE *f = open_regular(path);
+  if (f == NULL) {
+    return 0;
+  }
+  fclose(f);
+  return 1;
+}
+
 /* The header of a data file: its `# key = value` lines (docs/output.md), at most 96. */
 typedef struct {
   char command[64], keys[96][48], values[96][208];
@@ -83,13 +127,14 @@ typedef struct {
 } header;
 
 static void header_read(const char *data, header *h) {
-  FILE *f = fopen(data, "r");
+  FILE *f = open_regular(data);
   char line[512];
+  size_t lines = 0;
   memset(h, 0, sizeof *h);
   if (f == NULL) {
     return;
   }
-  while (fgets(line, sizeof line, f) != NULL && line[0] == '#') {
+  while (lines++ < 4096 && fgets(line, sizeof line, f) != NULL && line[0] == '#') {
     char *eq = strstr(line, " = ");
     line[strcspn(line, "\n")] = '\0';
     if (strncmp(line, "# command: ", 11) == 0) {
@@ -129,6 +174,27 @@ static void read_title(const char *data, const char *script, char *title, size_t
   size_t len, head, line = 0;
   int first = 1;
   header_read(data, &h);
+  if (strcmp(script, "tune") == 0) {
+    /* tune: the setting of the optimisation (the same heading the script drew before) */
+    const char *const k[] = {"schedule", "d", "n", "rho", "zeta", "spectrum", "confirm_seeds"};
+    const char *val[7];
+    char rho[32], zeta[32];
+    for (size_t i = 0; i < 7; i++) {
+      val[i] = header_get(&h, k[i]);
+      val[i] = val[i] != NULL ? val[i] : "";
+    }
+    snprintf(rho, sizeof rho, "%.4g", strtod(val[3], NULL));
+    snprintf(zeta, sizeof zeta, "%.4g", strtod(val[4], NULL));
+    len = (size_t)snprintf(title, tcap,
+                           "linreg tune (%s schedule): d = %s, n = %s, ρ = %s, ζ = %s, %s spectrum",
+                           val[0], val[1], val[2], rho, zeta, val[5]);
+    if (strcmp(val[6], "0") != 0 && len < tcap) {
+      snprintf(title + len, tcap - len, " (%s replicate%s)", val[6],
+               strcmp(val[6], "1") == 0 ? "" : "s");
+    }
+    caption[0] = '\0';
+    return;
+  }
   model = header_get(&h, "model");
   model = model != NULL ? model : "linreg";
   keys = strcmp(model, "linreg") == 0 ? linreg : strcmp(model, "rf") == 0 ? rf : other;
@@ -163,7 +229,8 @@ static void read_title(const char *data, const char *script, char *title, size_t
   if (reps != NULL && strcmp(reps, "0") != 0 && strcmp(script, "ode") != 0 &&
       strcmp(script, "rf_ou") != 0 && len < tcap) {
     cli_plot_value(reps, v, sizeof v);
-    len += (size_t)snprintf(title + len, tcap - len, " (%s replicates)", v);
+    len += (size_t)snprintf(title + len, tcap - len, " (%s replicate%s)", v,
+                            strcmp(v, "1") == 0 ? "" : "s");
   }
   /* a title longer than about 85 characters goes on two lines: the model, command and setting,
    * then the parameters (head: where they start, after "linreg compare (...)" and a colon) */
@@ -218,42 +285,124 @@ int cli_write_in_place(const char *dir, const char *name, const char *text, dpd_
   return status;
 }
 
-/* Whether a data file has a header row and at least one data row (non-blank lines not starting
- * with `#`). */
-static int has_data_rows(const char *path) {
-  FILE *f = fopen(path, "r");
+/* What a data file holds (docs/output.md: `#` lines, a header row, data rows): whether it has a
+ * header row and a data row, and whether a field after the first of a data row is a finite
+ * number (the first is t, c, n or an index). Reads at most PLOT_READ_MAX bytes. 0 when `path`
+ * is not a regular file that can be read. */
+typedef struct {
+  int rows, finite;
+} data_scan;
+
+static int data_file_scan(const char *path, data_scan *ds) {
+  FILE *f = open_regular(path);
+  char field[64];
+  size_t flen = 0, fieldno = 0;
+  long bytes = 0;
   int c, at_start = 1, comment = 0, blank = 1, lines = 0;
+  memset(ds, 0, sizeof *ds);
   if (f == NULL) {
     return 0;
   }
-  /* lines neither `#` nor blank: the header row, then the data rows (docs/output.md) */
-  while (lines < 2 && (c = getc(f)) != EOF) {
-    if (c == '\n') {
+  while ((lines < 2 || !ds->finite) && bytes++ < PLOT_READ_MAX) {
+    c = getc(f);
+    if (c == '\t' || c == '\n' || c == EOF) {
+      /* the end of a field: a number of a data row after its first field? */
+      if (lines >= 1 && !comment && fieldno >= 1 && flen > 0 && flen < sizeof field) {
+        char *end;
+        double x;
+        field[flen] = '\0';
+        x = strtod(field, &end);
+        ds->finite |= end != field && (*end == '\0' || *end == '\r') && isfinite(x);
+      }
+      fieldno++;
+      flen = 0;
+    }
+    if (c == '\n' || c == EOF) {
       lines += !comment && !blank;
       at_start = 1;
       comment = 0;
       blank = 1;
+      fieldno = 0;
+      if (c == EOF) {
+        break;
+      }
     } else if (at_start && c == '#') {
       comment = 1;
       at_start = 0;
-    } else if (c != ' ' && c != '\t' && c != '\r') {
-      blank = 0;
+    } else if (c != '\t') {
+      if (c != ' ' && c != '\r') {
+        blank = 0;
+      }
       at_start = 0;
+      if (flen < sizeof field) {
+        field[flen++] = (char)c;
+      }
     }
   }
-  lines += lines < 2 && !comment && !blank; /* a last line without its newline */
   fclose(f);
-  return lines >= 2;
+  ds->rows = lines >= 2;
+  return 1;
 }
 
-/* Runs gnuplot with `argv` (argv[0] "gnuplot"), which renders the image `img_tmp`; renames it to
- * `img` when gnuplot succeeds. Returns a CLI_EXIT_* code. */
-static int run_gnuplot(char **argv, const char *img_tmp, const char *img, dpd_err *err) {
-  const char *gnuplot = DPD_GNUPLOT[0] != '\0' ? DPD_GNUPLOT : "gnuplot";
+/* The gnuplot executable as an absolute path (the configured one, else the first on PATH that
+ * is an absolute directory: gnuplot runs inside the output directory, where a relative PATH
+ * entry would find a program of the directory). NULL when there is none; free it. */
+static char *gnuplot_path(void) {
+  const char *conf = DPD_GNUPLOT, *path = getenv("PATH");
+  if (conf[0] == '/' && access(conf, X_OK) == 0) {
+    return strdup(conf);
+  }
+  while (path != NULL && *path != '\0') {
+    size_t n = strcspn(path, ":");
+    if (path[0] == '/' && n < 4000) {
+      char cand[4096 + 16];
+      snprintf(cand, sizeof cand, "%.*s/gnuplot", (int)n, path);
+      if (access(cand, X_OK) == 0) {
+        return strdup(cand);
+      }
+    }
+    path += n + (path[n] == ':');
+  }
+  return NULL;
+}
+
+/* Runs gnuplot inside `dir` on the script `text` (given on its standard input: the embedded
+ * script, never a file of the directory) with the arguments `args` (ARG1, ARG2, ...: fixed file
+ * names "./...", the format, titles as plain values), which renders the image `img_tmp`; renames
+ * it to `img` when gnuplot succeeds. Returns a CLI_EXIT_* code. */
+static int run_gnuplot(const char *dir, const char *text, char *const *args, size_t nargs,
+                       const char *img_tmp, const char *img, dpd_err *err) {
+  char *gnuplot = gnuplot_path(), *argv[16];
+  FILE *in = NULL;
   posix_spawnattr_t attr;
+  posix_spawn_file_actions_t actions;
   sigset_t old;
   pid_t pid;
   int status;
+  if (gnuplot == NULL) {
+    DPD_FAIL(err, DPD_EIO, "cannot run gnuplot: not found (install the gnuplot package)");
+    return CLI_EXIT_IO;
+  }
+  if ((in = tmpfile()) == NULL || fputs(text, in) < 0 || fflush(in) != 0 ||
+      fseek(in, 0, SEEK_SET) != 0) {
+    DPD_FAIL(err, DPD_EIO, "cannot write the figure's script to a temporary file: %s",
+             strerror(errno));
+    if (in != NULL) {
+      fclose(in);
+    }
+    free(gnuplot);
+    return CLI_EXIT_IO;
+  }
+  argv[0] = (char *)"gnuplot";
+  argv[1] = (char *)"-c";
+  argv[2] = (char *)"/dev/stdin";
+  for (size_t k = 0; k < nargs && k < 12; k++) {
+    argv[3 + k] = args[k];
+  }
+  argv[3 + (nargs < 12 ? nargs : 12)] = NULL;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fileno(in), 0);
+  posix_spawn_file_actions_addchdir_np(&actions, dir);
   /* Spawn and record the child as one step for the signal handler (which stops it); the
    * child starts with the signals unblocked. */
   cli_signals_block(&old);
@@ -268,16 +417,15 @@ static int run_gnuplot(char **argv, const char *img_tmp, const char *img, dpd_er
     posix_spawnattr_setsigdefault(&attr, &deflt);
   }
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  status = posix_spawnp(&pid, gnuplot, NULL, &attr, argv, environ);
-  if (status != 0) {
-    /* Fall back to gnuplot on PATH if the configured one moved. */
-    status = posix_spawnp(&pid, "gnuplot", NULL, &attr, argv, environ);
-  }
+  status = posix_spawn(&pid, gnuplot, &actions, &attr, argv, environ);
   posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&actions);
   if (status == 0) {
     cli_child_set((long)pid);
   }
   sigprocmask(SIG_SETMASK, &old, NULL);
+  fclose(in);
+  free(gnuplot);
   if (status != 0) {
     DPD_FAIL(err, DPD_EIO, "cannot run gnuplot: %s (install the gnuplot package)",
              strerror(status));
@@ -301,39 +449,78 @@ static int run_gnuplot(char **argv, const char *img_tmp, const char *img, dpd_er
   return CLI_EXIT_OK;
 }
 
+/* "./NAME" for the file dir/NAME at `path` (its last component: cli_path_join and
+ * cli_temp_begin put a file directly in the directory): the name gnuplot is given, run inside
+ * the directory, which it cannot take for a pipe or a datablock. */
+static char *dot_name(const char *path) {
+  const char *slash = strrchr(path, '/'), *name = slash != NULL ? slash + 1 : path;
+  size_t cap = strlen(name) + 3;
+  char *out = malloc(cap);
+  if (out != NULL) {
+    snprintf(out, cap, "./%s", name);
+  }
+  return out;
+}
+
+/* Checks that data file `name` of `dir` can be drawn: a regular file with a header row, a data
+ * row and a finite number. Returns CLI_EXIT_OK or CLI_EXIT_USAGE (err set). */
+static int data_check(const char *dir, const char *name, dpd_err *err) {
+  char *path = cli_path_join(dir, name);
+  data_scan ds;
+  int code = CLI_EXIT_OK;
+  if (path == NULL) {
+    DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    return CLI_EXIT_IO;
+  }
+  if (!data_file_scan(path, &ds)) {
+    DPD_FAIL(err, DPD_EINVAL,
+             "cannot read '%s': %s (allowed: a regular file of a dpdyn output "
+             "directory)",
+             path, errno == EINVAL ? "not a regular file" : strerror(errno));
+    code = CLI_EXIT_USAGE;
+  } else if (!ds.rows) {
+    DPD_FAIL(err, DPD_EINVAL, "no data rows in '%s' (allowed: a complete dpdyn output directory)",
+             path);
+    code = CLI_EXIT_USAGE;
+  } else if (!ds.finite) {
+    DPD_FAIL(err, DPD_EINVAL,
+             "no finite number in '%s' (every value is nan or inf): nothing to "
+             "draw",
+             path);
+    code = CLI_EXIT_USAGE;
+  }
+  free(path);
+  return code;
+}
+
 static int render(const char *dir, const char *script, const char *format, dpd_err *err) {
   const plot_script *sc = script_find(script);
   const char *text = sc != NULL ? sc->text : NULL;
-  char *gp = NULL, *data = NULL, *release = NULL, *img_tmp = NULL, *img = NULL;
+  char *data = NULL, *release = NULL, *img_tmp = NULL, *img = NULL, *hm = NULL;
+  char *arg_tmp = NULL, *arg_release = NULL;
   char gp_name[64], img_name[64], title[512], caption[2048];
   int code = CLI_EXIT_OK;
   if (text == NULL || sc->second == NULL) {
     DPD_FAIL(err, DPD_EINVAL,
-             "no figure '%s' (allowed: compare, compare3, simulate, sde, ode, tune, rf_simulate, "
-             "rf_ou, rf_compare)",
+             "no figure '%.64s' (allowed: compare, compare3, simulate, sde, ode, tune, "
+             "rf_simulate, rf_ou, rf_compare)",
              script);
     return CLI_EXIT_USAGE;
   }
   snprintf(gp_name, sizeof gp_name, "%s.gp", script);
   snprintf(img_name, sizeof img_name, "%s.%s", script, format);
-  gp = cli_path_join(dir, gp_name);
   data = cli_path_join(dir, "trajectory.tsv");
   release = cli_path_join(dir, sc->second);
   img = cli_path_join(dir, img_name);
-  if (gp == NULL || data == NULL || release == NULL || img == NULL) {
+  hm = cli_path_join(dir, "heatmap.tsv");
+  arg_release = release != NULL ? dot_name(release) : NULL;
+  if (data == NULL || release == NULL || img == NULL || hm == NULL || arg_release == NULL) {
     DPD_FAIL(err, DPD_ENOMEM, "out of memory");
     code = CLI_EXIT_IO;
     goto done;
   }
-  if (access(data, R_OK) != 0 || access(release, R_OK) != 0) {
-    DPD_FAIL(err, DPD_EINVAL, "'%s' has no trajectory.tsv and %s to plot", dir, sc->second);
-    code = CLI_EXIT_USAGE;
-    goto done;
-  }
-  if (!has_data_rows(data) || !has_data_rows(release)) {
-    DPD_FAIL(err, DPD_EINVAL, "no data rows in '%s' (allowed: a complete dpdyn output directory)",
-             has_data_rows(data) ? release : data);
-    code = CLI_EXIT_USAGE;
+  if ((code = data_check(dir, "trajectory.tsv", err)) != CLI_EXIT_OK ||
+      (code = data_check(dir, sc->second, err)) != CLI_EXIT_OK) {
     goto done;
   }
   if (cli_write_in_place(dir, gp_name, text, err) < 0) {
@@ -341,23 +528,29 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
     goto done;
   }
   img_tmp = cli_temp_begin(dir, img_name);
-  if (img_tmp == NULL) {
+  arg_tmp = img_tmp != NULL ? dot_name(img_tmp) : NULL;
+  if (arg_tmp == NULL) {
     DPD_FAIL(err, DPD_ENOMEM, "out of memory");
     code = CLI_EXIT_IO;
     goto done;
   }
   read_title(data, script, title, sizeof title, caption, sizeof caption);
   {
-    char *argv[] = {(char *)"gnuplot", (char *)"-c",   gp,    data,    release,
-                    img_tmp,           (char *)format, title, caption, NULL};
-    code = run_gnuplot(argv, img_tmp, img, err);
+    /* tune draws its heat map when the directory has one (a regular file) */
+    int with_hm = strcmp(script, "tune") == 0 && is_regular(hm);
+    char *args[] = {
+        (char *)"./trajectory.tsv", arg_release, arg_tmp, (char *)format, title, caption,
+        (char *)"./heatmap.tsv"};
+    code = run_gnuplot(dir, text, args, with_hm ? 7 : 6, img_tmp, img, err);
   }
 done:
   cli_temp_end(img_tmp);
-  free(gp);
+  free(arg_tmp);
+  free(arg_release);
   free(data);
   free(release);
   free(img);
+  free(hm);
   return code;
 }
 
@@ -369,80 +562,310 @@ int cli_plot_script(const char *dir, const char *script, const char *preamble, c
                     const char *format, dpd_err *err) {
   const plot_script *sc = script_find(script);
   char gp_name[64], img_name[64];
-  char *gp = NULL, *data_path = NULL, *img = NULL, *img_tmp = NULL, *text = NULL;
+  char *img = NULL, *img_tmp = NULL, *text = NULL, *arg_data = NULL, *arg_tmp = NULL;
   int code = CLI_EXIT_OK;
   if (sc == NULL) {
-    DPD_FAIL(err, DPD_EINVAL, "no figure '%s'", script);
+    DPD_FAIL(err, DPD_EINVAL, "no figure '%.64s'", script);
     return CLI_EXIT_USAGE;
   }
   snprintf(gp_name, sizeof gp_name, "%s.gp", script);
   snprintf(img_name, sizeof img_name, "%s.%s", script, format);
-  gp = cli_path_join(dir, gp_name);
-  data_path = cli_path_join(dir, data);
   img = cli_path_join(dir, img_name);
   text = malloc(strlen(preamble) + strlen(sc->text) + 1);
-  if (gp == NULL || data_path == NULL || img == NULL || text == NULL) {
+  arg_data = malloc(strlen(data) + 3);
+  if (img == NULL || text == NULL || arg_data == NULL) {
     DPD_FAIL(err, DPD_ENOMEM, "out of memory");
     code = CLI_EXIT_IO;
     goto done;
   }
+  snprintf(arg_data, strlen(data) + 3, "./%s", data);
   strcpy(text, preamble);
   strcat(text, sc->text);
+  if ((code = data_check(dir, data, err)) != CLI_EXIT_OK) {
+    goto done;
+  }
   if (cli_write_in_place(dir, gp_name, text, err) < 0) {
     code = CLI_EXIT_IO;
     goto done;
   }
-  if ((img_tmp = cli_temp_begin(dir, img_name)) == NULL) {
+  if ((img_tmp = cli_temp_begin(dir, img_name)) == NULL || (arg_tmp = dot_name(img_tmp)) == NULL) {
     DPD_FAIL(err, DPD_ENOMEM, "out of memory");
     code = CLI_EXIT_IO;
     goto done;
   }
   {
-    char *argv[] = {(char *)"gnuplot", (char *)"-c", gp, data_path, img_tmp, (char *)format, NULL};
-    code = run_gnuplot(argv, img_tmp, img, err);
+    char *args[] = {arg_data, arg_tmp, (char *)format};
+    code = run_gnuplot(dir, text, args, 3, img_tmp, img, err);
   }
 done:
   cli_temp_end(img_tmp);
-  free(gp);
-  free(data_path);
+  free(arg_tmp);
+  free(arg_data);
   free(img);
   free(text);
   return code;
 }
 
-/* A sweep directory (sweep.tsv, and the figure script dpdyn sweep wrote: its settings, then the
- * embedded script): the figure rendered again in `format`. 0 when `dir` is not a sweep. */
-static int plot_sweep(const char *dir, const char *format, int *code, dpd_err *err) {
-  static const char *const figures[] = {"sweep_line", "sweep_heat", NULL};
-  for (size_t k = 0; figures[k] != NULL; k++) {
-    const plot_script *sc = script_find(figures[k]);
-    char name[64], *path, *text = NULL, *at;
-    FILE *f;
-    long len;
-    snprintf(name, sizeof name, "%s.gp", figures[k]);
-    path = cli_path_join(dir, name);
-    f = path != NULL ? fopen(path, "rb") : NULL;
-    free(path);
-    if (f == NULL) {
+/* ---- the settings of a sweep's figure, read as data ----
+ * dpdyn sweep writes them above the embedded script in sweep_line.gp / sweep_heat.gp: lines
+ * `NAME = 12`, `NAME = "text"` (cli_gp_string) and `array NAME[K] = [v, ...]`, then the line
+ * "# ---- the script". dpdyn plot reads only these values (known names, integers and strings),
+ * writes them again through cli_gp_string and renders with the embedded script: whatever else
+ * the file holds is never run. */
+
+static const char *const sweep_line_keys[] = {"title_text", "xcol",  "xname", "xstring", "logx",
+                                              "ycol",       "yname", "secol", "logy",    NULL};
+static const char *const sweep_heat_keys[] = {
+    "title_text", "xname",   "nx",   "xtic_label", "xtic_at", "yname",  "ny",
+    "ytic_label", "ytic_at", "zcol", "zname",      "logz",    "labels", NULL};
+
+/* A gnuplot string literal at *p ("..." with \ooo, \\, \", \n, \t escapes; or '...' with ''
+ * for a quote) decoded into `out` (cap bytes). Advances *p. 0 on anything else. */
+static int setting_string(const char **p, char *out, size_t cap) {
+  const char *s = *p;
+  char quote = *s++;
+  size_t n = 0;
+  if (quote != '"' && quote != '\'') {
+    return 0;
+  }
+  for (;;) {
+    unsigned char c = (unsigned char)*s++;
+    if (c == '\0' || c == '\n' || n + 1 >= cap) {
+      return 0;
+    }
+    if (c == (unsigned char)quote && !(quote == '\'' && *s == '\'')) {
+      break;
+    }
+    if (quote == '\'' && c == '\'') {
+      s++; /* '' is one quote */
+    } else if (quote == '"' && c == '\\') {
+      if (*s >= '0' && *s <= '7') {
+        unsigned v = 0;
+        for (int k = 0; k < 3 && *s >= '0' && *s <= '7'; k++) {
+          v = v * 8 + (unsigned)(*s++ - '0');
+        }
+        if (v == 0 || v > 255) {
+          return 0;
+        }
+        c = (unsigned char)v;
+      } else if (*s == '\\' || *s == '"') {
+        c = (unsigned char)*s++;
+      } else if (*s == 'n' || *s == 't') {
+        c = *s++ == 'n' ? '\n' : '\t';
+      } else {
+        return 0;
+      }
+    }
+    out[n++] = (char)c;
+  }
+  out[n] = '\0';
+  *p = s;
+  return 1;
+}
+
+/* A non-negative integer (at most 9 digits) at *p. Advances *p. 0 on anything else. */
+static int setting_number(const char **p, unsigned long *v) {
+  const char *s = *p;
+  size_t n = strspn(s, "0123456789");
+  if (n == 0 || n > 9) {
+    return 0;
+  }
+  *v = strtoul(s, NULL, 10);
+  *p = s + n;
+  return 1;
+}
+
+/* Whether `name` is one of `keys`. */
+static int setting_known(const char *const *keys, const char *name) {
+  for (size_t k = 0; keys[k] != NULL; k++) {
+    if (strcmp(keys[k], name) == 0) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* One setting's value at *p (an integer, a string, or for an array a list [v, ...] of `count`
+ * of one kind), written to `f` as dpdyn writes it. 0 when it is none of these. */
+static int setting_value(const char **p, FILE *f, int array, unsigned long count) {
+  char text[4096];
+  const char *s = *p;
+  unsigned long v, k = 0;
+  int strings = -1;
+  if (!array) {
+    if (setting_number(&s, &v)) {
+      fprintf(f, "%lu", v);
+    } else if (setting_string(&s, text, sizeof text)) {
+      cli_gp_string_write(f, text);
+    } else {
+      return 0;
+    }
+    *p = s;
+    return 1;
+  }
+  if (*s++ != '[') {
+    return 0;
+  }
+  fputc('[', f);
+  while (*s != ']') {
+    int is_string;
+    s += k > 0 ? strspn(s, " ") : 0;
+    if (k > 0 && *s++ != ',') {
+      return 0;
+    }
+    s += strspn(s, " ");
+    is_string = *s == '"' || *s == '\'';
+    if ((strings >= 0 && is_string != strings) || k >= count) {
+      return 0;
+    }
+    strings = is_string;
+    fputs(k > 0 ? ", " : "", f);
+    if (is_string ? !setting_string(&s, text, sizeof text) : !setting_number(&s, &v)) {
+      return 0;
+    }
+    if (is_string) {
+      cli_gp_string_write(f, text);
+    } else {
+      fprintf(f, "%lu", v);
+    }
+    k++;
+    s += strspn(s, " ");
+  }
+  fputc(']', f);
+  *p = s + 1;
+  return k == count;
+}
+
+/* The settings of the figure in `text` (the file's lines above "# ---- the script"), checked
+ * and written again as a preamble (free it); NULL when a line is not a setting of the figure or
+ * one is missing. */
+static char *sweep_settings(const char *text, const char *figure, const char *const *keys) {
+  char *out = NULL, seen[16] = {0};
+  size_t len = 0, nkeys = 0;
+  FILE *f = open_memstream(&out, &len);
+  const char *line = text;
+  int ok = f != NULL, done = 0;
+  while (keys[nkeys] != NULL) {
+    nkeys++;
+  }
+  if (f != NULL) {
+    fprintf(f,
+            "# settings of this figure (dpdyn sweep); usage: gnuplot -c %s.gp sweep.tsv %s.png "
+            "[png|svg|pdf]\n",
+            figure, figure);
+  }
+  while (ok && !done && *line != '\0') {
+    const char *s = line, *eol = strchr(line, '\n');
+    char name[32];
+    size_t n;
+    int array = 0;
+    unsigned long count = 0;
+    if (strncmp(s, "# ---- the script", 17) == 0) {
+      done = 1;
+      break;
+    }
+    if (*s == '#' || *s == '\n') {
+      line = eol != NULL ? eol + 1 : s + strlen(s);
       continue;
     }
-    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (text = malloc((size_t)len + 1)) != NULL && fread(text, 1, (size_t)len, f) == (size_t)len) {
-      text[len] = '\0';
-    } else {
-      free(text);
-      text = NULL;
+    if (strncmp(s, "array ", 6) == 0) {
+      array = 1;
+      s += 6;
     }
-    fclose(f);
-    if (text == NULL || (at = strstr(text, sc->text)) == NULL) {
-      free(text);
-      DPD_FAIL(err, DPD_EINVAL, "'%s/%s' is not a figure script written by dpdyn sweep", dir, name);
+    n = strspn(s, "abcdefghijklmnopqrstuvwxyz_");
+    if (n == 0 || n >= sizeof name) {
+      ok = 0;
+      break;
+    }
+    memcpy(name, s, n);
+    name[n] = '\0';
+    s += n;
+    if (array && (*s++ != '[' || !setting_number(&s, &count) || *s++ != ']' || count == 0)) {
+      ok = 0;
+      break;
+    }
+    ok = setting_known(keys, name) && strncmp(s, " = ", 3) == 0 &&
+         (strstr(name, "tic_") != NULL) == array;
+    for (size_t k = 0; ok && k < nkeys; k++) {
+      if (strcmp(keys[k], name) == 0) {
+        ok = !seen[k];
+        seen[k] = 1;
+      }
+    }
+    if (!ok) {
+      break;
+    }
+    s += 3;
+    if (array) {
+      fprintf(f, "array %s[%lu] = ", name, count);
+    } else {
+      fprintf(f, "%s = ", name);
+    }
+    ok = setting_value(&s, f, array, count) && (*s == '\n' || *s == '\0');
+    fputc('\n', f);
+    line = *s == '\n' ? s + 1 : s;
+  }
+  for (size_t k = 0; ok && k < nkeys; k++) {
+    ok = seen[k];
+  }
+  if (f != NULL) {
+    fprintf(f, "# ---- the script (plots/%s.gp) ----\n", figure);
+  }
+  if (f != NULL && fclose(f) != 0) {
+    ok = 0;
+  }
+  if (!ok || !done) {
+    free(out);
+    return NULL;
+  }
+  return out;
+}
+
+/* A sweep directory (sweep.tsv, and the figure script dpdyn sweep wrote: its settings, then the
+ * embedded script): the figure rendered again in `format` with the embedded script and the
+ * settings read as data. 0 when `dir` has no sweep figure script. */
+static int plot_sweep(const char *dir, const char *format, int *code, dpd_err *err) {
+  static const char *const figures[] = {"sweep_line", "sweep_heat", NULL};
+  static const char *const *const keys[] = {sweep_line_keys, sweep_heat_keys};
+  for (size_t k = 0; figures[k] != NULL; k++) {
+    char name[64], *path, *text = NULL, *preamble;
+    FILE *f;
+    size_t len;
+    snprintf(name, sizeof name, "%s.gp", figures[k]);
+    if ((path = cli_path_join(dir, name)) == NULL) {
+      DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+      *code = CLI_EXIT_IO;
+      return 1;
+    }
+    f = open_regular(path);
+    if (f == NULL && errno == ENOENT) {
+      free(path);
+      continue;
+    }
+    free(path);
+    if (f != NULL && (text = malloc((size_t)1 << 20)) != NULL) {
+      len = fread(text, 1, ((size_t)1 << 20) - 1, f);
+      text[len] = '\0';
+      if (strlen(text) != len) { /* a NUL byte: not a script dpdyn wrote */
+        free(text);
+        text = NULL;
+      }
+    }
+    if (f != NULL) {
+      fclose(f);
+    }
+    preamble = text != NULL ? sweep_settings(text, figures[k], keys[k]) : NULL;
+    free(text);
+    if (preamble == NULL) {
+      DPD_FAIL(err, DPD_EINVAL,
+               "'%s/%s' does not hold the settings of a figure written by dpdyn sweep (rerun "
+               "the sweep to write them again)",
+               dir, name);
       *code = CLI_EXIT_USAGE;
       return 1;
     }
-    *at = '\0'; /* the settings of the figure */
-    *code = cli_plot_script(dir, figures[k], text, "sweep.tsv", format, err);
-    free(text);
+    *code = cli_plot_script(dir, figures[k], preamble, "sweep.tsv", format, err);
+    free(preamble);
     return 1;
   }
   return 0;
@@ -462,6 +885,7 @@ int cli_cmd_plot(int argc, char **argv, dpd_err *err) {
   const char *dir = NULL, *format = "png";
   char *data;
   char line[320], script[320] = "";
+  size_t lines = 0;
   FILE *f;
   for (int i = 0; i < argc; i++) {
     if (strncmp(argv[i], "--format=", 9) == 0) {
@@ -487,20 +911,25 @@ int cli_cmd_plot(int argc, char **argv, dpd_err *err) {
   if (cli_plot_format_check(format, err) < 0) {
     return CLI_EXIT_USAGE;
   }
-  data = cli_path_join(dir, "trajectory.tsv");
-  f = data != NULL ? fopen(data, "r") : NULL;
+  if ((data = cli_path_join(dir, "trajectory.tsv")) == NULL) {
+    DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    return CLI_EXIT_IO;
+  }
+  f = open_regular(data);
   free(data);
   if (f == NULL) {
-    int code;
-    if (plot_sweep(dir, format, &code, err)) {
+    int code, missing = errno == ENOENT;
+    if (missing && plot_sweep(dir, format, &code, err)) {
       return code;
     }
-    DPD_FAIL(err, DPD_EINVAL, "cannot read '%s/trajectory.tsv' (allowed: a dpdyn output directory)",
-             dir);
+    DPD_FAIL(err, DPD_EINVAL,
+             "cannot read '%s/trajectory.tsv': %s (allowed: a dpdyn output "
+             "directory)",
+             dir, missing ? "no such file" : "not a regular file");
     return CLI_EXIT_USAGE;
   }
   /* The figure named in the header; older files only name their command. */
-  while (fgets(line, sizeof line, f) != NULL && line[0] == '#') {
+  while (lines++ < 4096 && fgets(line, sizeof line, f) != NULL && line[0] == '#') {
     if (strncmp(line, "# figure: ", 10) == 0) {
       snprintf(script, sizeof script, "%s", line + 10);
       script[strcspn(script, "\n")] = '\0';

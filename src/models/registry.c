@@ -98,6 +98,51 @@ dpd_run_env dpd_run_env_default(void) {
   return env;
 }
 
+/* Whether `name` ends in "_se": a standard error over the replicates, or a gap measured in
+ * one ("_in_se"). */
+static int is_se_name(const char *name) {
+  size_t n = strlen(name);
+  return n >= 3 && strcmp(name + n - 3, "_se") == 0;
+}
+
+/* One replicate has no standard error: every number of the summary named *_se (and *_in_se, a
+ * gap measured in one) becomes null with its reason under "not_available", in every object but
+ * the parameters; every *_se column of the tables becomes nan (the figures leave out what they
+ * cannot draw). Returns a DPD status. */
+static int single_replicate(cJSON *obj, dpd_err *err) {
+  static const char reason[] = "needs at least 2 replicates (one was run)";
+  for (cJSON *item = obj->child; item != NULL;) {
+    cJSON *next = item->next;
+    if (cJSON_IsObject(item) && strcmp(item->string, "params") != 0 &&
+        strcmp(item->string, "not_available") != 0 && strcmp(item->string, "nonfinite") != 0) {
+      if (single_replicate(item, err) < 0) {
+        return DPD_ENOMEM;
+      }
+    } else if (cJSON_IsNumber(item) && item->string != NULL && is_se_name(item->string)) {
+      cJSON *why = cJSON_GetObjectItemCaseSensitive(obj, "not_available");
+      char *name = dpd__text_dup(item->string);
+      cJSON *null = cJSON_CreateNull();
+      int ok = name != NULL && null != NULL &&
+               cJSON_ReplaceItemInObjectCaseSensitive(obj, name, null); /* frees item */
+      if (ok && why == NULL) {
+        ok = (why = cJSON_AddObjectToObject(obj, "not_available")) != NULL;
+      }
+      if (ok && cJSON_GetObjectItemCaseSensitive(why, name) == NULL) {
+        ok = cJSON_AddStringToObject(why, name, reason) != NULL;
+      }
+      if (!ok && (name == NULL || null == NULL)) {
+        cJSON_Delete(null);
+      }
+      free(name);
+      if (!ok) {
+        return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+      }
+    }
+    item = next;
+  }
+  return DPD_OK;
+}
+
 int dpd_model_run(const dpd_model_type *m, const char *command, dpd_keys *keys,
                   const dpd_run_env *env, dpd_output **out, dpd_err *err) {
   const dpd_model_command *c = dpd_model_command_get(m, command);
@@ -125,13 +170,33 @@ int dpd_model_run(const dpd_model_type *m, const char *command, dpd_keys *keys,
       return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
     }
   }
+  if (status == DPD_OK && *out != NULL) {
+    /* the replicates: tune's confirm_seeds (its simulation; 0: none), any other command's seeds */
+    const char *rkey = strcmp(command, "tune") == 0 ? "confirm_seeds" : "seeds";
+    const char *reps = dpd_keys_find(keys, rkey) >= 0 ? dpd_keys_text_get(keys, rkey) : NULL;
+    if (reps != NULL && strtod(reps, NULL) == 1.0) {
+      if (single_replicate((*out)->summary, err) < 0) {
+        dpd_output_free(*out);
+        *out = NULL;
+        return DPD_ENOMEM;
+      }
+      for (size_t k = 0; k < (*out)->ntables; k++) {
+        const dpd_table *t = &(*out)->tables[k];
+        for (size_t j = 0; j < t->ncols; j++) {
+          for (size_t r = 0; is_se_name(t->columns[j]) && r < t->rows; r++) {
+            t->data[j * t->rows + r] = NAN;
+          }
+        }
+      }
+    }
+  }
   if (status == DPD_OK && *out != NULL && strcmp(command, "compare") == 0 &&
       dpd_keys_find(keys, "seeds") >= 0) {
     /* A gap in standard errors needs standard errors: with fewer than 8 replicates the sample
      * SE is itself too noisy to judge by (issue 14) */
     const char *v = dpd_keys_text_get(keys, "seeds");
     const double seeds = v != NULL ? strtod(v, NULL) : 0.0;
-    if (seeds >= 1.0 && seeds < 8.0) {
+    if (seeds >= 2.0 && seeds < 8.0) { /* one replicate: no standard errors at all (above) */
       char msg[200];
       cJSON *w = cJSON_GetObjectItemCaseSensitive((*out)->summary, "warnings");
       snprintf(msg, sizeof msg,

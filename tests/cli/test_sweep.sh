@@ -284,7 +284,7 @@ fi
 # the figure's title prints numbers in %g form (0.1, not the 0.10000000000000001 given)
 "$dpdyn" sweep simulate --d=20 --n=60 --grid=3 --seeds=2 --threads=1 --zeta=0.10000000000000001 \
   --c=0.5,2 --out="$work/zt" >/dev/null 2>&1
-if grep -q "^title_text = 'dpdyn sweep simulate: model = linreg, d = 20, n = 60, zeta = 0.1, seeds = 2'$" \
+if grep -q '^title_text = "dpdyn sweep simulate: model = linreg, d = 20, n = 60, zeta = 0.1, seeds = 2"$' \
   "$work/zt/sweep_line.gp"; then
   ok "sweep figure title: zeta = 0.1 (%g form)"
 else
