@@ -180,6 +180,155 @@ ALWAYS_INLINE void interleave_array(const double *restrict ua, const double *res
   }
 }
 
+/* ---- Wide Box-Muller (x86): several vectors per step ----
+ * The same operations as box_muller() on GCC vector extensions of VW doubles, element-wise
+ * IEEE operations only (so the same bits as the scalar code), and the integer steps with
+ * 64-bit lanes. gcc splits a vector wider than the target's registers into several register
+ * operations placed side by side: with VW = 16 the AVX2 copy runs four independent 4-wide
+ * chains and the AVX-512 copy two 8-wide ones, in step. That matters: the log/sincos chain is
+ * some 100 operations deep, and with one register of blocks per loop iteration the core waits
+ * on its latency (measured: the auto-vectorised AVX2 loop ran at half its throughput bound).
+ * Only sqrt and the output interleave, which have no generic form, are per-target. */
+
+#if DPD_RNG_X86
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi" /* the vector helpers below are always inlined */
+#endif
+
+#define BM_VW 16
+typedef double bm_vd __attribute__((vector_size(BM_VW * 8)));
+typedef int64_t bm_vi __attribute__((vector_size(BM_VW * 8)));
+typedef uint64_t bm_vu __attribute__((vector_size(BM_VW * 8)));
+
+ALWAYS_INLINE bm_vd bm_log_unit(bm_vd u) {
+  const double ln2_hi = 0x1.62e42fee00000p-1, ln2_lo = 0x1.a39ef35793c76p-33;
+  const double Lg1 = 0x1.5555555555593p-1, Lg2 = 0x1.999999997fa04p-2, Lg3 = 0x1.2492494229359p-2,
+               Lg4 = 0x1.c71c51d8e78afp-3, Lg5 = 0x1.7466496cb03dep-3, Lg6 = 0x1.39a09d078c69fp-3,
+               Lg7 = 0x1.2f112df3e5244p-3;
+  bm_vu bits = (bm_vu)u;
+  bm_vu mant = bits & UINT64_C(0x000FFFFFFFFFFFFF);
+  bm_vu expo = bits >> 52; /* u > 0: no sign bit */
+  /* big = (mant > 0x6A09E667F3BCD) as 1 or 0, from the sign bit of the difference (both are
+   * below 2^52): a vector compare of 64-bit lanes that gcc cannot map to AVX2 would be
+   * split into scalar compares. */
+  bm_vu big = (UINT64_C(0x6A09E667F3BCD) - mant) >> 63;
+  bm_vd m = (bm_vd)(mant | ((UINT64_C(0x3FF) - big) << 52));
+  bm_vd k = (bm_vd)(UINT64_C(0x4330000000000000) | (expo + big)) - 0x1.00000000003ffp52;
+  bm_vd f = m - 1.0;
+  bm_vd s = f / (2.0 + f);
+  bm_vd z = s * s;
+  bm_vd w = z * z;
+  bm_vd t1 = w * (Lg2 + w * (Lg4 + w * Lg6));
+  bm_vd t2 = z * (Lg1 + w * (Lg3 + w * (Lg5 + w * Lg7)));
+  bm_vd R = t2 + t1;
+  bm_vd hfsq = 0.5 * f * f;
+  return k * ln2_hi - ((hfsq - (s * (hfsq + R) + k * ln2_lo)) - f);
+}
+
+ALWAYS_INLINE void bm_sincos_2pi(bm_vd u, bm_vd *sin_out, bm_vd *cos_out) {
+  const double S1 = -0x1.5555555555549p-3, S2 = 0x1.111111110f8a6p-7, S3 = -0x1.a01a019c161d5p-13,
+               S4 = 0x1.71de357b1fe7dp-19, S5 = -0x1.ae5e68a2b9cebp-26, S6 = 0x1.5d93a5acfd57cp-33;
+  const double C1 = 0x1.555555555554cp-5, C2 = -0x1.6c16c16c15177p-10, C3 = 0x1.a01a019cb1590p-16,
+               C4 = -0x1.27e4f809c52adp-22, C5 = 0x1.1ee9ebdb4b1c4p-29, C6 = -0x1.8fae9be8838d4p-37;
+  const double shifter = 0x1.8p52;
+  const double pio2 = 0x1.921fb54442d18p0;
+  bm_vd v = 4.0 * u;
+  bm_vd t = v + shifter;
+  bm_vi q = (bm_vi)t & 3;
+  bm_vd f = v - (t - shifter);
+  bm_vd x = f * pio2;
+  bm_vd z = x * x;
+  bm_vd w = z * z;
+  bm_vd rs = S2 + z * (S3 + z * S4) + z * w * (S5 + z * S6);
+  bm_vd sn = x + (z * x) * (S1 + z * rs);
+  bm_vd rc = z * (C1 + z * (C2 + z * C3)) + w * w * (C4 + z * (C5 + z * C6));
+  bm_vd hz = 0.5 * z;
+  bm_vd one_hz = 1.0 - hz;
+  bm_vd cs = one_hz + (((1.0 - one_hz) - hz) + z * rc);
+  bm_vi swap = -(q & 1);
+  bm_vi bs = (bm_vi)sn, bc = (bm_vi)cs;
+  bm_vi s_bits = (bs & ~swap) | (bc & swap);
+  bm_vi c_bits = (bc & ~swap) | (bs & swap);
+  *sin_out = (bm_vd)(s_bits ^ ((q & 2) << 62));
+  *cos_out = (bm_vd)(c_bits ^ (((q + 1) & 2) << 62));
+}
+
+/* z0 = r c and z1 = r s of the blocks [i, i + BM_VW), before the interleave: ZS(u1 index)
+ * gives r = sqrt(-2 log u1) with the target's square root. */
+#define BM_WIDE_BODY(ua, ub, i, SQRT, z0, z1)                                                      \
+  do {                                                                                             \
+    bm_vd u1_, u2_, s_, c_;                                                                        \
+    memcpy(&u1_, (ua) + (i), sizeof u1_);                                                          \
+    memcpy(&u2_, (ub) + (i), sizeof u2_);                                                          \
+    bm_vd r_ = SQRT(-2.0 * bm_log_unit(u1_));                                                      \
+    bm_sincos_2pi(u2_, &s_, &c_);                                                                  \
+    (z0) = r_ * c_;                                                                                \
+    (z1) = r_ * s_;                                                                                \
+  } while (0)
+
+__attribute__((target("avx2"))) ALWAYS_INLINE bm_vd bm_sqrt_avx2(bm_vd x) {
+  __m256d p[BM_VW / 4];
+  memcpy(p, &x, sizeof x);
+  for (int j = 0; j < BM_VW / 4; j++) {
+    p[j] = _mm256_sqrt_pd(p[j]);
+  }
+  memcpy(&x, p, sizeof x);
+  return x;
+}
+
+__attribute__((target("avx2"))) static void
+box_muller_array_avx2(const double *restrict ua, const double *restrict ub, double *restrict out,
+                      size_t nblocks) {
+  size_t i = 0;
+  for (; i + BM_VW <= nblocks; i += BM_VW) {
+    bm_vd z0, z1;
+    BM_WIDE_BODY(ua, ub, i, bm_sqrt_avx2, z0, z1);
+    __m256d a[BM_VW / 4], b[BM_VW / 4];
+    memcpy(a, &z0, sizeof z0);
+    memcpy(b, &z1, sizeof z1);
+    for (int j = 0; j < BM_VW / 4; j++) {
+      __m256d lo = _mm256_unpacklo_pd(a[j], b[j]); /* a0 b0 a2 b2 */
+      __m256d hi = _mm256_unpackhi_pd(a[j], b[j]); /* a1 b1 a3 b3 */
+      _mm256_storeu_pd(out + 2 * i + 8 * j, _mm256_permute2f128_pd(lo, hi, 0x20));
+      _mm256_storeu_pd(out + 2 * i + 8 * j + 4, _mm256_permute2f128_pd(lo, hi, 0x31));
+    }
+  }
+  box_muller_array(ua + i, ub + i, out + 2 * i, nblocks - i);
+}
+
+__attribute__((target("avx512f,avx512dq"))) ALWAYS_INLINE bm_vd bm_sqrt_avx512(bm_vd x) {
+  __m512d p[BM_VW / 8];
+  memcpy(p, &x, sizeof x);
+  for (int j = 0; j < BM_VW / 8; j++) {
+    p[j] = _mm512_sqrt_pd(p[j]);
+  }
+  memcpy(&x, p, sizeof x);
+  return x;
+}
+
+__attribute__((target("avx512f,avx512dq"))) static void
+box_muller_array_avx512(const double *restrict ua, const double *restrict ub,
+                        double *restrict out, size_t nblocks) {
+  const __m512i idx_lo = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
+  const __m512i idx_hi = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
+  size_t i = 0;
+  for (; i + BM_VW <= nblocks; i += BM_VW) {
+    bm_vd z0, z1;
+    BM_WIDE_BODY(ua, ub, i, bm_sqrt_avx512, z0, z1);
+    __m512d a[BM_VW / 8], b[BM_VW / 8];
+    memcpy(a, &z0, sizeof z0);
+    memcpy(b, &z1, sizeof z1);
+    for (int j = 0; j < BM_VW / 8; j++) {
+      _mm512_storeu_pd(out + 2 * i + 16 * j, _mm512_permutex2var_pd(a[j], idx_lo, b[j]));
+      _mm512_storeu_pd(out + 2 * i + 16 * j + 8, _mm512_permutex2var_pd(a[j], idx_hi, b[j]));
+    }
+  }
+  box_muller_array(ua + i, ub + i, out + 2 * i, nblocks - i);
+}
+
+#endif /* DPD_RNG_X86 */
+
 /* ---- Vector Philox (x86) ---- */
 
 #if DPD_RNG_X86
@@ -255,9 +404,15 @@ philox_uniforms_avx512(const dpd_rng *rng, uint64_t block, size_t nblocks, doubl
   philox_uniforms_scalar(rng, block + i, nblocks - i, ua + i, ub + i);
 }
 
-/* The same with four blocks per AVX2 register, two registers per iteration. */
+/* The same with four blocks per AVX2 register and PHILOX_AVX2_GROUPS registers per iteration,
+ * the ten rounds unrolled. A round is a chain of multiply, shift and xor; the key is xored
+ * into the previous product first, off that chain. Measured on a Zen 5 EPYC (micro-benchmark
+ * of this function alone): 1.30 ns per Gaussian with two registers and rolled rounds, 1.10
+ * with four unrolled (three: 1.32, five: 1.18; vpshufd in place of the shift: 1.40). */
+#define PHILOX_AVX2_GROUPS 4
 __attribute__((target("avx2"))) static void
 philox_uniforms_avx2(const dpd_rng *rng, uint64_t block, size_t nblocks, double *ua, double *ub) {
+  enum { G = PHILOX_AVX2_GROUPS };
   uint32_t rk0[10], rk1[10];
   philox_round_keys(rng, rk0, rk1);
   const __m256i m0 = _mm256_set1_epi64x(PHILOX_M4x32_0);
@@ -269,45 +424,43 @@ philox_uniforms_avx2(const dpd_rng *rng, uint64_t block, size_t nblocks, double 
   const __m256i s0 = _mm256_set1_epi64x((long long)(rng->key[1] & 0xFFFFFFFFu));
   const __m256i s1 = _mm256_set1_epi64x((long long)(rng->key[1] >> 32));
   size_t i = 0;
-  for (; i + 8 <= nblocks; i += 8) {
-    __m256i b = _mm256_add_epi64(_mm256_set1_epi64x((long long)(block + i)), lanes);
-    __m256i bb = _mm256_add_epi64(b, _mm256_set1_epi64x(4));
-    __m256i a0 = b, a1 = _mm256_srli_epi64(b, 32), a2 = s0, a3 = s1;
-    __m256i c0 = bb, c1 = _mm256_srli_epi64(bb, 32), c2 = s0, c3 = s1;
+  for (; i + 4 * G <= nblocks; i += 4 * G) {
+    __m256i x0[G], x1[G], x2[G], x3[G];
+#pragma GCC unroll 8
+    for (int g = 0; g < G; g++) {
+      __m256i b = _mm256_add_epi64(_mm256_set1_epi64x((long long)(block + i + 4 * (size_t)g)),
+                                   lanes);
+      x0[g] = b;
+      x1[g] = _mm256_srli_epi64(b, 32);
+      x2[g] = s0;
+      x3[g] = s1;
+    }
+#pragma GCC unroll 10
     for (int r = 0; r < 10; r++) {
       const __m256i k0 = _mm256_set1_epi64x(rk0[r]);
       const __m256i k1 = _mm256_set1_epi64x(rk1[r]);
-      __m256i p0 = _mm256_mul_epu32(a0, m0), p1 = _mm256_mul_epu32(a2, m1);
-      __m256i q0 = _mm256_mul_epu32(c0, m0), q1 = _mm256_mul_epu32(c2, m1);
-      a0 = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p1, 32), a1), k0);
-      a2 = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p0, 32), a3), k1);
-      a1 = p1;
-      a3 = p0;
-      c0 = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(q1, 32), c1), k0);
-      c2 = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(q0, 32), c3), k1);
-      c1 = q1;
-      c3 = q0;
+#pragma GCC unroll 8
+      for (int g = 0; g < G; g++) {
+        __m256i p0 = _mm256_mul_epu32(x0[g], m0), p1 = _mm256_mul_epu32(x2[g], m1);
+        x0[g] = _mm256_xor_si256(_mm256_srli_epi64(p1, 32), _mm256_xor_si256(x1[g], k0));
+        x2[g] = _mm256_xor_si256(_mm256_srli_epi64(p0, 32), _mm256_xor_si256(x3[g], k1));
+        x1[g] = p1;
+        x3[g] = p0;
+      }
     }
-    __m256i wa = _mm256_or_si256(_mm256_and_si256(a0, low32), _mm256_slli_epi64(a1, 32));
-    __m256i wb = _mm256_or_si256(_mm256_and_si256(a2, low32), _mm256_slli_epi64(a3, 32));
-    __m256i xa = _mm256_or_si256(_mm256_and_si256(c0, low32), _mm256_slli_epi64(c1, 32));
-    __m256i xb = _mm256_or_si256(_mm256_and_si256(c2, low32), _mm256_slli_epi64(c3, 32));
-    _mm256_storeu_pd(
-        ua + i,
-        _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(wa, 12), one_bits)),
-                      off));
-    _mm256_storeu_pd(
-        ub + i,
-        _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(wb, 12), one_bits)),
-                      off));
-    _mm256_storeu_pd(
-        ua + i + 4,
-        _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(xa, 12), one_bits)),
-                      off));
-    _mm256_storeu_pd(
-        ub + i + 4,
-        _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(xb, 12), one_bits)),
-                      off));
+#pragma GCC unroll 8
+    for (int g = 0; g < G; g++) {
+      __m256i wa = _mm256_or_si256(_mm256_and_si256(x0[g], low32), _mm256_slli_epi64(x1[g], 32));
+      __m256i wb = _mm256_or_si256(_mm256_and_si256(x2[g], low32), _mm256_slli_epi64(x3[g], 32));
+      _mm256_storeu_pd(ua + i + 4 * g,
+                       _mm256_sub_pd(_mm256_castsi256_pd(
+                                         _mm256_or_si256(_mm256_srli_epi64(wa, 12), one_bits)),
+                                     off));
+      _mm256_storeu_pd(ub + i + 4 * g,
+                       _mm256_sub_pd(_mm256_castsi256_pd(
+                                         _mm256_or_si256(_mm256_srli_epi64(wb, 12), one_bits)),
+                                     off));
+    }
   }
   philox_uniforms_scalar(rng, block + i, nblocks - i, ua + i, ub + i);
 }
@@ -344,9 +497,9 @@ DEFINE_FILL(gaussian_fill_scalar, , philox_uniforms_scalar, box_muller_array)
 DEFINE_FILL(uniform_fill_scalar, , philox_uniforms_scalar, interleave_array)
 #if DPD_RNG_X86
 DEFINE_FILL(gaussian_fill_avx2, __attribute__((target("avx2"))), philox_uniforms_avx2,
-            box_muller_array)
+            box_muller_array_avx2)
 DEFINE_FILL(gaussian_fill_avx512, __attribute__((target("avx512f,avx512dq"))),
-            philox_uniforms_avx512, box_muller_array)
+            philox_uniforms_avx512, box_muller_array_avx512)
 DEFINE_FILL(uniform_fill_avx512, __attribute__((target("avx512f"))), philox_uniforms_avx512,
             interleave_array)
 DEFINE_FILL(uniform_fill_avx2, __attribute__((target("avx2"))), philox_uniforms_avx2,
