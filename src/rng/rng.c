@@ -192,21 +192,17 @@ ALWAYS_INLINE void interleave_array(const double *restrict ua, const double *res
 
 #if DPD_RNG_X86
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wpsabi" /* the vector helpers below are always inlined */
-#endif
-
 #define BM_VW 16
 typedef double bm_vd __attribute__((vector_size(BM_VW * 8)));
 typedef int64_t bm_vi __attribute__((vector_size(BM_VW * 8)));
 typedef uint64_t bm_vu __attribute__((vector_size(BM_VW * 8)));
 
-ALWAYS_INLINE bm_vd bm_log_unit(bm_vd u) {
+ALWAYS_INLINE void bm_log_unit(const bm_vd *u_in, bm_vd *log_out) {
   const double ln2_hi = 0x1.62e42fee00000p-1, ln2_lo = 0x1.a39ef35793c76p-33;
   const double Lg1 = 0x1.5555555555593p-1, Lg2 = 0x1.999999997fa04p-2, Lg3 = 0x1.2492494229359p-2,
                Lg4 = 0x1.c71c51d8e78afp-3, Lg5 = 0x1.7466496cb03dep-3, Lg6 = 0x1.39a09d078c69fp-3,
                Lg7 = 0x1.2f112df3e5244p-3;
-  bm_vu bits = (bm_vu)u;
+  bm_vu bits = (bm_vu)*u_in;
   bm_vu mant = bits & UINT64_C(0x000FFFFFFFFFFFFF);
   bm_vu expo = bits >> 52; /* u > 0: no sign bit */
   /* big = (mant > 0x6A09E667F3BCD) as 1 or 0, from the sign bit of the difference (both are
@@ -223,17 +219,17 @@ ALWAYS_INLINE bm_vd bm_log_unit(bm_vd u) {
   bm_vd t2 = z * (Lg1 + w * (Lg3 + w * (Lg5 + w * Lg7)));
   bm_vd R = t2 + t1;
   bm_vd hfsq = 0.5 * f * f;
-  return k * ln2_hi - ((hfsq - (s * (hfsq + R) + k * ln2_lo)) - f);
+  *log_out = k * ln2_hi - ((hfsq - (s * (hfsq + R) + k * ln2_lo)) - f);
 }
 
-ALWAYS_INLINE void bm_sincos_2pi(bm_vd u, bm_vd *sin_out, bm_vd *cos_out) {
+ALWAYS_INLINE void bm_sincos_2pi(const bm_vd *u_in, bm_vd *sin_out, bm_vd *cos_out) {
   const double S1 = -0x1.5555555555549p-3, S2 = 0x1.111111110f8a6p-7, S3 = -0x1.a01a019c161d5p-13,
                S4 = 0x1.71de357b1fe7dp-19, S5 = -0x1.ae5e68a2b9cebp-26, S6 = 0x1.5d93a5acfd57cp-33;
   const double C1 = 0x1.555555555554cp-5, C2 = -0x1.6c16c16c15177p-10, C3 = 0x1.a01a019cb1590p-16,
                C4 = -0x1.27e4f809c52adp-22, C5 = 0x1.1ee9ebdb4b1c4p-29, C6 = -0x1.8fae9be8838d4p-37;
   const double shifter = 0x1.8p52;
   const double pio2 = 0x1.921fb54442d18p0;
-  bm_vd v = 4.0 * u;
+  bm_vd v = 4.0 * *u_in;
   bm_vd t = v + shifter;
   bm_vi q = (bm_vi)t & 3;
   bm_vd f = v - (t - shifter);
@@ -254,32 +250,35 @@ ALWAYS_INLINE void bm_sincos_2pi(bm_vd u, bm_vd *sin_out, bm_vd *cos_out) {
   *cos_out = (bm_vd)(c_bits ^ (((q + 1) & 2) << 62));
 }
 
-/* z0 = r c and z1 = r s of the blocks [i, i + BM_VW), before the interleave: ZS(u1 index)
- * gives r = sqrt(-2 log u1) with the target's square root. */
+/* z0 = r c and z1 = r s of the blocks [i, i + BM_VW), before the interleave; SQRT(&x, &r) is
+ * the target's square root. (Vectors are passed by address: a vector argument wider than the
+ * target's registers draws gcc's -Wpsabi note.) */
 #define BM_WIDE_BODY(ua, ub, i, SQRT, z0, z1)                                                      \
   do {                                                                                             \
-    bm_vd u1_, u2_, s_, c_;                                                                        \
+    bm_vd u1_, u2_, l_, r_, s_, c_;                                                                \
     memcpy(&u1_, (ua) + (i), sizeof u1_);                                                          \
     memcpy(&u2_, (ub) + (i), sizeof u2_);                                                          \
-    bm_vd r_ = SQRT(-2.0 * bm_log_unit(u1_));                                                      \
-    bm_sincos_2pi(u2_, &s_, &c_);                                                                  \
+    bm_log_unit(&u1_, &l_);                                                                        \
+    l_ = -2.0 * l_;                                                                                \
+    SQRT(&l_, &r_);                                                                                \
+    bm_sincos_2pi(&u2_, &s_, &c_);                                                                 \
     (z0) = r_ * c_;                                                                                \
     (z1) = r_ * s_;                                                                                \
   } while (0)
 
-__attribute__((target("avx2"))) ALWAYS_INLINE bm_vd bm_sqrt_avx2(bm_vd x) {
+__attribute__((target("avx2"))) ALWAYS_INLINE void bm_sqrt_avx2(const bm_vd *x, bm_vd *r) {
   __m256d p[BM_VW / 4];
-  memcpy(p, &x, sizeof x);
+  memcpy(p, x, sizeof *x);
   for (int j = 0; j < BM_VW / 4; j++) {
     p[j] = _mm256_sqrt_pd(p[j]);
   }
-  memcpy(&x, p, sizeof x);
-  return x;
+  memcpy(r, p, sizeof *r);
 }
 
-__attribute__((target("avx2"))) static void
-box_muller_array_avx2(const double *restrict ua, const double *restrict ub, double *restrict out,
-                      size_t nblocks) {
+__attribute__((target("avx2"))) static void box_muller_array_avx2(const double *restrict ua,
+                                                                  const double *restrict ub,
+                                                                  double *restrict out,
+                                                                  size_t nblocks) {
   size_t i = 0;
   for (; i + BM_VW <= nblocks; i += BM_VW) {
     bm_vd z0, z1;
@@ -297,19 +296,19 @@ box_muller_array_avx2(const double *restrict ua, const double *restrict ub, doub
   box_muller_array(ua + i, ub + i, out + 2 * i, nblocks - i);
 }
 
-__attribute__((target("avx512f,avx512dq"))) ALWAYS_INLINE bm_vd bm_sqrt_avx512(bm_vd x) {
+__attribute__((target("avx512f,avx512dq"))) ALWAYS_INLINE void bm_sqrt_avx512(const bm_vd *x,
+                                                                              bm_vd *r) {
   __m512d p[BM_VW / 8];
-  memcpy(p, &x, sizeof x);
+  memcpy(p, x, sizeof *x);
   for (int j = 0; j < BM_VW / 8; j++) {
     p[j] = _mm512_sqrt_pd(p[j]);
   }
-  memcpy(&x, p, sizeof x);
-  return x;
+  memcpy(r, p, sizeof *r);
 }
 
 __attribute__((target("avx512f,avx512dq"))) static void
-box_muller_array_avx512(const double *restrict ua, const double *restrict ub,
-                        double *restrict out, size_t nblocks) {
+box_muller_array_avx512(const double *restrict ua, const double *restrict ub, double *restrict out,
+                        size_t nblocks) {
   const __m512i idx_lo = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
   const __m512i idx_hi = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
   size_t i = 0;
@@ -428,8 +427,8 @@ philox_uniforms_avx2(const dpd_rng *rng, uint64_t block, size_t nblocks, double 
     __m256i x0[G], x1[G], x2[G], x3[G];
 #pragma GCC unroll 8
     for (int g = 0; g < G; g++) {
-      __m256i b = _mm256_add_epi64(_mm256_set1_epi64x((long long)(block + i + 4 * (size_t)g)),
-                                   lanes);
+      __m256i b =
+          _mm256_add_epi64(_mm256_set1_epi64x((long long)(block + i + 4 * (size_t)g)), lanes);
       x0[g] = b;
       x1[g] = _mm256_srli_epi64(b, 32);
       x2[g] = s0;
@@ -452,14 +451,14 @@ philox_uniforms_avx2(const dpd_rng *rng, uint64_t block, size_t nblocks, double 
     for (int g = 0; g < G; g++) {
       __m256i wa = _mm256_or_si256(_mm256_and_si256(x0[g], low32), _mm256_slli_epi64(x1[g], 32));
       __m256i wb = _mm256_or_si256(_mm256_and_si256(x2[g], low32), _mm256_slli_epi64(x3[g], 32));
-      _mm256_storeu_pd(ua + i + 4 * g,
-                       _mm256_sub_pd(_mm256_castsi256_pd(
-                                         _mm256_or_si256(_mm256_srli_epi64(wa, 12), one_bits)),
-                                     off));
-      _mm256_storeu_pd(ub + i + 4 * g,
-                       _mm256_sub_pd(_mm256_castsi256_pd(
-                                         _mm256_or_si256(_mm256_srli_epi64(wb, 12), one_bits)),
-                                     off));
+      _mm256_storeu_pd(
+          ua + i + 4 * g,
+          _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(wa, 12), one_bits)),
+                        off));
+      _mm256_storeu_pd(
+          ub + i + 4 * g,
+          _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(wb, 12), one_bits)),
+                        off));
     }
   }
   philox_uniforms_scalar(rng, block + i, nblocks - i, ua + i, ub + i);
