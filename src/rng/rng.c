@@ -41,6 +41,7 @@
 #endif
 
 #include "dpdyn/rng.h"
+#include "rng/rng_impl.h"
 
 /* Blocks handled per inner chunk: 2 x 256 doubles of uniforms stay in L1. */
 #define CHUNK_BLOCKS 256
@@ -567,6 +568,21 @@ int dpd_rng_gaussian_fill_isa(dpd_rng *rng, double *out, size_t n, dpd_rng_isa i
   }
   DPD__ISA_PICK(isa, gaussian_fill_scalar, gaussian_fill_avx2, gaussian_fill_avx512)(rng, out, n);
   rng->counter += (uint64_t)((n + 1) / 2);
+  return DPD_OK;
+}
+
+static void box_muller_array_scalar(const double *restrict ua, const double *restrict ub,
+                                    double *restrict out, size_t nblocks) {
+  box_muller_array(ua, ub, out, nblocks);
+}
+
+int dpd__rng_box_muller_isa(const double *ua, const double *ub, double *out, size_t nblocks,
+                            dpd_isa isa) {
+  if (!dpd__isa_supported(isa)) {
+    return DPD_EINVAL;
+  }
+  DPD__ISA_PICK(isa, box_muller_array_scalar, box_muller_array_avx2, box_muller_array_avx512)
+  (ua, ub, out, nblocks);
   return DPD_OK;
 }
 
