@@ -27,7 +27,14 @@
  * gcc vectorises from the same source return bit-identical results. A run therefore gives
  * the same numbers on every x86-64 CPU, not only for every thread count. Accuracy: log and
  * sin/cos are fdlibm-quality (< 1 ulp); the Gaussians are within a few ulp of
- * sqrt(-2 log u1) cos(2 pi u2) evaluated in exact arithmetic. */
+ * sqrt(-2 log u1) cos(2 pi u2) evaluated in exact arithmetic.
+ *
+ * Speed (bench/bench_gauss.sh, one thread, against NumPy's generator in the same run): the
+ * vector paths run Philox and the transform with several independent registers in step
+ * (philox_uniforms_avx2, the wide Box-Muller below), each near the throughput bound of its
+ * operation count. AVX-512 stays about 1.85x AVX2 per thread on a core with full-width
+ * 512-bit units (Zen 5): twice the blocks per instruction, and vpternlogq folds Philox's two
+ * xors into one, while the extra registers remove the spills. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -182,20 +189,22 @@ ALWAYS_INLINE void interleave_array(const double *restrict ua, const double *res
 }
 
 /* ---- Wide Box-Muller (x86): several vectors per step ----
- * The same operations as box_muller() on GCC vector extensions of VW doubles, element-wise
- * IEEE operations only (so the same bits as the scalar code), and the integer steps with
- * 64-bit lanes. gcc splits a vector wider than the target's registers into several register
- * operations placed side by side: with VW = 16 the AVX2 copy runs four independent 4-wide
- * chains and the AVX-512 copy two 8-wide ones, in step. That matters: the log/sincos chain is
- * some 100 operations deep, and with one register of blocks per loop iteration the core waits
- * on its latency (measured: the auto-vectorised AVX2 loop ran at half its throughput bound).
- * Only sqrt and the output interleave, which have no generic form, are per-target. */
+ * The same operations as box_muller() on GCC vector extensions of BM_VW doubles: element-wise
+ * IEEE operations in the same order (so the same bits as the scalar code) and the integer
+ * steps on 64-bit lanes. gcc splits a vector wider than the target's registers into several
+ * register operations placed side by side: with BM_VW = 16 the AVX2 copy runs four independent
+ * 4-wide chains in step and the AVX-512 copy two 8-wide ones. The log/sincos chain is some 100
+ * operations deep; gcc's own vectorisation of box_muller_array (kept for the scalar path and
+ * the tails) holds one register of blocks per iteration and the core could not overlap enough
+ * of them. Measured (Zen 5 EPYC, the transform alone, ns per Gaussian): AVX2 1.47 auto-
+ * vectorised, 1.26 with BM_VW = 8, 1.17 with 16, 1.06 with 16 and -fsched-pressure (CMakeLists:
+ * fewer spills), about the bound of its ~100 vector operations per 4 blocks; AVX-512 0.68 ->
+ * 0.60. Only sqrt and the output interleave, which have no generic form, are per target. */
 
 #if DPD_RNG_X86
 
 #define BM_VW 16
 typedef double bm_vd __attribute__((vector_size(BM_VW * 8)));
-typedef int64_t bm_vi __attribute__((vector_size(BM_VW * 8)));
 typedef uint64_t bm_vu __attribute__((vector_size(BM_VW * 8)));
 
 ALWAYS_INLINE void bm_log_unit(const bm_vd *u_in, bm_vd *log_out) {
@@ -207,8 +216,8 @@ ALWAYS_INLINE void bm_log_unit(const bm_vd *u_in, bm_vd *log_out) {
   bm_vu mant = bits & UINT64_C(0x000FFFFFFFFFFFFF);
   bm_vu expo = bits >> 52; /* u > 0: no sign bit */
   /* big = (mant > 0x6A09E667F3BCD) as 1 or 0, from the sign bit of the difference (both are
-   * below 2^52): a vector compare of 64-bit lanes that gcc cannot map to AVX2 would be
-   * split into scalar compares. */
+   * below 2^52). A vector compare here, even a signed one, was lowered by gcc 12 into 16 scalar
+   * compares (setg/cmov) for AVX2: a fifth of the time of the transform. */
   bm_vu big = (UINT64_C(0x6A09E667F3BCD) - mant) >> 63;
   bm_vd m = (bm_vd)(mant | ((UINT64_C(0x3FF) - big) << 52));
   bm_vd k = (bm_vd)(UINT64_C(0x4330000000000000) | (expo + big)) - 0x1.00000000003ffp52;
@@ -232,7 +241,7 @@ ALWAYS_INLINE void bm_sincos_2pi(const bm_vd *u_in, bm_vd *sin_out, bm_vd *cos_o
   const double pio2 = 0x1.921fb54442d18p0;
   bm_vd v = 4.0 * *u_in;
   bm_vd t = v + shifter;
-  bm_vi q = (bm_vi)t & 3;
+  bm_vu q = (bm_vu)t & 3u;
   bm_vd f = v - (t - shifter);
   bm_vd x = f * pio2;
   bm_vd z = x * x;
@@ -243,12 +252,12 @@ ALWAYS_INLINE void bm_sincos_2pi(const bm_vd *u_in, bm_vd *sin_out, bm_vd *cos_o
   bm_vd hz = 0.5 * z;
   bm_vd one_hz = 1.0 - hz;
   bm_vd cs = one_hz + (((1.0 - one_hz) - hz) + z * rc);
-  bm_vi swap = -(q & 1);
-  bm_vi bs = (bm_vi)sn, bc = (bm_vi)cs;
-  bm_vi s_bits = (bs & ~swap) | (bc & swap);
-  bm_vi c_bits = (bc & ~swap) | (bs & swap);
-  *sin_out = (bm_vd)(s_bits ^ ((q & 2) << 62));
-  *cos_out = (bm_vd)(c_bits ^ (((q + 1) & 2) << 62));
+  bm_vu swap = -(q & 1u);
+  bm_vu bs = (bm_vu)sn, bc = (bm_vu)cs;
+  bm_vu s_bits = (bs & ~swap) | (bc & swap);
+  bm_vu c_bits = (bc & ~swap) | (bs & swap);
+  *sin_out = (bm_vd)(s_bits ^ ((q & 2u) << 62));
+  *cos_out = (bm_vd)(c_bits ^ (((q + 1u) & 2u) << 62));
 }
 
 /* z0 = r c and z1 = r s of the blocks [i, i + BM_VW), before the interleave; SQRT(&x, &r) is
