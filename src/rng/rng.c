@@ -355,9 +355,12 @@ static void philox_round_keys(const dpd_rng *rng, uint32_t rk0[10], uint32_t rk1
 
 /* Eight blocks per register: every 64-bit lane holds one 32-bit Philox word in its low half.
  * vpmuludq reads only the low halves, so the high halves may carry garbage between rounds
- * (saving the masks); the output words are masked once at the end. */
+ * (saving the masks); the output words are masked once at the end. PHILOX_AVX512_GROUPS
+ * independent registers per iteration, the rounds unrolled. */
+#define PHILOX_AVX512_GROUPS 4
 __attribute__((target("avx512f"))) static void
 philox_uniforms_avx512(const dpd_rng *rng, uint64_t block, size_t nblocks, double *ua, double *ub) {
+  enum { G = PHILOX_AVX512_GROUPS };
   uint32_t rk0[10], rk1[10];
   philox_round_keys(rng, rk0, rk1);
   const __m512i m0 = _mm512_set1_epi64(PHILOX_M4x32_0);
@@ -369,46 +372,43 @@ philox_uniforms_avx512(const dpd_rng *rng, uint64_t block, size_t nblocks, doubl
   const __m512i s0 = _mm512_set1_epi64((long long)(rng->key[1] & 0xFFFFFFFFu));
   const __m512i s1 = _mm512_set1_epi64((long long)(rng->key[1] >> 32));
   size_t i = 0;
-  for (; i + 16 <= nblocks; i += 16) {
-    /* Two independent groups of eight blocks for instruction-level parallelism. */
-    __m512i b = _mm512_add_epi64(_mm512_set1_epi64((long long)(block + i)), lanes);
-    __m512i bb = _mm512_add_epi64(b, _mm512_set1_epi64(8));
-    __m512i a0 = b, a1 = _mm512_srli_epi64(b, 32), a2 = s0, a3 = s1;
-    __m512i c0 = bb, c1 = _mm512_srli_epi64(bb, 32), c2 = s0, c3 = s1;
+  for (; i + 8 * G <= nblocks; i += 8 * G) {
+    __m512i x0[G], x1[G], x2[G], x3[G];
+#pragma GCC unroll 8
+    for (int g = 0; g < G; g++) {
+      __m512i b =
+          _mm512_add_epi64(_mm512_set1_epi64((long long)(block + i + 8 * (size_t)g)), lanes);
+      x0[g] = b;
+      x1[g] = _mm512_srli_epi64(b, 32);
+      x2[g] = s0;
+      x3[g] = s1;
+    }
+#pragma GCC unroll 10
     for (int r = 0; r < 10; r++) {
       const __m512i k0 = _mm512_set1_epi64(rk0[r]);
       const __m512i k1 = _mm512_set1_epi64(rk1[r]);
-      __m512i p0 = _mm512_mul_epu32(a0, m0), p1 = _mm512_mul_epu32(a2, m1);
-      __m512i q0 = _mm512_mul_epu32(c0, m0), q1 = _mm512_mul_epu32(c2, m1);
-      a0 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), a1, k0, 0x96);
-      a2 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), a3, k1, 0x96);
-      a1 = p1;
-      a3 = p0;
-      c0 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(q1, 32), c1, k0, 0x96);
-      c2 = _mm512_ternarylogic_epi64(_mm512_srli_epi64(q0, 32), c3, k1, 0x96);
-      c1 = q1;
-      c3 = q0;
+#pragma GCC unroll 8
+      for (int g = 0; g < G; g++) {
+        __m512i p0 = _mm512_mul_epu32(x0[g], m0), p1 = _mm512_mul_epu32(x2[g], m1);
+        x0[g] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), x1[g], k0, 0x96);
+        x2[g] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), x3[g], k1, 0x96);
+        x1[g] = p1;
+        x3[g] = p0;
+      }
     }
-    __m512i wa = _mm512_or_si512(_mm512_and_si512(a0, low32), _mm512_slli_epi64(a1, 32));
-    __m512i wb = _mm512_or_si512(_mm512_and_si512(a2, low32), _mm512_slli_epi64(a3, 32));
-    __m512i xa = _mm512_or_si512(_mm512_and_si512(c0, low32), _mm512_slli_epi64(c1, 32));
-    __m512i xb = _mm512_or_si512(_mm512_and_si512(c2, low32), _mm512_slli_epi64(c3, 32));
-    _mm512_storeu_pd(
-        ua + i,
-        _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(_mm512_srli_epi64(wa, 12), one_bits)),
-                      off));
-    _mm512_storeu_pd(
-        ub + i,
-        _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(_mm512_srli_epi64(wb, 12), one_bits)),
-                      off));
-    _mm512_storeu_pd(
-        ua + i + 8,
-        _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(_mm512_srli_epi64(xa, 12), one_bits)),
-                      off));
-    _mm512_storeu_pd(
-        ub + i + 8,
-        _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(_mm512_srli_epi64(xb, 12), one_bits)),
-                      off));
+#pragma GCC unroll 8
+    for (int g = 0; g < G; g++) {
+      __m512i wa = _mm512_or_si512(_mm512_and_si512(x0[g], low32), _mm512_slli_epi64(x1[g], 32));
+      __m512i wb = _mm512_or_si512(_mm512_and_si512(x2[g], low32), _mm512_slli_epi64(x3[g], 32));
+      _mm512_storeu_pd(
+          ua + i + 8 * g,
+          _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(_mm512_srli_epi64(wa, 12), one_bits)),
+                        off));
+      _mm512_storeu_pd(
+          ub + i + 8 * g,
+          _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(_mm512_srli_epi64(wb, 12), one_bits)),
+                        off));
+    }
   }
   philox_uniforms_scalar(rng, block + i, nblocks - i, ua + i, ub + i);
 }
