@@ -140,34 +140,39 @@ static void all_instruction_set_paths_are_bit_identical(void **state) {
   (void)state;
   const size_t lengths[] = {1,   2,   3,   15,   16,   17,   31,    33,
                             511, 512, 513, 1000, 2001, 5003, 65537, 300001};
+  /* From a non-zero counter, and from one whose high word changes inside a vector register. */
+  const uint64_t starts[] = {12345, (UINT64_C(1) << 32) - 37};
   const dpd_rng_isa paths[] = {DPD_RNG_ISA_AVX2, DPD_RNG_ISA_AVX512, DPD_RNG_ISA_AUTO};
   double *ref = alloc_doubles(300001), *got = alloc_doubles(300001);
   int tested = 0;
-  for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
-    size_t n = lengths[l];
-    dpd_rng a;
-    dpd_rng_init(&a, SEED, 21);
-    a.counter = 12345;
-    assert_int_equal(dpd_rng_gaussian_fill_isa(&a, ref, n, DPD_RNG_ISA_SCALAR), DPD_OK);
-    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
-      dpd_rng b;
-      dpd_rng_init(&b, SEED, 21);
-      b.counter = 12345;
-      int st = dpd_rng_gaussian_fill_isa(&b, got, n, paths[p]);
-      if (st != DPD_OK) {
-        assert_int_equal(st, DPD_EINVAL);
-        assert_int_equal(b.counter, 12345); /* unsupported: rng untouched */
-        continue;
+  for (size_t c = 0; c < sizeof starts / sizeof starts[0]; c++) {
+    for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+      size_t n = lengths[l];
+      dpd_rng a;
+      dpd_rng_init(&a, SEED, 21);
+      a.counter = starts[c];
+      assert_int_equal(dpd_rng_gaussian_fill_isa(&a, ref, n, DPD_RNG_ISA_SCALAR), DPD_OK);
+      for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        dpd_rng b;
+        dpd_rng_init(&b, SEED, 21);
+        b.counter = starts[c];
+        int st = dpd_rng_gaussian_fill_isa(&b, got, n, paths[p]);
+        if (st != DPD_OK) {
+          assert_int_equal(st, DPD_EINVAL);
+          assert_int_equal(b.counter, starts[c]); /* unsupported: rng untouched */
+          continue;
+        }
+        tested++;
+        if (memcmp(ref, got, n * sizeof *ref) != 0) {
+          print_error("path %s differs from scalar at n = %zu, counter %llu\n",
+                      dpd_rng_isa_name(paths[p]), n, (unsigned long long)starts[c]);
+          fail();
+        }
+        assert_int_equal(b.counter, a.counter);
       }
-      tested++;
-      if (memcmp(ref, got, n * sizeof *ref) != 0) {
-        print_error("path %s differs from scalar at n = %zu\n", dpd_rng_isa_name(paths[p]), n);
-        fail();
-      }
-      assert_int_equal(b.counter, a.counter);
     }
   }
-  assert_true(tested >= (int)(sizeof lengths / sizeof lengths[0])); /* AUTO always runs */
+  assert_true(tested >= 2 * (int)(sizeof lengths / sizeof lengths[0])); /* AUTO always runs */
   assert_string_equal(dpd_rng_isa_name(DPD_RNG_ISA_SCALAR), "scalar");
   free(ref);
   free(got);
