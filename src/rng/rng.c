@@ -32,7 +32,7 @@
  * Speed (bench/bench_gauss.sh, one thread, against NumPy's generator in the same run): the
  * vector paths run Philox and the transform with several independent registers in step
  * (philox_uniforms_avx2, the wide Box-Muller below), each near the throughput bound of its
- * operation count. AVX-512 stays about 1.85x AVX2 per thread on a core with full-width
+ * operation count. AVX-512 stays about 2x AVX2 per thread on a core with full-width
  * 512-bit units (Zen 5): twice the blocks per instruction, and vpternlogq folds Philox's two
  * xors into one, while the extra registers remove the spills. */
 #include <math.h>
