@@ -12,6 +12,7 @@
 
 #include "dpd_test.h"
 #include "dpdyn/rng.h"
+#include "rng/rng_impl.h"
 
 #define SEED UINT64_C(0x5eed2385)
 
@@ -137,36 +138,127 @@ static void reinit_reproduces_identical_bits(void **state) {
  * bodies, the scalar tails and odd counts, from a non-zero counter. */
 static void all_instruction_set_paths_are_bit_identical(void **state) {
   (void)state;
-  const size_t lengths[] = {1, 2, 3, 15, 16, 17, 31, 33, 511, 512, 513, 1000, 2001, 5003};
+  const size_t lengths[] = {1,   2,   3,   15,   16,   17,   31,    33,
+                            511, 512, 513, 1000, 2001, 5003, 65537, 300001};
+  /* From a non-zero counter, and from one whose high word changes inside a vector register. */
+  const uint64_t starts[] = {12345, (UINT64_C(1) << 32) - 37};
   const dpd_rng_isa paths[] = {DPD_RNG_ISA_AVX2, DPD_RNG_ISA_AVX512, DPD_RNG_ISA_AUTO};
-  double *ref = alloc_doubles(5003), *got = alloc_doubles(5003);
+  double *ref = alloc_doubles(300001), *got = alloc_doubles(300001);
   int tested = 0;
-  for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
-    size_t n = lengths[l];
-    dpd_rng a;
-    dpd_rng_init(&a, SEED, 21);
-    a.counter = 12345;
-    assert_int_equal(dpd_rng_gaussian_fill_isa(&a, ref, n, DPD_RNG_ISA_SCALAR), DPD_OK);
-    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
-      dpd_rng b;
-      dpd_rng_init(&b, SEED, 21);
-      b.counter = 12345;
-      int st = dpd_rng_gaussian_fill_isa(&b, got, n, paths[p]);
-      if (st != DPD_OK) {
-        assert_int_equal(st, DPD_EINVAL);
-        assert_int_equal(b.counter, 12345); /* unsupported: rng untouched */
-        continue;
+  for (size_t c = 0; c < sizeof starts / sizeof starts[0]; c++) {
+    for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+      size_t n = lengths[l];
+      dpd_rng a;
+      dpd_rng_init(&a, SEED, 21);
+      a.counter = starts[c];
+      assert_int_equal(dpd_rng_gaussian_fill_isa(&a, ref, n, DPD_RNG_ISA_SCALAR), DPD_OK);
+      for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        dpd_rng b;
+        dpd_rng_init(&b, SEED, 21);
+        b.counter = starts[c];
+        int st = dpd_rng_gaussian_fill_isa(&b, got, n, paths[p]);
+        if (st != DPD_OK) {
+          assert_int_equal(st, DPD_EINVAL);
+          assert_int_equal(b.counter, starts[c]); /* unsupported: rng untouched */
+          continue;
+        }
+        tested++;
+        if (memcmp(ref, got, n * sizeof *ref) != 0) {
+          print_error("path %s differs from scalar at n = %zu, counter %llu\n",
+                      dpd_rng_isa_name(paths[p]), n, (unsigned long long)starts[c]);
+          fail();
+        }
+        assert_int_equal(b.counter, a.counter);
       }
-      tested++;
-      if (memcmp(ref, got, n * sizeof *ref) != 0) {
-        print_error("path %s differs from scalar at n = %zu\n", dpd_rng_isa_name(paths[p]), n);
-        fail();
-      }
-      assert_int_equal(b.counter, a.counter);
     }
   }
-  assert_true(tested >= (int)(sizeof lengths / sizeof lengths[0])); /* AUTO always runs */
+  assert_true(tested >= 2 * (int)(sizeof lengths / sizeof lengths[0])); /* AUTO always runs */
   assert_string_equal(dpd_rng_isa_name(DPD_RNG_ISA_SCALAR), "scalar");
+  free(ref);
+  free(got);
+}
+
+/* The transform alone on crafted uniforms, every path against the scalar one bit for bit: the
+ * ends of (0, 1) (the largest radii, log near 0), the sqrt(2) boundary of the log reduction at
+ * several exponents, the quadrant and octant boundaries of sincos (4u near an integer or a half
+ * integer), generator uniforms, and random normal doubles in (0, 1). Odd lengths reach the
+ * scalar tails of the vector bodies. */
+static void transform_paths_are_bit_identical_on_crafted_uniforms(void **state) {
+  (void)state;
+  enum { N = 6007 };
+  double *u = alloc_doubles(N), *ua = alloc_doubles(N), *ub = alloc_doubles(N);
+  double *ref = alloc_doubles(2 * N), *got = alloc_doubles(2 * N);
+  size_t m = 0;
+  for (int j = 0; j < 64; j++) {
+    u[m++] = (2.0 * j + 1.0) * 0x1p-53;       /* the smallest uniforms */
+    u[m++] = 1.0 - (2.0 * j + 1.0) * 0x1p-53; /* the largest */
+  }
+  const int expos[] = {-1, -2, -3, -7, -20, -40, -52};
+  for (size_t e = 0; e < sizeof expos / sizeof expos[0]; e++) {
+    for (int64_t d = -4; d <= 4; d++) { /* m = 1.mant around sqrt(2) */
+      uint64_t mant = UINT64_C(0x6A09E667F3BCD) + (uint64_t)d;
+      u[m++] = ldexp(1.0 + (double)mant * 0x1p-52, expos[e]);
+    }
+    u[m++] = ldexp(1.0, expos[e]); /* mantissa 0: f = 0 */
+    u[m++] = ldexp(0x1.fffffffffffffp0, expos[e] - 1);
+  }
+  for (int k = 1; k < 8; k++) { /* 4u near k/2: the quadrant changes or |f| = 1/2 */
+    for (int j = -5; j <= 5; j++) {
+      u[m++] = k / 8.0 + j * 0x1p-53;
+    }
+  }
+  size_t crafted = m;
+  dpd_rng rng;
+  dpd_rng_init(&rng, SEED, 31);
+  dpd_rng_uniform_fill(&rng, u + m, 2048);
+  m += 2048;
+  uint64_t x = UINT64_C(0x9E3779B97F4A7C15);
+  while (m < N) { /* random normal doubles in (0, 1): exponent field 1 ... 1022 */
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    uint64_t bits = (x & UINT64_C(0x000FFFFFFFFFFFFF)) | (((x >> 52) % 1022 + 1) << 52);
+    double v;
+    memcpy(&v, &bits, sizeof v);
+    u[m++] = v;
+  }
+  assert_int_equal(crafted, 282);
+  /* Every value is u1 once and u2 once, paired with a shifted partner. */
+  for (size_t i = 0; i < N; i++) {
+    ua[i] = u[i];
+    ub[i] = u[(i * 7 + 3) % N];
+  }
+  assert_int_equal(dpd__rng_box_muller_isa(ua, ub, ref, N, DPD_ISA_SCALAR), DPD_OK);
+  for (size_t i = 0; i < 2 * N; i++) {
+    assert_true(isfinite(ref[i]));
+  }
+  const dpd_isa paths[] = {DPD_ISA_AVX2, DPD_ISA_AVX512};
+  const size_t lengths[] = {N, N - 1, 17, 16, 15, 1};
+  for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+    for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+      size_t n = lengths[l];
+      /* From an offset of 1 as well: unaligned loads and stores. */
+      for (size_t off = 0; off < 2 && off + n <= N; off++) {
+        int st = dpd__rng_box_muller_isa(ua + off, ub + off, got, n, paths[p]);
+        if (st != DPD_OK) {
+          assert_int_equal(st, DPD_EINVAL);
+          continue;
+        }
+        for (size_t i = 0; i < 2 * n; i++) {
+          if (memcmp(&got[i], &ref[2 * off + i], sizeof got[i]) != 0) {
+            print_error("path %s, n = %zu, offset %zu: value %zu (u1 = %a, u2 = %a) is %a, "
+                        "scalar %a\n",
+                        dpd_isa_name(paths[p]), n, off, i, ua[off + i / 2], ub[off + i / 2], got[i],
+                        ref[2 * off + i]);
+            fail();
+          }
+        }
+      }
+    }
+  }
+  free(u);
+  free(ua);
+  free(ub);
   free(ref);
   free(got);
 }
@@ -409,6 +501,7 @@ int main(void) {
       cmocka_unit_test(gaussians_follow_the_documented_box_muller_rule),
       cmocka_unit_test(reinit_reproduces_identical_bits),
       cmocka_unit_test(all_instruction_set_paths_are_bit_identical),
+      cmocka_unit_test(transform_paths_are_bit_identical_on_crafted_uniforms),
       cmocka_unit_test(scalar_and_fill_follow_the_consistency_rules),
       cmocka_unit_test(uniforms_lie_strictly_inside_the_unit_interval),
       cmocka_unit_test(gaussian_moments_match_the_standard_normal),
