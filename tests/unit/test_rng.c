@@ -11,6 +11,7 @@
 #include <Random123/philox.h>
 
 #include "dpd_test.h"
+#include "dpdyn/isa.h"
 #include "dpdyn/rng.h"
 #include "rng/rng_impl.h"
 
@@ -66,19 +67,34 @@ static void uniforms_follow_the_documented_philox4x32_stream_rule(void **state) 
   assert_true(dpd_rng_uniform(&rng) == ub);
 }
 
+/* On every path this CPU has (forced with dpd_isa_set, as DPD_ISA does), across a counter whose
+ * high word changes inside a vector register. */
 static void uniform_fill_matches_scalar_uniforms(void **state) {
   (void)state;
+  static const dpd_isa paths[] = {DPD_ISA_SCALAR, DPD_ISA_AVX2, DPD_ISA_AVX512};
+  const dpd_isa before = dpd_isa_get();
   const size_t n = 1001;
   double *fill = alloc_doubles(n);
-  dpd_rng a, b;
-  dpd_rng_init(&a, SEED, 3);
-  dpd_rng_init(&b, SEED, 3);
-  dpd_rng_uniform_fill(&a, fill, n);
-  for (size_t i = 0; i < n; i++) {
-    assert_true(dpd_rng_uniform(&b) == fill[i]);
+  for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+    if (!dpd_isa_available(paths[p])) {
+      continue;
+    }
+    assert_int_equal(dpd_isa_set(paths[p]), DPD_OK);
+    for (int crossing = 0; crossing < 2; crossing++) {
+      const uint64_t start = crossing ? UINT64_C(0xFFFFFFFF) - 5 : 0;
+      dpd_rng a, b;
+      dpd_rng_init(&a, SEED, 3);
+      dpd_rng_init(&b, SEED, 3);
+      a.counter = b.counter = start;
+      dpd_rng_uniform_fill(&a, fill, n);
+      for (size_t i = 0; i < n; i++) {
+        assert_true(dpd_rng_uniform(&b) == fill[i]);
+      }
+      /* Odd n consumed ceil(n/2) blocks. */
+      assert_int_equal(a.counter, start + (n + 1) / 2);
+    }
   }
-  /* Odd n consumed ceil(n/2) blocks. */
-  assert_int_equal(a.counter, (n + 1) / 2);
+  assert_int_equal(dpd_isa_set(before), DPD_OK);
   free(fill);
 }
 
