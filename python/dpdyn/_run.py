@@ -289,6 +289,10 @@ def run(command, model=None, **keys):
     only) and no figure is drawn. Raises dpdyn.Error with the CLI's message."""
     lib, ffi = _lib.lib(), _lib.ffi
     start = time.monotonic()
+    if command == "sweep":
+        raise Error("a sweep is run by dpdyn.sweep(COMMAND, model=None, out=None, **keys), a "
+                    "list being an axis: dpdyn.sweep(\"simulate\", d=100, c=[0.5, 1, 2])",
+                    -1, command)
     err = ffi.new("dpd_err *")
     m = _choose(command, model, err)
     cmd = command.encode()
