@@ -6,7 +6,8 @@ core, minutes on a loaded machine), sends it SIGINT 1.5 s after the run started,
 the child to report KeyboardInterrupt. The bound on the time from SIGINT to the child's report
 is 5 s, generous for a loaded 2-core CI machine: the library polls the stop flag about every
 0.1 s (measured 0.03-0.13 s on an idle machine); before the binding ran the library on a worker
-thread, SIGINT was only seen once the run had finished (tens of seconds here)."""
+thread, SIGINT was only seen once the run had finished (tens of seconds here). rf ou is not
+among the cases: its draws are single LAPACK calls of seconds at these sizes (docs/python.md)."""
 import os
 import signal
 import subprocess
@@ -49,6 +50,11 @@ LONG = {
                         steps=2000, seeds=32),
     "rf compare": dict(command="compare", model="rf", d=100, n=2000, n_test=1000, p=4000,
                        steps=2000, seeds=32),
+    "nc simulate": dict(command="simulate", model="nc", K=50, p=2000, n=20000, n_test=5000,
+                        seeds=8, zcdp=2, steps=400),
+    "nc diagnose": dict(command="diagnose", model="nc", K=50, p=2000, n=100000),
+    "semipriv simulate": dict(command="simulate", model="semipriv", d=2000, k=10, n=4000,
+                              n_public=4000, n_test=2000, seeds=16),
 }
 
 
