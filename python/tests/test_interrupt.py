@@ -51,8 +51,8 @@ LONG = {
     "rf compare": dict(command="compare", model="rf", d=100, n=2000, n_test=1000, p=4000,
                        steps=2000, seeds=32),
     "nc simulate": dict(command="simulate", model="nc", K=50, p=2000, n=20000, n_test=5000,
-                        seeds=8, zcdp=2, steps=400),
-    "nc diagnose": dict(command="diagnose", model="nc", K=50, p=2000, n=100000),
+                        seeds=8, zcdp=2, steps=2000),
+    "nc diagnose": dict(command="diagnose", model="nc", K=50, p=2000, n=300000),
     "semipriv simulate": dict(command="simulate", model="semipriv", d=2000, k=10, n=4000,
                               n_public=4000, n_test=2000, seeds=16),
 }
