@@ -103,6 +103,11 @@ typedef struct {
 
 DPD_API dpd_run_env dpd_run_env_default(void);
 
+/* A ready-made progress callback for a binding's Ctrl-C (python/dpdyn): `flag` points to an int
+ * that another thread sets to non-zero to stop the run (DPD_ECANCELLED); it returns that int.
+ * The library never installs signal handlers: the binding sets the flag from its own. */
+DPD_API int dpd_run_progress_flag(void *flag, const char *what, size_t done, size_t total);
+
 /* One command of a model. `run` validates every key (the model records the values in effect in
  * `keys`), checks the memory estimate against env->max_memory, runs, and returns the output
  * (returned-owned). With env->validate_only it stops after validation (*out = NULL). */

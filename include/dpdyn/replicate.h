@@ -23,8 +23,10 @@ extern "C" {
  * passed through untouched). Contract:
  *  - it is called only from the thread that called the run (never from an OpenMP worker), so
  *    it needs no locking;
- *  - `done` strictly increases from call to call, 0 < done <= total, and the last call of a run
- *    that completes has done == total; intermediate values may be skipped;
+ *  - `done` increases from call to call, 0 < done <= total, and the last call of a run that
+ *    completes has done == total; intermediate values may be skipped; the one exception is a
+ *    heartbeat: when 100 ms pass with no new unit done, the run calls it again with the same
+ *    `done` (so that a stop request is heard during long units; done may then still be 0);
  *  - returning non-zero asks the run to stop: replicates not yet started are skipped, and the
  *    run returns DPD_ECANCELLED with no result. Return 0 to continue. */
 typedef int (*dpd_progress_fn)(void *user, size_t done, size_t total);

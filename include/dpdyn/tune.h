@@ -49,6 +49,7 @@
 
 #include "dpdyn/linreg.h"
 #include "dpdyn/ode.h"
+#include "dpdyn/replicate.h"
 #include "dpdyn/schedule.h"
 #include "dpdyn/status.h"
 
@@ -93,6 +94,11 @@ typedef struct {
                          tuned), rho (dpd_ode_config_init sets them from a dpd_linreg_setting,
                          the one a confirming simulation runs), tolerances and method. grid and bounds are ignored
                          (the objective needs R_out only). Default: dpd_ode_config_default() */
+  dpd_progress_fn progress; /* ODE solves done of at most `total` (replicate.h's contract; for
+                               dpd_tune_run the total is the search's budget, reached only by
+                               the last call); non-zero stops the run with DPD_ECANCELLED.
+                               NULL: none (default) */
+  void *progress_user;
 } dpd_tune_config;
 
 typedef struct {

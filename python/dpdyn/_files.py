@@ -10,12 +10,64 @@ Blank lines (gnuplot's block separators) are skipped. Metadata lines `# key = va
 import json
 import os
 import re
+import stat
 
 import numpy as np
 
 from ._result import Result, summary_decode, table_from_columns
+from ._run import Error
 
 _META = re.compile(r"^#\s*([^=:]+?)\s*[=:]\s*(.*)$")
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"))
+
+
+def open_regular(path):
+    """Opens a regular file for reading as UTF-8 text; anything else (a FIFO, which would block
+    until a writer comes, a device such as /dev/zero, a directory) is dpdyn.Error naming the path
+    at once. The file is opened without blocking, checked with fstat (links followed), then
+    read normally."""
+    path = os.fspath(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except IsADirectoryError:
+        raise Error("'%s' is a directory (allowed: a regular file)" % path) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((k for test, k in _KINDS if test(mode)), "not a regular file")
+            raise Error("'%s' is %s (allowed: a regular file)" % (path, kind))
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, encoding="utf-8")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_ini(path):
+    """The keys of an INI file as {key: text} (the CLI's rules: sections ignored but [sweep],
+    whose keys are left out; ';' and '#' start comments, also after a value), ready for
+    run(command, **read_ini(path)). A path that is not a regular file is dpdyn.Error."""
+    keys, section = {}, ""
+    with open_regular(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line[0] in ";#":
+                continue
+            if line.startswith("[") and line.endswith("]"):
+                section = line[1:-1].strip()
+                continue
+            if section == "sweep" or "=" not in line:
+                continue
+            key, value = line.split("=", 1)
+            for mark in (" ;", "\t;", " #", "\t#"):
+                if mark in value:
+                    value = value[:value.index(mark)]
+            keys[key.strip()] = value.strip()
+    return keys
 
 
 def read_table(path):
@@ -24,7 +76,7 @@ def read_table(path):
     legacy = False
     rows = []
     meta = {}
-    with open(path, encoding="utf-8") as f:
+    with open_regular(path) as f:
         for line in f:
             line = line.rstrip("\r\n")
             if not line.strip():
@@ -59,7 +111,7 @@ def read_table(path):
 
 
 def read_summary(path):
-    with open(path, encoding="utf-8") as f:
+    with open_regular(path) as f:
         return summary_decode(json.load(f))
 
 

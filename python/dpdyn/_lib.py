@@ -54,6 +54,7 @@ typedef struct {
   int (*validated)(void *user, dpd_err *err); void *validated_user;
 } dpd_run_env;
 dpd_run_env dpd_run_env_default(void);
+int dpd_run_progress_flag(void *flag, const char *what, size_t done, size_t total);
 typedef struct {
   const char *name; const char *summary; const char *files; const char *example; void *run;
 } dpd_model_command;

@@ -3,6 +3,7 @@
 line calls, so keys are validated by the same code and with the same messages."""
 import math
 import os
+import threading
 import time
 import warnings
 
@@ -122,6 +123,99 @@ def key_text(value):
     return str(value)
 
 
+def _shown(value):
+    """A value as an error message shows it: text quoted as the CLI does ('20'), with Python's
+    escapes for what cannot be printed (NUL, a lone surrogate)."""
+    if isinstance(value, str):
+        return "'%s'" % value.encode("unicode_escape", "backslashreplace").decode("ascii")
+    return repr(value)
+
+
+def _encode(text, name, is_name=False):
+    """Text of a key's name (is_name) or value as the C library takes it (UTF-8, no NUL):
+    dpdyn.Error naming the key otherwise (C would cut the text at a NUL byte)."""
+    what = ("key name %s" % _shown(name) if is_name else
+            "value for '%s': %s" % (_encode_name(name), _shown(text)))
+    if "\x00" in text:
+        raise Error("invalid %s (allowed: text without NUL bytes)" % what)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise Error("invalid %s (allowed: text encodable as UTF-8; %s)" % (what, e.reason)) \
+            from None
+
+
+def _encode_name(name):
+    """A key name as messages show it: itself, or escaped when it holds NUL or a surrogate."""
+    return _shown(name)[1:-1]
+
+
+def _desc(kset, name):
+    """The descriptor of key `name` in a key set (None: the set lacks it)."""
+    lib, ffi = _lib.lib(), _lib.ffi
+    i = lib.dpd_keys_find(kset, name)
+    if i < 0:
+        return None
+    d = lib.dpd_keys_desc_get(kset, i)
+    return None if d == ffi.NULL else d
+
+
+def _allowed(desc):
+    buf = _lib.ffi.new("char[]", 512)
+    _lib.lib().dpd_key_desc_allowed(desc, buf, 512)
+    return _lib.ffi.string(buf).decode("utf-8", "replace")
+
+
+def value_text(name, value, desc=None):
+    """The text of key `name` for a Python value (desc: its dpd_key_desc, or None when unknown):
+    integral floats for integer keys as integers (n=1e4 -> "10000"), other floats of integer
+    keys, None, bools for keys other than on/off ones, and other types are dpdyn.Error naming
+    the key."""
+    lib = _lib.lib()
+    is_int = desc is not None and desc.kind == lib.DPD_KEY_INT
+    shown = _encode_name(name)
+    if value is None:
+        raise Error("invalid value for '%s': None (allowed: a value; leave the key out for its "
+                    "default)" % shown)
+    if isinstance(value, (bool, np.bool_)):
+        if desc is not None and not (is_int and desc.lo == 0 and desc.hi == 1):
+            raise Error("invalid value for '%s': %r (allowed: %s; True/False only for on/off "
+                        "keys, integer 0 <= key <= 1)" % (shown, bool(value), _allowed(desc)))
+        return key_text(value)
+    if isinstance(value, (int, np.integer)):
+        return key_text(value)
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if is_int and math.isfinite(v):
+            if not v.is_integer():
+                raise Error("invalid value for '%s': %r (must be an integer: allowed: %s)" %
+                            (shown, v, _allowed(desc)))
+            return str(int(v))
+        return key_text(v)
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if isinstance(value, str):
+        return value
+    raise Error("invalid value for '%s': %s of type %s (allowed: a number, True/False for "
+                "on/off keys, or text)" % (shown, _shown(value), type(value).__name__))
+
+
+def _key_set(m, kset, name, value, command, err):
+    """Sets one key as the CLI would (dpd_model_key_set: its messages), after the binding's own
+    checks of the Python name and value."""
+    lib = _lib.lib()
+    if not isinstance(name, str):
+        raise Error("invalid key name %r (allowed: text)" % (name,), -1, command)
+    try:
+        bname = _encode(name, name, True)
+        text = value_text(name, value, _desc(kset, bname))
+        btext = _encode(text, name)
+    except Error as e:
+        e.command = command
+        raise
+    _check(lib.dpd_model_key_set(m, kset, bname, btext, err), err, command)
+
+
 def _physical_memory():
     try:
         pages, size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
@@ -146,6 +240,45 @@ def _tables(out):
     return tables
 
 
+def _interruptible(call, env, outp):
+    """Runs call() (a run of the library, which cffi makes without the GIL) on a worker thread
+    while this thread waits, so that Ctrl-C (KeyboardInterrupt) can reach it: then the flag that
+    env's progress callback returns (dpd_run_progress_flag) is set, the library stops at its next
+    poll (DPD_ECANCELLED; about every 0.1 s), the worker is joined, any output freed, and
+    KeyboardInterrupt raised. The library installs no signal handler; Python's stays in place."""
+    lib, ffi = _lib.lib(), _lib.ffi
+    flag = ffi.new("int *")
+    env.progress = lib.dpd_run_progress_flag
+    env.progress_user = flag
+    box = {}
+
+    def work():
+        try:
+            box["status"] = call()
+        except BaseException as e:  # noqa: B036 -- handed to the waiting thread
+            box["error"] = e
+
+    worker = threading.Thread(target=work, name="dpdyn.run", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+    except KeyboardInterrupt:
+        flag[0] = 1
+        while worker.is_alive():
+            try:
+                worker.join()
+            except KeyboardInterrupt:  # pressed again: the run is already stopping
+                pass
+        if outp[0] != ffi.NULL:
+            lib.dpd_output_free(outp[0])
+            outp[0] = ffi.NULL
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["status"]
+
+
 def run(command, model=None, **keys):
     """Runs COMMAND of MODEL with the given keys and returns a Result.
 
@@ -156,6 +289,10 @@ def run(command, model=None, **keys):
     only) and no figure is drawn. Raises dpdyn.Error with the CLI's message."""
     lib, ffi = _lib.lib(), _lib.ffi
     start = time.monotonic()
+    if command == "sweep":
+        raise Error("a sweep is run by dpdyn.sweep(COMMAND, model=None, out=None, **keys), a "
+                    "list being an axis: dpdyn.sweep(\"simulate\", d=100, c=[0.5, 1, 2])",
+                    -1, command)
     err = ffi.new("dpd_err *")
     m = _choose(command, model, err)
     cmd = command.encode()
@@ -164,8 +301,7 @@ def run(command, model=None, **keys):
     kset = ffi.gc(keysp[0], lib.dpd_keys_free)
     given = ([("model", model)] if model is not None else []) + list(keys.items())
     for name, value in given:  # the CLI's messages for a name the model lacks
-        _check(lib.dpd_model_key_set(m, kset, name.encode(), key_text(value).encode(), err),
-               err, command)
+        _key_set(m, kset, name, value, command, err)
     ram = _physical_memory()
     max_memory = ffi.new("size_t *")
     _check(lib.dpd_keys_bytes_get(kset, b"max_memory", ram // 2 if ram > 0 else 1 << 32,
@@ -173,7 +309,7 @@ def run(command, model=None, **keys):
     env = ffi.new("dpd_run_env *", lib.dpd_run_env_default())
     env.max_memory = max_memory[0]
     outp = ffi.new("dpd_output **")
-    status = lib.dpd_model_run(m, cmd, kset, env, outp, err)
+    status = _interruptible(lambda: lib.dpd_model_run(m, cmd, kset, env, outp, err), env, outp)
     out = outp[0]
     try:
         _check(status, err, command)

@@ -12,7 +12,12 @@
  * may print. The calling thread works on replicates like the others and reports between them;
  * once the loop has no replicate left for it, it looks at the counter every POLL_NS until the
  * others are done, so the last replicates are reported as they finish rather than all at the
- * end. Without a callback it goes straight to the closing barrier. */
+ * end. Without a callback it goes straight to the closing barrier.
+ *
+ * Heartbeat: the callback is also called, with an unchanged count, when HEARTBEAT_NS have
+ * passed since its last call, so that a callback that stops the run (a binding's Ctrl-C) is
+ * heard within that time even while no replicate finishes (long replicates poll
+ * dpd__replicate_progress with 0 units between their steps). */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <omp.h>
 #include <stdint.h>
@@ -27,6 +32,8 @@
 /* Interval at which the calling thread, its own replicates done, looks at the count of the
  * others (progress callback only): 1 ms. Output timing only; results never depend on it. */
 #define POLL_NS 1000000L
+/* Longest interval between two calls of the callback while the calling thread polls: 100 ms. */
+#define HEARTBEAT_NS 100000000L
 
 typedef struct {
   const dpd__replicate_plan *plan;
@@ -34,6 +41,7 @@ typedef struct {
   size_t done;     /* units finished (OpenMP atomic) */
   int stop;        /* the callback asked for a stop (OpenMP atomic) */
   size_t reported; /* done at the last callback (calling thread only) */
+  struct timespec called; /* time of the last callback (calling thread only) */
   size_t fail_rep; /* lowest failing replicate (n: none), under critical(dpd_replicate_fail) */
   int fail_status;
 } run_state;
@@ -58,17 +66,25 @@ static int stop_get(run_state *run) {
   return stop;
 }
 
-/* Calling thread only: calls the callback if the count moved since its last call. */
+static long elapsed_ns(const struct timespec *since, const struct timespec *now) {
+  return (long)(now->tv_sec - since->tv_sec) * 1000000000L + (now->tv_nsec - since->tv_nsec);
+}
+
+/* Calling thread only: calls the callback if the count moved since its last call, or as a
+ * heartbeat HEARTBEAT_NS after it. */
 static void report(run_state *run) {
   const dpd__replicate_plan *plan = run->plan;
   if (plan->progress == NULL || stop_get(run)) {
     return; /* after a stop request the callback is not called again */
   }
   const size_t done = done_get(run);
-  if (done == run->reported) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  if (done == run->reported && elapsed_ns(&run->called, &now) < HEARTBEAT_NS) {
     return;
   }
   run->reported = done;
+  run->called = now;
   if (plan->progress(plan->progress_user, done, run->total) != 0) {
 #pragma omp atomic write
     run->stop = 1;
@@ -135,8 +151,10 @@ int dpd__replicate_run(const dpd__replicate_plan *plan, dpd__replicate_fn fn, vo
                    .done = 0,
                    .stop = 0,
                    .reported = 0,
+                   .called = {0, 0},
                    .fail_rep = n,
                    .fail_status = DPD_OK};
+  clock_gettime(CLOCK_MONOTONIC, &run.called);
 
 #pragma omp parallel num_threads(nthreads)
   {

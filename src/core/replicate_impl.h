@@ -43,7 +43,9 @@ typedef struct {
  * dpd__replicate_progress included); plan->progress is called with the units done out of
  * n * units from the calling thread only, whenever that thread finds the count changed (after
  * each of its own replicates, at its own progress reports, and while it waits for the other
- * threads at the end), last with done = total.
+ * threads at the end), and with an unchanged count when 100 ms have passed since its last call
+ * (a heartbeat, so that a stop request is heard during long replicates), last with
+ * done = total.
  * Returns DPD_OK; the status of the failing replicate of lowest index, with its index in
  * *failed (err untouched: the caller words the reason from its slots); DPD_ECANCELLED when
  * the progress callback asked for a stop (this takes precedence over failures); DPD_EINVAL

@@ -58,6 +58,9 @@
 #include "core/error_impl.h"
 #include "core/isa_impl.h"
 #include "core/replicate_impl.h"
+
+/* Steps of a replicate between two polls of a stop request. */
+#define POLL_STEPS 64
 #include "core/stats_impl.h"
 #include "dpdyn/clip.h"
 #include "dpdyn/ode.h"
@@ -306,7 +309,7 @@ ALWAYS_INLINE double release_pass(const double *restrict lambda, const double *r
  * grid interval). `e` [d] and `buf` [2d + 2] are the caller's workspace. */
 ALWAYS_INLINE void run_replicate_body(const sde_plan *plan, size_t rep, double *restrict e,
                                       double *restrict buf, double *risk_row, double *clip_row,
-                                      replicate_info *info) {
+                                      replicate_info *info, dpd__replicate_slot *slot) {
   const size_t d = plan->d, nsteps = plan->nsteps, grid = plan->grid;
   const double *lambda = plan->lambda, *sl = plan->sqrt_lambda;
   const double half_zeta2 = 0.5 * plan->noise.zeta * plan->noise.zeta;
@@ -335,6 +338,12 @@ ALWAYS_INLINE void run_replicate_body(const sde_plan *plan, size_t rep, double *
   }
   double t = 0.0;
   for (size_t k = 0; k < nsteps; k++) {
+    /* A stop request (a binding's Ctrl-C) is heard between steps: every POLL_STEPS steps the
+     * calling thread lets the driver call the progress callback (its heartbeat). */
+    if (k % POLL_STEPS == POLL_STEPS - 1 && dpd__replicate_progress(slot, 0)) {
+      info->status = DPD_ECANCELLED;
+      return;
+    }
     const double t_next = step_time(plan, k + 1);
     const double h = t_next - t;
     const double eta = dpd_schedule_eval(plan->schedule, t);
@@ -446,17 +455,17 @@ ALWAYS_INLINE void run_replicate_body(const sde_plan *plan, size_t rep, double *
 }
 
 /* Replicate `rep` of the run (dpd__replicate_fn): its rows and info, its status. */
-ALWAYS_INLINE int run_replicate(void *job, size_t rep, double *work) {
+ALWAYS_INLINE int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slot *slot) {
   const sde_plan *plan = job;
   const size_t grid = plan->grid;
   run_replicate_body(plan, rep, work, work + plan->e_len, plan->risk_rows + rep * grid,
-                     plan->clip_rows + rep * grid, plan->info + rep);
+                     plan->clip_rows + rep * grid, plan->info + rep, slot);
   return plan->info[rep].status;
 }
 
 DPD__ISA_CLONES(int, replicate_kernel,
                 (void *job, size_t rep, double *work, dpd__replicate_slot *slot),
-                ((void)slot, run_replicate(job, rep, work)))
+                (run_replicate(job, rep, work, slot)))
 
 /* ---- Driver ---------------------------------------------------------------------------------- */
 

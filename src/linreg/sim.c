@@ -43,6 +43,9 @@
 #include "core/isa_impl.h"
 #include "core/noise_impl.h"
 #include "core/replicate_impl.h"
+
+/* Steps of a replicate between two polls of a stop request. */
+#define POLL_STEPS 64
 #include "core/stats_impl.h"
 #include "dpdyn/linreg.h"
 #include "dpdyn/rng.h"
@@ -276,7 +279,8 @@ ALWAYS_INLINE void pass_update(dpd_rng *rng, const double *restrict lambda,
  * interval). `e` [d], `xbuf` [d + 2] and `tmp` [CHUNK + 1] are the caller's workspace. */
 ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *restrict e,
                                       double *restrict xbuf, double *restrict tmp, double *risk_row,
-                                      double *clip_row, replicate_info *info) {
+                                      double *clip_row, replicate_info *info,
+                                      dpd__replicate_slot *slot) {
   const size_t d = plan->d, n = plan->n, grid = plan->grid;
   const double *sl = plan->sqrt_lambda, *lambda = plan->lambda;
   const double C = plan->C;
@@ -303,6 +307,12 @@ ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *
     }
   }
   for (size_t k = 0; k < n; k++) {
+    /* A stop request (a binding's Ctrl-C) is heard between steps: every POLL_STEPS steps the
+     * calling thread lets the driver call the progress callback (its heartbeat). */
+    if (k % POLL_STEPS == POLL_STEPS - 1 && dpd__replicate_progress(slot, 0)) {
+      info->status = DPD_ECANCELLED;
+      return;
+    }
     const double sigma = plan->sigma[k];
     const int noisy = sigma > 0.0;
     /* The step's m values, rounded up to even: the blocks [counter, counter + m_even / 2). */
@@ -386,17 +396,17 @@ ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *
 }
 
 /* Replicate `rep` of the run (dpd__replicate_fn): its rows and info, its status. */
-ALWAYS_INLINE int run_replicate(void *job, size_t rep, double *work) {
+ALWAYS_INLINE int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slot *slot) {
   const sim_plan *plan = job;
   const size_t grid = plan->grid;
   run_replicate_body(plan, rep, work, work + plan->e_len, work + plan->e_len + plan->xbuf_len,
-                     plan->risk_rows + rep * grid, plan->clip_rows + rep * grid, plan->info + rep);
+                     plan->risk_rows + rep * grid, plan->clip_rows + rep * grid, plan->info + rep, slot);
   return plan->info[rep].status;
 }
 
 DPD__ISA_CLONES(int, replicate_kernel,
                 (void *job, size_t rep, double *work, dpd__replicate_slot *slot),
-                ((void)slot, run_replicate(job, rep, work)))
+                (run_replicate(job, rep, work, slot)))
 
 static int validate(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
                     const dpd_linreg_sim_config *cfg, dpd_linreg_sim_result **out, dpd_err *err) {

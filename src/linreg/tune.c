@@ -368,7 +368,50 @@ typedef struct {
   var_kind kind[NVARS_MAX];
   double log_lo[NVARS_MAX], log_hi[NVARS_MAX];
   size_t evals, failed; /* serial counters (the parallel pre-scan adds its own) */
+  size_t budget;        /* the most ODE solves the run can make: progress's total */
+  size_t reported;      /* evals at the last progress call */
+  int stopped;          /* the progress callback asked for a stop */
 } search;
+
+/* Serial phases: reports sr->evals to the progress callback; 1 when a stop was asked for. */
+static int search_poll(search *sr) {
+  const dpd_tune_config *cfg = sr->cfg;
+  if (cfg->progress != NULL && !sr->stopped && sr->evals > sr->reported &&
+      sr->evals < sr->budget) {
+    sr->reported = sr->evals;
+    sr->stopped = cfg->progress(cfg->progress_user, sr->evals, sr->budget) != 0;
+  }
+  return sr->stopped;
+}
+
+/* A parallel loop's progress: units done and the stop request (both OpenMP atomics); the
+ * callback is called from thread 0 of the team, the calling thread, only. */
+typedef struct {
+  const dpd_tune_config *cfg;
+  size_t done, reported, offset, total;
+  int stop;
+} loop_progress;
+
+static int loop_stopped(loop_progress *lp) {
+  int stop;
+#pragma omp atomic read
+  stop = lp->stop;
+  return stop;
+}
+
+static void loop_done(loop_progress *lp) {
+  size_t done;
+#pragma omp atomic capture
+  done = ++lp->done;
+  if (lp->cfg->progress != NULL && omp_get_thread_num() == 0 && done > lp->reported &&
+      !loop_stopped(lp)) {
+    lp->reported = done;
+    if (lp->cfg->progress(lp->cfg->progress_user, lp->offset + done, lp->total) != 0) {
+#pragma omp atomic write
+      lp->stop = 1;
+    }
+  }
+}
 
 /* Box coordinates s -> (c, schedule config). The amplitude eta~(0) is set last: for the
  * optimal family c1 = eta~(0) gamma m needs the final m. */
@@ -420,10 +463,18 @@ static double objective_s(const search *sr, const double *s, int *failed) {
 
 static double counted_objective(search *sr, const double *s) {
   int failed;
+  if (sr->stopped) {
+    return sr->cfg->fail_value; /* winding down after a stop request: no more ODE solves */
+  }
   double f = objective_s(sr, s, &failed);
   sr->evals++;
   sr->failed += (size_t)failed;
+  (void)search_poll(sr);
   return f;
+}
+
+static int cancelled(dpd_err *err) {
+  return DPD_FAIL(err, DPD_ECANCELLED, "tune: stopped by the progress callback");
 }
 
 static double logistic(double u) {
@@ -492,6 +543,10 @@ static int nm_search(search *sr, const double *s0, local_result *out, dpd_err *e
     for (size_t it = 0; it < cfg->max_iter; it++) {
       int gs = gsl_multimin_fminimizer_iterate(m);
       out->iterations++;
+      if (sr->stopped) {
+        status = cancelled(err);
+        goto done;
+      }
       if (gs != GSL_SUCCESS) {
         break;
       }
@@ -540,6 +595,9 @@ static int brent_search(search *sr, double lo, double flo, double mid, double fm
     for (int h = 1; h <= EDGE_HALVINGS; h++) {
       double x = edge + (far - edge) * ldexp(1.0, -h);
       double fx = counted_objective(sr, &x);
+      if (sr->stopped) {
+        return cancelled(err);
+      }
       if (fx < fedge && fx < ffar) {
         found = 1;
         mid = x;
@@ -580,6 +638,10 @@ static int brent_search(search *sr, double lo, double flo, double mid, double fm
   for (size_t it = 0; it < cfg->max_iter; it++) {
     int gs = gsl_min_fminimizer_iterate(m);
     out->iterations++;
+    if (sr->stopped) {
+      gsl_min_fminimizer_free(m);
+      return cancelled(err);
+    }
     if (gs != GSL_SUCCESS) {
       break;
     }
@@ -803,20 +865,36 @@ int dpd_tune_run(const dpd_linreg_problem *problem, const dpd_schedule_config *f
 
   /* 1. Pre-scan (parallel; each point is independent, so the values do not depend on the
    * thread count). */
+  /* The budget: the pre-scan, each start's searches (a Nelder-Mead iteration solves at most
+   * nvars + 1 ODEs; Brent one, after at most EDGE_HALVINGS + 2 at the edge), the winner. */
+  sr.budget = total + 1 +
+              cfg->starts * ((cfg->restarts + 1) * (cfg->max_iter + 1) * (sr.nvars + 1) +
+                             EDGE_HALVINGS + 2);
   nthreads = nthreads_of(cfg, total);
+  loop_progress lp = {cfg, 0, 0, 0, sr.budget, 0};
 #pragma omp parallel for num_threads(nthreads) schedule(dynamic) reduction(+ : prescan_failed)
   for (size_t k = 0; k < total; k++) {
     size_t idx[NVARS_MAX];
     double s[NVARS_MAX];
     int failed;
+    if (loop_stopped(&lp)) {
+      continue; /* a stop was asked for: skip the rest */
+    }
     unflatten(k, cfg->prescan, sr.nvars, idx);
     for (size_t v = 0; v < sr.nvars; v++) {
       s[v] = prescan_s(idx[v], cfg->prescan);
     }
     fscan[k] = objective_s(&sr, s, &failed);
     prescan_failed += (size_t)failed;
+    loop_done(&lp);
+  }
+  if (lp.stop) {
+    free(fscan);
+    free(starts);
+    return cancelled(err);
   }
   sr.evals += total;
+  sr.reported = lp.reported;
   sr.failed += prescan_failed;
   out->prescan_best = INFINITY;
   for (size_t k = 0; k < total; k++) {
@@ -876,6 +954,9 @@ int dpd_tune_run(const dpd_linreg_problem *problem, const dpd_schedule_config *f
     sr.evals++;
     if (status < 0) {
       return status;
+    }
+    if (cfg->progress != NULL && cfg->progress(cfg->progress_user, sr.budget, sr.budget) != 0) {
+      return cancelled(err);
     }
     out->schedule = sc;
     out->c = c;
@@ -959,9 +1040,13 @@ int dpd_tune_surface_eval(const dpd_linreg_problem *problem, const dpd_schedule_
   }
   total = grid->nc * grid->neta;
   nthreads = nthreads_of(cfg, total);
+  loop_progress lp = {cfg, 0, 0, 0, total, 0};
 #pragma omp parallel for num_threads(nthreads) schedule(dynamic) reduction(+ : nfailed)
   for (size_t k = 0; k < total; k++) {
     size_t i = k / grid->neta, j = k % grid->neta;
+    if (loop_stopped(&lp)) {
+      continue; /* a stop was asked for: skip the rest */
+    }
     dpd_schedule_config sc = dpd_tune_schedule_eta0_set(&base, eta_out[j]);
     double r;
     if (eval_risk(problem, &sc, c_out[i], &cfg->ode, &r, NULL, NULL, NULL) < 0) {
@@ -969,6 +1054,10 @@ int dpd_tune_surface_eval(const dpd_linreg_problem *problem, const dpd_schedule_
       nfailed++;
     }
     risk[k] = r;
+    loop_done(&lp);
+  }
+  if (lp.stop) {
+    return cancelled(err);
   }
   if (failed != NULL) {
     *failed = nfailed;

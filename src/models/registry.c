@@ -93,6 +93,13 @@ int dpd_model_keys_create(const dpd_model_type *m, const char *command, dpd_keys
   return status;
 }
 
+int dpd_run_progress_flag(void *flag, const char *what, size_t done, size_t total) {
+  (void)what;
+  (void)done;
+  (void)total;
+  return __atomic_load_n((const int *)flag, __ATOMIC_RELAXED) != 0;
+}
+
 dpd_run_env dpd_run_env_default(void) {
   dpd_run_env env = {0, NULL, NULL, 0, NULL, NULL};
   return env;

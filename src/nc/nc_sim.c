@@ -1069,7 +1069,6 @@ static size_t test_errors(const nc_plan *pl, size_t rep, const double *W, double
 }
 
 static int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slot *slot) {
-  (void)slot;
   const nc_plan *pl = job;
   const dpd_nc_problem *pr = pl->pr;
   const size_t K = pr->K, p = pr->p, Kp = K * p;
@@ -1107,6 +1106,9 @@ static int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slo
   }
   double wn = 0.0;
   for (size_t t = 0; t < pl->T; t++) {
+    if (dpd__replicate_progress(slot, 0)) { /* a stop request, heard between steps */
+      return DPD_ECANCELLED;
+    }
     if (t == 0) {
       weighted_class_sums(pr, pl->seed, rep, cnorm, pl->clip, g, &ws);
       /* g_j = sum_k C[k][j] S_k, in place per coordinate. */

@@ -143,15 +143,18 @@ typedef struct {
   size_t rep;
   sp_ws *ws;
   size_t cached; /* first point of the block in ws->X; SIZE_MAX: none */
+  dpd__replicate_slot *slot; /* polled for a stop request before each block */
 } public_rows;
 
 static int public_row(void *user, size_t i, size_t a, size_t len, double *x, dpd_err *err) {
   public_rows *u = user;
   const dpd_semipriv_gen *gen = u->pl->gen;
   const size_t d = gen->d, N = u->pl->cfg->n_public, b0 = i / SP_BLOCK * SP_BLOCK;
-  (void)err;
   if (u->cached != b0) {
     const size_t m = N - b0 < SP_BLOCK ? N - b0 : SP_BLOCK;
+    if (dpd__replicate_progress(u->slot, 0)) {
+      return DPD_FAIL(err, DPD_ECANCELLED, "stopped on request");
+    }
     dpd_semipriv_gen_sample(gen, u->pl->cfg->seed, u->rep, DPD_SEMIPRIV_SET_PUBLIC, b0, m, u->ws->X,
                             u->ws->yb, u->ws->Z);
     u->cached = b0;
@@ -163,9 +166,10 @@ static int public_row(void *user, size_t i, size_t a, size_t len, double *x, dpd
 /* The public sample's top k principal directions A_hat (d x k column-major, decreasing
  * eigenvalues) and the empirical eigengap lambda_k - lambda_{k+1} (NaN when k + 1 exceeds the
  * sample's numerical rank: then the top k alone). */
-static int public_pca(const sp_plan *pl, size_t rep, sp_ws *ws, double *gap_hat) {
+static int public_pca(const sp_plan *pl, size_t rep, sp_ws *ws, dpd__replicate_slot *slot,
+                      double *gap_hat) {
   const size_t d = pl->gen->d, k = pl->cfg->k;
-  public_rows u = {pl, rep, ws, SIZE_MAX};
+  public_rows u = {pl, rep, ws, SIZE_MAX, slot};
   dpd_pca_config pc = pca_config(pl->gen, pl->cfg, k + 1);
   dpd_pca_result *pr = NULL;
   dpd_err e1;
@@ -194,7 +198,6 @@ static int public_pca(const sp_plan *pl, size_t rep, sp_ws *ws, double *gap_hat)
 }
 
 static int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slot *slot) {
-  (void)slot;
   sp_plan *pl = job;
   const dpd_semipriv_gen *gen = pl->gen;
   const dpd_semipriv_run_config *cfg = pl->cfg;
@@ -206,7 +209,7 @@ static int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slo
   layout(pl, work, &ws);
   double gap_hat = NAN;
   if (pca) {
-    int st = public_pca(pl, rep, &ws, &gap_hat);
+    int st = public_pca(pl, rep, &ws, slot, &gap_hat);
     if (st < 0) {
       return st;
     }
@@ -215,6 +218,9 @@ static int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slo
   double margin = INFINITY;
   for (size_t b0 = 0; b0 < n; b0 += SP_BLOCK) {
     const size_t m = n - b0 < SP_BLOCK ? n - b0 : SP_BLOCK;
+    if (dpd__replicate_progress(slot, 0)) { /* a stop request, heard between blocks */
+      return DPD_ECANCELLED;
+    }
     dpd_semipriv_gen_sample(gen, seed, rep, DPD_SEMIPRIV_SET_LABELLED, b0, m, ws.X, ws.yb, ws.Z);
     const double mm = dpd_semipriv_margin_min(ws.X, ws.yb, m, d, gen->w_star);
     margin = mm < margin ? mm : margin;
@@ -254,6 +260,9 @@ static int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slo
   double hsum = 0.0, rsum = 0.0;
   for (size_t b0 = 0; b0 < cfg->n_test; b0 += SP_BLOCK) {
     const size_t m = cfg->n_test - b0 < SP_BLOCK ? cfg->n_test - b0 : SP_BLOCK;
+    if (dpd__replicate_progress(slot, 0)) {
+      return DPD_ECANCELLED;
+    }
     dpd_semipriv_gen_sample(gen, seed, rep, DPD_SEMIPRIV_SET_TEST, b0, m, ws.X, ws.yb, ws.Z);
     dpd_semipriv_hinge(ws.X, ws.yb, m, d, ws.what, zeta, &h, &acc);
     hsum += h * (double)m;

@@ -340,6 +340,7 @@ int dpd__linreg_tune(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, 
   double *sim_traj = NULL;
   int status;
   size_t g;
+  dpd__progress_bridge solves = {env, "ODE solves"};
 
   *outp = NULL;
   memset(&st, 0, sizeof st);
@@ -359,6 +360,8 @@ int dpd__linreg_tune(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, 
   tc.ode = dpd__linreg_ode_config(run);
   simc = dpd__linreg_sim_config(run);
   tc.threads = simc.threads;
+  tc.progress = env->progress != NULL ? dpd__model_progress : NULL;
+  tc.progress_user = &solves;
 
   /* 1. The optimum. */
   if ((status = dpd_tune_run(dpd__linreg_ode_problem(run), dpd__linreg_schedule_config(run), &tc,

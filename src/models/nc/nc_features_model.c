@@ -289,6 +289,40 @@ static size_t law_row(void *user, size_t i, double *x) {
   return dpd_nc_train_sample(l->problem, l->seed, 0, i, x);
 }
 
+/* Rows that report their count to env->progress (rows read of 2 n: the diagnostics read each row
+ * twice), every POLL_ROWS rows; when the callback asks for a stop, the label K makes the
+ * diagnostics return at once, and the caller turns that into DPD_ECANCELLED. */
+#define POLL_ROWS 1024
+typedef struct {
+  dpd_nc_row_fn row;
+  void *user;
+  const dpd_run_env *env;
+  size_t K, calls, total;
+  int stopped;
+} polled_rows;
+
+static size_t polled_row(void *user, size_t i, double *x) {
+  polled_rows *r = user;
+  r->calls++;
+  if (!r->stopped && r->env->progress != NULL && r->calls % POLL_ROWS == 0 &&
+      r->calls < r->total) {
+    r->stopped = r->env->progress(r->env->progress_user, "rows", r->calls, r->total) != 0;
+  }
+  return r->stopped ? r->K : r->row(r->user, i, x);
+}
+
+static int diagnostics_polled(size_t n, size_t p, size_t K, dpd_nc_row_fn row, void *user,
+                              const dpd_run_env *env, dpd_nc_diagnostics **out, dpd_err *err) {
+  polled_rows r = {row, user, env, K, 0, 2 * n, 0};
+  int status = dpd_nc_diagnostics_create(n, p, K, polled_row, &r, out, err);
+  if (r.stopped) {
+    dpd_nc_diagnostics_free(*out);
+    *out = NULL;
+    return DPD_FAIL(err, DPD_ECANCELLED, "diagnose: stopped by the progress callback");
+  }
+  return status;
+}
+
 /* The diagnostics' scalars into a JSON object. */
 static void diag_json(cJSON *o, const dpd_nc_diagnostics *d) {
   static const char *const names[DPD_NC_BETA_QUANTILES] = {"min", "q10", "q25", "median",
@@ -406,18 +440,18 @@ int dpd__nc_diagnose(dpd_keys *keys, const dpd_run_env *env, dpd_output **outp, 
     goto done;
   }
   if (files.from_file) {
-    status = dpd_nc_diagnostics_create(files.train->n, files.train->p, files.train->K,
-                                       dpd_nc_features_row, files.train, &train, err);
+    status = diagnostics_polled(files.train->n, files.train->p, files.train->K,
+                                dpd_nc_features_row, files.train, env, &train, err);
     if (status == DPD_OK && files.test != NULL) {
-      status = dpd_nc_diagnostics_create(files.test->n, files.test->p, files.test->K,
-                                         dpd_nc_features_row, files.test, &test, err);
+      status = diagnostics_polled(files.test->n, files.test->p, files.test->K,
+                                  dpd_nc_features_row, files.test, env, &test, err);
     }
   } else {
     law_rows rows;
     if ((status = dpd_nc_problem_create(&pc, &problem, err)) == DPD_OK) {
       rows.problem = problem;
       rows.seed = pc.seed;
-      status = dpd_nc_diagnostics_create(pc.n, pc.p, pc.K, law_row, &rows, &train, err);
+      status = diagnostics_polled(pc.n, pc.p, pc.K, law_row, &rows, env, &train, err);
     }
   }
   if (status < 0) {

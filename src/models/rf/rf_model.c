@@ -470,7 +470,22 @@ typedef struct {
   double *ou_c;                      /* [draws * g] continuous OU risk */
   double *a_max, *a_min;             /* [draws] 2 s^2 / n, largest and smallest kept */
   size_t *rank, *exit_step;          /* [draws]; exit_step T + 1: never leaves */
+  size_t polls;                      /* stop polls so far (draw_poll) */
 } rf_draws;
+
+/* Polls between the dense phases of a draw (its features, theta*, the OU eigenproblem, the test
+ * projection: each one LAPACK or BLAS call that cannot be interrupted): env->progress with the
+ * phases done of DRAW_POLLS per draw ("problem phases"); DPD_ECANCELLED when it asks to stop. */
+#define DRAW_POLLS 4
+static int draw_poll(rf_draws *w, dpd_err *err) {
+  const dpd_run_env *env = w->r->progress.env;
+  w->polls++;
+  if (env->progress != NULL && env->progress(env->progress_user, "problem phases", w->polls,
+                                             w->draws * DRAW_POLLS) != 0) {
+    return DPD_FAIL(err, DPD_ECANCELLED, "stopped by the progress callback");
+  }
+  return DPD_OK;
+}
 
 static void rf_draws_free(rf_draws *w) {
   free(w->ts_train);
@@ -518,6 +533,9 @@ static int rf_draw_eval(void *user, size_t rep, const dpd_rf_problem *problem, d
   int status = DPD_OK;
   w->ts_train[rep] = NAN;
   w->ts_test[rep] = NAN;
+  if ((w->do_ou || r->theta_star) && (status = draw_poll(w, err)) < 0) {
+    return status;
+  }
   if (r->theta_star) {
     double *theta_star = malloc(pp * sizeof *theta_star);
     if (theta_star == NULL) {
@@ -526,6 +544,9 @@ static int rf_draw_eval(void *user, size_t rep, const dpd_rf_problem *problem, d
     status =
         dpd_rf_theta_star_get(problem, -1.0, theta_star, &w->ts_train[rep], &w->ts_test[rep], err);
     free(theta_star);
+  }
+  if (status >= 0 && (w->do_ou || r->theta_star)) {
+    status = draw_poll(w, err);
   }
   if (status < 0 || !w->do_ou) {
     return status;
@@ -542,7 +563,8 @@ static int rf_draw_eval(void *user, size_t rep, const dpd_rf_problem *problem, d
     status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
     goto done;
   }
-  if ((status = dpd_ou_create(NULL, problem->phi, n, pp, problem->y, &ou, err)) < 0) {
+  if ((status = dpd_ou_create(NULL, problem->phi, n, pp, problem->y, &ou, err)) < 0 ||
+      (status = draw_poll(w, err)) < 0) {
     goto done;
   }
   w->rank[rep] = dpd_ou_rank_get(ou);
@@ -564,6 +586,7 @@ static int rf_draw_eval(void *user, size_t rep, const dpd_rf_problem *problem, d
   /* One projection of the test set serves the discrete and the continuous curve. */
   if ((status = dpd_ou_test_create(ou, problem->phi_test, problem->n_test, problem->y_test,
                                    &ou_test, err)) < 0 ||
+      (status = draw_poll(w, err)) < 0 ||
       (status = dpd_ou_test_risk_eval(ou_test, &par, w->kgrid, g, risk_d, err)) < 0) {
     goto done;
   }
