@@ -17,7 +17,7 @@ from ._sweep import executable, sweep
 from . import _lib
 
 __all__ = ["run", "sweep", "executable", "load", "read_table", "read_ini", "Result", "Error", "models", "commands",
-           "small", "key_text", "library_path", "version"]
+           "small", "key_text", "library_path", "version", "kernel_path"]
 
 
 def library_path():
@@ -28,3 +28,9 @@ def library_path():
 def version():
     """The library's version ("MAJOR.MINOR.PATCH")."""
     return _lib.text(_lib.lib().dpd_version())
+
+
+def kernel_path():
+    """The vectorised kernel path in use ("avx512", "avx2" or "scalar"; DPD_ISA forces one, every
+    path gives the same bits: docs/kernels.md)."""
+    return _lib.text(_lib.lib().dpd_isa_name(_lib.lib().dpd_isa_get()))

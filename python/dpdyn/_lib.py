@@ -16,6 +16,10 @@ from cffi import FFI
 CDEF = """
 typedef struct { int status; const char *file; int line; char reason[512]; } dpd_err;
 const char *dpd_version(void);
+int dpd_isa_get(void);
+int dpd_isa_best(void);
+const char *dpd_isa_name(int isa);
+int dpd_isa_env_check(char *msg, size_t cap);
 const char *dpd_status_str(int status);
 
 typedef enum { DPD_KEY_REAL = 0, DPD_KEY_INT, DPD_KEY_TEXT, DPD_KEY_BYTES } dpd_key_kind;
@@ -129,3 +133,12 @@ def path():
 def text(ptr):
     """A C string as str ('' for NULL)."""
     return "" if ptr == ffi.NULL else ffi.string(ptr).decode("utf-8", "replace")
+
+
+def isa_problem():
+    """None when the environment variable DPD_ISA is unset, empty or names a kernel path this CPU
+    has; otherwise the CLI's one-line reason (docs/kernels.md)."""
+    buf = ffi.new("char[]", 512)
+    if lib().dpd_isa_env_check(buf, 512) != 0:
+        return text(buf)
+    return None

@@ -293,6 +293,9 @@ def run(command, model=None, **keys):
         raise Error("a sweep is run by dpdyn.sweep(COMMAND, model=None, out=None, **keys), a "
                     "list being an axis: dpdyn.sweep(\"simulate\", d=100, c=[0.5, 1, 2])",
                     -1, command)
+    problem = _lib.isa_problem()
+    if problem is not None:  # as the CLI refuses it (docs/kernels.md)
+        raise Error(problem, -1, command)
     err = ffi.new("dpd_err *")
     m = _choose(command, model, err)
     cmd = command.encode()
