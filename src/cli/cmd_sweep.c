@@ -1565,7 +1565,7 @@ static int assemble(const sweep *s, const char *config, const cli_params *base, 
   long ycol = -1;
   int status = DPD_OK, code = CLI_EXIT_OK;
   const char *figure = NULL;
-  char buf[64];
+  char buf[64], no_figure[200] = "";
 
   /* the columns: every number of every summary, in order of first appearance */
   for (size_t i = 0; i < s->npoints && status == DPD_OK; i++) {
@@ -1675,8 +1675,21 @@ static int assemble(const sweep *s, const char *config, const cli_params *base, 
       status = cli_write_in_place(s->out, "sweep.tsv", tsv, err);
     }
   }
-  /* the figure */
+  /* the figure: none when plot_y has no finite value at any point (all null, e.g. an SE at
+   * seeds = 1): the figure drops what it cannot draw, and the sweep still succeeds */
   if (status == DPD_OK && ycol >= 0) {
+    int drawable = 0;
+    for (size_t i = 0; i < s->npoints && !drawable; i++) {
+      drawable = isfinite(table[i * ncol + s->naxes + 1 + (size_t)ycol]) != 0;
+    }
+    if (!drawable) {
+      snprintf(no_figure, sizeof no_figure,
+               "'%.100s' is not a finite number at any point (null in every summary.json)",
+               c.names[ycol]);
+      fprintf(stderr, "dpdyn sweep: note: no figure: %s\n", no_figure);
+    }
+  }
+  if (status == DPD_OK && ycol >= 0 && no_figure[0] == '\0') {
     char *preamble = figure_preamble(s, base, &c, table, (size_t)ycol, &figure);
     dpd_err ferr;
     dpd_err_reset(&ferr);
@@ -1746,6 +1759,11 @@ static int assemble(const sweep *s, const char *config, const cli_params *base, 
       cJSON_AddStringToObject(root, "figure", buf);
     } else {
       cJSON_AddNullToObject(root, "figure");
+      if (no_figure[0] != '\0') {
+        cJSON *na = cJSON_CreateObject();
+        cJSON_AddStringToObject(na, "figure", no_figure);
+        cJSON_AddItemToObject(root, "not_available", na);
+      }
     }
     cli_json_number(root, "wall_seconds", cli_now() - start);
     if ((text = dpd__json_print(root)) == NULL) {

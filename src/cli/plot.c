@@ -922,6 +922,20 @@ int cli_cmd_plot(int argc, char **argv, dpd_err *err) {
     if (missing && plot_sweep(dir, format, &code, err)) {
       return code;
     }
+    if (missing) {
+      char *tsv = cli_path_join(dir, "sweep.tsv");
+      struct stat st;
+      const int sweep_dir = tsv != NULL && stat(tsv, &st) == 0 && S_ISREG(st.st_mode);
+      free(tsv);
+      if (sweep_dir) {
+        DPD_FAIL(err, DPD_EINVAL,
+                 "'%s' is a sweep without a figure (a figure needs one or two varied keys and a "
+                 "plot_y with a finite value at some point; its summary.json says why under "
+                 "not_available)",
+                 dir);
+        return CLI_EXIT_USAGE;
+      }
+    }
     DPD_FAIL(err, DPD_EINVAL,
              "cannot read '%s/trajectory.tsv': %s (allowed: a dpdyn output "
              "directory)",

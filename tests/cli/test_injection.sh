@@ -269,6 +269,21 @@ inj seeds1-sweep-nc 0 s1-swnc/sweep_line.png -- sweep compare "${NC[@]}" --seeds
   --sigma=1,2 --out=s1-swnc
 inj seeds1-sweep-semipriv 0 s1-swsp/sweep_line.png -- sweep compare "${SP[@]}" --seeds=1 \
   --n=200,300 --out=s1-swsp
+# plot_y null at every point (an SE at one replicate): exit 0 without a figure, the reason in
+# summary.json (was exit 3, gnuplot's "all points y value undefined"); dpdyn plot on it says so
+inj seeds1-sweep-plot-y-null 0 s1-swnull/sweep.tsv -- sweep simulate "${L[@]}" --seeds=1 \
+  --c=0.5,1 --plot_y=final_excess_risk_se --out=s1-swnull
+if [ -e s1-swnull/sweep_line.png ] || ! grep -q '"figure":.*not a finite number' s1-swnull/summary.json; then
+  bad "seeds1-sweep-plot-y-null: want no figure and its reason in summary.json"
+else
+  ok "seeds1-sweep-plot-y-null: no figure, reason recorded"
+fi
+inj plot-sweep-without-figure 1 - -- plot s1-swnull
+if grep -q "sweep without a figure" "$work/stderr"; then
+  ok "plot-sweep-without-figure: $(cat "$work/stderr")"
+else
+  bad "plot-sweep-without-figure: $(head -1 "$work/stderr")"
+fi
 # an older directory of one replicate (its SE columns 0, not nan) draws as well
 cp -r recv old-s1
 awk -F'\t' -v OFS='\t' '/^#/ || !h { if (!/^#/) h = 1; print; next } { $3 = 0; print }' \
