@@ -56,6 +56,7 @@ typedef struct {
 dpd_run_env dpd_run_env_default(void);
 typedef struct {
   const char *name; const char *summary; const char *files; const char *example; void *run;
+  const char *numbers;
 } dpd_model_command;
 typedef struct dpd_model_type {
   const char *name; const char *summary; const dpd_key_desc *keys;
