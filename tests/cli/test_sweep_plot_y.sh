@@ -41,7 +41,7 @@ else
   bad "plot_y=bogus: exit $rc after $((t1 - t0)) s, out dir $([ -e "$work/bogus" ] && echo written || echo absent): $(cat "$work/bogus.err")"
 fi
 # the same from the INI file, and under another model
-printf 'd = 20\nn = 200\nc = 1\nrho = 2\nplot_y = bogus\n[sweep]\neta0 = 0.5, 1\n' >"$work/bogus.ini"
+printf 'd = 20\nn = 200\nc = 1\nrho = 2\n[sweep]\neta0 = 0.5, 1\nplot_y = bogus\n' >"$work/bogus.ini"
 err ini_bogus "invalid value for 'plot_y': 'bogus'" sweep simulate "$work/bogus.ini" --seeds=2
 err rf_bogus "invalid value for 'plot_y': 'final_excess_risk' \(allowed: none, or a number of the summary of model=rf simulate, e\.g\. [a-z_]*final_[a-z_]*risk" \
   sweep simulate --model=rf --p=20 --d=4 --n=20 --steps=10 --seeds=2,3 --plot_y=final_excess_risk
@@ -51,7 +51,7 @@ err typo "'final_exces_risk' \(allowed: none, or a number of the summary of mode
 err varied "invalid value for 'plot_y': 'seeds' is a varied key" \
   sweep simulate --d=20 --n=200 --c=1 --rho=2 --seeds=2,3 --plot_y=seeds
 # the model as a varied key: the union of the models' lists
-"$dpdyn" sweep account --model='rf|nc' --epsilon=2 --steps=10 --eta=0.01 --plot_y=test_error \
+"$dpdyn" sweep account --model='rf|nc' --epsilon=2 --delta=1e-3 --plot_y=test_error \
   --out="$work/union" >/dev/null 2>"$work/union.err"
 rc=$?
 if [ "$rc" = 1 ] && grep -q "model=rf|nc account" "$work/union.err"; then
@@ -112,13 +112,14 @@ sp_rows 100 5 0 >"$work/sp_pub.txt"
 F="file:$work"
 
 ncover=0
+common=(--plot=0 --threads=1) # every sweep's (account --sequence takes neither)
 # cover MODEL COMMAND ARGS...: one sweep; its columns join the names produced by MODEL COMMAND
 cover() {
   local m=$1 c=$2 o
   shift 2
   ncover=$((ncover + 1))
   o="$work/cover$ncover"
-  "$dpdyn" sweep "$c" --model="$m" --plot=0 --threads=1 "$@" --out="$o" >/dev/null 2>"$o.err"
+  timeout 300 "$dpdyn" sweep "$c" --model="$m" "${common[@]}" "$@" --out="$o" >/dev/null 2>"$o.err"
   if [ -s "$o/sweep.tsv" ]; then
     produced "$o/sweep.tsv" >>"$work/got-$m-$c"
   else
@@ -132,11 +133,18 @@ TUNE=(--heatmap=3 --restarts=0 --xtol=1e-3 --confirm_seeds=0,2)
 for c in simulate sde ode compare account tune; do
   X=()
   [ "$c" = tune ] && X=("${TUNE[@]}")
-  cover linreg "$c" "${LR[@]}" "${X[@]}" --schedule="const|sqrt|hyperbolic|optimal|step|cosine|$F/sched.txt"
-  cover linreg "$c" "${LR[@]}" "${X[@]}" --noise="gaussian|laplace|rademacher|student:5" --theta_star="random|flat|$F/theta.txt"
+  S="const|sqrt|hyperbolic|optimal|step|cosine"
+  [ "$c" = tune ] || S="$S|$F/sched.txt"
+  cover linreg "$c" "${LR[@]}" "${X[@]}" --schedule="$S"
+  # tune with a label noise other than gaussian runs for minutes even at these sizes: its
+  # summary holds the same names as with gaussian noise but noise_nu (student), declared
+  N="gaussian|laplace|rademacher|student:5"
+  [ "$c" = tune ] && N=gaussian
+  cover linreg "$c" "${LR[@]}" "${X[@]}" --noise="$N" --theta_star="random|flat|$F/theta.txt"
   cover linreg "$c" "${LR[@]}" "${X[@]}" --rho=inf --c="1|inf" --zeta=0,0.5
   cover linreg "$c" --d=8 --n=40 --seeds=2 --grid=5 --c=1 "${X[@]}" --epsilon=2 --delta=1e-5,1e-3
-  cover linreg "$c" --d=8 --n=40 --seeds=2 --grid=5 "${X[@]}" --zcdp="1|inf" --c="1|inf" --gamma=0.2
+  cover linreg "$c" --d=8 --n=40 --seeds=2 --grid=5 "${X[@]}" --zcdp=1,2 --c=1 --gamma=0.2
+  cover linreg "$c" --d=8 --n=40 --seeds=2 --grid=5 "${X[@]}" --zcdp=inf --c="1|inf"
   case $c in
   simulate | account)
     cover linreg "$c" "${LR[@]}" "${X[@]}" --spectrum="iso|levels:1*4,3*4|powerlaw:1|$F/spec.txt" ;;
@@ -146,14 +154,18 @@ for c in simulate sde ode compare account tune; do
   case $c in
   ode | compare | tune)
     cover linreg "$c" "${LR[@]}" "${X[@]}" --method="bdf|adams" --compress="on|off|auto" --spectrum="iso|powerlaw:1"
-    cover linreg "$c" --d=8 --n=40 --seeds=2 --grid=5 --c=inf --rho=inf "${X[@]}" --method="volterra|bdf" ;;
+    [ "$c" = tune ] || cover linreg "$c" --d=8 --n=40 --seeds=2 --grid=5 --c=inf --rho=inf --method="volterra|bdf" ;;
   esac
   case $c in
   simulate | sde | compare) cover linreg "$c" "${LR[@]}" --save_replicates=0,1,2 ;;
-  account) cover linreg "$c" --d=8 --n=40 --epsilon=2 --delta=1e-5 --sequence="$F/seq.txt" --seed=1,2 ;;
+  account)
+    common=()
+    cover linreg "$c" --sequence="$work/seq.txt" --delta=1e-5,1e-3
+    common=(--plot=0 --threads=1) ;;
   esac
 done
-cover linreg compare "${LR[@]}" --sde=0,1 --c="1|inf" --rho="2|inf"
+cover linreg compare "${LR[@]}" --sde=0,1
+cover linreg compare --d=8 --n=40 --seeds=2 --grid=5 --c=inf --rho=inf --sde=0,1
 cover linreg tune "${LR[@]}" --heatmap=3 --restarts=0 --xtol=1e-3 --confirm_seeds=2 --tune="c|c,eta0" --heatmap_eta="log|linear"
 
 RF=(--d=4 --n=20 --n_test=10 --p=20 --steps=10 --seeds=2 --grid=5)
@@ -191,6 +203,8 @@ for c in simulate compare diagnose account; do
   cover nc "$c" "${NC[@]}" "${T[@]}" --epsilon="1|inf" --loss="ce|square"
   cover nc "$c" "${NC[@]}" "${T[@]}" --mu="1|inf" --radius="1|inf" --steps=3
   cover nc "$c" "${NC[@]}" "${T[@]}" --sigma=0,1
+  # two classes: the papers' Theorem 3.4 / 4.1 numbers (compare; the PCA fix)
+  cover nc "$c" --K=2 --p=12 --n=30 --seeds=2 "${T[@]}" --sigma=1 --pca_k=0,1 --n_public=50
   cover nc "$c" "${NC[@]}" "${T[@]}" --zcdp=2 --shift="none|cube|rademacher" --beta=0.1 --offset=0,0.1
   cover nc "$c" "${NC[@]}" "${T[@]}" --zcdp=2 --normalize="none|center|l2|center_l2" --etf="sparse|dense"
   cover nc "$c" "${NC[@]}" "${T[@]}" --zcdp=2 --pca_k=0,2 --n_public=50 --pca_center="yes|no"
