@@ -1040,8 +1040,8 @@ static size_t close_names(const char *const *lists, size_t nlists, const char *x
     }
     picked[npicked++] = best;
     if (len < cap) {
-      len += (size_t)snprintf(buf + len, cap - len, "%s%.*s", shown ? ", " : "", (int)best_wl,
-                              best);
+      len +=
+          (size_t)snprintf(buf + len, cap - len, "%s%.*s", shown ? ", " : "", (int)best_wl, best);
     }
     shown++;
   }
