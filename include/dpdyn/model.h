@@ -117,6 +117,13 @@ typedef struct {
   const char *files;   /* the files it writes, space-separated (summary.json included) */
   const char *example; /* one command line */
   int (*run)(dpd_keys *keys, const dpd_run_env *env, dpd_output **out, dpd_err *err);
+  /* The names of the numbers its summary can hold, space-separated, as dpdyn sweep names the
+   * columns of sweep.tsv: the top-level numbers, then "object.key" for the numbers one level
+   * down in objects other than params and not_available; wall_seconds and
+   * memory_estimate_bytes left out. The union over every configuration of the command (text
+   * keys, files, privacy keys): dpdyn sweep refuses a plot_y outside it before any point runs,
+   * so it must never miss a name a run can produce (tests/cli/test_sweep_plot_y.sh checks). */
+  const char *numbers;
 } dpd_model_command;
 
 typedef struct dpd_model_type {

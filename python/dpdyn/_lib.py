@@ -61,6 +61,7 @@ dpd_run_env dpd_run_env_default(void);
 int dpd_run_progress_flag(void *flag, const char *what, size_t done, size_t total);
 typedef struct {
   const char *name; const char *summary; const char *files; const char *example; void *run;
+  const char *numbers;
 } dpd_model_command;
 typedef struct dpd_model_type {
   const char *name; const char *summary; const dpd_key_desc *keys;

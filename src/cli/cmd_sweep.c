@@ -908,12 +908,32 @@ static int point_params(const sweep *s, size_t point, cli_params *p, dpd_err *er
   return status;
 }
 
-/* Step 2: every point as its command validates it. */
-static int validate_points(const sweep *s, dpd_err *err) {
+/* The models the points run (`model` may be a varied key): at most SWEEP_MAX_MODELS. */
+#define SWEEP_MAX_MODELS 16
+typedef struct {
+  const dpd_model_type *m[SWEEP_MAX_MODELS];
+  size_t n;
+} model_set;
+
+static void model_set_add(model_set *ms, const dpd_model_type *m) {
+  for (size_t k = 0; k < ms->n; k++) {
+    if (ms->m[k] == m) {
+      return;
+    }
+  }
+  if (m != NULL && ms->n < SWEEP_MAX_MODELS) {
+    ms->m[ms->n++] = m;
+  }
+}
+
+/* Step 2: every point as its command validates it; *models: the models of the points. */
+static int validate_points(const sweep *s, model_set *models, dpd_err *err) {
+  models->n = 0;
   for (size_t i = 0; i < s->npoints; i++) {
     cli_params p;
     int status = point_params(s, i, &p, err);
     if (status == DPD_OK) {
+      model_set_add(models, p.model);
       status = cli_validate(s->command, &p, err);
       cli_params_free(&p);
     }
@@ -923,6 +943,157 @@ static int validate_points(const sweep *s, dpd_err *err) {
     }
   }
   return DPD_OK;
+}
+
+/* ---------------------------------------------------------------- plot_y before any point */
+
+/* Whether the space-separated `list` holds the word `name`. */
+static int word_in(const char *list, const char *name) {
+  size_t len = strlen(name);
+  for (const char *w = list; w != NULL && *w != '\0';) {
+    size_t wl = strcspn(w, " ");
+    if (wl == len && len > 0 && strncmp(w, name, len) == 0) {
+      return 1;
+    }
+    w += wl;
+    w += strspn(w, " ");
+  }
+  return 0;
+}
+
+/* Edit distance of a[0..la) and b[0..lb) (insertions, deletions, substitutions), capped at
+ * 99; the words of a summary are short (at most 63 characters are compared). */
+static size_t edit_distance(const char *a, size_t la, const char *b, size_t lb) {
+  size_t row[64];
+  la = la < 63 ? la : 63;
+  lb = lb < 63 ? lb : 63;
+  for (size_t j = 0; j <= lb; j++) {
+    row[j] = j;
+  }
+  for (size_t i = 1; i <= la; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= lb; j++) {
+      size_t up = row[j];
+      size_t best = diag + (a[i - 1] != b[j - 1]);
+      best = up + 1 < best ? up + 1 : best;
+      best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  return row[lb] < 99 ? row[lb] : 99;
+}
+
+/* How close the word w[0..wl) is to the name x (lower: closer; 0: not close): a few typos, a
+ * part of the word, or a long common prefix. */
+static size_t closeness(const char *w, size_t wl, const char *x) {
+  size_t xl = strlen(x), prefix = 0, d = edit_distance(w, wl, x, xl);
+  while (prefix < wl && prefix < xl && w[prefix] == x[prefix]) {
+    prefix++;
+  }
+  if (d <= 2 || (xl >= 3 && d <= xl / 3)) {
+    return 1 + d;
+  }
+  if (xl >= 3) {
+    for (size_t k = 0; k + xl <= wl; k++) {
+      if (strncmp(w + k, x, xl) == 0) {
+        return 10 + wl - xl;
+      }
+    }
+  }
+  if (prefix >= 4 || (prefix >= 3 && prefix * 2 >= xl)) {
+    return 100 + wl - prefix;
+  }
+  return 0;
+}
+
+/* Appends to buf up to `most` words of the lists (the first of equal closeness first) close to
+ * x, ", "-separated; returns how many. */
+static size_t close_names(const char *const *lists, size_t nlists, const char *x, size_t most,
+                          char *buf, size_t cap) {
+  size_t shown = 0, len = strlen(buf);
+  const char *picked[8];
+  size_t npicked = 0;
+  most = most < 8 ? most : 8;
+  while (shown < most) {
+    const char *best = NULL;
+    size_t best_wl = 0, best_score = 0;
+    for (size_t l = 0; l < nlists; l++) {
+      for (const char *w = lists[l]; w != NULL && *w != '\0';) {
+        size_t wl = strcspn(w, " "), score = closeness(w, wl, x), seen = 0;
+        for (size_t k = 0; k < npicked; k++) {
+          seen |= strlen(picked[k]) >= wl && strncmp(picked[k], w, wl) == 0 &&
+                  (picked[k][wl] == ' ' || picked[k][wl] == '\0');
+        }
+        if (score > 0 && !seen && (best == NULL || score < best_score)) {
+          best = w;
+          best_wl = wl;
+          best_score = score;
+        }
+        w += wl;
+        w += strspn(w, " ");
+      }
+    }
+    if (best == NULL) {
+      break;
+    }
+    picked[npicked++] = best;
+    if (len < cap) {
+      len +=
+          (size_t)snprintf(buf + len, cap - len, "%s%.*s", shown ? ", " : "", (int)best_wl, best);
+    }
+    shown++;
+  }
+  return shown;
+}
+
+/* plot_y, before any point runs: none, or a number the summary of the command can hold for
+ * one of the points' models (dpd_model_command.numbers), and not a varied key (sweep.tsv
+ * holds those as the grid's columns, not the summary's). Whether these points produce it is
+ * known after they ran (assemble). */
+static int plot_y_check(const sweep *s, const model_set *models, dpd_err *err) {
+  const char *lists[SWEEP_MAX_MODELS];
+  char whose[256], close[512];
+  size_t nlists = 0, len = 0;
+  int found = 0;
+  if (s->plot_y == NULL || strcmp(s->plot_y, "none") == 0) {
+    return DPD_OK;
+  }
+  whose[0] = close[0] = '\0';
+  for (size_t k = 0; k < models->n; k++) {
+    const dpd_model_command *c = dpd_model_command_get(models->m[k], s->command);
+    if (c == NULL || c->numbers == NULL) {
+      return DPD_OK; /* no list to check against: assemble checks */
+    }
+    lists[nlists++] = c->numbers;
+    found |= word_in(c->numbers, s->plot_y);
+    if (len < sizeof whose) {
+      len += (size_t)snprintf(whose + len, sizeof whose - len, "%s%s", k ? "|" : "",
+                              models->m[k]->name);
+    }
+  }
+  if (nlists == 0) {
+    return DPD_OK;
+  }
+  for (size_t a = 0; a < s->naxes && found; a++) {
+    if (strcmp(s->axes[a].key->name, s->plot_y) == 0) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for 'plot_y': '%.100s' is a varied key of the sweep (allowed: "
+                      "none, or a number of the points' summaries other than the varied keys; see "
+                      "'dpdyn sweep %s --model=%s --help')",
+                      s->plot_y, s->command, whose);
+    }
+  }
+  if (found) {
+    return DPD_OK;
+  }
+  close_names(lists, nlists, s->plot_y, 4, close, sizeof close);
+  return DPD_FAIL(err, DPD_EINVAL,
+                  "invalid value for 'plot_y': '%.100s' (allowed: none, or a number of the summary "
+                  "of model=%s %s%s%s; see 'dpdyn sweep %s --model=%s --help' for the list)",
+                  s->plot_y, whose, s->command, close[0] ? ", e.g. " : "", close, s->command,
+                  whose);
 }
 
 /* ---------------------------------------------------------------- configuration (OUT/.sweep) */
@@ -1801,7 +1972,44 @@ static int assemble(const sweep *s, const char *config, const cli_params *base, 
 
 /* ---------------------------------------------------------------- the command */
 
-static void sweep_help(void) {
+/* The numbers of COMMAND's summary for the model named by --model (or the command's default
+ * model), wrapped, for 'dpdyn sweep COMMAND [--model=M] --help'. */
+static void numbers_help(int argc, char **argv) {
+  const char *name = NULL;
+  const dpd_model_type *m;
+  const dpd_model_command *c;
+  dpd_err err;
+  size_t col = 0;
+  if (argc < 1 || !cli_is_run_command(argv[0])) {
+    return;
+  }
+  for (int i = 1; i < argc; i++) {
+    if (strncmp(argv[i], "--model=", 8) == 0) {
+      name = argv[i] + 8;
+    } else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) {
+      name = argv[i + 1];
+    }
+  }
+  if (dpd_model_find(name, argv[0], &m, &err) < 0 ||
+      (c = dpd_model_command_get(m, argv[0])) == NULL || c->numbers == NULL) {
+    return;
+  }
+  printf("\nvalues of plot_y for model=%s %s (the numbers its summary can hold), or none:\n",
+         m->name, argv[0]);
+  for (const char *w = c->numbers; *w != '\0';) {
+    int wl = (int)strcspn(w, " ");
+    if (col > 0 && col + 1 + (size_t)wl > 98) {
+      printf("\n");
+      col = 0;
+    }
+    col += (size_t)printf("%s%.*s", col == 0 ? "  " : " ", wl, w);
+    w += wl;
+    w += strspn(w, " ");
+  }
+  printf("\n");
+}
+
+static void sweep_help(int argc, char **argv) {
   printf(
       "usage: dpdyn sweep COMMAND [FILE.ini] [--key=SPEC ...] [--out=DIR] [--plot_y=NAME]\n"
       "\n"
@@ -1818,7 +2026,10 @@ static void sweep_help(void) {
       "keys of the sweep itself:\n"
       "  out         output directory [./dpdyn-out/sweep-COMMAND-MODEL, or out of FILE.ini]\n"
       "  plot_y      summary number to plot, or none [final_excess_risk, final_test_risk,\n"
-      "              rho_eff or sigma, the first the points have]\n"
+      "              rho_eff or sigma, the first the points have]; checked before any point\n"
+      "              runs against the numbers COMMAND's summary can hold ('dpdyn sweep\n"
+      "              COMMAND --model=M --help' lists them), and after the points ran\n"
+      "              against those they wrote\n"
       "  threads     (of every point) worker threads of each point; results do not depend on it\n"
       "every other key: as 'dpdyn COMMAND --help' lists it.\n"
       "\n"
@@ -1844,6 +2055,7 @@ static void sweep_help(void) {
       "  dpdyn sweep simulate --d=100 --gamma=0.5 --rho=2 --c=0.25,0.5,1 --eta0=log:0.1:1:4 \\\n"
       "      --seeds=8 --out=sweep-c-eta0\n"
       "  mpirun -np 4 dpdyn sweep simulate ... --threads=4\n");
+  numbers_help(argc, argv);
 }
 
 static int finish(ranks *r, int code, const char *reason) {
@@ -1875,7 +2087,7 @@ int cli_cmd_sweep(int argc, char **argv) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       const char *rank = getenv("OMPI_COMM_WORLD_RANK");
       if (rank == NULL || strcmp(rank, "0") == 0) {
-        sweep_help();
+        sweep_help(argc, argv);
       }
       return CLI_EXIT_OK;
     }
@@ -1938,7 +2150,11 @@ int cli_cmd_sweep(int argc, char **argv) {
   }
   /* 2.-3. rank 0: validation, OUT, the points to run */
   if (code == CLI_EXIT_OK && r.rank == 0) {
-    int status = validate_points(&s, &err);
+    model_set models;
+    int status = validate_points(&s, &models, &err);
+    if (status == DPD_OK) {
+      status = plot_y_check(&s, &models, &err);
+    }
     if (status == DPD_OK && (status = base_params(&s, &base, &err)) == DPD_OK &&
         (config = config_text(&s, &base, &err)) == NULL) {
       status = DPD_ENOMEM;

@@ -269,6 +269,127 @@ static void keys_record_values_in_effect(void **state) {
   dpd_keys_free(keys);
 }
 
+/* Whether `name` is a word of the space-separated list. */
+static int listed(const char *list, const char *name) {
+  size_t len = strlen(name);
+  for (const char *w = list; *w != '\0';) {
+    size_t wl = strcspn(w, " ");
+    if (wl == len && strncmp(w, name, len) == 0) {
+      return 1;
+    }
+    w += wl + (w[wl] == ' ');
+  }
+  return 0;
+}
+
+/* Every number of a summary (one level down in objects but params and not_available, named
+ * "object.key", as dpdyn sweep names them) is in `list`; returns how many were checked. */
+static size_t summary_numbers_listed(const char *what, const cJSON *summary, const char *list) {
+  const cJSON *item;
+  size_t n = 0;
+  cJSON_ArrayForEach(item, summary) {
+    const cJSON *sub;
+    if (cJSON_IsObject(item) && strcmp(item->string, "params") != 0 &&
+        strcmp(item->string, "not_available") != 0) {
+      cJSON_ArrayForEach(sub, item) {
+        char name[256];
+        if (cJSON_IsNumber(sub) || cJSON_IsNull(sub) || cJSON_IsBool(sub)) {
+          snprintf(name, sizeof name, "%s.%s", item->string, sub->string);
+          if (!listed(list, name)) {
+            print_error("%s: summary number '%s' missing from its numbers\n", what, name);
+            fail();
+          }
+          n++;
+        }
+      }
+    } else if ((cJSON_IsNumber(item) || cJSON_IsNull(item) || cJSON_IsBool(item)) &&
+               strcmp(item->string, "wall_seconds") != 0 &&
+               strcmp(item->string, "memory_estimate_bytes") != 0) {
+      if (!listed(list, item->string)) {
+        print_error("%s: summary number '%s' missing from its numbers\n", what, item->string);
+        fail();
+      }
+      n++;
+    }
+  }
+  return n;
+}
+
+/* Every command declares the numbers its summary can hold (dpd_model_command.numbers, which
+ * dpdyn sweep checks plot_y against): words of [A-Za-z0-9_] with at most one '.', one space
+ * apart, each once, none of the run's own (wall_seconds, memory_estimate_bytes, status); and
+ * simulate's small problem produces only declared numbers (tests/cli/test_sweep_plot_y.sh runs
+ * every command over its text keys). */
+static void every_command_declares_its_summary_numbers(void **state) {
+  const dpd_model_type *m;
+  (void)state;
+  for (size_t i = 0; (m = dpd_model_at(i)) != NULL; i++) {
+    for (const dpd_model_command *c = m->commands; c->name != NULL; c++) {
+      const char *w = c->numbers;
+      size_t count = 0;
+      if (w == NULL || w[0] == '\0') {
+        print_error("model %s %s: no numbers declared\n", m->name, c->name);
+        fail();
+      }
+      while (*w != '\0') {
+        size_t wl = strcspn(w, " "), dots = 0;
+        char word[128];
+        assert_true(wl > 0 && wl < sizeof word);
+        memcpy(word, w, wl);
+        word[wl] = '\0';
+        for (size_t k = 0; k < wl; k++) {
+          int ok = (word[k] >= 'a' && word[k] <= 'z') || (word[k] >= 'A' && word[k] <= 'Z') ||
+                   (word[k] >= '0' && word[k] <= '9') || word[k] == '_' || word[k] == '.';
+          dots += word[k] == '.';
+          if (!ok) {
+            print_error("model %s %s: bad number name '%s'\n", m->name, c->name, word);
+            fail();
+          }
+        }
+        assert_true(dots <= 1 && word[0] != '.' && word[wl - 1] != '.');
+        assert_string_not_equal(word, "wall_seconds");
+        assert_string_not_equal(word, "memory_estimate_bytes");
+        assert_string_not_equal(word, "status");
+        for (const char *v = w + wl + (w[wl] == ' '); *v != '\0';) {
+          size_t vl = strcspn(v, " ");
+          if (vl == wl && strncmp(v, word, wl) == 0) {
+            print_error("model %s %s: number '%s' twice\n", m->name, c->name, word);
+            fail();
+          }
+          v += vl + (v[vl] == ' ');
+        }
+        w += wl;
+        if (*w == ' ') {
+          w++;
+          assert_true(*w != ' ' && *w != '\0');
+        }
+        count++;
+      }
+      assert_true(count >= 3);
+    }
+    {
+      const dpd_model_command *c = dpd_model_command_get(m, "simulate");
+      dpd_output *out = NULL;
+      dpd_keys *keys;
+      dpd_run_env env = dpd_run_env_default();
+      dpd_err err;
+      char what[64];
+      if (c->run == NULL) {
+        continue;
+      }
+      keys_small(m, "simulate", "1", &keys);
+      if (dpd_model_run(m, "simulate", keys, &env, &out, &err) != DPD_OK) {
+        print_error("model %s simulate: %s\n", m->name, err.reason);
+        fail();
+      }
+      snprintf(what, sizeof what, "model %s simulate", m->name);
+      assert_true(summary_numbers_listed(what, out->summary, c->numbers) >= 3);
+      dpd_output_free(out);
+      dpd_keys_free(keys);
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_key_table_is_well_formed),
@@ -276,6 +397,7 @@ int main(void) {
       cmocka_unit_test(simulate_is_well_formed_and_thread_independent),
       cmocka_unit_test(keys_validate_and_name_the_key),
       cmocka_unit_test(keys_record_values_in_effect),
+      cmocka_unit_test(every_command_declares_its_summary_numbers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

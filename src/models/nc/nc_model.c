@@ -522,20 +522,59 @@ static int run_account(dpd_keys *keys, const dpd_run_env *env, dpd_output **out,
   return status;
 }
 
+/* The numbers each command's summary can hold, as dpdyn sweep names them
+ * (dpd_model_command.numbers): the union over the command's configurations, checked by
+ * tests/cli/test_sweep_plot_y.sh. */
+static const char nc_simulate_numbers[] =
+    "seed steps x_norm_max G sigma noise_multiplier privacy.mu privacy.zcdp privacy.delta "
+    "privacy.epsilon privacy.epsilon_gdp privacy.epsilon_zcdp_tight privacy.epsilon_bun_steinke "
+    "zcdp_per_step seeds test_error test_error_se w_norm pca_k n_public pca_trace pca_x_bound "
+    "pca_etf_residual pca_etf_energy pca_beta0 features.n features.p features.K features.n_test "
+    "features.x_bound features.clipped_fraction samples_thm41 samples_thm41_gamma";
+
+static const char nc_compare_numbers[] =
+    "seed steps x_norm_max G sigma noise_multiplier privacy.mu privacy.zcdp privacy.delta "
+    "privacy.epsilon privacy.epsilon_gdp privacy.epsilon_zcdp_tight privacy.epsilon_bun_steinke "
+    "zcdp_per_step seeds test_error test_error_se w_norm theory_test_error theory_test_error_se "
+    "gap gap_se gap_in_se bound_d1_printed bound_d1_union bound_thm34 pca_k n_public pca_trace "
+    "pca_x_bound pca_etf_residual pca_etf_energy pca_beta0 features.n features.p features.K "
+    "features.n_test features.x_bound features.clipped_fraction bound_thm34_t "
+    "bound_thm34_printed_eta samples_thm41 samples_thm41_gamma";
+
+static const char nc_diagnose_numbers[] =
+    "seed n p K cos_etf cos_mean cos_min cos_max cos_max_dev beta_quantiles.min "
+    "beta_quantiles.q10 beta_quantiles.q25 beta_quantiles.median beta_quantiles.q75 "
+    "beta_quantiles.q90 beta_quantiles.q99 beta_quantiles.max beta_mean x_norm_max x_norm_mean "
+    "G_estimated within_trace between_trace trace_ratio nc1 between_rank features.n features.p "
+    "features.K features.n_test features.x_bound features.clipped_fraction test.n test.p test.K "
+    "test.cos_etf test.cos_mean test.cos_min test.cos_max test.cos_max_dev test.beta_mean "
+    "test.x_norm_max test.x_norm_mean test.G_estimated test.within_trace test.between_trace "
+    "test.trace_ratio test.nc1 test.between_rank";
+
+static const char nc_account_numbers[] =
+    "seed steps x_norm_max G sigma noise_multiplier privacy.mu privacy.zcdp privacy.delta "
+    "privacy.epsilon privacy.epsilon_gdp privacy.epsilon_zcdp_tight privacy.epsilon_bun_steinke "
+    "zcdp_per_step pca_k n_public pca_trace pca_x_bound pca_etf_residual pca_etf_energy pca_beta0 "
+    "features.n features.p features.K features.x_bound features.clipped_fraction samples_thm41 "
+    "samples_thm41_gamma";
+
 static const dpd_model_command nc_commands[] = {
     {"simulate", "NoisyGD replicates: test error with standard errors, per class and replicate",
      "classes.tsv replicates.tsv summary.json",
-     "dpdyn simulate --model=nc --K=10 --p=1000 --n=1000 --epsilon=1 --delta=1e-4", run_problem},
+     "dpdyn simulate --model=nc --K=10 --p=1000 --n=1000 --epsilon=1 --delta=1e-4", run_problem,
+     nc_simulate_numbers},
     {"compare", "NoisyGD replicates against the exact one-step error and the papers' bounds",
      "classes.tsv replicates.tsv summary.json",
-     "dpdyn compare --model=nc --K=10 --p=1000 --n=100 --sigma=10", run_problem},
+     "dpdyn compare --model=nc --K=10 --p=1000 --n=100 --sigma=10", run_problem,
+     nc_compare_numbers},
     {"diagnose", "collapse diagnostics of the features (file or ETF law): means, cosines, beta, G",
      "classes.tsv cosines.tsv beta_quantiles.tsv summary.json",
      "dpdyn diagnose --model=nc --features=file:feats.npy --labels=file:labels.npy",
-     dpd__nc_diagnose},
+     dpd__nc_diagnose, nc_diagnose_numbers},
     {"account", "the noise of the run and every guarantee it satisfies", "summary.json",
-     "dpdyn account --model=nc --K=10 --p=1000 --epsilon=1 --delta=1e-4", run_account},
-    {NULL, NULL, NULL, NULL, NULL}};
+     "dpdyn account --model=nc --K=10 --p=1000 --epsilon=1 --delta=1e-4", run_account,
+     nc_account_numbers},
+    {NULL, NULL, NULL, NULL, NULL, NULL}};
 
 static const char *const nc_small[] = {"K",  "3",     "p", "12",   "n", "30", "n_test",
                                        "40", "seeds", "3", "zcdp", "2", NULL};

@@ -960,19 +960,60 @@ done:
   return status;
 }
 
+/* The numbers each command's summary can hold, as dpdyn sweep names them
+ * (dpd_model_command.numbers): the union over the command's configurations, checked by
+ * tests/cli/test_sweep_plot_y.sh. */
+static const char rf_simulate_numbers[] =
+    "seed eta steps tau clip_norm sigma sigma_exact sigma_moments sigma_ratio_moments_over_exact "
+    "epsilon epsilon_exact epsilon_of_sigma_moments delta mu_gdp privacy.mu privacy.zcdp "
+    "privacy.delta privacy.epsilon privacy.epsilon_gdp privacy.epsilon_zcdp_tight "
+    "privacy.epsilon_bun_steinke theta_star_train_risk theta_star_test_risk "
+    "theta_star_test_risk_se seeds data_draws final_test_risk final_test_risk_se final_train_risk "
+    "final_train_risk_se clipped_fraction_final clipped_fraction_mean first_clip_step_min "
+    "first_clip_step_median";
+
+static const char rf_ou_numbers[] =
+    "seed eta steps tau clip_norm sigma sigma_exact sigma_moments sigma_ratio_moments_over_exact "
+    "epsilon epsilon_exact epsilon_of_sigma_moments delta mu_gdp privacy.mu privacy.zcdp "
+    "privacy.delta privacy.epsilon privacy.epsilon_gdp privacy.epsilon_zcdp_tight "
+    "privacy.epsilon_bun_steinke theta_star_train_risk theta_star_test_risk ou_rank ou_a_max "
+    "ou_a_min ou_eta_a_max ou_exit_step ou_exit_tau final_test_risk final_test_risk_se final_bias "
+    "final_noise final_test_risk_continuous ou_final_test_risk_se";
+
+static const char rf_compare_numbers[] =
+    "seed eta steps tau clip_norm sigma sigma_exact sigma_moments sigma_ratio_moments_over_exact "
+    "epsilon epsilon_exact epsilon_of_sigma_moments delta mu_gdp privacy.mu privacy.zcdp "
+    "privacy.delta privacy.epsilon privacy.epsilon_gdp privacy.epsilon_zcdp_tight "
+    "privacy.epsilon_bun_steinke theta_star_train_risk theta_star_test_risk "
+    "theta_star_test_risk_se seeds data_draws final_test_risk final_test_risk_se final_train_risk "
+    "final_train_risk_se clipped_fraction_final clipped_fraction_mean first_clip_step_min "
+    "first_clip_step_median ou_rank ou_a_max ou_a_min ou_eta_a_max ou_exit_step ou_exit_tau "
+    "ou_final_test_risk ou_final_test_risk_se ou_final_bias ou_final_noise "
+    "ou_final_test_risk_continuous sup_gap sup_gap_in_se final_gap final_gap_se final_gap_in_se";
+
+static const char rf_account_numbers[] =
+    "seed eta steps tau clip_norm sigma sigma_exact sigma_moments sigma_ratio_moments_over_exact "
+    "epsilon epsilon_exact epsilon_of_sigma_moments delta mu_gdp privacy.mu privacy.zcdp "
+    "privacy.delta privacy.epsilon privacy.epsilon_gdp privacy.epsilon_zcdp_tight "
+    "privacy.epsilon_bun_steinke mu_exact";
+
 static const dpd_model_command rf_commands[] = {
     {"simulate", "DP-GD replicates: train and test risk with standard errors, clipped fraction",
      "trajectory.tsv clipping.tsv [replicates.tsv replicates_trajectory.tsv] summary.json",
-     "dpdyn simulate --model=rf --p=500 --n=400 --epsilon=2 --clip=1", run_problem},
+     "dpdyn simulate --model=rf --p=500 --n=400 --epsilon=2 --clip=1", run_problem,
+     rf_simulate_numbers},
     {"ou", "Ornstein-Uhlenbeck theory of DP-GD: test risk (bias + noise), exit from no-clip set",
-     "trajectory.tsv summary.json", "dpdyn ou --model=rf --p=500 --n=400 --sigma=1", run_problem},
+     "trajectory.tsv summary.json", "dpdyn ou --model=rf --p=500 --n=400 --sigma=1", run_problem,
+     rf_ou_numbers},
     {"compare", "DP-GD replicates against the OU theory: gaps in standard errors, figure",
      "trajectory.tsv clipping.tsv [replicates.tsv replicates_trajectory.tsv] summary.json "
      "rf_compare.png",
-     "dpdyn compare --model=rf --p=500 --n=400 --epsilon=2 --clip=1", run_problem},
+     "dpdyn compare --model=rf --p=500 --n=400 --epsilon=2 --clip=1", run_problem,
+     rf_compare_numbers},
     {"account", "privacy calibration: sigma of epsilon (exact and moments), epsilon of sigma",
-     "summary.json", "dpdyn account --model=rf --epsilon=2 --steps=500 --eta=0.002", run_account},
-    {NULL, NULL, NULL, NULL, NULL}};
+     "summary.json", "dpdyn account --model=rf --epsilon=2 --steps=500 --eta=0.002", run_account,
+     rf_account_numbers},
+    {NULL, NULL, NULL, NULL, NULL, NULL}};
 
 static const char *const rf_small[] = {"d",       "8",     "n",    "40",    "n_test", "30",   "p",
                                        "60",      "steps", "50",   "seeds", "3",      "grid", "11",

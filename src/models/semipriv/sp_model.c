@@ -724,17 +724,43 @@ done:
   return status;
 }
 
+/* The numbers each command's summary can hold, as dpdyn sweep names them
+ * (dpd_model_command.numbers): the union over the command's configurations, checked by
+ * tests/cli/test_sweep_plot_y.sh. */
+static const char sp_simulate_numbers[] =
+    "seed k d privacy.epsilon privacy.delta sigma L zeta eta1 steps seeds test_accuracy "
+    "test_accuracy_se test_hinge test_hinge_se train_accuracy train_hinge w_norm active_fraction "
+    "xi_k xi_k_se xi_k_population eigengap eigengap_hat margin_min margin_guaranteed "
+    "subspace_error gamma0 xi0 features.n features.d features.n_public features.n_test "
+    "features.positive_class";
+
+static const char sp_compare_numbers[] =
+    "seed k d privacy.epsilon privacy.delta sigma L zeta eta1 steps seeds test_accuracy "
+    "test_accuracy_se test_hinge test_hinge_se train_accuracy train_hinge w_norm active_fraction "
+    "xi_k xi_k_se xi_k_population eigengap eigengap_hat margin_min margin_guaranteed "
+    "subspace_error gamma0 xi0 theory.alpha_private theory.alpha_private_no_pca "
+    "theory.alpha_nonprivate theory.alpha theory.n_labelled theory.n_labelled_no_pca "
+    "theory.n_labelled_nonprivate theory.test_error theory.test_error_se theory.beta "
+    "theory.zb_bound theory.subspace_error theory.subspace_error_se theory.subspace_error_max "
+    "theory.zb_bound_holds_fraction theory.n_public_theorem1 features.n features.d "
+    "features.n_public features.n_test features.positive_class";
+
+static const char sp_account_numbers[] =
+    "seed k d privacy.epsilon privacy.delta sigma L zeta eta1 steps n gamma0 xi0 features.n "
+    "features.d features.positive_class";
+
 static const dpd_model_command sp_commands[] = {
     {"simulate", "Algorithm 1 (public PCA + Noisy-SGD) over replicates: accuracy, hinge, xi_k",
      "replicates.tsv summary.json",
      "dpdyn simulate --model=semipriv --d=200 --k=5 --n=500 --n_public=5000 --epsilon=1",
-     run_problem},
+     run_problem, sp_simulate_numbers},
     {"compare", "the same beside Theorem 1, Proposition 4 and the Zwald-Blanchard bound",
      "replicates.tsv theory.tsv summary.json",
-     "dpdyn compare --model=semipriv --d=200 --k=5 --epsilon=0.1", run_problem},
+     "dpdyn compare --model=semipriv --d=200 --k=5 --epsilon=0.1", run_problem, sp_compare_numbers},
     {"account", "the noise sigma of Noisy-SGD and its (epsilon, delta) guarantee", "summary.json",
-     "dpdyn account --model=semipriv --n=500 --epsilon=0.1 --delta=1e-5", run_problem},
-    {NULL, NULL, NULL, NULL, NULL}};
+     "dpdyn account --model=semipriv --n=500 --epsilon=0.1 --delta=1e-5", run_problem,
+     sp_account_numbers},
+    {NULL, NULL, NULL, NULL, NULL, NULL}};
 
 static const char *const sp_small[] = {"d",   "20",     "k",  "3",     "n", "40", "n_public",
                                        "100", "n_test", "50", "seeds", "3", NULL};
