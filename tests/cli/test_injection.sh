@@ -183,8 +183,18 @@ j = json.load(open(sys.argv[1]))
 j["k`touch PWNED_js1`$(touch PWNED_js2)"] = 1.5
 json.dump(j, open(sys.argv[1], "w"))
 EOF
-  inj received-summary-key 0 recv-sum/sweep_line.png -- sweep ode "${L[@]}" --c=0.5,1 \
+  # plot_y is checked against the command's declared summary numbers before anything runs
+  # (docs/sweep.md), so the edited name is refused; the figure's default y still draws, and the
+  # edited key still reaches sweep.tsv's header as text, never as code
+  inj received-summary-key 1 - -- sweep ode "${L[@]}" --c=0.5,1 \
     --plot_y='k`touch PWNED_js1`$(touch PWNED_js2)' --out=recv-sum
+  inj received-summary-key-default-y 0 recv-sum/sweep_line.png -- sweep ode "${L[@]}" \
+    --c=0.5,1 --out=recv-sum
+  if grep -q 'PWNED_js1' recv-sum/sweep.tsv; then
+    ok "received-summary-key: the edited key is a column of sweep.tsv, as text"
+  else
+    bad "received-summary-key: the edited key is not in sweep.tsv's header"
+  fi
 fi
 
 # ---- defects of the campaign: special files, all-nan data
