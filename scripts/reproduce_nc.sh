@@ -37,6 +37,9 @@ figs=$src/docs/figures
 mode=full
 [ "${1:-}" = "--quick" ] && mode=quick
 sweeps=${SWEEPS:-$build/reproduce_nc/$mode}
+# absolute, so that gnuplot never reads a name of ours as a pipe (a leading "<") or relative to
+# the wrong directory (docs/output.md "No command from data")
+sweeps=$(realpath -m -- "$sweeps")
 threads=${THREADS:-0}
 # the quick run is cheap: it always starts over (a full run resumes)
 [ $mode = quick ] && [ -z "${SWEEPS:-}" ] && rm -rf "$sweeps"

@@ -48,6 +48,9 @@ else
   figs=${FIGS:-$src/docs/figures}
   sweeps=${SWEEPS:-$build/reproduce_rf}
 fi
+# absolute, so that gnuplot never reads a name of ours as a pipe (docs/output.md)
+figs=$(realpath -m -- "$figs")
+sweeps=$(realpath -m -- "$sweeps")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 threads=${THREADS:-0}

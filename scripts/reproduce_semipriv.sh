@@ -24,6 +24,8 @@ figs=$src/docs/figures
 mode=full
 [ "${1:-}" = "--quick" ] && mode=quick
 sweeps=${SWEEPS:-$build/reproduce_semipriv/$mode}
+# absolute, so that gnuplot never reads a name of ours as a pipe (docs/output.md)
+sweeps=$(realpath -m -- "$sweeps")
 threads=${THREADS:-0}
 [ $mode = quick ] && [ -z "${SWEEPS:-}" ] && rm -rf "$sweeps"
 [ $mode = quick ] && figs=$sweeps/figures

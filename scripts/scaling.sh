@@ -57,6 +57,8 @@ for a in "$@"; do
     ;;
   esac
 done
+# absolute, so that gnuplot never reads it as a pipe (a leading "<"; docs/output.md)
+out=$(realpath -m -- "$out")
 [ -x "$dpdyn" ] || { echo "scaling.sh: build dpdyn first ($dpdyn)" >&2; exit 1; }
 zeta=0.5
 # Tuner accuracy: rtol 1e-7 and 2 bands per decade with 4 Gauss nodes per band move R_out by
