@@ -77,11 +77,15 @@ if (have_hm) {
   set title sprintf("optimum (×): c = %.3g, η̃(0) = %.3g, R_{out} = %.4g\ncontours at 1.01, 1.1, 1.5, 3 × optimum; colours clipped at 10 ×", c_opt, eta_opt, r_opt) font ",11"
   set tics out
   clamp(r) = (r > top) ? top : r
+  # gnuplot writes contour tables with blanks whatever the separator: read this one plot with
+  # blanks (the tab-separated files hold no empty or blank-containing fields), then tabs again
+  set datafile separator whitespace
   splot hm u 1:2:(clamp($3)) w pm3d notitle, \
         $contours u 1:2:(r_opt) w l lc rgb "white" lw 1.2 dt 2 notitle, \
         release u 8:9:(r_opt) w p pt 7 ps 2.4 lc rgb "white" notitle, \
         release u 8:9:(r_opt) w p pt 2 ps 2 lw 3 lc rgb "#00a040" notitle
   reset
+  set datafile separator "\t"
   set title (have_sim ? "confirmation at the optimum: DP-SGD against the ODE" : "ODE at the optimum (no confirmation run)") font ",11"
 } else {
   set title heading noenhanced font ",11"
