@@ -1,5 +1,5 @@
-# dpdyn simulate: DP-SGD excess risk (mean +- 2 SE over replicates) and the
-# released iterate; the clipped fraction on the right axis.
+# dpdyn simulate and sde: the excess risk of DP-SGD or of the SDE (mean +- 2 SE over replicates)
+# and the released iterate; the (expected) clipped fraction on the right axis.
 # usage: gnuplot -c simulate.gp trajectory.tsv release.tsv OUT [png|svg|pdf] [title] [caption]
 # trajectory.tsv columns: t excess_risk excess_risk_se clipped_fraction
 # dpdyn-figure: second=release.tsv (embedded in dpdyn; the second data file it reads, ARG2)
@@ -21,6 +21,13 @@ if (ARGC >= 6) { set label 101 ARG6 at screen 0.015, screen 0.075 left noenhance
 set grid xtics ytics mytics lc rgb "#d9d9d9" lw 1 dt 1, lc rgb "#eeeeee" lw 1 dt 1
 set key opaque box lc rgb "#bbbbbb" samplen 2.5 spacing 1.15 font ",11"
 set border lw 1.2
+# `dpdyn sde` draws with this script too: its trajectory's 4th column is the SDE's expected
+# clipped fraction (read by name), and the curve is the SDE's mean, not DP-SGD's
+h4 = ""
+stats data every ::0::0 u (h4 = columnhead(4), 0) nooutput
+is_sde = (h4 eq "expected_clipped_fraction")
+algo = is_sde ? "SDE (H-DP-SGD)" : "DP-SGD"
+clipname = is_sde ? "expected clipped fraction" : "clipped fraction"
 # the clipped fraction (right axis) only when some sample is clipped
 stats data every ::1 u 4 nooutput name "CF"
 clipped = (CF_max > 0)
@@ -49,17 +56,17 @@ ymax = yhi * 10**(0.25 * span)
 set mytics 10
 if (span < 2.5) { set format y "%g"; do for [e = -15:5] { set ytics add (2 * 10.0**e, 5 * 10.0**e) } } else { set format y "10^{%L}" }
 if (span < 0.6) { do for [e = -15:5] { set ytics add (3 * 10.0**e, 4 * 10.0**e, 6 * 10.0**e, 7 * 10.0**e, 8 * 10.0**e, 9 * 10.0**e) } }
-if (clipped) { set y2label "clipped fraction"; set y2range [0:1]; set ytics nomirror; set y2tics 0, 0.2, 1 }
-CLIP = clipped ? 'data every ::1 u 1:4 axes x1y2 w steps lc rgb green lw 1.5 t "clipped fraction (right axis)", ' : ''
+if (clipped) { set y2label clipname; set y2range [0:1]; set ytics nomirror; set y2tics 0, 0.2, 1 }
+CLIP = clipped ? 'data every ::1 u 1:4 axes x1y2 w steps lc rgb green lw 1.5 t (clipname . " (right axis)"), ' : ''
 # the +-2 SE band is drawn; when it is thinner than about 5 pixels, error bars mark it too
 RW_max = 0; RW_records = 0
 if (has_se) { stats data u ($2 > 0 && $3 > 0 ? 4 * $3 / $2 : NaN) nooutput name "RW" }
 bars = has_se && (RW_max / log(ymax / ymin) * 0.65 * H < 5)
 every_k = int(RW_records / 20) > 1 ? int(RW_records / 20) : 1
 set yrange [ymin:ymax]
-SIMBARS = bars ? 'data every every_k::1 u 1:2:(pos($2 - 2 * $3)):($2 + 2 * $3) w yerrorbars pt 7 ps 0.5 lc rgb blue t sprintf("DP-SGD ± 2 SE (bars, at most %.2g%% of the mean)", 50 * RW_max), ' : ''
+SIMBARS = bars ? 'data every every_k::1 u 1:2:(pos($2 - 2 * $3)):($2 + 2 * $3) w yerrorbars pt 7 ps 0.5 lc rgb blue t sprintf("%s ± 2 SE (bars, at most %.2g%% of the mean)", algo, 50 * RW_max), ' : ''
 set key top right
-BAND = has_se ? 'data u 1:(pos($2 - 2 * $3)):($2 + 2 * $3) w filledcurves lc rgb sky fs transparent solid 0.45 border lc rgb blue t (bars ? "" : "DP-SGD mean ± 2 SE"), ' : ''
+BAND = has_se ? 'data u 1:(pos($2 - 2 * $3)):($2 + 2 * $3) w filledcurves lc rgb sky fs transparent solid 0.45 border lc rgb blue t (bars ? "" : algo . " mean ± 2 SE"), ' : ''
 plot @BAND \
-     data u 1:2 w l lc rgb blue lw 1.5 t (bars ? "DP-SGD mean" : has_se ? "" : "DP-SGD (one replicate)"), @SIMBARS @CLIP \
+     data u 1:2 w l lc rgb blue lw 1.5 t (bars ? algo . " mean" : has_se ? "" : algo . " (one replicate)"), @SIMBARS @CLIP \
      release u ($1 + 0.015):4:(2 * S(5)) w yerrorbars pt 7 ps 1 lw 1.5 lc rgb blue t (has_se ? "released iterate ± 2 SE" : "released iterate")

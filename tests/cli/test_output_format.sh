@@ -206,4 +206,19 @@ if ! "$dpdyn" compare --d=20 --n=60 --grid=5 --seeds=-1 --out="$work/od" >/dev/n
 else
   bad "invalid value touched the directory: $(ls -A "$work/od" | tr '\n' ' ')"
 fi
+# The words of the simulate/sde figure follow the command (read from the trajectory's column names):
+# an SVG of each, drawn by `dpdyn plot`, names DP-SGD or the SDE and its (expected) clipped fraction.
+for cmd in simulate sde; do
+  "$dpdyn" "$cmd" --d=20 --n=60 --c=0.3 --rho=1 --seeds=4 --grid=5 --plot=0 \
+    --out="$work/words-$cmd" >/dev/null 2>&1 &&
+    "$dpdyn" plot "$work/words-$cmd" --format=svg >/dev/null 2>&1
+done
+sim_svg=$work/words-simulate/simulate.svg sde_svg=$work/words-sde/sde.svg
+if [ -s "$sim_svg" ] && [ -s "$sde_svg" ] && grep -q "DP-SGD mean" "$sim_svg" && ! grep -q "SDE" "$sim_svg" &&
+  grep -q "SDE (H-DP-SGD) mean" "$sde_svg" && ! grep -q "DP-SGD mean" "$sde_svg" &&
+  grep -q "expected clipped fraction" "$sde_svg"; then
+  ok "the simulate and sde figures name their own curves"
+else
+  bad "figure words: simulate $(grep -o 'DP-SGD mean\|SDE[^<]*mean' "$sim_svg" | head -1), sde $(grep -o 'DP-SGD mean\|SDE[^<]*mean' "$sde_svg" | head -1)"
+fi
 finish output_format
