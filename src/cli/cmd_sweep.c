@@ -1637,6 +1637,10 @@ static void gp_tics(FILE *f, const char *name, const axis *a) {
 }
 
 /* Whether positive values spanning `ratio` or more call for a log axis. */
+/* A figure axis goes logarithmic when its positive values span at least a decade (docs/sweep.md);
+ * below that, linear ticks are easier to read. */
+#define LOG_AXIS_RATIO 10.0
+
 static int wants_log(const double *x, size_t n, size_t stride, double ratio) {
   double lo = INFINITY, hi = 0.0;
   size_t finite = 0;
@@ -1689,7 +1693,7 @@ static char *figure_preamble(const sweep *s, const cli_params *base, const colum
   fputc('\n', f);
   if (s->naxes == 1) {
     const axis *a = &s->axes[0];
-    int logx = a->numbers != NULL && (a->log || wants_log(a->numbers, a->n, 1, 100.0));
+    int logx = a->numbers != NULL && (a->log || wants_log(a->numbers, a->n, 1, LOG_AXIS_RATIO));
     *script = "sweep_line";
     fprintf(f, "xcol = 1\nxname = ");
     cli_gp_string_write(f, a->key->name);
@@ -1697,7 +1701,7 @@ static char *figure_preamble(const sweep *s, const cli_params *base, const colum
             nv + ycol + 1);
     cli_gp_string_write(f, c->names[ycol]);
     fprintf(f, "\nsecol = %ld\nlogy = %d\n", se >= 0 ? (long)nv + se + 1 : 0L,
-            wants_log(table + nv + ycol, s->npoints, ncol, 100.0));
+            wants_log(table + nv + ycol, s->npoints, ncol, LOG_AXIS_RATIO));
   } else {
     const axis *ay = &s->axes[0], *ax = &s->axes[1];
     *script = "sweep_heat";
@@ -1711,7 +1715,7 @@ static char *figure_preamble(const sweep *s, const cli_params *base, const colum
     gp_tics(f, "ytic", ay);
     fprintf(f, "zcol = %zu\nzname = ", nv + ycol + 1);
     cli_gp_string_write(f, c->names[ycol]);
-    fprintf(f, "\nlogz = %d\nlabels = %d\n", wants_log(table + nv + ycol, s->npoints, ncol, 100.0),
+    fprintf(f, "\nlogz = %d\nlabels = %d\n", wants_log(table + nv + ycol, s->npoints, ncol, LOG_AXIS_RATIO),
             ax->n <= 12 && ay->n <= 16);
   }
   fputs("# ---- the script (plots/", f);

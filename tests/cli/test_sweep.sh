@@ -134,6 +134,14 @@ else
   bad "a plain run with a [sweep] section"
 fi
 
+# ---- log axes from a decade on: rho 0.25 ... 4 (16x) and a risk that falls about 20x
+"$dpdyn" sweep simulate --d=50 --n=200 --c=1 --seeds=8 --grid=5 --rho=0.25,1,4 --out="$work/decade" >/dev/null 2>&1
+if grep -q '^logx = 1' "$work/decade/sweep_line.gp" && grep -q '^logy = 1' "$work/decade/sweep_line.gp"; then
+  ok "values spanning a decade or more get log axes (x and y)"
+else
+  bad "decade axes: $(grep -E '^log[xy]' "$work/decade/sweep_line.gp" | tr '\n' ' ')"
+fi
+
 # ---- 4. one varied key: line plot with error bars
 "$dpdyn" sweep simulate "${L[@]}" --c=log:0.25:4:3 --out="$work/line" >/dev/null 2>&1
 if [ -s "$work/line/sweep_line.png" ] && grep -q '^secol = [1-9]' "$work/line/sweep_line.gp" &&
