@@ -111,7 +111,10 @@ def lib():
             errors = []
             for name in names:
                 try:
-                    _lib = ffi.dlopen(name)
+                    # never unloaded: at interpreter exit cffi closes the handle, and unmapping
+                    # libdpdyn (and libgomp with it) under OpenMP's idle worker threads crashed
+                    # the process after a successful run (tests/test_unload.py)
+                    _lib = ffi.dlopen(name, ffi.RTLD_NOW | ffi.RTLD_NODELETE)
                     _path = name
                     break
                 except OSError as e:
