@@ -962,40 +962,33 @@ done:
 
 /* The numbers each command's summary can hold, as dpdyn sweep names them
  * (dpd_model_command.numbers): the union over the command's configurations, checked by
- * tests/cli/test_sweep_plot_y.sh. */
-static const char rf_simulate_numbers[] =
-    "seed eta steps tau clip_norm sigma sigma_exact sigma_moments sigma_ratio_moments_over_exact "
-    "epsilon epsilon_exact epsilon_of_sigma_moments delta mu_gdp privacy.mu privacy.zcdp "
-    "privacy.delta privacy.epsilon privacy.epsilon_gdp privacy.epsilon_zcdp_tight "
-    "privacy.epsilon_bun_steinke theta_star_train_risk theta_star_test_risk "
-    "theta_star_test_risk_se seeds data_draws final_test_risk final_test_risk_se final_train_risk "
-    "final_train_risk_se clipped_fraction_final clipped_fraction_mean first_clip_step_min "
-    "first_clip_step_median";
+ * tests/cli/test_sweep_plot_y.sh. Every command reports the calibration and its privacy;
+ * simulate and compare the DP-GD replicates. */
+#define RF_PRIVACY_NUMBERS \
+    "seed eta steps tau clip_norm sigma sigma_exact sigma_moments " \
+    "sigma_ratio_moments_over_exact epsilon epsilon_exact epsilon_of_sigma_moments delta " \
+    "mu_gdp privacy.mu privacy.zcdp privacy.delta privacy.epsilon privacy.epsilon_gdp " \
+    "privacy.epsilon_zcdp_tight privacy.epsilon_bun_steinke "
+#define RF_DPGD_NUMBERS \
+    "theta_star_train_risk theta_star_test_risk theta_star_test_risk_se seeds data_draws " \
+    "final_test_risk final_test_risk_se final_train_risk final_train_risk_se " \
+    "clipped_fraction_final clipped_fraction_mean first_clip_step_min first_clip_step_median"
+
+static const char rf_simulate_numbers[] = RF_PRIVACY_NUMBERS RF_DPGD_NUMBERS;
 
 static const char rf_ou_numbers[] =
-    "seed eta steps tau clip_norm sigma sigma_exact sigma_moments sigma_ratio_moments_over_exact "
-    "epsilon epsilon_exact epsilon_of_sigma_moments delta mu_gdp privacy.mu privacy.zcdp "
-    "privacy.delta privacy.epsilon privacy.epsilon_gdp privacy.epsilon_zcdp_tight "
-    "privacy.epsilon_bun_steinke theta_star_train_risk theta_star_test_risk ou_rank ou_a_max "
-    "ou_a_min ou_eta_a_max ou_exit_step ou_exit_tau final_test_risk final_test_risk_se final_bias "
-    "final_noise final_test_risk_continuous ou_final_test_risk_se";
+    RF_PRIVACY_NUMBERS
+    "theta_star_train_risk theta_star_test_risk ou_rank ou_a_max ou_a_min ou_eta_a_max "
+    "ou_exit_step ou_exit_tau final_test_risk final_test_risk_se final_bias final_noise "
+    "final_test_risk_continuous ou_final_test_risk_se";
 
 static const char rf_compare_numbers[] =
-    "seed eta steps tau clip_norm sigma sigma_exact sigma_moments sigma_ratio_moments_over_exact "
-    "epsilon epsilon_exact epsilon_of_sigma_moments delta mu_gdp privacy.mu privacy.zcdp "
-    "privacy.delta privacy.epsilon privacy.epsilon_gdp privacy.epsilon_zcdp_tight "
-    "privacy.epsilon_bun_steinke theta_star_train_risk theta_star_test_risk "
-    "theta_star_test_risk_se seeds data_draws final_test_risk final_test_risk_se final_train_risk "
-    "final_train_risk_se clipped_fraction_final clipped_fraction_mean first_clip_step_min "
-    "first_clip_step_median ou_rank ou_a_max ou_a_min ou_eta_a_max ou_exit_step ou_exit_tau "
-    "ou_final_test_risk ou_final_test_risk_se ou_final_bias ou_final_noise "
-    "ou_final_test_risk_continuous sup_gap sup_gap_in_se final_gap final_gap_se final_gap_in_se";
+    RF_PRIVACY_NUMBERS RF_DPGD_NUMBERS
+    " ou_rank ou_a_max ou_a_min ou_eta_a_max ou_exit_step ou_exit_tau ou_final_test_risk "
+    "ou_final_test_risk_se ou_final_bias ou_final_noise ou_final_test_risk_continuous sup_gap "
+    "sup_gap_in_se final_gap final_gap_se final_gap_in_se";
 
-static const char rf_account_numbers[] =
-    "seed eta steps tau clip_norm sigma sigma_exact sigma_moments sigma_ratio_moments_over_exact "
-    "epsilon epsilon_exact epsilon_of_sigma_moments delta mu_gdp privacy.mu privacy.zcdp "
-    "privacy.delta privacy.epsilon privacy.epsilon_gdp privacy.epsilon_zcdp_tight "
-    "privacy.epsilon_bun_steinke mu_exact";
+static const char rf_account_numbers[] = RF_PRIVACY_NUMBERS "mu_exact";
 
 static const dpd_model_command rf_commands[] = {
     {"simulate", "DP-GD replicates: train and test risk with standard errors, clipped fraction",
