@@ -14,7 +14,7 @@
 #include "core/replicate_impl.h"
 #include "core/stats_impl.h"
 #include "dpdyn/rng.h"
-#include "rf/dot_impl.h"
+#include "core/dot_impl.h"
 
 /* Region layout of a stream (nc.h): tag in bits 62-63, index in bits 32-61. */
 #define NC_TAG_TRAIN UINT64_C(0)

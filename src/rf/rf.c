@@ -17,7 +17,7 @@
 #include "core/error_impl.h"
 #include "dpdyn/rf.h"
 #include "dpdyn/rng.h"
-#include "rf/dot_impl.h"
+#include "core/dot_impl.h"
 
 #define RF_D_DEFAULT 100
 #define RF_N_DEFAULT 400

@@ -38,7 +38,7 @@
 #include "dpdyn/rf.h"
 #include "dpdyn/rf_sim.h"
 #include "dpdyn/rng.h"
-#include "rf/dot_impl.h"
+#include "core/dot_impl.h"
 #include "rf/rf_sim_impl.h"
 
 #define RF_SIM_T_DEFAULT 1000

@@ -18,7 +18,7 @@
 #include "core/isa_impl.h"
 #include "dpdyn/rng.h"
 #include "dpdyn/semipriv.h"
-#include "rf/dot_impl.h"
+#include "core/dot_impl.h"
 #include "semipriv/sp_impl.h"
 
 static const double default_lambda[4] = {0.6, 0.5, 0.4, 0.3};

@@ -22,7 +22,7 @@
 #include "core/stats_impl.h"
 #include "dpdyn/pca.h"
 #include "dpdyn/semipriv.h"
-#include "rf/dot_impl.h"
+#include "core/dot_impl.h"
 #include "semipriv/sp_impl.h"
 
 /* Points generated per block (one dgemm with Q each). */

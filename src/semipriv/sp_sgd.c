@@ -19,7 +19,7 @@
 #include "core/isa_impl.h"
 #include "dpdyn/rng.h"
 #include "dpdyn/semipriv.h"
-#include "rf/dot_impl.h"
+#include "core/dot_impl.h"
 #include "semipriv/sp_impl.h"
 
 /* Noise values drawn per fill (the chunk of SP_SUB steps holds at most this many, at least 2

@@ -27,7 +27,7 @@
 #include "core/stats_impl.h"
 #include "dpdyn/nc_theory.h"
 #include "models/nc/nc_impl.h"
-#include "rf/dot_impl.h"
+#include "core/dot_impl.h"
 
 /* Coordinates per pass of the blocked logits (the class sums' chunk, K NC_CHUNK doubles, stays in
  * cache while the block's points go by). */
