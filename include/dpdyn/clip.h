@@ -35,6 +35,8 @@ DPD_API void dpd_clip_factors_eval(double c, double P, double *mu, double *nu,
  * and their derivatives with respect to R,
  *   dmu/dR = 2 p_r'(c),   dnu/dR = (2 mu - 4 c p_r(c) - 2 nu) / (2R + zeta^2),
  * p_r the density of r (the heat equation in R; derivation in clip.c).
+ * Every law of the table (noise.h) is served, registered ones included: its clip_moments
+ * gives P(|r| <= c), E[min(r^2, c^2)], p_r(c) and p_r'(c), turned into the factors above.
  * Gaussian noise, and every law with zeta = 0, uses the closed forms above
  * with P = R + zeta^2/2 (bit-identical to dpd_clip_factors_eval). Rademacher
  * is the exact average of the two Gaussian closed forms at z = +-zeta. Laplace
@@ -57,7 +59,8 @@ DPD_API int dpd_clip_noise_factors_eval(const dpd_noise_spec *noise, double c, d
                                         double *mu, double *nu, double *dmu_dR, double *dnu_dR,
                                         dpd_err *err);
 
-/* Name of a noise law ("gaussian", "laplace", "rademacher", "student"). */
+/* Name of a noise law ("gaussian", "laplace", "rademacher", "student", or a registered law's;
+ * "unknown" for an id no law has), from the law table (noise.h). */
 DPD_API const char *dpd_noise_law_name(dpd_noise_law law);
 
 #ifdef __cplusplus

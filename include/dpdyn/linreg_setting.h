@@ -30,7 +30,7 @@ extern "C" {
 /* Checks that the configurations given describe one setting. Any of `setting`, `sim`, `sde`
  * and `ode` may be NULL (all borrowed for the call); the reference is `setting`, or when it is
  * NULL the first of sim, sde given. Compared: n, zeta, noise, c and rho exactly (an infinite
- * value equals only itself), noise_nu when the law is DPD_NOISE_STUDENT (the others ignore
+ * value equals only itself), noise_nu when the law has a parameter (student:NU; the others ignore
  * it), and the ODE's gamma against d/n within a relative 1e-12 (d: the problem's dimension;
  * only read when an ODE config is compared with an n). Checks agreement only, not validity
  * (the run functions validate). Returns DPD_OK, or DPD_EINVAL whose reason names the field and

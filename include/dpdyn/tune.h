@@ -60,7 +60,8 @@ extern "C" {
 /* Tunable parameters (bit flags, combined with |). */
 typedef enum {
   DPD_TUNE_C = 1,    /* clipping scale c */
-  DPD_TUNE_ETA0 = 2, /* eta0 of const, sqrt, hyperbolic, step, cosine */
+  DPD_TUNE_ETA0 = 2, /* eta0 of const, sqrt, hyperbolic, step, cosine (and registered families
+                        that list it) */
   DPD_TUNE_A = 4,    /* hyperbolic decay rate a (tuned in [shape_min, shape_max], so a > 0) */
   DPD_TUNE_C1 = 8,   /* optimal: c1 */
   DPD_TUNE_C2 = 16,  /* optimal: c2 */
@@ -138,9 +139,22 @@ typedef struct {
 /* Default configuration (values listed next to each field). */
 DPD_API dpd_tune_config dpd_tune_config_default(void);
 
-/* The default parameter set of a schedule family (see dpd_tune_config.params); 0 for families
- * the tuner does not support (file tables). */
+/* The default parameter set of a schedule family (see dpd_tune_config.params), from its
+ * tune_default in the family table (schedule.h); 0 for families the tuner does not support
+ * (file tables, families without tunables). */
 DPD_API int dpd_tune_params_get(dpd_schedule_kind kind);
+
+/* The tunable parameters of the family of a `schedule` value (a name of the family table,
+ * registered families included): *kind its kind, *params the dpd_tune_param flags of its
+ * tunables (schedule.h: "c eta0 a" -> C|ETA0|A), *defaults the set tuned when none is asked
+ * (dpd_tune_params_get), and allowed[cap] its tunables ", "-separated ("c, eta0, a") for
+ * messages. Any output may be NULL. Returns DPD_OK; DPD_EINVAL "invalid value for 'schedule':
+ * 'NAME' (allowed with tune: const, sqrt, hyperbolic, optimal, step, cosine)" (the families
+ * with tunables, from the table) for an unknown family or one without tunables (file), or
+ * naming 'tunables' when a family lists a name that is not a dpd_tune_param. This is what a
+ * model's `tune` command asks of a family. Thread-safe. */
+DPD_API int dpd_tune_family_params_get(const char *schedule, dpd_schedule_kind *kind, int *params,
+                                       int *defaults, char *allowed, size_t cap, dpd_err *err);
 
 /* R_out at the given clipping scale `c` and schedule `schedule` (a complete config; for the
  * optimal family its gamma and rho must equal cfg->ode's). Validates like dpd_tune_run,

@@ -57,6 +57,7 @@
 #include <gsl/gsl_sf_gamma.h>
 
 #include "core/error_impl.h"
+#include "core/noise_impl.h"
 #include "dpdyn/clip.h"
 
 static const double inv_sqrt_pi = 0.56418958354775628694807945156077;
@@ -107,20 +108,6 @@ double dpd_clip_nu_eval(double c, double P) {
   double nu;
   dpd_clip_factors_eval(c, P, NULL, &nu, NULL, NULL);
   return nu;
-}
-
-const char *dpd_noise_law_name(dpd_noise_law law) {
-  switch (law) {
-  case DPD_NOISE_GAUSSIAN:
-    return "gaussian";
-  case DPD_NOISE_LAPLACE:
-    return "laplace";
-  case DPD_NOISE_RADEMACHER:
-    return "rademacher";
-  case DPD_NOISE_STUDENT:
-    return "student";
-  }
-  return "unknown";
 }
 
 /* ---- Non-Gaussian label noise (derivation in the file comment) ----------------------------- */
@@ -456,42 +443,13 @@ static int integrate_law(noise_ctx *ctx, kernel_kind kind, const double *zpts, s
       return DPD_FAIL(err, DPD_EMAXITER,
                       "clipping factors (%s noise, c = %g, R = %g): quadrature of %s over [%g, %g] "
                       "(in %s) failed: %s (result %g, estimated error %g)",
-                      dpd_noise_law_name(ctx->law), ctx->c, R, kernel_name(kind), lo[i], hi[i],
+                      ctx->law == DPD_NOISE_LAPLACE ? "laplace" : "student", ctx->c, R, kernel_name(kind), lo[i], hi[i],
                       in_u[i] ? "u = (z - c)/s" : "the angle atan(|z|/l)",
                       status != GSL_SUCCESS ? gsl_strerror(status) : "not finite", result, abserr);
     }
     total += result;
   }
   *out = total;
-  return DPD_OK;
-}
-
-static int validate_noise(const dpd_noise_spec *noise, double c, double R, dpd_err *err) {
-  if (noise == NULL) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'noise': NULL (allowed: a dpd_noise_spec)");
-  }
-  if (noise->law != DPD_NOISE_GAUSSIAN && noise->law != DPD_NOISE_LAPLACE &&
-      noise->law != DPD_NOISE_RADEMACHER && noise->law != DPD_NOISE_STUDENT) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'noise': law %d (allowed: gaussian, laplace, rademacher, "
-                    "student)",
-                    (int)noise->law);
-  }
-  if (!(noise->zeta >= 0.0) || !isfinite(noise->zeta)) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'zeta': %g (allowed: finite, >= 0)",
-                    noise->zeta);
-  }
-  if (noise->law == DPD_NOISE_STUDENT && (!(noise->nu > 2.0) || !isfinite(noise->nu))) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'nu': %g (allowed: finite, > 2 for the student law)",
-                    noise->nu);
-  }
-  if (!(c > 0.0)) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'c': %g (allowed: > 0 or inf)", c);
-  }
-  if (!(R >= 0.0) || !isfinite(R)) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'R': %g (allowed: finite, >= 0)", R);
-  }
   return DPD_OK;
 }
 
@@ -593,61 +551,17 @@ static int continuous_factors(const dpd_noise_spec *noise, double c, double R, i
   return DPD_OK;
 }
 
-int dpd_clip_noise_factors_eval(const dpd_noise_spec *noise, double c, double R, double *mu,
-                                double *nu, double *dmu_dR, double *dnu_dR, dpd_err *err) {
-  double f[4]; /* mu, E[min(r^2, c^2)], p_r(c), p_r'(c) */
-  double second, m, v, dm, dv;
-  int status = validate_noise(noise, c, R, err);
-  if (status < 0) {
-    return status;
-  }
-  if (noise->law == DPD_NOISE_GAUSSIAN || noise->zeta * noise->zeta == 0.0) {
-    /* Closed form; with zeta = 0 every law is the point mass z = 0 and r ~ N(0, 2R) (also
-     * when zeta^2 underflows). */
-    dpd_clip_factors_eval(c, R + 0.5 * noise->zeta * noise->zeta, mu, nu, dmu_dR, dnu_dR);
-    return DPD_OK;
-  }
-  if (!(c * c <= DBL_MAX)) {
-    /* c = inf, or c so large that c^2 overflows: nothing is clipped. */
-    m = 1.0;
-    v = 1.0;
-    dm = 0.0;
-    dv = 0.0;
-  } else {
-    int derivs = dmu_dR != NULL || dnu_dR != NULL;
-    second = 2.0 * R + noise->zeta * noise->zeta;
-    if (noise->law == DPD_NOISE_RADEMACHER) {
-      rademacher_factors(c, sqrt(2.0 * R), noise->zeta, f);
-    } else if ((status = continuous_factors(noise, c, R, derivs, f, err)) < 0) {
-      return status;
-    }
-    /* mu = P(|r| <= c), nu = E[min(r^2, c^2)] / E r^2, and by the heat equation in R (the
-     * law of r is that of -z smoothed by N(0, 2R), d/dR = d^2/dr^2 on its density):
-     *   d mu/dR = 2 p_r'(c),   d E[min(r^2, c^2)]/dR = 2 mu - 4 c p_r(c). */
-    /* Rounding can put a factor an ulp outside [0, 1]. */
-    m = fmin(fmax(f[0], 0.0), 1.0);
-    v = fmin(fmax(f[1] / second, 0.0), 1.0);
-    dm = 2.0 * f[3];
-    dv = (2.0 * m - 4.0 * c * f[2] - 2.0 * v) / second;
-    if (!isfinite(m) || !isfinite(v) || isnan(dm) || isnan(dv)) {
-      return DPD_FAIL(err, DPD_ENONFINITE,
-                      "clipping factors (%s noise, c = %g, R = %g, zeta = %g): not finite (mu = "
-                      "%g, nu = %g, dmu/dR = %g, dnu/dR = %g); the parameters are beyond the "
-                      "range of double precision",
-                      dpd_noise_law_name(noise->law), c, R, noise->zeta, m, v, dm, dv);
-    }
-  }
-  if (mu != NULL) {
-    *mu = m;
-  }
-  if (nu != NULL) {
-    *nu = v;
-  }
-  if (dmu_dR != NULL) {
-    *dmu_dR = dm;
-  }
-  if (dnu_dR != NULL) {
-    *dnu_dR = dv;
-  }
+/* The clipping moments of the built-in non-Gaussian laws (dpd_noise_law_type.clip_moments,
+ * listed in the law table of noise.c). */
+int dpd__clip_moments_rademacher(const dpd_noise_spec *noise, double c, double R, int derivs,
+                                 double out[4], dpd_err *err) {
+  (void)derivs;
+  (void)err;
+  rademacher_factors(c, sqrt(2.0 * R), noise->zeta, out);
   return DPD_OK;
+}
+
+int dpd__clip_moments_quadrature(const dpd_noise_spec *noise, double c, double R, int derivs,
+                                 double out[4], dpd_err *err) {
+  return continuous_factors(noise, c, R, derivs, out, err);
 }

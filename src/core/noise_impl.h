@@ -1,4 +1,4 @@
-/* Private: label-noise draws of the simulator (noise.c).
+/* Private: the label-noise laws' checks and the built-in clipping moments (noise.c, clip.c).
  * SPDX-License-Identifier: MIT */
 #ifndef DPD_NOISE_IMPL_H
 #define DPD_NOISE_IMPL_H
@@ -6,17 +6,34 @@
 #include "dpdyn/noise.h"
 #include "dpdyn/rng.h"
 
-/* One label noise z of the law in `noise` (mean 0, variance zeta^2) from a standard Gaussian
- * g, drawn by the caller, and, for Student-t only, a chi-square variate drawn here from
- * `rng` (borrowed, advanced):
- *   gaussian:   z = zeta g;
- *   rademacher: z = zeta sign(g) (+zeta for g = 0);
- *   laplace:    z = sign(g) b E, b = zeta / sqrt(2), E = -log(2 Phi(-|g|)) ~ Exp(1)
- *               (inversion of the uniform 2 Phi(-|g|), independent of sign(g));
- *   student:    z = zeta sqrt((nu - 2) / V) g, V = 2 Gamma(nu/2) ~ chi^2_nu from
- *               dpd_rng_gamma_sample(rng, nu/2).
- * The law must be valid (nu > 2 for Student-t); no validation here. Thread-safe. */
+/* The law of `law` with its parameter `nu` checked against the table (noise.h): DPD_OK and
+ * *type (borrowed, static) set; DPD_EINVAL with "invalid value for 'noise': noise law L
+ * (allowed: gaussian, ...)" for an unknown id, or "invalid value for 'KEY': NU (allowed: RANGE
+ * for the NAME law)" for a bad parameter, KEY = `parameter_key` ("nu", "noise_nu"); `prefix`
+ * ("simulate: " or "") starts the reason. type may be NULL. Thread-safe. */
+__attribute__((visibility("hidden"))) int dpd__noise_law_check(dpd_noise_law law, double nu,
+                                                               const char *prefix,
+                                                               const char *parameter_key,
+                                                               const dpd_noise_law_type **type,
+                                                               dpd_err *err);
+
+/* One label noise z of the law in `noise` (mean 0, variance zeta^2) from a standard Gaussian g
+ * drawn by the caller: the law's sampler (noise.h; Student-t draws its chi-square from `rng`,
+ * borrowed, advanced); an unknown law gives zeta g. The law must be valid; no validation here.
+ * The simulator calls the sampler of its law directly; this is for tests. Thread-safe. */
 __attribute__((visibility("hidden"))) double dpd__noise_from_gaussian(const dpd_noise_spec *noise,
                                                                       double g, dpd_rng *rng);
+
+/* The clipping moments of the built-in non-Gaussian laws (clip.c; the contract of
+ * dpd_noise_law_type.clip_moments): Rademacher in closed form, Laplace and Student-t by
+ * quadrature. */
+__attribute__((visibility("hidden"))) int dpd__clip_moments_rademacher(const dpd_noise_spec *noise,
+                                                                       double c, double R,
+                                                                       int derivs, double out[4],
+                                                                       dpd_err *err);
+__attribute__((visibility("hidden"))) int dpd__clip_moments_quadrature(const dpd_noise_spec *noise,
+                                                                       double c, double R,
+                                                                       int derivs, double out[4],
+                                                                       dpd_err *err);
 
 #endif /* DPD_NOISE_IMPL_H */

@@ -67,38 +67,6 @@
 #include "linreg/finite_impl.h"
 #include "linreg/ode_impl.h"
 
-/* Defaults (STYLE 25: one place). */
-static const double ode_gamma_default = 0.5;
-static const double ode_zeta_default = 0.5;
-static const size_t ode_grid_default = 101;
-static const double ode_rtol_default = 1e-10;
-static const double ode_atol_default = 1e-14;
-static const long ode_max_steps_default = 100000;
-static const int ode_krylov_maxl_default = 5;
-static const double ode_noise_nu_default = 5.0;
-
-dpd_ode_config dpd_ode_config_default(void) {
-  dpd_ode_config cfg;
-  memset(&cfg, 0, sizeof cfg);
-  cfg.gamma = ode_gamma_default;
-  cfg.zeta = ode_zeta_default;
-  cfg.noise = DPD_NOISE_GAUSSIAN;
-  cfg.noise_nu = ode_noise_nu_default;
-  cfg.c = INFINITY;
-  cfg.rho = INFINITY;
-  cfg.grid = ode_grid_default;
-  cfg.method = DPD_ODE_BDF;
-  cfg.rtol = ode_rtol_default;
-  cfg.atol = ode_atol_default;
-  cfg.max_steps = ode_max_steps_default;
-  cfg.bounds = 0;
-  cfg.krylov_maxl = ode_krylov_maxl_default;
-  cfg.linsol = DPD_ODE_LINSOL_SM;
-  cfg.sigma2_const = NAN;
-  cfg.mu_frozen = NAN;
-  cfg.nu_frozen = NAN;
-  return cfg;
-}
 
 /* ---- Pure model functions ------------------------------------------------------------------ */
 
@@ -863,122 +831,6 @@ static int model_bounds_rhs(const ode_model *model, double lambda_min, double la
   return 0;
 }
 
-/* ---- Validation ---------------------------------------------------------------------------- */
-
-static int validate(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
-                    const dpd_ode_config *cfg, dpd_err *err) {
-  if (problem == NULL || schedule == NULL || cfg == NULL) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': NULL (allowed: a created object)",
-                    problem == NULL ? "problem" : (schedule == NULL ? "schedule" : "config"));
-  }
-  if (!(cfg->gamma > 0.0) || !isfinite(cfg->gamma)) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'gamma': %g (allowed: finite, > 0)",
-                    cfg->gamma);
-  }
-  if (!(cfg->zeta >= 0.0) || !isfinite(cfg->zeta)) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'zeta': %g (allowed: finite, >= 0)",
-                    cfg->zeta);
-  }
-  if (cfg->noise != DPD_NOISE_GAUSSIAN && cfg->noise != DPD_NOISE_LAPLACE &&
-      cfg->noise != DPD_NOISE_RADEMACHER && cfg->noise != DPD_NOISE_STUDENT) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'noise': %d (allowed: gaussian, laplace, rademacher, "
-                    "student)",
-                    (int)cfg->noise);
-  }
-  if (cfg->noise == DPD_NOISE_STUDENT && (!(cfg->noise_nu > 2.0) || !isfinite(cfg->noise_nu))) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'noise_nu': %g (allowed: finite, > 2 for the student law)",
-                    cfg->noise_nu);
-  }
-  if (!(cfg->c > 0.0)) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'c': %g (allowed: > 0 or inf)", cfg->c);
-  }
-  if (!(cfg->rho > 0.0)) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'rho': %g (allowed: > 0 or inf)", cfg->rho);
-  }
-  if (isinf(cfg->c) && !isinf(cfg->rho)) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'c': inf with rho = %g (allowed: finite when rho is "
-                    "finite; the privacy noise scales with c^2)",
-                    cfg->rho);
-  }
-  if (cfg->grid < 2 || cfg->grid > SIZE_MAX / sizeof(double)) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'grid': %zu (allowed: integer >= 2)",
-                    cfg->grid);
-  }
-  if (dpd_ode_method_type_get(cfg->method) == NULL) {
-    char names[128];
-    dpd__ode_method_names(0, 0, names, sizeof names);
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'method': %d (allowed: %s)",
-                    (int)cfg->method, names);
-  }
-  if (!(cfg->rtol > 0.0) || !isfinite(cfg->rtol)) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'rtol': %g (allowed: finite, > 0)",
-                    cfg->rtol);
-  }
-  if (!(cfg->atol > 0.0) || !isfinite(cfg->atol)) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'atol': %g (allowed: finite, > 0)",
-                    cfg->atol);
-  }
-  if (cfg->max_steps < 1) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'max_steps': %ld (allowed: integer >= 1)",
-                    cfg->max_steps);
-  }
-  if (cfg->krylov_maxl < 1) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'krylov_maxl': %d (allowed: integer >= 1)",
-                    cfg->krylov_maxl);
-  }
-  if (cfg->linsol != DPD_ODE_LINSOL_SM && cfg->linsol != DPD_ODE_LINSOL_SPGMR) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'linsol': %d (allowed: sm, spgmr)",
-                    (int)cfg->linsol);
-  }
-  if (cfg->bounds != 0 && cfg->bounds != 1) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'bounds': %d (allowed: 0 or 1)",
-                    cfg->bounds);
-  }
-  if (!isnan(cfg->sigma2_const) && (!(cfg->sigma2_const >= 0.0) || !isfinite(cfg->sigma2_const) ||
-                                    (cfg->sigma2_const > 0.0 && isinf(cfg->c)))) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'sigma2_const': %g with c = %g (allowed: NAN, or finite "
-                    ">= 0, and 0 unless c is finite: the privacy noise scales with c^2)",
-                    cfg->sigma2_const, cfg->c);
-  }
-  if (!isnan(cfg->mu_frozen) && !(cfg->mu_frozen > 0.0 && cfg->mu_frozen <= 1.0)) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'mu_frozen': %g (allowed: NAN or (0, 1])",
-                    cfg->mu_frozen);
-  }
-  if (!isnan(cfg->nu_frozen) && !(cfg->nu_frozen >= 0.0 && cfg->nu_frozen <= 1.0)) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'nu_frozen': %g (allowed: NAN or [0, 1])",
-                    cfg->nu_frozen);
-  }
-  if (cfg->finite_size != DPD_FINITE_OFF && cfg->finite_size != DPD_FINITE_ON &&
-      cfg->finite_size != DPD_FINITE_AUTO) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'finite_size': %d (allowed: off, on, auto)",
-                    cfg->finite_size);
-  }
-  if (cfg->finite_size == DPD_FINITE_ON &&
-      (cfg->method == DPD_ODE_VOLTERRA || !isnan(cfg->mu_frozen) || !isnan(cfg->nu_frozen))) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'finite_size': on with method %s%s (allowed: off with the "
-                    "volterra method or frozen clipping factors)",
-                    dpd_ode_method_type_get(cfg->method)->name,
-                    isnan(cfg->mu_frozen) && isnan(cfg->nu_frozen) ? "" : " and frozen factors");
-  }
-  if (!isinf(cfg->rho) && !dpd_schedule_is_nonincreasing(schedule)) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'schedule': %s increases somewhere on [0, 1] with rho = %g "
-                    "(allowed: non-increasing when rho is finite)",
-                    dpd_schedule_name(schedule), cfg->rho);
-  }
-  return DPD_OK;
-}
-
-int dpd__ode_validate(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
-                      const dpd_ode_config *cfg, dpd_err *err) {
-  return validate(problem, schedule, cfg, err);
-}
-
 /* ---- Public pure evaluations --------------------------------------------------------------- */
 
 double dpd_linreg_m2(const dpd_linreg_problem *problem) {
@@ -1001,13 +853,10 @@ int dpd_linreg_finite_size_matters(const dpd_linreg_problem *problem) {
          problem->lambda_max / (double)problem->d > DPD_FINITE_AUTO_LMAX;
 }
 
-int dpd_ode_rhs_eval(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
-                     const dpd_ode_config *cfg, double t, const double *S, double *dSdt) {
+int dpd__ode_rhs_eval(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
+                      const dpd_ode_config *cfg, double t, const double *S, double *dSdt) {
   ode_model model;
-  int status = validate(problem, schedule, cfg, NULL);
-  if (status < 0) {
-    return status;
-  }
+  int status;
   model_init(&model, problem, schedule, cfg);
   if (dpd_ode_finite_size_applies(problem, cfg)) {
     const dpd__fs_law *law = NULL;
@@ -1022,15 +871,12 @@ int dpd_ode_rhs_eval(const dpd_linreg_problem *problem, const dpd_schedule *sche
   return model_rhs(&model, t, S, dSdt, NULL);
 }
 
-int dpd_ode_jtimes_eval(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
-                        const dpd_ode_config *cfg, double t, const double *S, const double *v,
-                        double *Jv) {
+int dpd__ode_jtimes_eval(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
+                         const dpd_ode_config *cfg, double t, const double *S, const double *v,
+                         double *Jv) {
   ode_model model;
   ode_coef co;
-  int status = validate(problem, schedule, cfg, NULL);
-  if (status < 0) {
-    return status;
-  }
+  int status;
   const dpd__fs_law *law = NULL;
   model_init(&model, problem, schedule, cfg);
   if (dpd_ode_finite_size_applies(problem, cfg)) {

@@ -5,7 +5,9 @@
  * adams in ode.c, volterra in volterra.c) and listed here once (FFTW's "favor a table"). Adding
  * a method: its solver file with its type, its dpd_ode_method value in dpdyn/ode.h, and one
  * declaration and one table line below. The common validation and the requirement checks of
- * the capability flags live here, so a method's solve function sees a valid configuration. */
+ * the capability flags live here, so a method's solve function sees a valid configuration.
+ * The validation itself is in ode_config.c, which the solvers call too: it takes the method as
+ * an argument, so no solver depends on this table and the table depends on the solvers only. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,11 +15,6 @@
 #include "core/error_impl.h"
 #include "dpdyn/ode.h"
 #include "linreg/ode_impl.h"
-
-/* The methods (defined next to their solvers). */
-__attribute__((visibility("hidden"))) extern const dpd_ode_method_type dpd__ode_method_bdf;
-__attribute__((visibility("hidden"))) extern const dpd_ode_method_type dpd__ode_method_adams;
-__attribute__((visibility("hidden"))) extern const dpd_ode_method_type dpd__ode_method_volterra;
 
 const dpd_ode_method_type *const dpd_ode_method_types[] = {
     &dpd__ode_method_bdf, &dpd__ode_method_adams, &dpd__ode_method_volterra, NULL};
@@ -80,6 +77,28 @@ static int check_requirements(const dpd_ode_method_type *type, const dpd_schedul
   return DPD_OK;
 }
 
+/* The common validation with the method of the table (NULL config: the validation says so). */
+static int validate(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
+                    const dpd_ode_config *cfg, dpd_err *err) {
+  char names[128];
+  dpd__ode_method_names(0, 0, names, sizeof names);
+  return dpd__ode_validate(problem, schedule, cfg,
+                           cfg != NULL ? dpd_ode_method_type_get(cfg->method) : NULL, names, err);
+}
+
+int dpd_ode_rhs_eval(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
+                     const dpd_ode_config *cfg, double t, const double *S, double *dSdt) {
+  int status = validate(problem, schedule, cfg, NULL);
+  return status < 0 ? status : dpd__ode_rhs_eval(problem, schedule, cfg, t, S, dSdt);
+}
+
+int dpd_ode_jtimes_eval(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
+                        const dpd_ode_config *cfg, double t, const double *S, const double *v,
+                        double *Jv) {
+  int status = validate(problem, schedule, cfg, NULL);
+  return status < 0 ? status : dpd__ode_jtimes_eval(problem, schedule, cfg, t, S, v, Jv);
+}
+
 int dpd_ode_solve(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
                   const dpd_ode_config *cfg, dpd_ode_result **out, dpd_err *err) {
   const dpd_ode_method_type *type;
@@ -88,7 +107,7 @@ int dpd_ode_solve(const dpd_linreg_problem *problem, const dpd_schedule *schedul
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'out': NULL (allowed: a pointer)");
   }
   *out = NULL;
-  if ((status = dpd__ode_validate(problem, schedule, cfg, err)) < 0) {
+  if ((status = validate(problem, schedule, cfg, err)) < 0) {
     return status;
   }
   type = dpd_ode_method_type_get(cfg->method); /* not NULL: validated */

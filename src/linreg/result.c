@@ -1,10 +1,27 @@
-/* Result object of the linear-regression stochastic drivers (simulate, sde).
+/* Result object of the linear-regression stochastic drivers (simulate, sde): creation, the
+ * release statistics, and dpd_linreg_sim_result_free (linreg.h), which both drivers use.
  * SPDX-License-Identifier: MIT */
 #include <math.h>
 #include <stdlib.h>
 
 #include "core/stats_impl.h"
 #include "linreg/result_impl.h"
+
+void dpd_linreg_sim_result_free(dpd_linreg_sim_result *r) {
+  if (r == NULL) {
+    return;
+  }
+  free(r->t);
+  free(r->risk_mean);
+  free(r->risk_se);
+  free(r->clip_fraction);
+  free(r->risk_replicates);
+  free(r->clip_replicates);
+  free(r->clip_total_replicates);
+  free(r->before_release_replicates);
+  free(r->final_replicates);
+  free(r);
+}
 
 dpd_linreg_sim_result *dpd__sim_result_create(size_t grid, size_t seeds) {
   dpd_linreg_sim_result *res = calloc(1, sizeof *res);

@@ -69,6 +69,7 @@
 #include "linreg/finite_impl.h"
 #include "linreg/result_impl.h"
 #include "linreg/sde_impl.h"
+#include "linreg/setting_impl.h"
 
 /* Defaults of dpd_linreg_sde_config (those of dpd_linreg_sim_config where shared). */
 #define SDE_N_DEFAULT 1000
@@ -766,4 +767,10 @@ cleanup:
   free(coord_tilt);
   dpd__fs_law_free(fs_law);
   return status;
+}
+
+dpd_linreg_setting dpd_linreg_sde_config_setting_get(const dpd_linreg_sde_config *cfg) {
+  dpd_linreg_setting s = {.n = cfg->n};
+  DPD__SETTING_COPY_COMMON(s, *cfg);
+  return s;
 }

@@ -1,12 +1,17 @@
 /* The setting shared by the simulation, the SDE and the ODE of linear regression: defaults,
- * the configurations built from it, and the check that configurations agree.
+ * the configurations built from it, and the check that configurations agree. The way back,
+ * config -> setting (dpd_linreg_sim_config_setting_get, ..._sde_...), is beside each config
+ * (sim.c, sde.c), which use it to record a result's setting: this file depends on them, not
+ * they on it.
  * SPDX-License-Identifier: MIT */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/error_impl.h"
+#include "dpdyn/clip.h"
 #include "dpdyn/linreg_setting.h"
+#include "linreg/setting_impl.h"
 
 /* Defaults of dpd_linreg_setting: those of dpd_linreg_sim_config_default,
  * dpd_linreg_sde_config_default and dpd_ode_config_default (tests/unit/test_setting.c). */
@@ -17,17 +22,6 @@
 /* Relative tolerance of the ODE's gamma against d/n: a gamma computed as d/n in any order of
  * operations, or typed with 15 significant digits, passes. */
 #define SETTING_GAMMA_RTOL 1e-12
-
-/* The fields of a setting that every configuration carries under the same names (n aside: the
- * ODE has gamma = d/n instead): one copy for the sim, SDE and ODE configs, both ways. */
-#define SETTING_COPY_COMMON(dst, src)                                                              \
-  do {                                                                                             \
-    (dst).zeta = (src).zeta;                                                                       \
-    (dst).noise = (src).noise;                                                                     \
-    (dst).noise_nu = (src).noise_nu;                                                               \
-    (dst).c = (src).c;                                                                             \
-    (dst).rho = (src).rho;                                                                         \
-  } while (0)
 
 dpd_linreg_setting dpd_linreg_setting_default(void) {
   dpd_linreg_setting s;
@@ -44,33 +38,21 @@ dpd_linreg_setting dpd_linreg_setting_default(void) {
 dpd_linreg_sim_config dpd_linreg_sim_config_init(const dpd_linreg_setting *setting) {
   dpd_linreg_sim_config cfg = dpd_linreg_sim_config_default();
   cfg.n = setting->n;
-  SETTING_COPY_COMMON(cfg, *setting);
+  DPD__SETTING_COPY_COMMON(cfg, *setting);
   return cfg;
-}
-
-dpd_linreg_setting dpd_linreg_sim_config_setting_get(const dpd_linreg_sim_config *cfg) {
-  dpd_linreg_setting s = {.n = cfg->n};
-  SETTING_COPY_COMMON(s, *cfg);
-  return s;
 }
 
 dpd_linreg_sde_config dpd_linreg_sde_config_init(const dpd_linreg_setting *setting) {
   dpd_linreg_sde_config cfg = dpd_linreg_sde_config_default();
   cfg.n = setting->n;
-  SETTING_COPY_COMMON(cfg, *setting);
+  DPD__SETTING_COPY_COMMON(cfg, *setting);
   return cfg;
-}
-
-dpd_linreg_setting dpd_linreg_sde_config_setting_get(const dpd_linreg_sde_config *cfg) {
-  dpd_linreg_setting s = {.n = cfg->n};
-  SETTING_COPY_COMMON(s, *cfg);
-  return s;
 }
 
 dpd_ode_config dpd_ode_config_init(const dpd_linreg_setting *setting, size_t d) {
   dpd_ode_config cfg = dpd_ode_config_default();
   cfg.gamma = setting->n > 0 ? (double)d / (double)setting->n : INFINITY;
-  SETTING_COPY_COMMON(cfg, *setting);
+  DPD__SETTING_COPY_COMMON(cfg, *setting);
   return cfg;
 }
 
@@ -94,14 +76,10 @@ static int real_mismatch(const char *key, double a, const char *a_name, double b
                   key, sa, a_name, sb, b_name);
 }
 
-static const char *law_name(dpd_noise_law law) {
-  const dpd_noise_law_type *t;
-  for (size_t i = 0; (t = dpd_noise_law_type_at(i)) != NULL; i++) {
-    if (t->law == law) {
-      return t->name;
-    }
-  }
-  return "unknown";
+/* Whether the law reads noise_nu (Student-t's NU, or a registered law's parameter). */
+static int law_has_parameter(dpd_noise_law law) {
+  const dpd_noise_law_type *t = dpd_noise_law_type_get(law);
+  return t != NULL && t->parameter != NULL;
 }
 
 /* `got` (called got_name) against the reference `ref` (ref_name): every field but n when
@@ -121,9 +99,9 @@ static int compare(const dpd_linreg_setting *ref, const char *ref_name,
     return DPD_FAIL(err, DPD_EINVAL,
                     "setting mismatch: 'noise' is %s in the %s but %s in the %s (allowed: one "
                     "value in every configuration: build them from one dpd_linreg_setting)",
-                    law_name(ref->noise), ref_name, law_name(got->noise), got_name);
+                    dpd_noise_law_name(ref->noise), ref_name, dpd_noise_law_name(got->noise), got_name);
   }
-  if (ref->noise == DPD_NOISE_STUDENT && !(ref->noise_nu == got->noise_nu)) {
+  if (law_has_parameter(ref->noise) && !(ref->noise_nu == got->noise_nu)) {
     return real_mismatch("noise_nu", ref->noise_nu, ref_name, got->noise_nu, got_name, err);
   }
   if (!(ref->c == got->c)) {

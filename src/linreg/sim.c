@@ -50,6 +50,7 @@
 #include "dpdyn/linreg.h"
 #include "dpdyn/rng.h"
 #include "linreg/result_impl.h"
+#include "linreg/setting_impl.h"
 
 /* Defaults of dpd_linreg_sim_config (docs/INTERFACE.md). */
 #define SIM_N_DEFAULT 1000
@@ -86,22 +87,6 @@ dpd_linreg_sim_config dpd_linreg_sim_config_default(void) {
   return cfg;
 }
 
-void dpd_linreg_sim_result_free(dpd_linreg_sim_result *r) {
-  if (r == NULL) {
-    return;
-  }
-  free(r->t);
-  free(r->risk_mean);
-  free(r->risk_se);
-  free(r->clip_fraction);
-  free(r->risk_replicates);
-  free(r->clip_replicates);
-  free(r->clip_total_replicates);
-  free(r->before_release_replicates);
-  free(r->final_replicates);
-  free(r);
-}
-
 /* What one replicate reports besides its risk row. */
 typedef struct {
   double before_release; /* risk of theta_n without the last step's noise */
@@ -122,6 +107,7 @@ typedef struct {
   const size_t *kgrid;       /* [grid] recorded steps, non-decreasing, kgrid[0] = 0, = n at end */
   double zeta;
   dpd_noise_spec noise; /* label-noise law (noise.law == GAUSSIAN: z = zeta * Gaussian) */
+  double (*sample)(const dpd_noise_spec *, double, dpd_rng *); /* the law's (noise.h) */
   double C;             /* c sqrt(d); INFINITY: no clipping */
   uint64_t seed;
   size_t e_len;         /* the workspace: e [e_len], x [xbuf_len], xi chunk [CHUNK + 1] */
@@ -326,12 +312,12 @@ ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *
       /* The Gaussian law keeps its original expression (bit-identical results). */
       r = dot - plan->zeta * xbuf[d];
     } else {
-      /* Student-t draws its chi-square from the blocks after all m values (after xi, which
-       * pass 2 has yet to make): `after` is the stream there, and the stream goes on from it
-       * once pass 2 is done. The other laws draw nothing. */
+      /* A law that draws more than g (Student-t: its chi-square) draws from the blocks after
+       * all m values (after xi, which pass 2 has yet to make): `after` is the stream there, and
+       * the stream goes on from it once pass 2 is done. The other laws draw nothing. */
       after = rng;
       after.counter += (uint64_t)((m_even - m_dot) / 2);
-      r = dot - dpd__noise_from_gaussian(&plan->noise, xbuf[d], &after);
+      r = dot - plan->sample(&plan->noise, xbuf[d], &after);
     }
     if (!isfinite(r) || !isfinite(xx)) {
       info->status = DPD_ENONFINITE;
@@ -410,6 +396,7 @@ DPD__ISA_CLONES(int, replicate_kernel,
 
 static int validate(const dpd_linreg_problem *problem, const dpd_schedule *schedule,
                     const dpd_linreg_sim_config *cfg, dpd_linreg_sim_result **out, dpd_err *err) {
+  int status;
   if (problem == NULL || schedule == NULL || cfg == NULL || out == NULL) {
     return DPD_FAIL(err, DPD_EINVAL, "simulate: NULL argument (problem, schedule, cfg, out)");
   }
@@ -432,17 +419,9 @@ static int validate(const dpd_linreg_problem *problem, const dpd_schedule *sched
   if (!(cfg->zeta >= 0.0) || !isfinite(cfg->zeta)) {
     return DPD_FAIL(err, DPD_EINVAL, "simulate: zeta = %g, must be finite and >= 0", cfg->zeta);
   }
-  if (cfg->noise != DPD_NOISE_GAUSSIAN && cfg->noise != DPD_NOISE_LAPLACE &&
-      cfg->noise != DPD_NOISE_RADEMACHER && cfg->noise != DPD_NOISE_STUDENT) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "simulate: noise law %d (allowed: gaussian, laplace, rademacher, student)",
-                    (int)cfg->noise);
-  }
-  if (cfg->noise == DPD_NOISE_STUDENT && (!(cfg->noise_nu > 2.0) || !isfinite(cfg->noise_nu))) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "simulate: noise_nu = %g, must be finite and > 2 for the student law "
-                    "(the variance zeta^2 needs nu > 2)",
-                    cfg->noise_nu);
+  if ((status = dpd__noise_law_check(cfg->noise, cfg->noise_nu, "simulate: ", "noise_nu", NULL,
+                                     err)) < 0) {
+    return status;
   }
   if (!(cfg->c > 0.0)) {
     return DPD_FAIL(err, DPD_EINVAL, "simulate: c = %g, must be > 0 (inf: no clipping)", cfg->c);
@@ -520,6 +499,7 @@ int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
                    .kgrid = kgrid,
                    .zeta = cfg->zeta,
                    .noise = {.law = cfg->noise, .zeta = cfg->zeta, .nu = cfg->noise_nu},
+                   .sample = dpd_noise_law_type_get(cfg->noise)->sample, /* validated */
                    .C = isfinite(cfg->c) ? cfg->c * sqrt((double)d) : INFINITY,
                    .seed = cfg->seed,
                    .e_len = e_len,
@@ -584,4 +564,10 @@ cleanup:
   free(kgrid);
   free(info);
   return status;
+}
+
+dpd_linreg_setting dpd_linreg_sim_config_setting_get(const dpd_linreg_sim_config *cfg) {
+  dpd_linreg_setting s = {.n = cfg->n};
+  DPD__SETTING_COPY_COMMON(s, *cfg);
+  return s;
 }

@@ -22,6 +22,7 @@
  * searches for nvars <= 3. */
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,55 +82,119 @@ dpd_tune_config dpd_tune_config_default(void) {
   return cfg;
 }
 
-int dpd_tune_params_get(dpd_schedule_kind kind) {
-  switch (kind) {
-  case DPD_SCHEDULE_CONST:
-  case DPD_SCHEDULE_SQRT:
-  case DPD_SCHEDULE_HYPERBOLIC:
-  case DPD_SCHEDULE_STEP:
-  case DPD_SCHEDULE_COSINE:
-    return DPD_TUNE_C | DPD_TUNE_ETA0;
-  case DPD_SCHEDULE_OPTIMAL:
-    return DPD_TUNE_C | DPD_TUNE_C1 | DPD_TUNE_C2 | DPD_TUNE_C3;
-  default:
-    return 0;
+/* The tunable parameters by name (dpd_schedule_family.tunables). */
+static const struct {
+  const char *name;
+  int flag;
+} tune_param_names[] = {{"c", DPD_TUNE_C},   {"eta0", DPD_TUNE_ETA0}, {"a", DPD_TUNE_A},
+                        {"c1", DPD_TUNE_C1}, {"c2", DPD_TUNE_C2},     {"c3", DPD_TUNE_C3}};
+enum { NTUNE_PARAM_NAMES = sizeof tune_param_names / sizeof tune_param_names[0] };
+
+/* The flags of a space-separated list of names (NULL: 0); -1 when a name is not a tunable
+ * parameter, its position in *bad. */
+static int flags_of(const char *list, const char **bad) {
+  int flags = 0;
+  const char *p = list;
+  while (p != NULL && *p != '\0') {
+    size_t len = strcspn(p, " ");
+    int found = 0;
+    for (size_t i = 0; i < NTUNE_PARAM_NAMES && len > 0; i++) {
+      if (strlen(tune_param_names[i].name) == len && strncmp(tune_param_names[i].name, p, len) == 0) {
+        flags |= tune_param_names[i].flag;
+        found = 1;
+      }
+    }
+    if (len > 0 && !found) {
+      *bad = p;
+      return -1;
+    }
+    p += len;
+    p += strspn(p, " ");
   }
+  return flags;
 }
 
-/* Parameters that belong to a family. */
+/* Parameters that belong to a family (its tunables), and its default set; 0 for families the
+ * tuner does not support (file, unknown kinds, names outside dpd_tune_param). */
 static int family_params(dpd_schedule_kind kind) {
-  switch (kind) {
-  case DPD_SCHEDULE_CONST:
-  case DPD_SCHEDULE_SQRT:
-  case DPD_SCHEDULE_STEP:
-  case DPD_SCHEDULE_COSINE:
-    return DPD_TUNE_C | DPD_TUNE_ETA0;
-  case DPD_SCHEDULE_HYPERBOLIC:
-    return DPD_TUNE_C | DPD_TUNE_ETA0 | DPD_TUNE_A;
-  case DPD_SCHEDULE_OPTIMAL:
-    return DPD_TUNE_C | DPD_TUNE_C1 | DPD_TUNE_C2 | DPD_TUNE_C3;
-  default:
-    return 0;
-  }
+  const char *bad = NULL;
+  const dpd_schedule_family *f = dpd_schedule_family_get(kind);
+  int flags = f != NULL ? flags_of(f->tunables, &bad) : 0;
+  return flags < 0 ? 0 : flags;
+}
+
+int dpd_tune_params_get(dpd_schedule_kind kind) {
+  const char *bad = NULL;
+  const dpd_schedule_family *f = dpd_schedule_family_get(kind);
+  int flags = f != NULL && family_params(kind) != 0 ? flags_of(f->tune_default, &bad) : 0;
+  return flags < 0 ? 0 : flags;
 }
 
 static const char *family_name(dpd_schedule_kind kind) {
-  switch (kind) {
-  case DPD_SCHEDULE_CONST:
-    return "const";
-  case DPD_SCHEDULE_SQRT:
-    return "sqrt";
-  case DPD_SCHEDULE_HYPERBOLIC:
-    return "hyperbolic";
-  case DPD_SCHEDULE_OPTIMAL:
-    return "optimal";
-  case DPD_SCHEDULE_STEP:
-    return "step";
-  case DPD_SCHEDULE_COSINE:
-    return "cosine";
-  default:
-    return "file";
+  const dpd_schedule_family *f = dpd_schedule_family_get(kind);
+  return f != NULL ? f->name : "unknown";
+}
+
+/* "const, sqrt, ...": the families tune supports, for messages. */
+static void tunable_families(char *buf, size_t cap) {
+  const dpd_schedule_family *f;
+  size_t len = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; (f = dpd_schedule_family_at(i)) != NULL && len < cap; i++) {
+    if (family_params(f->kind) != 0) {
+      len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", f->name);
+    }
   }
+}
+
+static int unsupported_family(dpd_schedule_kind kind, dpd_err *err) {
+  char allowed[256];
+  tunable_families(allowed, sizeof allowed);
+  return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'schedule': '%s' (allowed for tuning: %s)",
+                  family_name(kind), allowed);
+}
+
+int dpd_tune_family_params_get(const char *schedule, dpd_schedule_kind *kind, int *params,
+                               int *defaults, char *allowed, size_t cap, dpd_err *err) {
+  const dpd_schedule_family *f = schedule != NULL ? dpd_schedule_family_lookup(schedule) : NULL;
+  const char *bad = NULL;
+  int flags = f != NULL ? flags_of(f->tunables, &bad) : 0;
+  if (flags <= 0) {
+    char families[256];
+    tunable_families(families, sizeof families);
+    if (flags < 0) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for 'tunables': '%s' of family '%s' (allowed: names among "
+                      "c, eta0, a, c1, c2, c3)",
+                      f->tunables, f->name);
+    }
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'schedule': '%s' (allowed with tune: %s)",
+                    schedule != NULL ? schedule : "(null)", families);
+  }
+  if (kind != NULL) {
+    *kind = f->kind;
+  }
+  if (params != NULL) {
+    *params = flags;
+  }
+  if (defaults != NULL) {
+    *defaults = dpd_tune_params_get(f->kind);
+  }
+  if (allowed != NULL && cap > 0) {
+    size_t len = 0;
+    const char *p = f->tunables;
+    allowed[0] = '\0';
+    while (*p != '\0' && len < cap) {
+      size_t n = strcspn(p, " ");
+      if (n > 0) {
+        len += (size_t)snprintf(allowed + len, cap - len, "%s%.*s", len ? ", " : "", (int)n, p);
+      }
+      p += n;
+      p += strspn(p, " ");
+    }
+  }
+  return DPD_OK;
 }
 
 /* m = max(c2, c3/rho) of the optimal family (c3/rho = 0 when rho = inf). */
@@ -146,14 +211,11 @@ static double schedule_eta0(const dpd_schedule_config *sc) {
   return sc->eta0;
 }
 
+/* sup eta~ / eta~(0) of a supported family, from its table entry (1 when it has none: the
+ * sup then depends on eta0, as for cosine, and the limit is checked at each point). */
 static double sup_ratio(const dpd_schedule_config *sc) {
-  if (sc->kind == DPD_SCHEDULE_HYPERBOLIC && sc->a < 0.0) {
-    return 1.0 / (1.0 + sc->a); /* increasing: the sup is eta~(1) */
-  }
-  if (sc->kind == DPD_SCHEDULE_STEP && sc->factor > 1.0) {
-    return pow(sc->factor, (double)sc->drops); /* increasing: the last plateau */
-  }
-  return 1.0; /* cosine: the sup max(eta0, eta_min) depends on eta0; the limit is checked */
+  const dpd_schedule_family *f = dpd_schedule_family_get(sc->kind);
+  return f != NULL && f->sup_ratio != NULL ? f->sup_ratio(sc) : 1.0;
 }
 
 dpd_schedule_config dpd_tune_schedule_eta0_set(const dpd_schedule_config *schedule, double eta0) {
@@ -305,10 +367,7 @@ static int eval_risk(const dpd_linreg_problem *problem, const dpd_schedule_confi
 static int check_problem(const dpd_schedule_config *sc, double c, const dpd_tune_config *cfg,
                          dpd_err *err) {
   if (family_params(sc->kind) == 0) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'schedule': '%s' (allowed for tuning: const, sqrt, "
-                    "hyperbolic, optimal, step, cosine)",
-                    family_name(sc->kind));
+    return unsupported_family(sc->kind, err);
   }
   if (!(c > 0.0)) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'c': %g (allowed: > 0, or inf)", c);
@@ -346,10 +405,7 @@ int dpd_tune_eta0_max_get(const dpd_schedule_config *schedule, const dpd_tune_co
     return status;
   }
   if (family_params(schedule->kind) == 0) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'schedule': '%s' (allowed for tuning: const, sqrt, "
-                    "hyperbolic, optimal, step, cosine)",
-                    family_name(schedule->kind));
+    return unsupported_family(schedule->kind, err);
   }
   *eta0_max = cfg->safety * (2.0 / cfg->ode.gamma) / sup_ratio(schedule);
   return DPD_OK;
@@ -676,10 +732,7 @@ static int setup_search(search *sr, const dpd_linreg_problem *problem,
     sr->base.rho = cfg->ode.rho;
   }
   if (allowed == 0) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'schedule': '%s' (allowed for tuning: const, sqrt, "
-                    "hyperbolic, optimal, step, cosine)",
-                    family_name(family->kind));
+    return unsupported_family(family->kind, err);
   }
   if ((p & ~allowed) != 0) {
     return DPD_FAIL(err, DPD_EINVAL,

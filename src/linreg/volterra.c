@@ -679,7 +679,13 @@ static int mesh_solve(dpd_volterra_plan *plan, const dpd_linreg_problem *problem
 static int model_check(const dpd_volterra_plan *plan, const dpd_linreg_problem *problem,
                        const dpd_schedule *schedule, const dpd_ode_config *model, dpd_err *err) {
   double eta0, eta1;
-  int status = dpd__ode_validate(problem, schedule, model, err);
+  /* The plan solves the Volterra form whatever model->method says: the method is checked only
+   * when it is this one (no method table here: ode_method.c lists this file's type). */
+  int status = dpd__ode_validate(problem, schedule, model,
+                                 model != NULL && model->method == DPD_ODE_VOLTERRA
+                                     ? &dpd__ode_method_volterra
+                                     : NULL,
+                                 NULL, err);
   if (status < 0) {
     return status;
   }
