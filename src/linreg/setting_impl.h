@@ -8,7 +8,7 @@
 
 /* The fields of a setting that every configuration carries under the same names (n aside: the
  * ODE has gamma = d/n instead): one copy for the sim, SDE and ODE configs, both ways. */
-#define DPD__SETTING_COPY_COMMON(dst, src)                                                              \
+#define DPD__SETTING_COPY_COMMON(dst, src)                                                         \
   do {                                                                                             \
     (dst).zeta = (src).zeta;                                                                       \
     (dst).noise = (src).noise;                                                                     \
