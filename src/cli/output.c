@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "models/model_impl.h"
+#include "core/model_impl.h"
 #include "core/error_impl.h"
 #include "core/output_impl.h"
 

@@ -18,7 +18,7 @@
 
 #include "cli/cli.h"
 #include "core/error_impl.h"
-#include "models/model_impl.h"
+#include "core/model_impl.h"
 #include "core/text_impl.h"
 
 /* The last raw entry that set `key` (flags come after the INI file), NULL if none. */
