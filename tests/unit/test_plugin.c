@@ -5,7 +5,9 @@
  * This file includes nothing but dpdyn/ headers (and cmocka) and links the shared library, so it
  * sees exactly what a program outside the library sees (tests/CMakeLists.txt). It proves the
  * claim of docs/architecture.md: a family or a law is one block and one table entry, or one
- * register call from outside, and then simulate, sde, ode, compare, account and tune take it.
+ * register call from outside, and then simulate, sde, ode, compare, account and tune take it;
+ * and a model is one dpd_model_type (setup, release, workspace_bytes, one run per command),
+ * registered with dpd_model_register and run by the generic runner.
  *
  *  - Family "linear": eta~(t) = eta0 + (eta_min - eta0) t (the config fields eta0 and eta_min,
  *    the model's keys of those names), d/dt eta~^2 = 2 eta~(t) (eta_min - eta0), sup eta~ =
@@ -25,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -154,11 +157,121 @@ static const dpd_noise_law_type uniform_law = {
     "uniform",      UNIFORM_LAW, NULL, "uniform on [-sqrt(3) zeta, sqrt(3) zeta] (test only)", NULL,
     NULL,           uniform_sample, uniform_clip_moments};
 
+/* ---- A test-only model: the fraction of n uniforms below p, over seeds replicates ---------- */
+
+/* Its context: the validated keys. */
+typedef struct {
+  size_t n, seeds;
+  double p;
+  uint64_t seed;
+} coin_ctx;
+
+static const dpd_key_desc coin_keys[] = {
+    {"n", DPD_KEY_INT, "1000", 1, 1e7, 0, NULL, NULL, "draws per replicate"},
+    {"p", DPD_KEY_REAL, "0.3", 0, 1, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
+     "probability of a success"},
+    {"seeds", DPD_KEY_INT, "16", 1, 1e6, 0, NULL, NULL, "replicates"},
+    {"seed", DPD_KEY_INT, "1", 0, 18446744073709551615.0, 0, NULL, NULL, "master seed"},
+    {NULL, DPD_KEY_REAL, NULL, 0, 0, 0, NULL, NULL, NULL}};
+
+static int coin_setup(const dpd_model_command *c, dpd_keys *keys, const dpd_run_env *env,
+                      void **ctx, dpd_err *err) {
+  coin_ctx v;
+  int status;
+  (void)c;
+  (void)env;
+  *ctx = NULL;
+  if ((status = dpd_keys_size_get(keys, "n", &v.n, err)) < 0 ||
+      (status = dpd_keys_real_get(keys, "p", &v.p, err)) < 0 ||
+      (status = dpd_keys_size_get(keys, "seeds", &v.seeds, err)) < 0 ||
+      (status = dpd_keys_u64_get(keys, "seed", &v.seed, err)) < 0) {
+    return status;
+  }
+  if ((*ctx = malloc(sizeof v)) == NULL) {
+    return DPD_ENOMEM;
+  }
+  memcpy(*ctx, &v, sizeof v);
+  return DPD_OK;
+}
+
+static void coin_release(void *ctx) { free(ctx); }
+
+static double coin_workspace_bytes(const void *ctx, const dpd_model_command *c,
+                                   const char **driver) {
+  (void)c;
+  *driver = "seeds";
+  return 2.0 * (double)((const coin_ctx *)ctx)->seeds * sizeof(double);
+}
+
+static int coin_simulate(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
+                         dpd_output **outp, dpd_err *err) {
+  const coin_ctx *v = ctx;
+  dpd_output *out = NULL;
+  dpd_table_builder *b = NULL;
+  double *rep, *est, mean = 0.0, ss = 0.0;
+  int status;
+  (void)env;
+  if ((status = dpd_output_create(&out, err)) < 0 ||
+      (status = dpd_table_builder_create(v->seeds, &b, err)) < 0) {
+    dpd_output_free(out);
+    return status;
+  }
+  rep = dpd_table_builder_column(b, "replicate", err);
+  est = rep != NULL ? dpd_table_builder_column(b, "estimate", err) : NULL;
+  if (est == NULL) {
+    dpd_table_builder_free(b);
+    dpd_output_free(out);
+    return err->status;
+  }
+  for (size_t r = 0; r < v->seeds; r++) {
+    dpd_rng rng;
+    size_t hits = 0;
+    dpd_rng_init(&rng, v->seed, r);
+    for (size_t k = 0; k < v->n; k++) {
+      hits += dpd_rng_uniform(&rng) < v->p;
+    }
+    rep[r] = (double)r;
+    est[r] = (double)hits / (double)v->n;
+    mean += est[r];
+  }
+  mean /= (double)v->seeds;
+  for (size_t r = 0; r < v->seeds; r++) {
+    ss += (est[r] - mean) * (est[r] - mean);
+  }
+  dpd_output_number_set(out, "estimate", mean);
+  dpd_output_number_set(out, "estimate_se",
+                        v->seeds > 1 ? sqrt(ss / (double)(v->seeds - 1) / (double)v->seeds) : 0.0);
+  if ((status = dpd_output_table_add_built(out, "replicates.tsv", NULL, b, err)) < 0 ||
+      (status = dpd_output_params_set(out, keys, err)) < 0) {
+    dpd_output_free(out);
+    return status;
+  }
+  *outp = out;
+  return DPD_OK;
+}
+
+static const dpd_model_command coin_commands[] = {
+    {"simulate", "the fraction of n uniforms below p", "summary.json replicates.tsv",
+     "dpdyn simulate model=coin p=0.3", NULL, "estimate estimate_se", coin_simulate, 0, NULL, 0},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0}};
+
+static const char *const coin_small[] = {"n", "100", "seeds", "3", NULL};
+
+static const dpd_model_type coin_model = {"coin",
+                                          "test only: Bernoulli frequencies",
+                                          coin_keys,
+                                          coin_commands,
+                                          coin_small,
+                                          coin_setup,
+                                          coin_release,
+                                          coin_workspace_bytes};
+
 static int register_plugins(void **state) {
   dpd_err err;
   (void)state;
   if (dpd_schedule_family_register(&linear_family, &err) != DPD_OK ||
-      dpd_noise_law_register(&uniform_law, &err) != DPD_OK) {
+      dpd_noise_law_register(&uniform_law, &err) != DPD_OK ||
+      dpd_model_register(&coin_model, &err) != DPD_OK) {
     print_error("registration: %s\n", err.reason);
     return -1;
   }
@@ -583,6 +696,63 @@ static void tune_takes_the_registered_family_tunables(void **state) {
 #endif
 }
 
+/* The test-only model runs through the generic runner: setup, workspace_bytes, run, release. */
+static void registered_model_runs_through_the_registry(void **state) {
+  const dpd_model_type *m = dpd_model_lookup("coin");
+  dpd_keys *keys = NULL;
+  dpd_output *out = NULL;
+  dpd_run_env env = dpd_run_env_default();
+  dpd_err err;
+  char list[256];
+  size_t rows;
+  const double *est;
+  double mean, se, want;
+  (void)state;
+  assert_ptr_equal(m, &coin_model);
+  dpd_model_list(list, sizeof list);
+  assert_non_null(strstr(list, "coin"));
+  assert_int_equal(dpd_model_register(&coin_model, &err), DPD_EINVAL); /* the name is taken */
+  assert_int_equal(dpd_model_keys_create(m, "simulate", &keys, &err), DPD_OK);
+  assert_int_equal(dpd_model_key_set(m, keys, "p", "0.2385", &err), DPD_OK);
+  assert_int_equal(dpd_model_key_set(m, keys, "n", "4000", &err), DPD_OK);
+  assert_int_equal(dpd_model_key_set(m, keys, "seeds", "40", &err), DPD_OK);
+  assert_int_equal(dpd_model_key_set(m, keys, "zeta", "1", &err), DPD_EINVAL); /* linreg's */
+  assert_int_equal(dpd_model_run(m, "ode", keys, &env, &out, &err), DPD_EINVAL);
+  assert_non_null(strstr(err.reason, "simulate"));
+  /* validate only: setup and the memory check, nothing run */
+  env.validate_only = 1;
+  assert_int_equal(dpd_model_run(m, "simulate", keys, &env, &out, &err), DPD_OK);
+  assert_null(out);
+  /* the memory estimate is the model's own, refused naming its driver */
+  env.validate_only = 0;
+  env.max_memory = 100;
+  assert_int_equal(dpd_model_run(m, "simulate", keys, &env, &out, &err), DPD_EINVAL);
+  assert_non_null(strstr(err.reason, "'seeds'"));
+  env.max_memory = 0;
+  assert_int_equal(dpd_model_run(m, "simulate", keys, &env, &out, &err), DPD_OK);
+  assert_non_null(out);
+  est = column(out, "replicates.tsv", "estimate", &rows);
+  assert_int_equal(rows, 40);
+  mean = number(out, "estimate");
+  se = number(out, "estimate_se");
+  want = sqrt(0.2385 * (1.0 - 0.2385) / (4000.0 * 40.0));
+  print_message("coin: estimate %.5f +- %.2g (p 0.2385, binomial SE %.2g)\n", mean, se, want);
+  assert_true(fabs(mean - 0.2385) < 4.0 * want);
+  assert_true(se > 0.6 * want && se < 1.5 * want);
+  assert_true(est[0] >= 0.0 && est[0] <= 1.0);
+  {
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(out->summary, "params");
+    assert_true(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(params, "p")));
+  }
+  dpd_output_free(out);
+  /* setup validates through the key table: p outside (0, 1) is refused naming it */
+  assert_int_equal(dpd_model_key_set(m, keys, "p", "1.5", &err), DPD_OK);
+  assert_int_equal(dpd_model_run(m, "simulate", keys, &env, &out, &err), DPD_EINVAL);
+  assert_non_null(strstr(err.reason, "'p'"));
+  assert_null(out);
+  dpd_keys_free(keys);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(registered_entries_join_every_list),
@@ -591,6 +761,7 @@ int main(void) {
       cmocka_unit_test(uniform_factors_match_monte_carlo_and_their_derivatives),
       cmocka_unit_test(linreg_commands_run_with_the_registered_family_and_law),
       cmocka_unit_test(tune_takes_the_registered_family_tunables),
+      cmocka_unit_test(registered_model_runs_through_the_registry),
   };
   return cmocka_run_group_tests(tests, register_plugins, NULL);
 }
