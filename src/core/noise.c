@@ -208,8 +208,9 @@ int dpd_noise_spec_parse(const char *text, dpd_noise_spec *spec, dpd_err *err) {
       double nu = dpd__decimal_span(v, v + strlen(v)) ? strtod(v, NULL) : NAN;
       if (!parameter_ok(t, nu)) {
         return DPD_FAIL(err, DPD_EINVAL,
-                        "invalid value for 'noise': '%s' (allowed: %s:%s with finite %s %s)", text,
-                        t->name, t->parameter, t->parameter, parameter_words(t));
+                        "invalid value for 'noise': '%s' (allowed: %s:%s with finite %s%s%s)",
+                        text, t->name, t->parameter, t->parameter,
+                        t->parameter_allowed != NULL ? " " : "", parameter_words(t));
       }
       spec->law = t->law;
       spec->nu = nu;
