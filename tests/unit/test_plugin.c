@@ -688,9 +688,15 @@ static void tune_takes_the_registered_family_tunables(void **state) {
   dpd_linreg_problem_free(p);
 #if PLUGIN_TUNE_THROUGH_MODEL
   {
-    static const char *const tune_keys[] = {"confirm", "0", NULL};
+    static const char *const tune_keys[] = {"confirm_seeds", "0", NULL};
     dpd_output *out = run("tune", tune_keys);
+    const cJSON *tuned = cJSON_GetObjectItemCaseSensitive(out->summary, "tuned");
+    char *names = cJSON_PrintUnformatted(tuned);
+    print_message("tune through the model: tuned %s\n", names != NULL ? names : "?");
     assert_string_equal(text(out, "schedule"), "linear");
+    assert_non_null(names);
+    assert_string_equal(names, "[\"c\",\"eta0\"]");
+    free(names);
     dpd_output_free(out);
   }
 #endif
