@@ -56,8 +56,7 @@ DPD_API void dpd_err_reset(dpd_err *err);
  * __LINE__, "...", ...);` reports and fails in one statement. For code around the library (a
  * front end, a caller's callbacks such as dpd_run_env.validated) that reports its own failures
  * through the same record; the library's own errors go through an internal function. */
-DPD_API int dpd_err_set(dpd_err *err, int status, const char *file, int line, const char *fmt,
-                        ...)
+DPD_API int dpd_err_set(dpd_err *err, int status, const char *file, int line, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif

@@ -31,8 +31,7 @@ static int slurp(const char *path, char **text, size_t *len, dpd_err *err) {
   char *buf;
   int status;
   *text = NULL;
-  if ((status = dpd_io_file_open("INI file", 0, path, CLI_MAX_INI_BYTES, &f, NULL, err)) <
-      0) {
+  if ((status = dpd_io_file_open("INI file", 0, path, CLI_MAX_INI_BYTES, &f, NULL, err)) < 0) {
     return status;
   }
   buf = malloc(cap);

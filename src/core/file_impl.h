@@ -16,12 +16,10 @@
  * (0: no limit) is refused too. Errors are DPD_EINVAL, one line naming `what` (a key: "invalid
  * value for 'spectrum': ...", or with key_is_name = 0 a noun such as "INI file": "cannot open
  * INI file '...'") and the path. */
-__attribute__((visibility("hidden"))) int dpd__file_open_regular(const char *what,
-                                                                 int key_is_name,
+__attribute__((visibility("hidden"))) int dpd__file_open_regular(const char *what, int key_is_name,
                                                                  const char *path,
                                                                  unsigned long long max_size,
-                                                                 FILE **f,
-                                                                 unsigned long long *size,
+                                                                 FILE **f, unsigned long long *size,
                                                                  dpd_err *err);
 
 #endif
