@@ -139,9 +139,16 @@ FILE *cli_out_open(cli_out *o, const char *name, char **tmp_path, dpd_err *err);
 int cli_out_commit(cli_out *o, FILE *f, char *tmp_path, const char *name, dpd_err *err);
 /* The staging directory (created if needed), NULL on error. */
 const char *cli_out_stage(cli_out *o, dpd_err *err);
-/* Renders `figure` (NULL: none) into the staging directory, then publishes the run as the
- * output directory in one atomic step. Returns a CLI_EXIT_* code; a failed figure is reported
- * (exit 3) after the data are published. */
+/* Registers stage/`name` (a file another process, gnuplot, is about to write into the staging
+ * directory) with the signal handler, which removes it on SIGINT, SIGTERM and SIGHUP. Nothing
+ * when no staging directory exists. */
+void cli_out_expect(cli_out *o, const char *name);
+/* Publishes the staging directory as the output directory in one atomic step (signals blocked).
+ * DPD_OK, or a failure (DPD_EIO, DPD_ENOMEM) with the reason in err. */
+int cli_out_publish(cli_out *o, dpd_err *err);
+/* Renders `figure` (NULL: none) into the staging directory (cli_plot_render), then publishes
+ * the run (cli_out_publish). Returns a CLI_EXIT_* code; a failed figure is reported (exit 3)
+ * after the data are published. (publish.c: above both output.c and plot.c.) */
 int cli_out_finish(cli_out *o, const char *figure, dpd_err *err);
 
 /* Signal handling: SIGINT, SIGTERM and SIGHUP remove the staging files of the run, print one

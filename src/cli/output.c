@@ -521,29 +521,16 @@ static int publish(cli_out *o, dpd_err *err) {
   return status;
 }
 
-int cli_out_finish(cli_out *o, const char *figure, dpd_err *err) {
-  int code = CLI_EXIT_OK, status;
-  dpd_err plot_err;
-  dpd_err_reset(&plot_err);
-  if (figure != NULL && o->stage != NULL) {
-    char name[96], *path;
-    /* the figure's final names inside the stage, for the signal handler */
-    for (int k = 0; k < 2; k++) {
-      snprintf(name, sizeof name, "%s.%s", figure, k == 0 ? "gp" : "png");
-      if ((path = cli_path_join(o->stage, name)) != NULL) {
-        reg_add_path(path);
-        free(path);
-      }
-    }
-    code = cli_plot_render(o->stage, figure, &plot_err);
+void cli_out_expect(cli_out *o, const char *name) {
+  char *path;
+  if (o->stage != NULL && (path = cli_path_join(o->stage, name)) != NULL) {
+    reg_add_path(path);
+    free(path);
   }
-  if ((status = publish(o, err)) < 0) {
-    return cli_exit_code(status);
-  }
-  if (code != CLI_EXIT_OK && err != NULL) {
-    *err = plot_err;
-  }
-  return code;
+}
+
+int cli_out_publish(cli_out *o, dpd_err *err) {
+  return publish(o, err);
 }
 
 void cli_out_free(cli_out *o) {
