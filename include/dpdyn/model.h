@@ -108,15 +108,32 @@ DPD_API dpd_run_env dpd_run_env_default(void);
  * The library never installs signal handlers: the binding sets the flag from its own. */
 DPD_API int dpd_run_progress_flag(void *flag, const char *what, size_t done, size_t total);
 
-/* One command of a model. `run` validates every key (the model records the values in effect in
- * `keys`), checks the memory estimate against env->max_memory, runs, and returns the output
- * (returned-owned). With env->validate_only it stops after validation (*out = NULL). */
-typedef struct {
+/* A model type is a set of per-operation functions over a per-model context (the shape of
+ * SUNDIALS' solver objects): `setup` turns the keys into validated configurations (the context),
+ * `workspace_bytes` says what a command will allocate, each command's `run` computes on the
+ * context, `release` frees it. dpd_model_run drives them in this order:
+ *
+ *   setup(c, keys, env, &ctx)          every key validated, values in effect recorded in keys,
+ *                                      keys not in effect dropped; nothing large built
+ *   workspace_bytes(ctx, c, &driver)   refused (DPD_EINVAL naming `driver`) above max_memory
+ *   (env->validate_only: stop here, *out = NULL)
+ *   env->validated(...)                the CLI prepares its output directory
+ *   c->run(ctx, keys, env, &out)       build, compute, tables + summary
+ *   release(ctx)
+ *
+ * No function of a model branches on the command's name: what differs between commands is in
+ * the command's entry (`uses`, `replicates_key`, `plot_default`). */
+typedef struct dpd_model_command dpd_model_command;
+
+/* One command of a model. */
+struct dpd_model_command {
   const char *name;    /* "simulate", "ou", ... */
   const char *summary; /* one line for dpdyn --help */
   const char *files;   /* the files it writes, space-separated (summary.json included) */
   const char *example; /* one command line */
-  int (*run)(dpd_keys *keys, const dpd_run_env *env, dpd_output **out, dpd_err *err);
+  /* Transitional (issue 26): a command not yet split into setup + run validates and runs in one
+   * call; used only when the model has no `setup`. */
+  int (*run_keys)(dpd_keys *keys, const dpd_run_env *env, dpd_output **out, dpd_err *err);
   /* The names of the numbers its summary can hold, space-separated, as dpdyn sweep names the
    * columns of sweep.tsv: the top-level numbers, then "object.key" for the numbers one level
    * down in objects other than params and not_available; wall_seconds and
@@ -124,7 +141,15 @@ typedef struct {
    * keys, files, privacy keys): dpdyn sweep refuses a plot_y outside it before any point runs,
    * so it must never miss a name a run can produce (tests/cli/test_sweep_plot_y.sh checks). */
   const char *numbers;
-} dpd_model_command;
+  /* Runs the command on the context made by the model's setup (keys: the keys in effect, for
+   * the record). *out: returned-owned. */
+  int (*run)(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dpd_output **out,
+             dpd_err *err);
+  unsigned uses;              /* model-defined bits: what setup validates and prepares for it */
+  const char *replicates_key; /* the key counting the replicates behind the summary's standard
+                                 errors (NULL: "seeds"); one replicate makes them null */
+  int plot_default;           /* 1: the figure is drawn unless plot = 0 */
+};
 
 typedef struct dpd_model_type {
   const char *name;                  /* the value of the key `model` */
@@ -134,7 +159,44 @@ typedef struct dpd_model_type {
   const char *const *small;          /* key, value, key, value, ..., NULL: a problem small enough
                                         for the registry contract test (tests/unit/
                                         test_models.c) and quick examples */
+  /* Validates every key for command `c` (reading c->uses, never c->name): records the values in
+   * effect in `keys` (dpd_keys_effective_*), drops the keys not in effect, and makes the context
+   * (*ctx: returned-owned, freed by release). May read small files and bounded file headers;
+   * builds nothing large. */
+  int (*setup)(const dpd_model_command *c, dpd_keys *keys, const dpd_run_env *env, void **ctx,
+               dpd_err *err);
+  void (*release)(void *ctx); /* NULL-safe in ctx */
+  /* Bytes command `c` will allocate at most on this context (0: nothing to check), and in
+   * *driver the key whose value drives the size (named in the refusal). */
+  double (*workspace_bytes)(const void *ctx, const dpd_model_command *c, const char **driver);
 } dpd_model_type;
+
+/* Adds a model type to the registry at run time (after the built-in models; a plug-in or a
+ * test). `m` is borrowed and must outlive every use of the registry; its name must be new and
+ * it must have setup, release, workspace_bytes and commands with `run`. Not thread-safe: call
+ * it before runs start. DPD_EINVAL for a taken name or a missing function, DPD_ENOMEM past 64
+ * registered models. */
+DPD_API int dpd_model_register(const dpd_model_type *m, dpd_err *err);
+
+/* A table built column by column (growable: no fixed column arrays in the models): create it
+ * with its number of rows, add named columns (copied), then move it into an output. */
+typedef struct dpd_table_builder dpd_table_builder;
+/* *b: returned-owned (dpd_table_builder_free, or consumed by dpd_output_table_add_built). */
+DPD_API int dpd_table_builder_create(size_t rows, dpd_table_builder **b, dpd_err *err);
+DPD_API void dpd_table_builder_free(dpd_table_builder *b);
+/* Appends the column `name` with the values col[0..rows) (copied; col may be NULL: zeros).
+ * DPD_EINVAL for an empty name, a name with a blank or one already in the table. */
+DPD_API int dpd_table_builder_add(dpd_table_builder *b, const char *name, const double *col,
+                                  dpd_err *err);
+/* Appends a column and returns its storage to fill (rows doubles, zeroed; NULL on failure with
+ * err filled). The pointer stays valid until the builder is freed or consumed. */
+DPD_API double *dpd_table_builder_column(dpd_table_builder *b, const char *name, dpd_err *err);
+/* The column called `name` of the builder, NULL if none. */
+DPD_API double *dpd_table_builder_find(dpd_table_builder *b, const char *name);
+/* Appends the built table to `out` as table `name` drawn by `figure` (NULL: none) and frees the
+ * builder (also on failure). */
+DPD_API int dpd_output_table_add_built(dpd_output *out, const char *name, const char *figure,
+                                       dpd_table_builder *b, dpd_err *err);
 
 /* The keys every model takes (model, out, plot, max_memory): NULL-name terminated. */
 DPD_API const dpd_key_desc *dpd_model_common_keys(void);

@@ -60,12 +60,13 @@ typedef struct {
 dpd_run_env dpd_run_env_default(void);
 int dpd_run_progress_flag(void *flag, const char *what, size_t done, size_t total);
 typedef struct {
-  const char *name; const char *summary; const char *files; const char *example; void *run;
-  const char *numbers;
+  const char *name; const char *summary; const char *files; const char *example; void *run_keys;
+  const char *numbers; void *run; unsigned uses; const char *replicates_key; int plot_default;
 } dpd_model_command;
 typedef struct dpd_model_type {
   const char *name; const char *summary; const dpd_key_desc *keys;
-  const dpd_model_command *commands; const char *const *small;
+  const dpd_model_command *commands; const char *const *small; void *setup; void *release;
+  void *workspace_bytes;
 } dpd_model_type;
 const dpd_key_desc *dpd_model_common_keys(void);
 const dpd_model_type *dpd_model_at(size_t i);

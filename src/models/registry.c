@@ -1,17 +1,13 @@
-/* The registry of models and the generic runner (model.h).
+/* The registry of models (model.h): the built-in model types and those registered at run time.
  * SPDX-License-Identifier: MIT
  *
  * Adding a model: its folder under src/models/ with an adapter filling a dpd_model_type, and one
- * line in `models` below. */
-#include <math.h>
-#include <stdarg.h>
+ * line in `builtin` below (or, from outside the library, one dpd_model_register call). */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/error_impl.h"
-#include "core/text_impl.h"
-#include "models/model_impl.h"
+#include "core/model_impl.h"
 
 /* The model types, one per folder of src/models/ (each adapter defines its dpd__model_<name>). */
 extern const dpd_model_type dpd__model_linreg DPD_HIDDEN_FN;
@@ -19,488 +15,65 @@ extern const dpd_model_type dpd__model_rf DPD_HIDDEN_FN;
 extern const dpd_model_type dpd__model_nc DPD_HIDDEN_FN;
 extern const dpd_model_type dpd__model_semipriv DPD_HIDDEN_FN;
 
-static const dpd_model_type *const models[] = {&dpd__model_linreg, &dpd__model_rf, &dpd__model_nc,
-                                               &dpd__model_semipriv, NULL};
+static const dpd_model_type *const builtin[] = {&dpd__model_linreg, &dpd__model_rf, &dpd__model_nc,
+                                                &dpd__model_semipriv};
+#define NBUILTIN (sizeof builtin / sizeof builtin[0])
+#define MAX_REGISTERED 64
 
-static const dpd_key_desc common_keys[] = {
-    {"model", DPD_KEY_TEXT, "linreg", 0, 0, 0, NULL, NULL, "the model (dpdyn --help lists them)"},
-    {"out", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL,
-     "output directory (default ./dpdyn-out/<command>-<model>, e.g. ./dpdyn-out/simulate-linreg)"},
-    {"plot", DPD_KEY_INT, NULL, 0, 1, 0, NULL, NULL,
-     "1 = render the figure with gnuplot (default 1 for compare, 0 otherwise)"},
-    {"max_memory", DPD_KEY_BYTES, NULL, 0, 0, 0, NULL, NULL,
-     "most memory a run may allocate, in bytes or with K/M/G/T (default: half the RAM)"},
-    {NULL, DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL}};
-
-const dpd_key_desc *dpd_model_common_keys(void) {
-  return common_keys;
-}
+static const dpd_model_type *registered[MAX_REGISTERED];
+static size_t nregistered;
 
 const dpd_model_type *dpd_model_at(size_t i) {
-  for (size_t k = 0; models[k] != NULL; k++) {
-    if (k == i) {
-      return models[k];
-    }
+  if (i < NBUILTIN) {
+    return builtin[i];
   }
-  return NULL;
+  i -= NBUILTIN;
+  return i < nregistered ? registered[i] : NULL;
 }
 
 const dpd_model_type *dpd_model_lookup(const char *name) {
-  for (size_t k = 0; models[k] != NULL; k++) {
-    if (strcmp(models[k]->name, name) == 0) {
-      return models[k];
+  const dpd_model_type *m;
+  for (size_t k = 0; (m = dpd_model_at(k)) != NULL; k++) {
+    if (strcmp(m->name, name) == 0) {
+      return m;
     }
   }
   return NULL;
-}
-
-const dpd_model_command *dpd_model_command_get(const dpd_model_type *m, const char *name) {
-  if (m->commands == NULL) {
-    return NULL;
-  }
-  for (const dpd_model_command *c = m->commands; c->name != NULL; c++) {
-    if (strcmp(c->name, name) == 0) {
-      return c;
-    }
-  }
-  return NULL;
-}
-
-void dpd_model_command_list(const dpd_model_type *m, char *buf, size_t cap) {
-  size_t len = 0;
-  buf[0] = '\0';
-  for (const dpd_model_command *c = m->commands; c != NULL && c->name != NULL && len < cap; c++) {
-    len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", c->name);
-  }
 }
 
 void dpd_model_list(char *buf, size_t cap) {
+  const dpd_model_type *m;
   size_t len = 0;
   buf[0] = '\0';
-  for (size_t k = 0; models[k] != NULL && len < cap; k++) {
-    len += (size_t)snprintf(buf + len, cap - len, "%s%s", k ? ", " : "", models[k]->name);
+  for (size_t k = 0; (m = dpd_model_at(k)) != NULL && len < cap; k++) {
+    len += (size_t)snprintf(buf + len, cap - len, "%s%s", k ? ", " : "", m->name);
   }
 }
 
-int dpd_model_keys_create(const dpd_model_type *m, const char *command, dpd_keys **keys,
-                          dpd_err *err) {
-  const dpd_key_desc *tables[2] = {m->keys, common_keys};
-  int status = dpd_keys_create(tables, 2, command, keys, err);
-  if (status == DPD_OK && (status = dpd_keys_effective_set(*keys, "model", m->name, err)) < 0) {
-    dpd_keys_free(*keys);
-    *keys = NULL;
+int dpd_model_register(const dpd_model_type *m, dpd_err *err) {
+  if (m == NULL || m->name == NULL || m->name[0] == '\0') {
+    return DPD_FAIL(err, DPD_EINVAL, "dpd_model_register: a model type needs a name");
   }
-  return status;
-}
-
-int dpd_run_progress_flag(void *flag, const char *what, size_t done, size_t total) {
-  (void)what;
-  (void)done;
-  (void)total;
-  return __atomic_load_n((const int *)flag, __ATOMIC_RELAXED) != 0;
-}
-
-dpd_run_env dpd_run_env_default(void) {
-  dpd_run_env env = {0, NULL, NULL, 0, NULL, NULL};
-  return env;
-}
-
-/* Whether `name` ends in "_se": a standard error over the replicates, or a gap measured in
- * one ("_in_se"). */
-static int is_se_name(const char *name) {
-  size_t n = strlen(name);
-  return n >= 3 && strcmp(name + n - 3, "_se") == 0;
-}
-
-/* One replicate has no standard error: every number of the summary named *_se (and *_in_se, a
- * gap measured in one) becomes null with its reason under "not_available", in every object but
- * the parameters; every *_se column of the tables becomes nan (the figures leave out what they
- * cannot draw). Returns a DPD status. */
-static int single_replicate(cJSON *obj, dpd_err *err) {
-  static const char reason[] = "needs at least 2 replicates (one was run)";
-  for (cJSON *item = obj->child; item != NULL;) {
-    cJSON *next = item->next;
-    if (cJSON_IsObject(item) && strcmp(item->string, "params") != 0 &&
-        strcmp(item->string, "not_available") != 0 && strcmp(item->string, "nonfinite") != 0) {
-      if (single_replicate(item, err) < 0) {
-        return DPD_ENOMEM;
-      }
-    } else if (cJSON_IsNumber(item) && item->string != NULL && is_se_name(item->string)) {
-      cJSON *why = cJSON_GetObjectItemCaseSensitive(obj, "not_available");
-      char *name = dpd__text_dup(item->string);
-      cJSON *null = cJSON_CreateNull();
-      int ok = name != NULL && null != NULL &&
-               cJSON_ReplaceItemInObjectCaseSensitive(obj, name, null); /* frees item */
-      if (ok && why == NULL) {
-        ok = (why = cJSON_AddObjectToObject(obj, "not_available")) != NULL;
-      }
-      if (ok && cJSON_GetObjectItemCaseSensitive(why, name) == NULL) {
-        ok = cJSON_AddStringToObject(why, name, reason) != NULL;
-      }
-      if (!ok && (name == NULL || null == NULL)) {
-        cJSON_Delete(null);
-      }
-      free(name);
-      if (!ok) {
-        return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-      }
-    }
-    item = next;
+  if (dpd_model_lookup(m->name) != NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "dpd_model_register: model '%s' exists already", m->name);
   }
-  return DPD_OK;
-}
-
-int dpd_model_run(const dpd_model_type *m, const char *command, dpd_keys *keys,
-                  const dpd_run_env *env, dpd_output **out, dpd_err *err) {
-  const dpd_model_command *c = dpd_model_command_get(m, command);
-  dpd_run_env none = dpd_run_env_default();
-  *out = NULL;
-  if (c == NULL) {
-    char list[256];
-    dpd_model_command_list(m, list, sizeof list);
+  if (m->setup == NULL || m->release == NULL || m->workspace_bytes == NULL ||
+      m->commands == NULL || m->keys == NULL) {
     return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'model': '%s' (model=%s has no command '%s'; it has %s)",
-                    m->name, m->name, command, list);
+                    "dpd_model_register: model '%s' needs keys, commands, setup, release and "
+                    "workspace_bytes",
+                    m->name);
   }
-  int status = c->run(keys, env != NULL ? env : &none, out, err);
-  if (status == DPD_OK && *out != NULL && (*out)->ntables > 0) {
-    /* the data files of the run, in the order of its tables (docs/output.md) */
-    cJSON *files = cJSON_AddArrayToObject((*out)->summary, "data_files");
-    for (size_t k = 0; files != NULL && k < (*out)->ntables; k++) {
-      if (!cJSON_AddItemToArray(files, cJSON_CreateString((*out)->tables[k].name))) {
-        files = NULL;
-      }
-    }
-    if (files == NULL) {
-      dpd_output_free(*out);
-      *out = NULL;
-      return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+  for (const dpd_model_command *c = m->commands; c->name != NULL; c++) {
+    if (c->run == NULL) {
+      return DPD_FAIL(err, DPD_EINVAL, "dpd_model_register: command '%s' of model '%s' has no run",
+                      c->name, m->name);
     }
   }
-  if (status == DPD_OK && *out != NULL) {
-    /* the replicates: tune's confirm_seeds (its simulation; 0: none), any other command's seeds */
-    const char *rkey = strcmp(command, "tune") == 0 ? "confirm_seeds" : "seeds";
-    const char *reps = dpd_keys_find(keys, rkey) >= 0 ? dpd_keys_text_get(keys, rkey) : NULL;
-    if (reps != NULL && strtod(reps, NULL) == 1.0) {
-      if (single_replicate((*out)->summary, err) < 0) {
-        dpd_output_free(*out);
-        *out = NULL;
-        return DPD_ENOMEM;
-      }
-      for (size_t k = 0; k < (*out)->ntables; k++) {
-        const dpd_table *t = &(*out)->tables[k];
-        for (size_t j = 0; j < t->ncols; j++) {
-          for (size_t r = 0; is_se_name(t->columns[j]) && r < t->rows; r++) {
-            t->data[j * t->rows + r] = NAN;
-          }
-        }
-      }
-    }
+  if (nregistered == MAX_REGISTERED) {
+    return DPD_FAIL(err, DPD_ENOMEM, "dpd_model_register: more than %d models registered",
+                    MAX_REGISTERED);
   }
-  if (status == DPD_OK && *out != NULL && strcmp(command, "compare") == 0 &&
-      dpd_keys_find(keys, "seeds") >= 0) {
-    /* A gap in standard errors needs standard errors: with fewer than 8 replicates the sample
-     * SE is itself too noisy to judge by (issue 14) */
-    const char *v = dpd_keys_text_get(keys, "seeds");
-    const double seeds = v != NULL ? strtod(v, NULL) : 0.0;
-    if (seeds >= 2.0 && seeds < 8.0) { /* one replicate: no standard errors at all (above) */
-      char msg[200];
-      cJSON *w = cJSON_GetObjectItemCaseSensitive((*out)->summary, "warnings");
-      snprintf(msg, sizeof msg,
-               "seeds = %g < 8: the standard errors, and the gaps measured in them, are "
-               "unreliable; use seeds >= 8",
-               seeds);
-      if (w == NULL) {
-        w = cJSON_AddArrayToObject((*out)->summary, "warnings");
-      }
-      if (w == NULL || !cJSON_AddItemToArray(w, cJSON_CreateString(msg)) ||
-          dpd__output_note_add(*out, err, "warning: %s", msg) < 0) {
-        dpd_output_free(*out);
-        *out = NULL;
-        return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-      }
-    }
-  }
-  return status;
-}
-
-int dpd__model_memory_check(const dpd_keys *keys, const dpd_run_env *env, double bytes,
-                            const char *driver, dpd_err *err) {
-  if (env->max_memory > 0 && !(bytes <= (double)env->max_memory)) {
-    const char *value = dpd_keys_text_get(keys, driver);
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for '%s': %s needs about %.3g bytes (%.3g GiB) of memory "
-                    "(allowed: at most max_memory = %zu bytes (%.3g GiB); %s '%s' or raise "
-                    "max_memory)",
-                    driver, value != NULL ? value : "?", bytes, bytes / 1073741824.0,
-                    env->max_memory, (double)env->max_memory / 1073741824.0,
-                    strcmp(driver, "gamma") == 0 ? "raise" : "lower", driver);
-  }
+  registered[nregistered++] = m;
   return DPD_OK;
-}
-
-const char *dpd__model_file_path(const char *value) {
-  return value != NULL && strncmp(value, "file:", 5) == 0 ? value + 5 : NULL;
-}
-
-int dpd__model_features_key(const dpd_keys *keys, const char *law, const char *const *file_keys,
-                            size_t n, const char **path, dpd_err *err) {
-  const char *features = dpd_keys_text_get(keys, "features");
-  *path = NULL;
-  if (features == NULL || strcmp(features, law) == 0) {
-    for (size_t k = 0; k < n; k++) {
-      if (dpd_keys_given(keys, file_keys[k])) {
-        return DPD_FAIL(err, DPD_EINVAL,
-                        "invalid value for '%s': given with features = %s (allowed: only with "
-                        "features = file:PATH)",
-                        file_keys[k], law);
-      }
-    }
-    return DPD_OK;
-  }
-  if ((*path = dpd__model_file_path(features)) == NULL || **path == '\0') {
-    *path = NULL;
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'features': '%s' (allowed: %s, file:PATH)",
-                    features, law);
-  }
-  return DPD_OK;
-}
-
-int dpd__model_file_key(const dpd_keys *keys, const char *key, const char **path, dpd_err *err) {
-  const char *v = dpd_keys_given(keys, key) ? dpd_keys_text_get(keys, key) : NULL;
-  *path = NULL;
-  if (v == NULL) {
-    return DPD_OK;
-  }
-  *path = dpd__model_file_path(v);
-  if (*path == NULL || **path == '\0') {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': '%s' (allowed: file:PATH)", key, v);
-  }
-  return DPD_OK;
-}
-
-int dpd__model_plot_get(const dpd_keys *keys, int def, int *plot, dpd_err *err) {
-  size_t v;
-  int status;
-  if (!dpd_keys_given(keys, "plot")) {
-    *plot = def;
-    return DPD_OK;
-  }
-  if ((status = dpd_keys_size_range_get(keys, "plot", 0, 1, &v, err)) < 0) {
-    return status;
-  }
-  *plot = (int)v;
-  return DPD_OK;
-}
-
-int dpd__output_headline_set(dpd_output *out, dpd_err *err, const char *fmt, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  free(out->headline);
-  if ((out->headline = dpd__text_dup(buf)) == NULL) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-  }
-  return DPD_OK;
-}
-
-int dpd__output_figure_set(dpd_output *out, const char *figure, dpd_err *err) {
-  free(out->figure);
-  out->figure = NULL;
-  if (figure != NULL && (out->figure = dpd__text_dup(figure)) == NULL) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-  }
-  return DPD_OK;
-}
-
-int dpd__output_note_add(dpd_output *out, dpd_err *err, const char *fmt, ...) {
-  char buf[512], **grown;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  grown = realloc(out->notes, (out->nnotes + 1) * sizeof *grown);
-  if (grown == NULL) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-  }
-  out->notes = grown;
-  if ((out->notes[out->nnotes] = dpd__text_dup(buf)) == NULL) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-  }
-  out->nnotes++;
-  return DPD_OK;
-}
-
-int dpd__output_report_add(dpd_output *out, dpd_err *err, const char *fmt, ...) {
-  char buf[1024], *grown;
-  size_t have = out->report != NULL ? strlen(out->report) : 0;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  grown = realloc(out->report, have + strlen(buf) + 1);
-  if (grown == NULL) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-  }
-  memcpy(grown + have, buf, strlen(buf) + 1);
-  out->report = grown;
-  return DPD_OK;
-}
-
-int dpd__output_table_comment_set(dpd_output *out, const char *comment, dpd_err *err) {
-  dpd_table *t = &out->tables[out->ntables - 1];
-  free(t->comment);
-  if ((t->comment = dpd__text_dup(comment)) == NULL) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-  }
-  return DPD_OK;
-}
-
-int dpd__model_validated(const dpd_run_env *env, dpd_err *err) {
-  int status;
-  if (env->validate_only) {
-    return 1;
-  }
-  if (env->validated != NULL && (status = env->validated(env->validated_user, err)) < 0) {
-    return status;
-  }
-  return 0;
-}
-
-int dpd__model_progress(void *bridge, size_t done, size_t total) {
-  const dpd__progress_bridge *b = bridge;
-  return b->env->progress(b->env->progress_user, b->unit, done, total);
-}
-
-void dpd__output_guarantee(dpd_output *out, const dpd_privacy_guarantee *g) {
-  cJSON *p = cJSON_AddObjectToObject(out->summary, "privacy");
-  if (p == NULL) {
-    return;
-  }
-  if (!isnan(g->mu)) {
-    dpd__json_number(p, "mu", g->mu);
-  }
-  dpd__json_number(p, "zcdp", g->zcdp);
-  dpd__json_number(p, "delta", g->delta);
-  dpd__json_number(p, "epsilon", g->epsilon);
-  cJSON_AddStringToObject(p, "epsilon_conversion",
-                          dpd_privacy_conversion_name(g->epsilon_conversion));
-  if (!isnan(g->mu)) {
-    dpd__json_number(p, "epsilon_gdp", g->epsilon_gdp);
-  }
-  dpd__json_number(p, "epsilon_zcdp_tight", g->epsilon_zcdp);
-  dpd__json_number(p, "epsilon_bun_steinke", g->epsilon_bun_steinke);
-}
-
-int dpd__output_begin(const char *command, const char *model, int plot, uint64_t seed,
-                      dpd_output **out, dpd_err *err) {
-  int status = dpd_output_create(out, err);
-  if (status < 0) {
-    return status;
-  }
-  (*out)->plot = plot;
-  cJSON_AddStringToObject((*out)->summary, "command", command);
-  cJSON_AddStringToObject((*out)->summary, "model", model);
-  cJSON_AddStringToObject((*out)->summary, "version", dpd_version());
-  cJSON_AddNumberToObject((*out)->summary, "seed", (double)seed);
-  return DPD_OK;
-}
-
-int dpd__model_save_replicates_get(const dpd_keys *keys, size_t max, int *level, dpd_err *err) {
-  size_t v;
-  int status;
-  *level = 0;
-  if (!dpd_keys_applies(keys, "save_replicates")) {
-    return DPD_OK;
-  }
-  if ((status = dpd_keys_size_range_get(keys, "save_replicates", 0, max, &v, err)) < 0) {
-    return status;
-  }
-  *level = (int)v;
-  return DPD_OK;
-}
-
-double dpd__model_replicates_bytes(int level, size_t seeds, size_t grid, size_t nfinal,
-                                   size_t ntrajectory) {
-  /* each table is built, then copied by dpd_output_table_add: twice its doubles */
-  double bytes = 0.0;
-  if (level >= 1) {
-    bytes += 16.0 * (double)seeds * (double)(nfinal + 1);
-  }
-  if (level >= 2) {
-    bytes += 16.0 * (double)seeds * (double)grid * (double)(ntrajectory + 1);
-  }
-  return bytes;
-}
-
-int dpd__output_replicates_add(dpd_output *out, const char *figure, const char *columns,
-                               size_t seeds, size_t ncols, const double *const *cols,
-                               dpd_err *err) {
-  char names[1024];
-  const double **cc = malloc((ncols + 1) * sizeof *cc);
-  double *index = malloc((seeds > 0 ? seeds : 1) * sizeof *index);
-  int status;
-  if (cc == NULL || index == NULL) {
-    free(cc);
-    free(index);
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory (seeds = %zu)", seeds);
-  }
-  for (size_t r = 0; r < seeds; r++) {
-    index[r] = (double)r;
-  }
-  cc[0] = index;
-  for (size_t k = 0; k < ncols; k++) {
-    cc[k + 1] = cols[k];
-  }
-  snprintf(names, sizeof names, "replicate %s", columns);
-  status = dpd_output_table_add(out, "replicates.tsv", figure, names, seeds, ncols + 1, cc, err);
-  free(cc);
-  free(index);
-  return status;
-}
-
-int dpd__output_replicate_trajectory_add(dpd_output *out, const char *figure, const char *columns,
-                                         size_t seeds, size_t grid, size_t nshared,
-                                         const double *const *shared, size_t nper,
-                                         const double *const *per, dpd_err *err) {
-  char names[1024];
-  const size_t rows = seeds * grid;
-  const double **cc = malloc((1 + nshared + nper) * sizeof *cc);
-  double *built = NULL;
-  int status;
-  if (seeds > 0 && grid > SIZE_MAX / sizeof *built / (nshared + 1) / seeds) {
-    free(cc);
-    return DPD_FAIL(err, DPD_ENOMEM, "replicates_trajectory.tsv too large (seeds = %zu)", seeds);
-  }
-  built = malloc((rows > 0 ? rows : 1) * (nshared + 1) * sizeof *built);
-  if (cc == NULL || built == NULL) {
-    free(cc);
-    free(built);
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory for replicates_trajectory.tsv (seeds = %zu)",
-                    seeds);
-  }
-  /* replicate-major rows: row r grid + j is replicate r at grid point j, the order of the
-   * [seeds * grid] row-major arrays, which are therefore columns as they are */
-  for (size_t r = 0; r < seeds; r++) {
-    for (size_t j = 0; j < grid; j++) {
-      built[r * grid + j] = (double)r;
-      for (size_t k = 0; k < nshared; k++) {
-        built[(k + 1) * rows + r * grid + j] = shared[k][j];
-      }
-    }
-  }
-  for (size_t k = 0; k <= nshared; k++) {
-    cc[k] = built + k * rows;
-  }
-  for (size_t k = 0; k < nper; k++) {
-    cc[1 + nshared + k] = per[k];
-  }
-  snprintf(names, sizeof names, "replicate %s", columns);
-  status = dpd_output_table_add(out, "replicates_trajectory.tsv", figure, names, rows,
-                                1 + nshared + nper, cc, err);
-  free(cc);
-  free(built);
-  return status;
 }

@@ -8,7 +8,7 @@
 #include "dpdyn/privacy.h"
 #include "dpdyn/schedule.h"
 #include "dpdyn/tune.h"
-#include "models/model_impl.h"
+#include "core/model_impl.h"
 
 /* Largest dimension (d, sum of multiplicities) a run accepts. */
 #define LINREG_MAX_DIM ((size_t)1 << 31)

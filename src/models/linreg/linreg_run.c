@@ -1479,5 +1479,6 @@ const dpd_model_command dpd__linreg_commands[] = {
      run_command, linreg_account_numbers},
     {"tune", "optimise c and the schedule on the ODE; heat map; confirm by simulation",
      "trajectory.tsv release.tsv heatmap.tsv summary.json tune.png",
-     "dpdyn tune --d=1000 --n=4000 --rho=2 --schedule=sqrt", dpd__linreg_tune, linreg_tune_numbers},
+     "dpdyn tune --d=1000 --n=4000 --rho=2 --schedule=sqrt", dpd__linreg_tune, linreg_tune_numbers,
+     .replicates_key = "confirm_seeds"},
     {NULL, NULL, NULL, NULL, NULL, NULL}};

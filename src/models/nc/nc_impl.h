@@ -7,7 +7,7 @@
 
 #include "dpdyn/model.h"
 #include "dpdyn/nc.h"
-#include "models/model_impl.h"
+#include "core/model_impl.h"
 
 /* Why the exact one-step error of notes B.5 is not available for this run (a sentence for the
  * summary's n/a), or NULL when it is: one step, a test law that does not depend on the noise

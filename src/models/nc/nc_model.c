@@ -24,7 +24,7 @@
 #include "core/error_impl.h"
 #include "dpdyn/nc.h"
 #include "dpdyn/privacy.h"
-#include "models/model_impl.h"
+#include "core/model_impl.h"
 #include "models/nc/nc_impl.h"
 #include "models/nc/nc_model_impl.h"
 #include "models/nc/nc_pca_model.h"

@@ -6,7 +6,7 @@
 
 #include "dpdyn/nc.h"
 #include "dpdyn/nc_features.h"
-#include "models/model_impl.h"
+#include "core/model_impl.h"
 
 /* The keys of a run on a user's feature files: features = file:PATH, labels, test_features,
  * test_labels, x_bound (docs/nc.md, "Your own features"). */

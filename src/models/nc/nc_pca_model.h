@@ -5,7 +5,7 @@
 
 #include "dpdyn/keys.h"
 #include "dpdyn/nc_pca.h"
-#include "models/model_impl.h"
+#include "core/model_impl.h"
 
 /* The PCA keys of a run: *on = 0 when pca_k = 0. Validates pca_k <= p, n_public, and refuses
  * test_shift = adversarial with pca_k (naming the keys). */

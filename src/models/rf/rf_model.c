@@ -33,7 +33,7 @@
 #include "dpdyn/rf.h"
 #include "dpdyn/rf_privacy.h"
 #include "dpdyn/rf_sim.h"
-#include "models/model_impl.h"
+#include "core/model_impl.h"
 
 #define TWO24 16777216.0
 

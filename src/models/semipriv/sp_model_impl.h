@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "dpdyn/semipriv.h"
-#include "models/model_impl.h"
+#include "core/model_impl.h"
 
 /* A feature set of the user (sp_files.c): rows scaled to the unit sphere. */
 typedef struct {
