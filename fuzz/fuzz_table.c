@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: MIT */
 #include "fuzz_common.h"
 
+#include "core/table_impl.h"
+
 int main(int argc, char **argv) {
   static const size_t ranges[3][2] = {{1, 2}, {1, 1}, {2, 2}};
   dpd_err err;

@@ -17,7 +17,7 @@ from collections import defaultdict
 def objects(build):
     out = []
     for root, _, files in os.walk(build):
-        if "dpdyn_obj.dir" in root or "dpdyn_cli.dir" in root:
+        if "dpdyn_obj.dir" in root or "dpdyn_cli.dir" in root or "dpdyn_cli_obj.dir" in root:
             out += [os.path.join(root, f) for f in files if f.endswith(".o")]
     return sorted(out)
 

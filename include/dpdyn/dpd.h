@@ -29,5 +29,6 @@
 #include "dpdyn/replicate.h"
 #include "dpdyn/keys.h"
 #include "dpdyn/model.h"
+#include "dpdyn/io.h"
 
 #endif

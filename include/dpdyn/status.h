@@ -50,6 +50,18 @@ typedef struct {
 /* Clears an error record (status DPD_OK, empty reason). */
 DPD_API void dpd_err_reset(dpd_err *err);
 
+/* Fills an error record as the library does: `status`, the source location (`file` borrowed:
+ * a string literal such as __FILE__) and a printf-style one-line reason (truncated to fit);
+ * err may be NULL. Returns `status`, so that `return dpd_err_set(err, DPD_EINVAL, __FILE__,
+ * __LINE__, "...", ...);` reports and fails in one statement. For code around the library (a
+ * front end, a caller's callbacks such as dpd_run_env.validated) that reports its own failures
+ * through the same record; the library's own errors go through an internal function. */
+DPD_API int dpd_err_set(dpd_err *err, int status, const char *file, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
 /* Library version string ("MAJOR.MINOR.PATCH"). */
 DPD_API const char *dpd_version(void);
 

@@ -16,10 +16,14 @@
 #include <cjson/cJSON.h>
 
 #include "dpdyn/dpd.h"
+#include "dpdyn/io.h"
 #include "dpdyn/model.h"
-#include "core/table_impl.h"
 
 enum { CLI_EXIT_OK = 0, CLI_EXIT_USAGE = 1, CLI_EXIT_NUMERIC = 2, CLI_EXIT_IO = 3 };
+
+/* Records a failure of the CLI in `err` (may be NULL) with its source location and a
+ * printf-style reason, and returns `status` (the library's public dpd_err_set). */
+#define CLI_FAIL(err, status, ...) dpd_err_set((err), (status), __FILE__, __LINE__, __VA_ARGS__)
 
 /* ---- parameters (params.c) ---- */
 
@@ -45,9 +49,6 @@ typedef struct {
  * CLI_EXIT_USAGE with the one-line message in err->reason. */
 int cli_params_parse(cli_params *p, const char *command, int argc, char **argv, dpd_err *err);
 void cli_params_free(cli_params *p);
-
-/* The shortest of %.15g / %.17g that reads back as the same double. */
-void cli_format_shortest(char *buf, size_t cap, double x);
 
 /* Raw text of a key (given or default), NULL if unset. */
 const char *cli_get_text(const cli_params *p, const char *key);
@@ -94,7 +95,7 @@ void cli_tsv_number(FILE *f, double v);
 
 /* ---- bounded input readers (input.c) ---- */
 
-/* Limit of the INI reader (documented in docs/input.md; data tables: core/table_impl.h). */
+/* Limit of the INI reader (documented in docs/input.md). */
 #define CLI_MAX_INI_BYTES (1 << 20) /* an INI file */
 
 /* An INI file prepared for libinih: read whole (at most CLI_MAX_INI_BYTES, no NUL byte),
@@ -138,9 +139,16 @@ FILE *cli_out_open(cli_out *o, const char *name, char **tmp_path, dpd_err *err);
 int cli_out_commit(cli_out *o, FILE *f, char *tmp_path, const char *name, dpd_err *err);
 /* The staging directory (created if needed), NULL on error. */
 const char *cli_out_stage(cli_out *o, dpd_err *err);
-/* Renders `figure` (NULL: none) into the staging directory, then publishes the run as the
- * output directory in one atomic step. Returns a CLI_EXIT_* code; a failed figure is reported
- * (exit 3) after the data are published. */
+/* Registers stage/`name` (a file another process, gnuplot, is about to write into the staging
+ * directory) with the signal handler, which removes it on SIGINT, SIGTERM and SIGHUP. Nothing
+ * when no staging directory exists. */
+void cli_out_expect(cli_out *o, const char *name);
+/* Publishes the staging directory as the output directory in one atomic step (signals blocked).
+ * DPD_OK, or a failure (DPD_EIO, DPD_ENOMEM) with the reason in err. */
+int cli_out_publish(cli_out *o, dpd_err *err);
+/* Renders `figure` (NULL: none) into the staging directory (cli_plot_render), then publishes
+ * the run (cli_out_publish). Returns a CLI_EXIT_* code; a failed figure is reported (exit 3)
+ * after the data are published. (publish.c: above both output.c and plot.c.) */
 int cli_out_finish(cli_out *o, const char *figure, dpd_err *err);
 
 /* Signal handling: SIGINT, SIGTERM and SIGHUP remove the staging files of the run, print one

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "core/error_impl.h"
 
 /* One number of a data file: %.10g, the non-finite values as the tokens inf, -inf and nan
  * (never glibc's "-nan"), which NumPy, pandas and gnuplot read. */

@@ -43,10 +43,6 @@
 #endif
 
 #include "cli/cli.h"
-#include "core/datafile_impl.h"
-#include "core/text_impl.h"
-#include "core/error_impl.h"
-#include "core/output_impl.h"
 
 /* Most points of one grid, and most values of one axis. */
 #define SWEEP_MAX_POINTS ((size_t)1000000)
@@ -155,7 +151,7 @@ static void format_number(char *buf, size_t cap, double x) {
   } else if (isinf(x)) {
     snprintf(buf, cap, x > 0 ? "inf" : "-inf");
   } else {
-    dpd__format_shortest(buf, cap, x + 0.0);
+    dpd_io_number_format(buf, cap, x + 0.0);
   }
 }
 
@@ -167,7 +163,7 @@ static char *read_text(const char *path, size_t limit) {
   dpd_err ignored;
   dpd_err_reset(&ignored);
   /* a regular file only: a FIFO or device planted in a sweep directory must not block */
-  if (dpd__file_open_regular("file", 0, path, limit, &f, NULL, &ignored) < 0) {
+  if (dpd_io_file_open("file", 0, path, limit, &f, NULL, &ignored) < 0) {
     errno = EINVAL;
     return NULL;
   }
@@ -207,7 +203,7 @@ static int file_exists(const char *path) {
 /* ---------------------------------------------------------------- values of an axis */
 
 static int bad_spec(dpd_err *err, const char *key, const char *spec, const char *why) {
-  return DPD_FAIL(err, DPD_EINVAL,
+  return CLI_FAIL(err, DPD_EINVAL,
                   "invalid value for '%s': '%.160s' (%s; allowed to sweep a key: V1,V2,... of "
                   "numbers or V1|V2|... of any values, lin:A:B:N or log:A:B:N for a numeric key "
                   "(N >= 2 values, both ends included; log: A, B > 0), or one value)",
@@ -219,14 +215,14 @@ static int axis_push(axis *a, char *text, double x, dpd_err *err) {
   char **values = text != NULL ? realloc(a->values, (a->n + 1) * sizeof *values) : NULL;
   if (values == NULL) {
     free(text);
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    return CLI_FAIL(err, DPD_ENOMEM, "out of memory");
   }
   a->values = values;
   if (is_numeric(a->key)) {
     double *numbers = realloc(a->numbers, (a->n + 1) * sizeof *numbers);
     if (numbers == NULL) {
       free(text);
-      return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+      return CLI_FAIL(err, DPD_ENOMEM, "out of memory");
     }
     a->numbers = numbers;
     a->numbers[a->n] = x;
@@ -275,7 +271,7 @@ static int numeric_value(const dpd_key_desc *k, const char *s, size_t len, char 
   if (strcmp(t, "inf") == 0 || strcmp(t, "+inf") == 0 || strcmp(t, "Inf") == 0 ||
       strcmp(t, "INF") == 0) {
     *x = INFINITY;
-  } else if (dpd__decimal_span(t, t + len)) {
+  } else if (dpd_io_number_is_decimal(t, t + len)) {
     *x = strtod(t, NULL) + 0.0;
     if (!isfinite(*x)) {
       return 0;
@@ -311,7 +307,7 @@ static int parse_range(axis *a, const char *spec, dpd_err *err) {
     return bad_spec(err, key, spec, "a range has the form lin:A:B:N");
   }
   for (int k = 0; k < 2; k++) {
-    if (len[k] == 0 || len[k] >= sizeof buf || !dpd__decimal_span(f[k], f[k] + len[k])) {
+    if (len[k] == 0 || len[k] >= sizeof buf || !dpd_io_number_is_decimal(f[k], f[k] + len[k])) {
       return bad_spec(err, key, spec, k == 0 ? "A is not a number" : "B is not a number");
     }
   }
@@ -422,7 +418,7 @@ static int parse_spec(const dpd_key_desc *k, const char *spec, int force, size_t
   int status, range, list;
   memset(a, 0, sizeof *a);
   if (has_control(spec)) {
-    return DPD_FAIL(err, DPD_EINVAL,
+    return CLI_FAIL(err, DPD_EINVAL,
                     "invalid value for '%s': it holds a control character (allowed: printable "
                     "text)",
                     k->name);
@@ -433,7 +429,7 @@ static int parse_spec(const dpd_key_desc *k, const char *spec, int force, size_t
     return 0;
   }
   if (k->kind == DPD_KEY_BYTES) {
-    return DPD_FAIL(err, DPD_EINVAL,
+    return CLI_FAIL(err, DPD_EINVAL,
                     "invalid value for '%s': '%.160s' (allowed: one value; %s changes no result "
                     "and is not swept)",
                     k->name, spec, k->name);
@@ -441,7 +437,7 @@ static int parse_spec(const dpd_key_desc *k, const char *spec, int force, size_t
   a->key = k;
   a->ini_line = ini_line;
   if ((a->spec = strdup(spec)) == NULL) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    return CLI_FAIL(err, DPD_ENOMEM, "out of memory");
   }
   status = range ? parse_range(a, spec, err) : parse_list(a, spec, err);
   if (status == DPD_OK) {
@@ -490,7 +486,7 @@ static int add_axis(sweep *s, axis *a, dpd_err *err) {
   axis *axes = realloc(s->axes, (s->naxes + 1) * sizeof *axes);
   if (axes == NULL) {
     axis_free(a);
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    return CLI_FAIL(err, DPD_ENOMEM, "out of memory");
   }
   s->axes = axes;
   s->axes[s->naxes++] = *a;
@@ -500,7 +496,7 @@ static int add_axis(sweep *s, axis *a, dpd_err *err) {
 static int set_owned(char **slot, const char *value, dpd_err *err) {
   char *copy = strdup(value);
   if (copy == NULL) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    return CLI_FAIL(err, DPD_ENOMEM, "out of memory");
   }
   free(*slot);
   *slot = copy;
@@ -519,7 +515,7 @@ static int parse_args(sweep *s, int argc, char **argv, dpd_err *err) {
     int status;
     if (strncmp(arg, "--", 2) != 0) {
       if (s->ini != NULL) {
-        return DPD_FAIL(err, DPD_EINVAL,
+        return CLI_FAIL(err, DPD_EINVAL,
                         "unexpected argument '%s' (allowed: one INI file, then --key=value "
                         "flags)",
                         arg);
@@ -530,7 +526,7 @@ static int parse_args(sweep *s, int argc, char **argv, dpd_err *err) {
     eq = strchr(arg, '=');
     len = eq != NULL ? (size_t)(eq - arg - 2) : strlen(arg + 2);
     if (len == 0 || len >= sizeof key) {
-      return DPD_FAIL(err, DPD_EINVAL, "malformed flag '%s' (allowed: --key=value)", arg);
+      return CLI_FAIL(err, DPD_EINVAL, "malformed flag '%s' (allowed: --key=value)", arg);
     }
     memcpy(key, arg + 2, len);
     key[len] = '\0';
@@ -539,11 +535,11 @@ static int parse_args(sweep *s, int argc, char **argv, dpd_err *err) {
     } else if (i + 1 < argc) {
       value = argv[++i];
     } else {
-      return DPD_FAIL(err, DPD_EINVAL, "flag '--%s' has no value (allowed: --%s=VALUE)", key, key);
+      return CLI_FAIL(err, DPD_EINVAL, "flag '--%s' has no value (allowed: --%s=VALUE)", key, key);
     }
     if (strcmp(key, "out") == 0 || strcmp(key, "plot_y") == 0) {
       if (has_control(value) || value[0] == '\0') {
-        return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': '%s' (allowed: %s)", key, value,
+        return CLI_FAIL(err, DPD_EINVAL, "invalid value for '%s': '%s' (allowed: %s)", key, value,
                         key[0] == 'o' ? "a directory path" : "none, or a column of sweep.tsv");
       }
       if (key[0] == 'p') {
@@ -555,7 +551,7 @@ static int parse_args(sweep *s, int argc, char **argv, dpd_err *err) {
       continue;
     }
     if ((k = find_key(key)) == NULL) {
-      return DPD_FAIL(err, DPD_EINVAL,
+      return CLI_FAIL(err, DPD_EINVAL,
                       "unknown key '%s' (see 'dpdyn %s --help' for the keys, 'dpdyn sweep "
                       "--help' for out and plot_y)",
                       key, s->command);
@@ -571,12 +567,12 @@ static int parse_args(sweep *s, int argc, char **argv, dpd_err *err) {
     } else {
       fixed_key *fixed = realloc(s->fixed, (s->nfixed + 1) * sizeof *fixed);
       if (fixed == NULL) {
-        return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+        return CLI_FAIL(err, DPD_ENOMEM, "out of memory");
       }
       s->fixed = fixed;
       s->fixed[s->nfixed].key = k;
       if ((s->fixed[s->nfixed].value = strdup(value)) == NULL) {
-        return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+        return CLI_FAIL(err, DPD_ENOMEM, "out of memory");
       }
       s->nfixed++;
     }
@@ -630,7 +626,7 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
       c->main_keys = keys;
     }
     if (lines == NULL || (keys[c->nmain] = strdup(name)) == NULL) {
-      DPD_FAIL(c->err, DPD_ENOMEM, "out of memory");
+      CLI_FAIL(c->err, DPD_ENOMEM, "out of memory");
       c->failed = 1;
       return 0;
     }
@@ -647,7 +643,7 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
     return 1;
   }
   if (strcmp(name, "out") == 0 || (k = find_key(name)) == NULL) {
-    DPD_FAIL(c->err, DPD_EINVAL,
+    CLI_FAIL(c->err, DPD_EINVAL,
              "%s '%s' in the [sweep] section of the INI file '%s' line %zu (allowed there: keys "
              "to sweep, and plot_y; see 'dpdyn %s --help' for the keys)",
              strcmp(name, "out") == 0 ? "key" : "unknown key", name, c->s->ini, line,
@@ -657,7 +653,7 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
   }
   for (size_t i = 0; i < c->nfound; i++) {
     if (c->found[i].key == k) {
-      DPD_FAIL(c->err, DPD_EINVAL,
+      CLI_FAIL(c->err, DPD_EINVAL,
                "key '%s' is set twice in the [sweep] section of the INI file '%s', on lines %zu "
                "and %zu (allowed: each key once)",
                name, c->s->ini, c->found[i].ini_line, line);
@@ -668,7 +664,7 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
   if ((status = parse_spec(k, value, 1, line, &a, c->err)) < 0) {
     char reason[sizeof c->err->reason];
     snprintf(reason, sizeof reason, "%s", c->err->reason);
-    DPD_FAIL(c->err, status, "%s [INI file '%s' line %zu]", reason, c->s->ini, line);
+    CLI_FAIL(c->err, status, "%s [INI file '%s' line %zu]", reason, c->s->ini, line);
     c->failed = 1;
     return 0;
   }
@@ -676,7 +672,7 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
     axis *found = realloc(c->found, (c->nfound + 1) * sizeof *found);
     if (found == NULL) {
       axis_free(&a);
-      DPD_FAIL(c->err, DPD_ENOMEM, "out of memory");
+      CLI_FAIL(c->err, DPD_ENOMEM, "out of memory");
       c->failed = 1;
       return 0;
     }
@@ -707,7 +703,7 @@ static int read_sweep_section(sweep *s, dpd_err *err) {
   if (c.failed) {
     status = err->status;
   } else if (line != 0) {
-    status = DPD_FAIL(err, DPD_EINVAL,
+    status = CLI_FAIL(err, DPD_EINVAL,
                       "malformed INI file '%s' at line %d (allowed: 'key = value' lines, "
                       "[sections], ';' or '#' comments)",
                       s->ini, line);
@@ -715,7 +711,7 @@ static int read_sweep_section(sweep *s, dpd_err *err) {
   for (size_t i = 0; i < c.nfound && status == DPD_OK; i++) {
     for (size_t j = 0; j < c.nmain; j++) {
       if (strcmp(c.main_keys[j], c.found[i].key->name) == 0) {
-        status = DPD_FAIL(err, DPD_EINVAL,
+        status = CLI_FAIL(err, DPD_EINVAL,
                           "key '%s' is set on line %zu of the INI file '%s' and swept in its "
                           "[sweep] section on line %zu (allowed: each key once)",
                           c.main_keys[j], c.main_lines[j], s->ini, c.found[i].ini_line);
@@ -728,7 +724,7 @@ static int read_sweep_section(sweep *s, dpd_err *err) {
     size_t keep = 0;
     axis *axes = realloc(s->axes, (s->naxes + c.nfound + 1) * sizeof *axes);
     if (axes == NULL) {
-      status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+      status = CLI_FAIL(err, DPD_ENOMEM, "out of memory");
     } else {
       s->axes = axes;
       for (size_t i = 0; i < c.nfound; i++) {
@@ -765,7 +761,7 @@ static int grid_setup(sweep *s, const char *ini_out, const char *model, dpd_err 
   s->npoints = 1;
   for (size_t i = 0; i < s->naxes; i++) {
     if (s->axes[i].n > SWEEP_MAX_POINTS / s->npoints) {
-      return DPD_FAIL(err, DPD_EINVAL,
+      return CLI_FAIL(err, DPD_EINVAL,
                       "invalid value for '%s': '%.80s' makes a grid of more than %zu points "
                       "(allowed: at most %zu points in all)",
                       s->axes[i].key->name, s->axes[i].spec, SWEEP_MAX_POINTS, SWEEP_MAX_POINTS);
@@ -796,7 +792,7 @@ static int grid_setup(sweep *s, const char *ini_out, const char *model, dpd_err 
     }
   }
   if ((s->points = cli_path_join(s->out, "points")) == NULL) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    return CLI_FAIL(err, DPD_ENOMEM, "out of memory");
   }
   return DPD_OK;
 }
@@ -884,7 +880,7 @@ static void point_context(const sweep *s, size_t point, dpd_err *err) {
   char reason[sizeof err->reason], label[256];
   point_label(s, point, label, sizeof label);
   snprintf(reason, sizeof reason, "%s", err->reason);
-  DPD_FAIL(err, err->status < 0 ? err->status : DPD_EINVAL, "point %zu (%s): %s", point, label,
+  CLI_FAIL(err, err->status < 0 ? err->status : DPD_EINVAL, "point %zu (%s): %s", point, label,
            reason);
 }
 
@@ -894,7 +890,7 @@ static int point_params(const sweep *s, size_t point, cli_params *p, dpd_err *er
   char **argv = point_argv(s, point, &argc);
   if (argv == NULL) {
     memset(p, 0, sizeof *p);
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    return CLI_FAIL(err, DPD_ENOMEM, "out of memory");
   }
   status = cli_params_parse(p, s->command, argc - 1, argv + 1, err);
   /* flags point into argv: the values were copied, only `flag` pointers remain, unused here */
@@ -1078,7 +1074,7 @@ static int plot_y_check(const sweep *s, const model_set *models, dpd_err *err) {
   }
   for (size_t a = 0; a < s->naxes && found; a++) {
     if (strcmp(s->axes[a].key->name, s->plot_y) == 0) {
-      return DPD_FAIL(err, DPD_EINVAL,
+      return CLI_FAIL(err, DPD_EINVAL,
                       "invalid value for 'plot_y': '%.100s' is a varied key of the sweep (allowed: "
                       "none, or a number of the points' summaries other than the varied keys; see "
                       "'dpdyn sweep %s --model=%s --help')",
@@ -1089,7 +1085,7 @@ static int plot_y_check(const sweep *s, const model_set *models, dpd_err *err) {
     return DPD_OK;
   }
   close_names(lists, nlists, s->plot_y, 4, close, sizeof close);
-  return DPD_FAIL(err, DPD_EINVAL,
+  return CLI_FAIL(err, DPD_EINVAL,
                   "invalid value for 'plot_y': '%.100s' (allowed: none, or a number of the summary "
                   "of model=%s %s%s%s; see 'dpdyn sweep %s --model=%s --help' for the list)",
                   s->plot_y, whose, s->command, close[0] ? ", e.g. " : "", close, s->command,
@@ -1105,7 +1101,7 @@ static char *config_text(const sweep *s, cli_params *base, dpd_err *err) {
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
   if (f == NULL) {
-    DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    CLI_FAIL(err, DPD_ENOMEM, "out of memory");
     return NULL;
   }
   fprintf(f, "# dpdyn %s\n# command: sweep %s\n", dpd_version(), s->command);
@@ -1121,7 +1117,7 @@ static char *config_text(const sweep *s, cli_params *base, dpd_err *err) {
   fprintf(f, "# points: %zu (point i at row i; the first varied key varies slowest)\n", s->npoints);
   if (fclose(f) != 0 || text == NULL) {
     free(text);
-    DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    CLI_FAIL(err, DPD_ENOMEM, "out of memory");
     return NULL;
   }
   return text;
@@ -1184,7 +1180,7 @@ static int config_compare(const sweep *s, const char *old, const char *now, dpd_
       if (other == NULL || olen != len || strncmp(other, l, len) != 0) {
         const char *was = pass == 0 ? other : l, *is = pass == 0 ? l : other;
         size_t was_len = pass == 0 ? olen : len, is_len = pass == 0 ? len : olen;
-        return DPD_FAIL(err, DPD_EINVAL,
+        return CLI_FAIL(err, DPD_EINVAL,
                         "invalid value for 'out': '%s' holds a sweep of another configuration "
                         "(key '%.*s': '%.*s' there, '%.*s' now; allowed: the same configuration, "
                         "which resumes that sweep, or another --out)",
@@ -1202,18 +1198,18 @@ static int prepare_out(const sweep *s, const char *config, dpd_err *err) {
   char *manifest = cli_path_join(s->out, manifest_name);
   int status = DPD_OK;
   if (manifest == NULL) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    return CLI_FAIL(err, DPD_ENOMEM, "out of memory");
   }
   if (lstat(s->out, &st) == 0) {
     if (!S_ISDIR(st.st_mode)) {
-      status = DPD_FAIL(err, DPD_EINVAL,
+      status = CLI_FAIL(err, DPD_EINVAL,
                         "invalid value for 'out': '%s' exists and is not a directory (allowed: a "
                         "new path, an empty directory, or the directory of the same sweep)",
                         s->out);
     } else if (file_exists(manifest)) {
       char *old = read_text(manifest, (size_t)64 << 20);
       if (old == NULL) {
-        status = DPD_FAIL(err, DPD_EIO, "cannot read '%s': %s", manifest, strerror(errno));
+        status = CLI_FAIL(err, DPD_EIO, "cannot read '%s': %s", manifest, strerror(errno));
       } else {
         status = config_compare(s, old, config, err);
         free(old);
@@ -1222,12 +1218,12 @@ static int prepare_out(const sweep *s, const char *config, dpd_err *err) {
       DIR *dp = opendir(s->out);
       struct dirent *e;
       if (dp == NULL) {
-        status = DPD_FAIL(err, DPD_EINVAL, "invalid value for 'out': cannot read '%s': %s", s->out,
+        status = CLI_FAIL(err, DPD_EINVAL, "invalid value for 'out': cannot read '%s': %s", s->out,
                           strerror(errno));
       } else {
         while ((e = readdir(dp)) != NULL && status == DPD_OK) {
           if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
-            status = DPD_FAIL(err, DPD_EINVAL,
+            status = CLI_FAIL(err, DPD_EINVAL,
                               "invalid value for 'out': '%s' holds '%s' and no sweep (allowed: "
                               "a new path, an empty directory, or the directory of a sweep of "
                               "the same configuration, which resumes it)",
@@ -1239,7 +1235,7 @@ static int prepare_out(const sweep *s, const char *config, dpd_err *err) {
     }
   } else if (errno != ENOENT) {
     status =
-        DPD_FAIL(err, DPD_EINVAL, "invalid value for 'out': '%s': %s", s->out, strerror(errno));
+        CLI_FAIL(err, DPD_EINVAL, "invalid value for 'out': '%s': %s", s->out, strerror(errno));
   }
   if (status == DPD_OK && (status = cli_make_dirs(s->points, err)) == DPD_OK &&
       !file_exists(manifest)) {
@@ -1302,7 +1298,7 @@ static int ranks_begin(ranks *r, dpd_err *err) {
   {
     int provided;
     if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
-      return DPD_FAIL(err, DPD_EIO, "MPI_Init failed");
+      return CLI_FAIL(err, DPD_EIO, "MPI_Init failed");
     }
     r->mpi = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &r->rank);
@@ -1315,7 +1311,7 @@ static int ranks_begin(ranks *r, dpd_err *err) {
     rank = rank != NULL ? rank : getenv("PMIX_RANK");
     rank = rank != NULL ? rank : getenv("PMI_RANK");
     r->rank = rank != NULL ? atoi(rank) : 0;
-    return DPD_FAIL(err, DPD_EINVAL,
+    return CLI_FAIL(err, DPD_EINVAL,
                     "launched by mpirun, but this dpdyn was built without MPI (allowed: run "
                     "it without mpirun; or install Open MPI (libopenmpi-dev) and rebuild, "
                     "with -DDPD_MPI=ON)");
@@ -1410,7 +1406,7 @@ static int run_point(const sweep *s, size_t point, int notes, dpd_err *err) {
   int argc, code, saved, devnull;
   char **argv = point_argv(s, point, &argc);
   if (argv == NULL) {
-    DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    CLI_FAIL(err, DPD_ENOMEM, "out of memory");
     return CLI_EXIT_NUMERIC;
   }
   fflush(stdout);
@@ -1601,7 +1597,7 @@ static cJSON *point_summary(const sweep *s, size_t point, const char *file) {
   }
   free(path);
   if (root != NULL) {
-    dpd__json_nonfinite_decode(root); /* the numbers back in place (inf, -inf) */
+    dpd_io_json_nonfinite_decode(root); /* the numbers back in place (inf, -inf) */
   }
   return root;
 }
@@ -1746,17 +1742,17 @@ static int assemble(const sweep *s, const char *config, const cli_params *base, 
   for (size_t i = 0; i < s->npoints && status == DPD_OK; i++) {
     cJSON *sum = point_summary(s, i, "summary.json");
     if (sum != NULL && for_each_number(s, sum, column_add, &c) < 0) {
-      status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+      status = CLI_FAIL(err, DPD_ENOMEM, "out of memory");
     }
     cJSON_Delete(sum);
   }
   ncol = s->naxes + 1 + c.n;
   if (status == DPD_OK &&
       (table = malloc((s->npoints * ncol > 0 ? s->npoints * ncol : 1) * sizeof *table)) == NULL) {
-    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory for sweep.tsv");
+    status = CLI_FAIL(err, DPD_ENOMEM, "out of memory for sweep.tsv");
   }
   if (status == DPD_OK && (failed = cJSON_CreateArray()) == NULL) {
-    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    status = CLI_FAIL(err, DPD_ENOMEM, "out of memory");
   }
   for (size_t i = 0; i < s->npoints && status == DPD_OK; i++) {
     double *row = table + i * ncol;
@@ -1785,12 +1781,12 @@ static int assemble(const sweep *s, const char *config, const cli_params *base, 
       point_name(s, i, name, sizeof name);
       point_state_ex(s, i, damaged, sizeof damaged);
       if (damaged[0] != '\0') {
-        status = DPD_FAIL(err, DPD_EIO,
+        status = CLI_FAIL(err, DPD_EIO,
                           "point %zu: '%s' is damaged (not a JSON object; was it changed while "
                           "the sweep ran? rerun the same command to redo the point)",
                           i, damaged);
       } else {
-        status = DPD_FAIL(err, DPD_EIO,
+        status = CLI_FAIL(err, DPD_EIO,
                           "'%s/%s' has neither summary.json nor %s (was it removed while the "
                           "sweep ran? rerun to redo it)",
                           s->points, name, failed_name);
@@ -1802,7 +1798,7 @@ static int assemble(const sweep *s, const char *config, const cli_params *base, 
       (s->plot_y == NULL || strcmp(s->plot_y, "none") != 0)) {
     if (s->plot_y != NULL) {
       if ((ycol = column_find(&c, s->plot_y)) < 0) {
-        status = DPD_FAIL(err, DPD_EINVAL,
+        status = CLI_FAIL(err, DPD_EINVAL,
                           "invalid value for 'plot_y': '%.100s' (allowed: none, or a number of "
                           "the points' summaries: a column of sweep.tsv after 'status'%s%.200s)",
                           s->plot_y, c.n > 0 ? ", e.g. " : "", c.n > 0 ? c.names[0] : "");
@@ -1818,7 +1814,7 @@ static int assemble(const sweep *s, const char *config, const cli_params *base, 
   }
   /* sweep.tsv */
   if (status == DPD_OK && (f = open_memstream(&tsv, &tsv_len)) == NULL) {
-    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    status = CLI_FAIL(err, DPD_ENOMEM, "out of memory");
   }
   if (status == DPD_OK) {
     fputs(config, f);
@@ -1845,7 +1841,7 @@ static int assemble(const sweep *s, const char *config, const cli_params *base, 
       fputc('\n', f);
     }
     if (fclose(f) != 0 || tsv == NULL) {
-      status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+      status = CLI_FAIL(err, DPD_ENOMEM, "out of memory");
     } else {
       status = cli_write_in_place(s->out, "sweep.tsv", tsv, err);
     }
@@ -1869,7 +1865,7 @@ static int assemble(const sweep *s, const char *config, const cli_params *base, 
     dpd_err ferr;
     dpd_err_reset(&ferr);
     if (preamble == NULL) {
-      status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+      status = CLI_FAIL(err, DPD_ENOMEM, "out of memory");
     } else if ((code = cli_plot_script(s->out, figure, preamble, "sweep.tsv", "png", &ferr)) !=
                CLI_EXIT_OK) {
       figure = NULL;
@@ -1941,8 +1937,8 @@ static int assemble(const sweep *s, const char *config, const cli_params *base, 
       }
     }
     cli_json_number(root, "wall_seconds", cli_now() - start);
-    if ((text = dpd__json_print(root)) == NULL) {
-      status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    if ((text = dpd_io_json_print(root)) == NULL) {
+      status = CLI_FAIL(err, DPD_ENOMEM, "out of memory");
     } else {
       size_t tl = strlen(text);
       char *nl = realloc(text, tl + 2);
@@ -1961,7 +1957,7 @@ static int assemble(const sweep *s, const char *config, const cli_params *base, 
   }
   if (status == DPD_OK && code == CLI_EXIT_OK && nfailed > 0) {
     code = CLI_EXIT_NUMERIC;
-    DPD_FAIL(err, DPD_ESOLVER,
+    CLI_FAIL(err, DPD_ESOLVER,
              "%zu of %zu points failed numerically (status 2 in sweep.tsv; their messages in "
              "summary.json 'failed')",
              nfailed, s->npoints);
@@ -2102,12 +2098,12 @@ int cli_cmd_sweep(int argc, char **argv) {
   }
   /* 1. the grid (every rank: it is a function of the arguments and the INI file) */
   if (argc < 1) {
-    DPD_FAIL(&err, DPD_EINVAL,
+    CLI_FAIL(&err, DPD_EINVAL,
              "missing command (usage: dpdyn sweep COMMAND [FILE.ini] [--key=SPEC ...]; allowed "
              "commands: simulate, sde, ode, ou, compare, account, tune)");
     code = CLI_EXIT_USAGE;
   } else if (!cli_is_run_command(argv[0])) {
-    DPD_FAIL(&err, DPD_EINVAL,
+    CLI_FAIL(&err, DPD_EINVAL,
              "unknown command '%s' (allowed: simulate, sde, ode, ou, compare, account, tune)",
              argv[0]);
     code = CLI_EXIT_USAGE;
@@ -2125,7 +2121,7 @@ int cli_cmd_sweep(int argc, char **argv) {
       memset(&p, 0, sizeof p);
       pargv = calloc(s.nfixed + 3, sizeof *pargv);
       if (pargv == NULL) {
-        status = DPD_FAIL(&err, DPD_ENOMEM, "out of memory");
+        status = CLI_FAIL(&err, DPD_ENOMEM, "out of memory");
       } else {
         if (s.ini != NULL) {
           pargv[n++] = strdup(s.ini);
@@ -2136,7 +2132,7 @@ int cli_cmd_sweep(int argc, char **argv) {
         pargc = (int)n;
         for (size_t i = 0; i < n; i++) {
           if (pargv[i] == NULL) {
-            status = DPD_FAIL(&err, DPD_ENOMEM, "out of memory");
+            status = CLI_FAIL(&err, DPD_ENOMEM, "out of memory");
           }
         }
         if (status == DPD_OK &&
@@ -2167,7 +2163,7 @@ int cli_cmd_sweep(int argc, char **argv) {
       status = prepare_out(&s, config, &err);
     }
     if (status == DPD_OK && (pending = malloc(s.npoints * sizeof *pending)) == NULL) {
-      status = DPD_FAIL(&err, DPD_ENOMEM, "out of memory");
+      status = CLI_FAIL(&err, DPD_ENOMEM, "out of memory");
     }
     for (size_t i = 0; status == DPD_OK && i < s.npoints; i++) {
       char damaged[PATH_MAX];
@@ -2200,7 +2196,7 @@ int cli_cmd_sweep(int argc, char **argv) {
   npending = (size_t)head[1];
   skipped = (size_t)head[2];
   if (r.rank != 0 && npending > 0 && (pending = malloc(npending * sizeof *pending)) == NULL) {
-    DPD_FAIL(&err, DPD_ENOMEM, "out of memory");
+    CLI_FAIL(&err, DPD_ENOMEM, "out of memory");
     code = CLI_EXIT_NUMERIC; /* the ranks cannot agree on the work: stop them all */
 #ifdef DPD_HAVE_MPI
     if (r.mpi) {

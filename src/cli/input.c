@@ -17,9 +17,6 @@
 #include <ini.h>
 
 #include "cli/cli.h"
-#include "core/text_impl.h"
-#include "core/datafile_impl.h"
-#include "core/error_impl.h"
 
 void cli_ini_text_free(cli_ini_text *t) {
   free(t->text);
@@ -34,14 +31,13 @@ static int slurp(const char *path, char **text, size_t *len, dpd_err *err) {
   char *buf;
   int status;
   *text = NULL;
-  if ((status = dpd__file_open_regular("INI file", 0, path, CLI_MAX_INI_BYTES, &f, NULL, err)) <
-      0) {
+  if ((status = dpd_io_file_open("INI file", 0, path, CLI_MAX_INI_BYTES, &f, NULL, err)) < 0) {
     return status;
   }
   buf = malloc(cap);
   if (buf == NULL) {
     fclose(f);
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    return CLI_FAIL(err, DPD_ENOMEM, "out of memory");
   }
   for (;;) {
     size_t got;
@@ -50,7 +46,7 @@ static int slurp(const char *path, char **text, size_t *len, dpd_err *err) {
       if (cap > CLI_MAX_INI_BYTES) {
         fclose(f);
         free(buf);
-        return DPD_FAIL(err, DPD_EINVAL,
+        return CLI_FAIL(err, DPD_EINVAL,
                         "INI file '%s' is larger than %d bytes (allowed: INI files up to %d "
                         "bytes)",
                         path, CLI_MAX_INI_BYTES, CLI_MAX_INI_BYTES);
@@ -59,7 +55,7 @@ static int slurp(const char *path, char **text, size_t *len, dpd_err *err) {
       if (grown == NULL) {
         fclose(f);
         free(buf);
-        return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+        return CLI_FAIL(err, DPD_ENOMEM, "out of memory");
       }
       buf = grown;
       cap *= 2;
@@ -73,7 +69,7 @@ static int slurp(const char *path, char **text, size_t *len, dpd_err *err) {
       }
       fclose(f);
       free(buf);
-      return DPD_FAIL(err, DPD_EINVAL,
+      return CLI_FAIL(err, DPD_EINVAL,
                       "INI file '%s' has a NUL byte on line %zu (allowed: a text file of "
                       "'key = value' lines)",
                       path, line);
@@ -82,7 +78,7 @@ static int slurp(const char *path, char **text, size_t *len, dpd_err *err) {
     if (n > CLI_MAX_INI_BYTES) {
       fclose(f);
       free(buf);
-      return DPD_FAIL(err, DPD_EINVAL,
+      return CLI_FAIL(err, DPD_EINVAL,
                       "INI file '%s' is larger than %d bytes (allowed: INI files up to %d bytes)",
                       path, CLI_MAX_INI_BYTES, CLI_MAX_INI_BYTES);
     }
@@ -94,7 +90,7 @@ static int slurp(const char *path, char **text, size_t *len, dpd_err *err) {
     int e = errno;
     fclose(f);
     free(buf);
-    return DPD_FAIL(err, DPD_EINVAL, "cannot read INI file '%s': %s", path, strerror(e));
+    return CLI_FAIL(err, DPD_EINVAL, "cannot read INI file '%s': %s", path, strerror(e));
   }
   fclose(f);
   buf[n] = '\0';
@@ -155,7 +151,7 @@ int cli_ini_text_read(const char *path, cli_ini_text *t, dpd_err *err) {
         body = 0;
       } else if (body > max_line) {
         cli_ini_text_free(t);
-        return DPD_FAIL(err, DPD_EINVAL,
+        return CLI_FAIL(err, DPD_EINVAL,
                         "INI file '%s' line %zu is longer than %zu characters (allowed: key "
                         "lines up to %zu characters; comment lines may be longer)",
                         path, lineno, max_line, max_line);
@@ -166,7 +162,7 @@ int cli_ini_text_read(const char *path, cli_ini_text *t, dpd_err *err) {
           grown = realloc(t->key_lines, kcap * sizeof *grown);
           if (grown == NULL) {
             cli_ini_text_free(t);
-            return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+            return CLI_FAIL(err, DPD_ENOMEM, "out of memory");
           }
           t->key_lines = grown;
         }

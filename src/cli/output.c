@@ -35,9 +35,6 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "core/model_impl.h"
-#include "core/error_impl.h"
-#include "core/output_impl.h"
 
 double cli_now(void) {
   struct timespec ts;
@@ -266,16 +263,16 @@ static int check_replaceable(const char *dir, dpd_err *err) {
     if (errno == ENOENT) {
       return DPD_OK;
     }
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'out': '%s': %s", dir, strerror(errno));
+    return CLI_FAIL(err, DPD_EINVAL, "invalid value for 'out': '%s': %s", dir, strerror(errno));
   }
   if (!S_ISDIR(st.st_mode)) {
-    return DPD_FAIL(err, DPD_EINVAL,
+    return CLI_FAIL(err, DPD_EINVAL,
                     "invalid value for 'out': '%s' exists and is not a directory (allowed: a new "
                     "path, or a directory of dpdyn output)",
                     dir);
   }
   if ((dp = opendir(dir)) == NULL) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'out': cannot read '%s': %s", dir,
+    return CLI_FAIL(err, DPD_EINVAL, "invalid value for 'out': cannot read '%s': %s", dir,
                     strerror(errno));
   }
   while ((e = readdir(dp)) != NULL) {
@@ -286,7 +283,7 @@ static int check_replaceable(const char *dir, dpd_err *err) {
     if (fstatat(dirfd(dp), e->d_name, &fs, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(fs.st_mode) ||
         !is_output_name(e->d_name)) {
       int st_ok = fstatat(dirfd(dp), e->d_name, &fs, AT_SYMLINK_NOFOLLOW) == 0;
-      DPD_FAIL(err, DPD_EINVAL,
+      CLI_FAIL(err, DPD_EINVAL,
                "invalid value for 'out': '%s' holds %s '%s' that dpdyn did not write (allowed: a "
                "new path, or a directory of dpdyn output, which a run replaces whole)",
                dir, st_ok && S_ISDIR(fs.st_mode) ? "the directory" : "the file", e->d_name);
@@ -303,11 +300,11 @@ int cli_out_init(cli_out *o, const char *dir, dpd_err *err) {
   memset(o, 0, sizeof *o);
   reg_published = 0; /* a new run (dpdyn sweep runs several in one process) */
   if (len == 0) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'out': '' (allowed: a directory path)");
+    return CLI_FAIL(err, DPD_EINVAL, "invalid value for 'out': '' (allowed: a directory path)");
   }
   o->dir = malloc(len + 1);
   if (o->dir == NULL) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    return CLI_FAIL(err, DPD_ENOMEM, "out of memory");
   }
   memcpy(o->dir, dir, len + 1);
   while (len > 1 && o->dir[len - 1] == '/') {
@@ -316,7 +313,7 @@ int cli_out_init(cli_out *o, const char *dir, dpd_err *err) {
   if (strcmp(o->dir, "/") == 0 || strcmp(o->dir, ".") == 0 || strcmp(o->dir, "..") == 0 ||
       (len >= 2 && strcmp(o->dir + len - 2, "/.") == 0) ||
       (len >= 3 && strcmp(o->dir + len - 3, "/..") == 0)) {
-    int status = DPD_FAIL(err, DPD_EINVAL,
+    int status = CLI_FAIL(err, DPD_EINVAL,
                           "invalid value for 'out': '%s' (allowed: a path whose last component "
                           "names the output directory, e.g. ./dpdyn-out)",
                           dir);
@@ -336,7 +333,7 @@ static int make_dirs(const char *path, dpd_err *err) {
   char *buf = malloc(len + 1);
   struct stat st;
   if (buf == NULL) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    return CLI_FAIL(err, DPD_ENOMEM, "out of memory");
   }
   memcpy(buf, path, len + 1);
   for (size_t i = 1; i <= len; i++) {
@@ -346,14 +343,14 @@ static int make_dirs(const char *path, dpd_err *err) {
       if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
         int e = errno;
         free(buf);
-        return DPD_FAIL(err, DPD_EIO, "cannot create directory '%s': %s", path, strerror(e));
+        return CLI_FAIL(err, DPD_EIO, "cannot create directory '%s': %s", path, strerror(e));
       }
       buf[i] = saved;
     }
   }
   free(buf);
   if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
-    return DPD_FAIL(err, DPD_EIO, "'%s' is not a directory", path);
+    return CLI_FAIL(err, DPD_EIO, "'%s' is not a directory", path);
   }
   return DPD_OK;
 }
@@ -371,7 +368,7 @@ static int stage_create(cli_out *o, dpd_err *err) {
     return DPD_OK;
   }
   if (split_path(o->dir, &parent, &base) < 0) {
-    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    status = CLI_FAIL(err, DPD_ENOMEM, "out of memory");
     goto done;
   }
   if ((status = make_dirs(parent, err)) < 0) {
@@ -382,7 +379,7 @@ static int stage_create(cli_out *o, dpd_err *err) {
     size_t cap = strlen(parent) + strlen(base) + 64;
     o->stage = malloc(cap);
     if (o->stage == NULL) {
-      status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+      status = CLI_FAIL(err, DPD_ENOMEM, "out of memory");
       goto done;
     }
     snprintf(o->stage, cap, "%s/.%s.dpdyn-%ld-XXXXXX", parent, base, (long)getpid());
@@ -390,7 +387,7 @@ static int stage_create(cli_out *o, dpd_err *err) {
     cli_signals_block(&old);
     if (mkdtemp(o->stage) == NULL) {
       sigprocmask(SIG_SETMASK, &old, NULL);
-      status = DPD_FAIL(err, DPD_EIO, "cannot create a directory beside '%s': %s", o->dir,
+      status = CLI_FAIL(err, DPD_EIO, "cannot create a directory beside '%s': %s", o->dir,
                         strerror(errno));
       free(o->stage);
       o->stage = NULL;
@@ -401,7 +398,7 @@ static int stage_create(cli_out *o, dpd_err *err) {
       int e = errno;
       rmdir(o->stage);
       sigprocmask(SIG_SETMASK, &old, NULL);
-      status = DPD_FAIL(err, DPD_EIO, "cannot set the mode of '%s': %s", o->stage, strerror(e));
+      status = CLI_FAIL(err, DPD_EIO, "cannot set the mode of '%s': %s", o->stage, strerror(e));
       free(o->stage);
       o->stage = NULL;
       goto done;
@@ -431,13 +428,13 @@ FILE *cli_out_open(cli_out *o, const char *name, char **tmp_path, dpd_err *err) 
   }
   path = cli_path_join(o->stage, name);
   if (path == NULL) {
-    DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    CLI_FAIL(err, DPD_ENOMEM, "out of memory");
     return NULL;
   }
   reg_add_path(path);
   f = fopen(path, "w");
   if (f == NULL) {
-    DPD_FAIL(err, DPD_EIO, "cannot write '%s': %s", path, strerror(errno));
+    CLI_FAIL(err, DPD_EIO, "cannot write '%s': %s", path, strerror(errno));
     free(path);
     return NULL;
   }
@@ -459,7 +456,7 @@ int cli_out_commit(cli_out *o, FILE *f, char *tmp_path, const char *name, dpd_er
     e = errno;
   }
   if (failed) {
-    status = DPD_FAIL(err, DPD_EIO, "error writing '%s' in '%s': %s%s", name, tmp_path,
+    status = CLI_FAIL(err, DPD_EIO, "error writing '%s' in '%s': %s%s", name, tmp_path,
                       e != 0 ? strerror(e) : "write error",
                       e == EFBIG ? " (the file size limit, ulimit -f, was reached)" : "");
   }
@@ -488,17 +485,17 @@ static int publish(cli_out *o, dpd_err *err) {
   }
   marker = cli_path_join(o->stage, CLI_OUT_MARKER);
   if (marker == NULL) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    return CLI_FAIL(err, DPD_ENOMEM, "out of memory");
   }
   reg_add_path(marker);
   if ((f = fopen(marker, "w")) == NULL) {
-    status = DPD_FAIL(err, DPD_EIO, "cannot write '%s': %s", marker, strerror(errno));
+    status = CLI_FAIL(err, DPD_EIO, "cannot write '%s': %s", marker, strerror(errno));
     free(marker);
     return status;
   }
   fprintf(f, "dpdyn %s output, written by process %ld\n", dpd_version(), (long)getpid());
   if (fclose(f) != 0) {
-    status = DPD_FAIL(err, DPD_EIO, "error writing '%s'", marker);
+    status = CLI_FAIL(err, DPD_EIO, "error writing '%s'", marker);
     free(marker);
     return status;
   }
@@ -513,7 +510,7 @@ static int publish(cli_out *o, dpd_err *err) {
   } else if (renameat2(AT_FDCWD, o->stage, AT_FDCWD, o->dir, RENAME_EXCHANGE) == 0) {
     remove_flat(o->stage); /* the previous result */
   } else {
-    status = DPD_FAIL(err, DPD_EIO, "cannot publish the run as '%s': %s", o->dir, strerror(errno));
+    status = CLI_FAIL(err, DPD_EIO, "cannot publish the run as '%s': %s", o->dir, strerror(errno));
   }
   if (status == DPD_OK) {
     stage_forget(o);
@@ -524,29 +521,16 @@ static int publish(cli_out *o, dpd_err *err) {
   return status;
 }
 
-int cli_out_finish(cli_out *o, const char *figure, dpd_err *err) {
-  int code = CLI_EXIT_OK, status;
-  dpd_err plot_err;
-  dpd_err_reset(&plot_err);
-  if (figure != NULL && o->stage != NULL) {
-    char name[96], *path;
-    /* the figure's final names inside the stage, for the signal handler */
-    for (int k = 0; k < 2; k++) {
-      snprintf(name, sizeof name, "%s.%s", figure, k == 0 ? "gp" : "png");
-      if ((path = cli_path_join(o->stage, name)) != NULL) {
-        reg_add_path(path);
-        free(path);
-      }
-    }
-    code = cli_plot_render(o->stage, figure, &plot_err);
+void cli_out_expect(cli_out *o, const char *name) {
+  char *path;
+  if (o->stage != NULL && (path = cli_path_join(o->stage, name)) != NULL) {
+    reg_add_path(path);
+    free(path);
   }
-  if ((status = publish(o, err)) < 0) {
-    return cli_exit_code(status);
-  }
-  if (code != CLI_EXIT_OK && err != NULL) {
-    *err = plot_err;
-  }
-  return code;
+}
+
+int cli_out_publish(cli_out *o, dpd_err *err) {
+  return publish(o, err);
 }
 
 void cli_out_free(cli_out *o) {
@@ -584,10 +568,10 @@ void cli_temp_end(char *path) {
 
 int cli_out_json(cli_out *o, const char *name, const cJSON *obj, dpd_err *err) {
   char *tmp;
-  char *text = dpd__json_print(obj);
+  char *text = dpd_io_json_print(obj);
   FILE *f;
   if (text == NULL) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory printing JSON");
+    return CLI_FAIL(err, DPD_ENOMEM, "out of memory printing JSON");
   }
   f = cli_out_open(o, name, &tmp, err);
   if (f == NULL) {
@@ -624,9 +608,9 @@ void cli_print_summary(const cJSON *root) {
 }
 
 void cli_json_na(cJSON *obj, const char *key, const char *reason) {
-  dpd__json_na(obj, key, reason);
+  dpd_io_json_na_set(obj, key, reason);
 }
 
 void cli_json_number(cJSON *obj, const char *key, double v) {
-  dpd__json_number(obj, key, v);
+  dpd_io_json_number_set(obj, key, v);
 }

@@ -17,9 +17,6 @@
 #include <ini.h>
 
 #include "cli/cli.h"
-#include "core/error_impl.h"
-#include "core/model_impl.h"
-#include "core/text_impl.h"
 
 /* The last raw entry that set `key` (flags come after the INI file), NULL if none. */
 static const cli_raw *raw_find(const cli_params *p, const char *key) {
@@ -39,7 +36,7 @@ static int raw_add(cli_params *p, const char *key, const char *value, size_t ini
   if (ini_line > 0) {
     for (size_t i = 0; i < p->nraw; i++) {
       if (p->raw[i].ini_line > 0 && strcmp(p->raw[i].key, key) == 0) {
-        return DPD_FAIL(err, DPD_EINVAL,
+        return CLI_FAIL(err, DPD_EINVAL,
                         "key '%s' is set twice in the INI file '%s', on lines %zu and %zu "
                         "(allowed: each key once; a --%s flag overrides the file)",
                         key, p->ini_path, p->raw[i].ini_line, ini_line, key);
@@ -48,17 +45,17 @@ static int raw_add(cli_params *p, const char *key, const char *value, size_t ini
   }
   grown = realloc(p->raw, (p->nraw + 1) * sizeof *grown);
   if (grown == NULL) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    return CLI_FAIL(err, DPD_ENOMEM, "out of memory");
   }
   p->raw = grown;
-  p->raw[p->nraw].key = dpd__text_dup(key);
-  p->raw[p->nraw].value = dpd__text_dup(value);
+  p->raw[p->nraw].key = strdup(key);
+  p->raw[p->nraw].value = strdup(value);
   p->raw[p->nraw].ini_line = ini_line;
   p->raw[p->nraw].flag = flag;
   if (p->raw[p->nraw].key == NULL || p->raw[p->nraw].value == NULL) {
     free(p->raw[p->nraw].key);
     free(p->raw[p->nraw].value);
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    return CLI_FAIL(err, DPD_ENOMEM, "out of memory");
   }
   p->nraw++;
   return DPD_OK;
@@ -106,13 +103,13 @@ static int parse_ini(cli_params *p, dpd_err *err) {
     return DPD_EINVAL;
   }
   if (line > 0) {
-    return DPD_FAIL(err, DPD_EINVAL,
+    return CLI_FAIL(err, DPD_EINVAL,
                     "malformed INI file '%s' at line %d (allowed: 'key = value' lines, "
                     "[sections], ';' or '#' comments)",
                     p->ini_path, line);
   }
   if (line < 0) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory parsing the INI file '%s'", p->ini_path);
+    return CLI_FAIL(err, DPD_ENOMEM, "out of memory parsing the INI file '%s'", p->ini_path);
   }
   return DPD_OK;
 }
@@ -138,7 +135,7 @@ size_t cli_physical_memory(void) {
 int cli_check_memory(const cli_params *p, double bytes, const char *driver, dpd_err *err) {
   if (!(bytes <= (double)p->max_memory)) {
     const char *value = cli_get_text(p, driver);
-    return DPD_FAIL(err, DPD_EINVAL,
+    return CLI_FAIL(err, DPD_EINVAL,
                     "invalid value for '%s': %s needs about %.3g bytes (%.3g GiB) of memory "
                     "(allowed: at most max_memory = %zu bytes (%.3g GiB); %s '%s' or raise "
                     "max_memory)",
@@ -159,7 +156,7 @@ static int choose_model(cli_params *p, dpd_err *err) {
 /* A key of the INI file that no model has (the message names the file and the line); any other
  * name the model lacks is dpd_model_key_set's message. */
 static int ini_key_error(const cli_params *p, const cli_raw *r, dpd_err *err) {
-  return DPD_FAIL(err, DPD_EINVAL,
+  return CLI_FAIL(err, DPD_EINVAL,
                   "unknown key '%s' in the INI file '%s' line %zu (see 'dpdyn %s --help' "
                   "for the keys)",
                   r->key, p->ini_path, r->ini_line, p->command);
@@ -189,7 +186,7 @@ int cli_params_parse(cli_params *p, const char *command, int argc, char **argv, 
       continue;
     }
     if (p->ini_path != NULL) {
-      return DPD_FAIL(err, DPD_EINVAL,
+      return CLI_FAIL(err, DPD_EINVAL,
                       "unexpected argument '%s' (allowed: one INI file, then --key=value flags)",
                       arg);
     }
@@ -211,7 +208,7 @@ int cli_params_parse(cli_params *p, const char *command, int argc, char **argv, 
     if (eq != NULL) {
       size_t len = (size_t)(eq - arg - 2);
       if (len == 0 || len >= sizeof key) {
-        return DPD_FAIL(err, DPD_EINVAL, "malformed flag '%s' (allowed: --key=value)", arg);
+        return CLI_FAIL(err, DPD_EINVAL, "malformed flag '%s' (allowed: --key=value)", arg);
       }
       memcpy(key, arg + 2, len);
       key[len] = '\0';
@@ -219,11 +216,11 @@ int cli_params_parse(cli_params *p, const char *command, int argc, char **argv, 
     } else {
       size_t len = strlen(arg + 2);
       if (len == 0 || len >= sizeof key) {
-        return DPD_FAIL(err, DPD_EINVAL, "malformed flag '%s' (allowed: --key=value)", arg);
+        return CLI_FAIL(err, DPD_EINVAL, "malformed flag '%s' (allowed: --key=value)", arg);
       }
       memcpy(key, arg + 2, len + 1);
       if (i + 1 >= argc) {
-        return DPD_FAIL(err, DPD_EINVAL, "flag '--%s' has no value (allowed: --%s=VALUE)", key,
+        return CLI_FAIL(err, DPD_EINVAL, "flag '--%s' has no value (allowed: --%s=VALUE)", key,
                         key);
       }
       value = argv[++i];
@@ -280,7 +277,7 @@ int cli_params_restrict(cli_params *p, const char *const *allowed, const char *w
       for (size_t k = 0; allowed[k] != NULL && len < sizeof list; k++) {
         len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k ? ", " : "", allowed[k]);
       }
-      return DPD_FAIL(err, DPD_EINVAL, "key '%s' does not apply to %s (allowed keys: %s)", key,
+      return CLI_FAIL(err, DPD_EINVAL, "key '%s' does not apply to %s (allowed keys: %s)", key,
                       what, list);
     }
     dpd_keys_unset(p->keys, key);
@@ -329,7 +326,7 @@ int cli_get_u64(const cli_params *p, const char *key, unsigned long long *out, d
 }
 
 void cli_params_to_json(const cli_params *p, cJSON *obj) {
-  dpd__keys_json(p->keys, obj);
+  dpd_io_json_keys_set(p->keys, obj);
 }
 
 void cli_keys_to_header(const dpd_keys *keys, FILE *f) {

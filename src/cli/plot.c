@@ -25,7 +25,6 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "core/error_impl.h"
 #include "dpd_plots.h"
 
 extern char **environ;
@@ -269,14 +268,14 @@ int cli_write_in_place(const char *dir, const char *name, const char *text, dpd_
   FILE *f;
   int status = DPD_OK;
   if (tmp == NULL || final == NULL) {
-    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    status = CLI_FAIL(err, DPD_ENOMEM, "out of memory");
   } else if ((f = fopen(tmp, "w")) == NULL) {
-    status = DPD_FAIL(err, DPD_EIO, "cannot write in '%s': %s", dir, strerror(errno));
+    status = CLI_FAIL(err, DPD_EIO, "cannot write in '%s': %s", dir, strerror(errno));
   } else {
     int failed = fputs(text, f) < 0;
     failed |= fclose(f) != 0;
     if (failed || rename(tmp, final) != 0) {
-      status = DPD_FAIL(err, DPD_EIO, "cannot write '%s'", final);
+      status = CLI_FAIL(err, DPD_EIO, "cannot write '%s'", final);
       unlink(tmp);
     }
   }
@@ -380,12 +379,12 @@ static int run_gnuplot(const char *dir, const char *text, char *const *args, siz
   pid_t pid;
   int status;
   if (gnuplot == NULL) {
-    DPD_FAIL(err, DPD_EIO, "cannot run gnuplot: not found (install the gnuplot package)");
+    CLI_FAIL(err, DPD_EIO, "cannot run gnuplot: not found (install the gnuplot package)");
     return CLI_EXIT_IO;
   }
   if ((in = tmpfile()) == NULL || fputs(text, in) < 0 || fflush(in) != 0 ||
       fseek(in, 0, SEEK_SET) != 0) {
-    DPD_FAIL(err, DPD_EIO, "cannot write the figure's script to a temporary file: %s",
+    CLI_FAIL(err, DPD_EIO, "cannot write the figure's script to a temporary file: %s",
              strerror(errno));
     if (in != NULL) {
       fclose(in);
@@ -427,14 +426,14 @@ static int run_gnuplot(const char *dir, const char *text, char *const *args, siz
   fclose(in);
   free(gnuplot);
   if (status != 0) {
-    DPD_FAIL(err, DPD_EIO, "cannot run gnuplot: %s (install the gnuplot package)",
+    CLI_FAIL(err, DPD_EIO, "cannot run gnuplot: %s (install the gnuplot package)",
              strerror(status));
     return CLI_EXIT_IO;
   }
   if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     cli_child_set(0);
     unlink(img_tmp);
-    DPD_FAIL(err, DPD_EIO, "gnuplot failed rendering '%s'%s", img,
+    CLI_FAIL(err, DPD_EIO, "gnuplot failed rendering '%s'%s", img,
              WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ
                  ? ": the file size limit (ulimit -f) was reached"
                  : "");
@@ -442,7 +441,7 @@ static int run_gnuplot(const char *dir, const char *text, char *const *args, siz
   }
   cli_child_set(0);
   if (rename(img_tmp, img) != 0) {
-    DPD_FAIL(err, DPD_EIO, "cannot rename into '%s': %s", img, strerror(errno));
+    CLI_FAIL(err, DPD_EIO, "cannot rename into '%s': %s", img, strerror(errno));
     unlink(img_tmp);
     return CLI_EXIT_IO;
   }
@@ -469,21 +468,21 @@ static int data_check(const char *dir, const char *name, dpd_err *err) {
   data_scan ds;
   int code = CLI_EXIT_OK;
   if (path == NULL) {
-    DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    CLI_FAIL(err, DPD_ENOMEM, "out of memory");
     return CLI_EXIT_IO;
   }
   if (!data_file_scan(path, &ds)) {
-    DPD_FAIL(err, DPD_EINVAL,
+    CLI_FAIL(err, DPD_EINVAL,
              "cannot read '%s': %s (allowed: a regular file of a dpdyn output "
              "directory)",
              path, errno == EINVAL ? "not a regular file" : strerror(errno));
     code = CLI_EXIT_USAGE;
   } else if (!ds.rows) {
-    DPD_FAIL(err, DPD_EINVAL, "no data rows in '%s' (allowed: a complete dpdyn output directory)",
+    CLI_FAIL(err, DPD_EINVAL, "no data rows in '%s' (allowed: a complete dpdyn output directory)",
              path);
     code = CLI_EXIT_USAGE;
   } else if (!ds.finite) {
-    DPD_FAIL(err, DPD_EINVAL,
+    CLI_FAIL(err, DPD_EINVAL,
              "no finite number in '%s' (every value is nan or inf): nothing to "
              "draw",
              path);
@@ -501,7 +500,7 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
   char gp_name[64], img_name[64], title[512], caption[2048];
   int code = CLI_EXIT_OK;
   if (text == NULL || sc->second == NULL) {
-    DPD_FAIL(err, DPD_EINVAL,
+    CLI_FAIL(err, DPD_EINVAL,
              "no figure '%.64s' (allowed: compare, compare3, simulate, sde, ode, tune, "
              "rf_simulate, rf_ou, rf_compare)",
              script);
@@ -515,7 +514,7 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
   hm = cli_path_join(dir, "heatmap.tsv");
   arg_release = release != NULL ? dot_name(release) : NULL;
   if (data == NULL || release == NULL || img == NULL || hm == NULL || arg_release == NULL) {
-    DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    CLI_FAIL(err, DPD_ENOMEM, "out of memory");
     code = CLI_EXIT_IO;
     goto done;
   }
@@ -530,7 +529,7 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
   img_tmp = cli_temp_begin(dir, img_name);
   arg_tmp = img_tmp != NULL ? dot_name(img_tmp) : NULL;
   if (arg_tmp == NULL) {
-    DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    CLI_FAIL(err, DPD_ENOMEM, "out of memory");
     code = CLI_EXIT_IO;
     goto done;
   }
@@ -565,7 +564,7 @@ int cli_plot_script(const char *dir, const char *script, const char *preamble, c
   char *img = NULL, *img_tmp = NULL, *text = NULL, *arg_data = NULL, *arg_tmp = NULL;
   int code = CLI_EXIT_OK;
   if (sc == NULL) {
-    DPD_FAIL(err, DPD_EINVAL, "no figure '%.64s'", script);
+    CLI_FAIL(err, DPD_EINVAL, "no figure '%.64s'", script);
     return CLI_EXIT_USAGE;
   }
   snprintf(gp_name, sizeof gp_name, "%s.gp", script);
@@ -574,7 +573,7 @@ int cli_plot_script(const char *dir, const char *script, const char *preamble, c
   text = malloc(strlen(preamble) + strlen(sc->text) + 1);
   arg_data = malloc(strlen(data) + 3);
   if (img == NULL || text == NULL || arg_data == NULL) {
-    DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    CLI_FAIL(err, DPD_ENOMEM, "out of memory");
     code = CLI_EXIT_IO;
     goto done;
   }
@@ -589,7 +588,7 @@ int cli_plot_script(const char *dir, const char *script, const char *preamble, c
     goto done;
   }
   if ((img_tmp = cli_temp_begin(dir, img_name)) == NULL || (arg_tmp = dot_name(img_tmp)) == NULL) {
-    DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    CLI_FAIL(err, DPD_ENOMEM, "out of memory");
     code = CLI_EXIT_IO;
     goto done;
   }
@@ -833,7 +832,7 @@ static int plot_sweep(const char *dir, const char *format, int *code, dpd_err *e
     size_t len;
     snprintf(name, sizeof name, "%s.gp", figures[k]);
     if ((path = cli_path_join(dir, name)) == NULL) {
-      DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+      CLI_FAIL(err, DPD_ENOMEM, "out of memory");
       *code = CLI_EXIT_IO;
       return 1;
     }
@@ -857,7 +856,7 @@ static int plot_sweep(const char *dir, const char *format, int *code, dpd_err *e
     preamble = text != NULL ? sweep_settings(text, figures[k], keys[k]) : NULL;
     free(text);
     if (preamble == NULL) {
-      DPD_FAIL(err, DPD_EINVAL,
+      CLI_FAIL(err, DPD_EINVAL,
                "'%s/%s' does not hold the settings of a figure written by dpdyn sweep (rerun "
                "the sweep to write them again)",
                dir, name);
@@ -874,7 +873,7 @@ static int plot_sweep(const char *dir, const char *format, int *code, dpd_err *e
 /* The image formats of the figures: png (pngcairo), svg, pdf (pdfcairo). */
 int cli_plot_format_check(const char *format, dpd_err *err) {
   if (strcmp(format, "png") != 0 && strcmp(format, "svg") != 0 && strcmp(format, "pdf") != 0) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'format': '%s' (allowed: png, svg, pdf)",
+    return CLI_FAIL(err, DPD_EINVAL, "invalid value for 'format': '%s' (allowed: png, svg, pdf)",
                     format);
   }
   return DPD_OK;
@@ -893,18 +892,18 @@ int cli_cmd_plot(int argc, char **argv, dpd_err *err) {
     } else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
       format = argv[++i];
     } else if (argv[i][0] == '-') {
-      DPD_FAIL(err, DPD_EINVAL, "unknown option '%s' (allowed: --format=png|svg|pdf)", argv[i]);
+      CLI_FAIL(err, DPD_EINVAL, "unknown option '%s' (allowed: --format=png|svg|pdf)", argv[i]);
       return CLI_EXIT_USAGE;
     } else if (dir == NULL) {
       dir = argv[i];
     } else {
-      DPD_FAIL(err, DPD_EINVAL, "unexpected argument '%s' (allowed: one output directory)",
+      CLI_FAIL(err, DPD_EINVAL, "unexpected argument '%s' (allowed: one output directory)",
                argv[i]);
       return CLI_EXIT_USAGE;
     }
   }
   if (dir == NULL) {
-    DPD_FAIL(err, DPD_EINVAL,
+    CLI_FAIL(err, DPD_EINVAL,
              "missing output directory (usage: dpdyn plot DIR [--format=png|svg|pdf])");
     return CLI_EXIT_USAGE;
   }
@@ -912,7 +911,7 @@ int cli_cmd_plot(int argc, char **argv, dpd_err *err) {
     return CLI_EXIT_USAGE;
   }
   if ((data = cli_path_join(dir, "trajectory.tsv")) == NULL) {
-    DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+    CLI_FAIL(err, DPD_ENOMEM, "out of memory");
     return CLI_EXIT_IO;
   }
   f = open_regular(data);
@@ -928,7 +927,7 @@ int cli_cmd_plot(int argc, char **argv, dpd_err *err) {
       const int sweep_dir = tsv != NULL && stat(tsv, &st) == 0 && S_ISREG(st.st_mode);
       free(tsv);
       if (sweep_dir) {
-        DPD_FAIL(err, DPD_EINVAL,
+        CLI_FAIL(err, DPD_EINVAL,
                  "'%s' is a sweep without a figure (a figure needs one or two varied keys and a "
                  "plot_y with a finite value at some point; its summary.json says why under "
                  "not_available)",
@@ -936,7 +935,7 @@ int cli_cmd_plot(int argc, char **argv, dpd_err *err) {
         return CLI_EXIT_USAGE;
       }
     }
-    DPD_FAIL(err, DPD_EINVAL,
+    CLI_FAIL(err, DPD_EINVAL,
              "cannot read '%s/trajectory.tsv': %s (allowed: a dpdyn output "
              "directory)",
              dir, missing ? "no such file" : "not a regular file");
@@ -956,7 +955,7 @@ int cli_cmd_plot(int argc, char **argv, dpd_err *err) {
   }
   fclose(f);
   if (script[0] == '\0') {
-    DPD_FAIL(err, DPD_EINVAL, "'%s/trajectory.tsv' has no '# figure:' or '# command:' header line",
+    CLI_FAIL(err, DPD_EINVAL, "'%s/trajectory.tsv' has no '# figure:' or '# command:' header line",
              dir);
     return CLI_EXIT_USAGE;
   }

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "core/error_impl.h"
 
 /* The commands that are not a model's: they act on output directories. */
 typedef struct {
@@ -154,7 +153,7 @@ static void command_list(char *list, size_t cap) {
 int cli_unknown_command(const char *command, dpd_err *err) {
   char list[512];
   command_list(list, sizeof list);
-  DPD_FAIL(err, DPD_EINVAL, "unknown command '%s' (allowed: %s)", command, list);
+  CLI_FAIL(err, DPD_EINVAL, "unknown command '%s' (allowed: %s)", command, list);
   return CLI_EXIT_USAGE;
 }
 

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/datafile_impl.h"
 #include "core/error_impl.h"
+#include "core/file_impl.h"
 #include "core/npy_impl.h"
 #include "core/table_impl.h"
 

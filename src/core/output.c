@@ -9,6 +9,7 @@
 #include "core/text_impl.h"
 #include "dpdyn/model.h"
 #include "core/output_impl.h"
+#include "dpdyn/io.h"
 
 int dpd_output_create(dpd_output **out, dpd_err *err) {
   dpd_output *o = calloc(1, sizeof *o);
@@ -297,4 +298,26 @@ char *dpd__json_print(const cJSON *obj) {
 
 char *dpd_output_summary_print(const dpd_output *out) {
   return dpd__json_print(out->summary);
+}
+
+/* ---- the public face of the JSON helpers (dpdyn/io.h) ---- */
+
+void dpd_io_json_number_set(cJSON *obj, const char *key, double v) {
+  dpd__json_number(obj, key, v);
+}
+
+void dpd_io_json_na_set(cJSON *obj, const char *key, const char *reason) {
+  dpd__json_na(obj, key, reason);
+}
+
+void dpd_io_json_keys_set(const dpd_keys *keys, cJSON *obj) {
+  dpd__keys_json(keys, obj);
+}
+
+char *dpd_io_json_print(const cJSON *obj) {
+  return dpd__json_print(obj);
+}
+
+void dpd_io_json_nonfinite_decode(cJSON *root) {
+  dpd__json_nonfinite_decode(root);
 }

@@ -28,14 +28,30 @@ const char *dpd_version(void) {
   return DPD_VERSION_STRING;
 }
 
+/* The one body of both reporting functions. */
+static void error_fill(dpd_err *err, int status, const char *file, int line, const char *fmt,
+                       va_list ap) {
+  err->status = status;
+  err->file = file;
+  err->line = line;
+  vsnprintf(err->reason, sizeof err->reason, fmt, ap);
+}
+
 int dpd__error_set(dpd_err *err, int status, const char *file, int line, const char *fmt, ...) {
   if (err != NULL) {
     va_list ap;
-    err->status = status;
-    err->file = file;
-    err->line = line;
     va_start(ap, fmt);
-    vsnprintf(err->reason, sizeof err->reason, fmt, ap);
+    error_fill(err, status, file, line, fmt, ap);
+    va_end(ap);
+  }
+  return status;
+}
+
+int dpd_err_set(dpd_err *err, int status, const char *file, int line, const char *fmt, ...) {
+  if (err != NULL) {
+    va_list ap;
+    va_start(ap, fmt);
+    error_fill(err, status, file, line, fmt, ap);
     va_end(ap);
   }
   return status;

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/datafile_impl.h"
 #include "core/error_impl.h"
+#include "core/file_impl.h"
 #include "core/table_impl.h"
 #include "core/text_impl.h"
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/text_impl.h"
+#include "dpdyn/io.h"
 
 int dpd__decimal_span(const char *s, const char *end) {
   int digits = 0;
@@ -98,4 +99,12 @@ char *dpd__text_dup(const char *s) {
     memcpy(d, s, len + 1);
   }
   return d;
+}
+
+int dpd_io_number_is_decimal(const char *s, const char *end) {
+  return dpd__decimal_span(s, end);
+}
+
+void dpd_io_number_format(char *buf, size_t cap, double x) {
+  dpd__format_shortest(buf, cap, x);
 }

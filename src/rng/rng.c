@@ -41,7 +41,7 @@
 
 #include <Random123/philox.h>
 
-#include "core/isa_impl.h"
+#include "isa/isa_impl.h"
 #define DPD_RNG_X86 DPD__ISA_X86
 #if DPD_RNG_X86
 #include <immintrin.h>

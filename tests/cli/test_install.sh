@@ -171,6 +171,21 @@ else
 fi
 
 test -x "$prefix/bin/dpdyn" && ok "bin/dpdyn installed" || bad "no bin/dpdyn"
+# 5. The executable links the shared library (the CLI uses only the public API) and finds the
+# installed one beside it (bin/../lib), also once the tree is moved.
+for tree in "$prefix" "$work/moved"; do
+  [ "$tree" = "$work/moved" ] && mv "$prefix" "$tree"
+  lib=$(env -u LD_LIBRARY_PATH ldd "$tree/bin/dpdyn" 2>&1 | awk '$1 ~ /^libdpdyn\.so/ {print $3}')
+  installed=$(find "$tree" -name 'libdpdyn.so.*' -type f | head -n 1)
+  if env -u LD_LIBRARY_PATH "$tree/bin/dpdyn" --version >"$work/version.out" 2>&1 &&
+    [ -n "$lib" ] && [ -n "$installed" ] &&
+    [ "$(cd "$(dirname "$lib")" && pwd -P)" = "$(cd "$(dirname "$installed")" && pwd -P)" ]; then
+    ok "bin/dpdyn runs on the installed libdpdyn ($lib)"
+  else
+    bad "bin/dpdyn in $tree: libdpdyn '$lib'; $(head -n 2 "$work/version.out")"
+  fi
+done
+mv "$work/moved" "$prefix"
 test -f "$prefix/share/dpdyn/models/linreg/quickstart.ini" && ok "models installed" ||
   bad "no share/dpdyn/models/linreg/quickstart.ini"
 finish install

@@ -1,14 +1,16 @@
-/* Which vectorised path this CPU runs: the public face of core/isa_impl.h, which holds the one
+/* Which vectorised path this CPU runs: the public face of isa/isa_impl.h, which holds the one
  * definition of each instruction set's support (AVX-512 = AVX-512F and AVX-512DQ: the Gaussian
  * fills of rng.c are compiled for both, and one test for every kernel keeps the choice the same
  * across the library; CPUs with F but not DQ, the Xeon Phi family, run the AVX2 path), and the
  * process-wide choice of DPD_ISA_AUTO (dpd_isa_set, or the environment variable DPD_ISA).
+ * src/isa is the lowest module of the library: it calls nothing of it, and src/rng (the
+ * Gaussian fills) and the simulators dispatch through it.
  * SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/isa_impl.h"
+#include "isa/isa_impl.h"
 
 int dpd__isa_auto_state = -1;
 
