@@ -30,18 +30,11 @@
 
 extern char **environ;
 
-/* The embedded figures (generated from the scripts in plots/: dpd_plot_table), and the old names
- * that output directories may carry in their headers. */
+/* The embedded figures (generated from the scripts in plots/: dpd_plot_table). `sde` has its own
+ * (plots/sde.gp); simulate.gp still draws an sde directory whose header names it. */
 typedef dpd_plot_entry plot_script;
 
-static const struct { const char *name, *script; } aliases[] = {{"sde", "simulate"}, {NULL, NULL}};
-
 static const plot_script *script_find(const char *name) {
-  for (size_t k = 0; aliases[k].name != NULL; k++) {
-    if (strcmp(aliases[k].name, name) == 0) {
-      name = aliases[k].script;
-    }
-  }
   for (const plot_script *s = dpd_plot_table; s->name != NULL; s++) {
     if (strcmp(s->name, name) == 0) {
       return s;
