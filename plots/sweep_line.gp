@@ -1,8 +1,10 @@
 # dpdyn sweep, one varied key: a number of every point's summary.json against the key
 # (error bars: mean ± 2 SE when the summary has the number's standard error <name>_se).
 # usage: gnuplot -c sweep_line.gp sweep.tsv sweep_line.png [png|svg|pdf]
-# dpdyn sweep writes the settings of the figure above these lines: title_text, xcol, xname,
-# xstring (1: the key's values are text, one tick each), logx, ycol, yname, secol (0: none), logy.
+# dpdyn sweep writes the settings of the figure above these lines: title_text; xkey, ykey,
+# sekey: the columns of sweep.tsv drawn, by name (sekey "": no standard error); xname, yname:
+# the axis labels; xstring (1: the key's values are text, one tick each); logx, logy (1: a log
+# axis, plot_log). Sweeps of older versions give column numbers xcol, ycol, secol (0: none).
 # dpdyn-figure: second=none (embedded in dpdyn; the second data file it reads, ARG2)
 data = ARG1
 fmt = (ARGC >= 3) ? ARG3 : "png"
@@ -14,6 +16,8 @@ if (fmt eq "svg") { set terminal svg size W,H dynamic font "sans,13" } else { if
 set output ARG2
 set datafile separator "\t"
 set datafile columnheaders
+# the columns by name (older settings: by number)
+if (exists("xkey")) { has_se = (sekey ne "") } else { xkey = xcol; ykey = ycol; sekey = secol; has_se = (secol > 0) }
 set title title_text noenhanced font ",12"
 set xlabel xname noenhanced
 set ylabel yname noenhanced
@@ -30,17 +34,17 @@ lo(v, s) = (logy && v - s <= 0) ? v / 100 : v - s
 if (xstring) {
   set xtics rotate by -30
   set offsets 0.5, 0.5, graph 0.05, graph 0.05
-  if (secol > 0) {
-    plot data u 0:(fin(column(ycol))):(lo(column(ycol), 2*column(secol))):(column(ycol) + 2*column(secol)):xticlabels(xcol) \
+  if (has_se) {
+    plot data u 0:(fin(column(ykey))):(lo(column(ykey), 2*column(sekey))):(column(ykey) + 2*column(sekey)):xticlabels(strcol(xkey)) \
          w yerrorbars pt 7 ps 0.8 lc rgb blue t "mean ± 2 SE"
   } else {
-    plot data u 0:(fin(column(ycol))):xticlabels(xcol) w points pt 7 ps 0.8 lc rgb blue notitle
+    plot data u 0:(fin(column(ykey))):xticlabels(strcol(xkey)) w points pt 7 ps 0.8 lc rgb blue notitle
   }
 } else {
-  if (secol > 0) {
-    plot data u xcol:(fin(column(ycol))):(lo(column(ycol), 2*column(secol))):(column(ycol) + 2*column(secol)) \
+  if (has_se) {
+    plot data u xkey:(fin(column(ykey))):(lo(column(ykey), 2*column(sekey))):(column(ykey) + 2*column(sekey)) \
          w yerrorlines pt 7 ps 0.8 lc rgb blue t "mean ± 2 SE"
   } else {
-    plot data u xcol:(fin(column(ycol))) w linespoints pt 7 ps 0.8 lc rgb blue notitle
+    plot data u xkey:(fin(column(ykey))) w linespoints pt 7 ps 0.8 lc rgb blue notitle
   }
 }
