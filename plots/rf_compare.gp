@@ -42,7 +42,9 @@ S(c) = has_se ? column(c) : 0
 stats data u (column("test_risk") + 2 * S("test_risk_se")) nooutput name "S"
 stats data u (column("test_risk") - 2 * S("test_risk_se")) nooutput name "SL"
 stats data u "ou_test_risk" nooutput name "O"
-stats data u "theta_star_test_risk" nooutput name "TS"
+# theta_star = off: the column is nan throughout (no stats on it, no warning)
+stats data u ((strcol("theta_star_test_risk") eq "nan") ? 0 : 1) nooutput name "TSN"
+if (TSN_sum > 0) { stats data u "theta_star_test_risk" nooutput name "TS" }
 stats clipping u "clipped_fraction" nooutput name "CF"
 yhi = (S_max > O_max) ? S_max : O_max
 ylo = (SL_min < O_min) ? SL_min : O_min

@@ -35,7 +35,9 @@ stats data u ((strcol("test_risk_se") eq "nan" || column("test_risk_se") <= 0) ?
 has_se = (HS_sum > 0)
 S(c) = has_se ? column(c) : 0
 stats data u (column("test_risk") + 2 * S("test_risk_se")) nooutput name "S"
-stats data u "theta_star_test_risk" nooutput name "TS"
+# theta_star = off: the column is nan throughout (no stats on it, no warning)
+stats data u ((strcol("theta_star_test_risk") eq "nan") ? 0 : 1) nooutput name "TSN"
+if (TSN_sum > 0) { stats data u "theta_star_test_risk" nooutput name "TS" }
 stats clipping u "clipped_fraction" nooutput name "CF"
 ymax = 1.45 * S_max
 has_star = exists("TS_max")  # theta_star = off: the column is nan
