@@ -66,7 +66,18 @@ RW_max = 0; RW_records = 0
 if (has_se) { stats data u (column("excess_risk") > 0 && column("excess_risk_se") > 0 ? 4 * column("excess_risk_se") / column("excess_risk") : NaN) nooutput name "RW" }
 bars = has_se && (RW_max / log(ymax / ymin) * 0.65 * H < 5)
 every_k = int(RW_records / 20) > 1 ? int(RW_records / 20) : 1
+# headroom for the key (top right, over t >= 0.3, where the released value is drawn too): the top
+# of the range is raised until the curves there stay below the key (kf: its share of the panel)
+nkeys = 2 + bars + clipped
+kf = (nkeys * 20 + 14) / (0.685 * H)
+right(v) = (column("t") >= 0.3 && v <= ymax) ? v : ymin
+stats data u (right(column("excess_risk") + 2 * S("excess_risk_se"))) nooutput name "KB"
+yr = (KB_max > RB_max) ? KB_max : RB_max
+ykey = exp((log(yr) - kf * log(ymin)) / (1 - kf)) * 10**(0.02 * span)
+ymax = (ykey > ymax) ? ykey : ymax
 set yrange [ymin:ymax]
+# the right axis: 1 just below the key
+if (clipped) { set y2range [0:1 / (1 - kf)] }
 SIMBARS = bars ? 'data every every_k::1 u "t":"excess_risk":(pos(column("excess_risk") - 2 * column("excess_risk_se"))):(column("excess_risk") + 2 * column("excess_risk_se")) w yerrorbars pt 7 ps 0.5 lc rgb blue t sprintf("%s ± 2 SE (bars, at most %.2g%% of the mean)", algo, 50 * RW_max), ' : ''
 set key top right
 BAND = has_se ? 'data u "t":(pos(column("excess_risk") - 2 * column("excess_risk_se"))):(column("excess_risk") + 2 * column("excess_risk_se")) w filledcurves lc rgb sky fs transparent solid 0.45 border lc rgb blue t (bars ? "" : algo . " mean ± 2 SE"), ' : ''
