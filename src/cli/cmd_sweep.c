@@ -61,9 +61,9 @@ static const char *const default_y[] = {"final_excess_risk", "final_test_risk", 
                                         NULL};
 /* Base keys named in the figure's title ("privacy": the privacy as the user gave it,
  * cli_plot_privacy). */
-static const char *const title_keys[] = {
-    "model", "d",       "n",   "gamma", "p",     "spectrum", "schedule", "c",
-    "clip",  "privacy", "eta", "steps", "zeta",  "seeds",    NULL};
+static const char *const title_keys[] = {"model",    "d",        "n",    "gamma", "p",
+                                         "spectrum", "schedule", "c",    "clip",  "privacy",
+                                         "eta",      "steps",    "zeta", "seeds", NULL};
 
 /* One axis of the grid. */
 typedef struct {
@@ -1805,8 +1805,7 @@ static char *figure_preamble(const sweep *s, const cli_params *base, const colum
   if (s->naxes == 1) {
     const axis *a = &s->axes[0];
     int logx = a->numbers != NULL &&
-               log_axis(s->plot_log, 'x',
-                        a->log || wants_log(a->numbers, a->n, 1, LOG_AXIS_RATIO));
+               log_axis(s->plot_log, 'x', a->log || wants_log(a->numbers, a->n, 1, LOG_AXIS_RATIO));
     *script = "sweep_line";
     fputs("xkey = ", f);
     cli_gp_string_write(f, a->key->name);
