@@ -36,6 +36,11 @@ if (logz) { set logscale cb }
 set palette defined (0 "#440154", 1 "#3b528b", 2 "#21918c", 3 "#5ec962", 4 "#fde725")
 # nan, inf and (on a log scale) values <= 0 are left blank
 fin(v) = (v == v && abs(v) < 1e300 && (!logz || v > 0)) ? v : NaN
+# a log colour scale spanning less than 2.5 decades is labelled at 1, 2, 5 x 10^k
+if (logz) {
+  stats data u (fin(column(zkey))) nooutput name "Z"
+  if (log10(Z_max / Z_min) < 2.5) { set format cb "%g"; do for [e = -15:15] { set cbtics add (10.0**e, 2 * 10.0**e, 5 * 10.0**e) } }
+}
 ix(i) = int(i) % nx
 iy(i) = int(i) / nx
 set style textbox opaque noborder fillcolor rgb "#ffffff" margins 1, 1

@@ -158,10 +158,10 @@ svg=$work/line/sweep_line.svg
 mkdir -p "$work/nose" && cp "$work/line/sweep.tsv" "$work/nose/" &&
   sed 's/^sekey = .*/sekey = ""/' "$work/line/sweep_line.gp" >"$work/nose/sweep_line.gp" &&
   "$dpdyn" plot "$work/nose" --format=svg >/dev/null 2>&1
-if [ -s "$svg" ] && grep -q '>mean ± 2 SE<' "$svg" && grep -q '>final excess risk<' "$svg" &&
+if [ -s "$svg" ] && grep -q '>final excess risk (mean ± 2 SE)<' "$svg" &&
   grep -q '>clipping scale c (C = c √d)<' "$svg" && ! grep -q '>final_excess_risk<' "$svg" &&
   [ "$(grep -c '<path' "$svg")" -gt "$(grep -c '<path' "$work/nose/sweep_line.svg")" ]; then
-  ok "sweep_line.svg: error bars (mean ± 2 SE), y label 'final excess risk', x label 'clipping scale c'"
+  ok "sweep_line.svg: error bars, y label 'final excess risk (mean ± 2 SE)', x label 'clipping scale c'"
 else
   bad "sweep_line.svg words: $(grep -o '<text>[^<]*' "$svg" | tr '\n' ' ' | cut -c1-300)"
 fi
