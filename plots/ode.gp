@@ -29,24 +29,28 @@ set xrange [0:1.05]
 # the y range of R(t) and the released value, with a margin; a bound is drawn when it lies inside
 # the range over at least 5% of the time after t = 0 (where it constrains), otherwise a note
 # gives its extent
-stats data u 2 nooutput name "R"
-stats release u 7 nooutput name "RO"
+stats data u "excess_risk" nooutput name "R"
+stats release u "ode_after" nooutput name "RO"
 ylo = (R_min < RO_min) ? R_min : RO_min
 yhi = (R_max > RO_max) ? R_max : RO_max
 span = log10(yhi / ylo)
 span = (span < 0.05) ? 0.05 : span
 ymin = ylo / 10**(0.06 * span)
 ymax = yhi * 10**(0.3 * span)
+# the columns are read by name; the bounds are drawn when the file has them
 stats data u 1 nooutput
-has_bounds = (STATS_columns >= 4)
+heads = " "; nc = STATS_columns
+stats data every ::0::0 u (sum [k = 1:nc] (heads = heads . columnhead(k) . " ", 0)) nooutput
+has(name) = strstrt(heads, " " . name . " ") > 0
+has_bounds = has("lower_bound") && has("upper_bound")
 lb_in = 0; ub_in = 0; offnote = ""
-inside(v) = ($1 > 0 && v >= ymin && v <= ymax) ? 1 : 0
+inside(v) = (column("t") > 0 && v >= ymin && v <= ymax) ? 1 : 0
 if (has_bounds) {
-  stats data u 3 nooutput name "LB"
-  stats data u 4 nooutput name "UB"
-  stats data u (inside($3)) nooutput name "LBI"
-  stats data u (inside($4)) nooutput name "UBI"
-  stats data u (abs($3 / $2 - 1) + abs($4 / $2 - 1)) nooutput name "BD"
+  stats data u "lower_bound" nooutput name "LB"
+  stats data u "upper_bound" nooutput name "UB"
+  stats data u (inside(column("lower_bound"))) nooutput name "LBI"
+  stats data u (inside(column("upper_bound"))) nooutput name "UBI"
+  stats data u (abs(column("lower_bound") / column("excess_risk") - 1) + abs(column("upper_bound") / column("excess_risk") - 1)) nooutput name "BD"
   lb_in = (LBI_sum >= 0.05 * LBI_records && BD_max > 0.01)
   ub_in = (UBI_sum >= 0.05 * UBI_records && BD_max > 0.01)
   if (BD_max <= 0.01) {
@@ -65,12 +69,12 @@ if (span < 2.5) { set format y "%g"; do for [e = -15:5] { set ytics add (2 * 10.
 if (span < 0.6) { do for [e = -15:5] { set ytics add (3 * 10.0**e, 4 * 10.0**e, 6 * 10.0**e, 7 * 10.0**e, 8 * 10.0**e, 9 * 10.0**e) } }
 if (offnote ne "") { set label 102 offnote at graph 0.02, graph 0.04 left noenhanced font ",10" tc rgb grey front }
 BOUNDS = ""
-if (lb_in) { BOUNDS = BOUNDS . 'data u 1:3 w l lc rgb grey lw 1.5 dt 3 t (LB_min < ymin ? "lower bound (partly below range)" : "lower bound"), ' }
-if (ub_in) { BOUNDS = BOUNDS . 'data u 1:4 w l lc rgb grey lw 1.5 dt 4 t (UB_max > ymax ? "upper bound (partly above range)" : "upper bound"), ' }
+if (lb_in) { BOUNDS = BOUNDS . 'data u "t":"lower_bound" w l lc rgb grey lw 1.5 dt 3 t (LB_min < ymin ? "lower bound (partly below range)" : "lower bound"), ' }
+if (ub_in) { BOUNDS = BOUNDS . 'data u "t":"upper_bound" w l lc rgb grey lw 1.5 dt 4 t (UB_max > ymax ? "upper bound (partly above range)" : "upper bound"), ' }
 # the release jump is drawn when it is longer than about 3 pixels
 set autoscale y
-stats release u (abs(log($7 / $6))) nooutput name "J"
+stats release u (abs(log(column("ode_after") / column("ode_before")))) nooutput name "J"
 set yrange [ymin:ymax]
-JUMP = (J_max / log(ymax / ymin) * 0.7 * H > 3) ? 'release u 1:6:(0):($7 - $6) w vectors head filled lc rgb vermillion lw 2 t "release jump"' : 'NaN notitle'
+JUMP = (J_max / log(ymax / ymin) * 0.7 * H > 3) ? 'release u "t":"ode_before":(0):(column("ode_after") - column("ode_before")) w vectors head filled lc rgb vermillion lw 2 t "release jump"' : 'NaN notitle'
 set key top right
-plot data u 1:2 w l lc rgb vermillion lw 2.5 t "R(t), deterministic equivalent", @BOUNDS @JUMP
+plot data u "t":"excess_risk" w l lc rgb vermillion lw 2.5 t "R(t), deterministic equivalent", @BOUNDS @JUMP

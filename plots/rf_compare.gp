@@ -33,17 +33,19 @@ if (ARGC >= 5) { set label 100 ARG5 at screen 0.5, screen (two ? 0.972 : 0.965) 
 if (ARGC >= 6) { set label 101 ARG6 at screen 0.015, screen 0.075 left noenhanced font ",9" tc rgb "#444444" }
 pos(x) = (x > 0) ? x : NaN
 # one replicate has no standard errors (nan, or 0 in older files): the band, the error bars and the residual panel
-# are left out and the curves drawn alone (S(c): the SE column c, or 0 without reading it)
-stats data u ((strcol(6) eq "nan" || column(6) <= 0) ? 0 : 1) nooutput name "HS"
+# are left out and the curves drawn alone (S(c): the SE column named c, or 0 without reading it)
+stats data u ((strcol("test_risk_se") eq "nan" || column("test_risk_se") <= 0) ? 0 : 1) nooutput name "HS"
 has_se = (HS_sum > 0)
 S(c) = has_se ? column(c) : 0
 # Linear risk axis over the simulated band and the theory with a margin and headroom for the key;
 # theta*'s line is drawn only when it falls inside (it is huge near p = n).
-stats data u ($5 + 2 * S(6)) nooutput name "S"
-stats data u ($5 - 2 * S(6)) nooutput name "SL"
-stats data u 8 nooutput name "O"
-stats data u 12 nooutput name "TS"
-stats clipping u 3 nooutput name "CF"
+stats data u (column("test_risk") + 2 * S("test_risk_se")) nooutput name "S"
+stats data u (column("test_risk") - 2 * S("test_risk_se")) nooutput name "SL"
+stats data u "ou_test_risk" nooutput name "O"
+# theta_star = off: the column is nan throughout (no stats on it, no warning)
+stats data u ((strcol("theta_star_test_risk") eq "nan") ? 0 : 1) nooutput name "TSN"
+if (TSN_sum > 0) { stats data u "theta_star_test_risk" nooutput name "TS" }
+stats clipping u "clipped_fraction" nooutput name "CF"
 yhi = (S_max > O_max) ? S_max : O_max
 ylo = (SL_min < O_min) ? SL_min : O_min
 ylo = (ylo > 0) ? ylo : 0
@@ -56,14 +58,14 @@ clipped = (CF_max > 0)
 RW_max = 0; RW_records = 0; rmax = 0
 res(m, s, o) = (s > 0) ? (m - o) / s : NaN
 if (has_se) {
-  stats data u ($6 > 0 ? 4 * $6 : NaN) nooutput name "RW"
-  stats data u (res($5, $6, $8)) nooutput name "R1"
+  stats data u (column("test_risk_se") > 0 ? 4 * column("test_risk_se") : NaN) nooutput name "RW"
+  stats data u (res(column("test_risk"), column("test_risk_se"), column("ou_test_risk"))) nooutput name "R1"
   rmax = (abs(R1_min) > abs(R1_max)) ? abs(R1_min) : abs(R1_max)
 }
 bars = has_se && (RW_max / (ymax - ymin) * 0.5 * H < 5)
 every_k = int(RW_records / 20) > 1 ? int(RW_records / 20) : 1
 rlim = (rmax * 1.15 > 4.5) ? rmax * 1.15 : 4.5
-stats data u 2 nooutput name "K"
+stats data u "step" nooutput name "K"
 set multiplot
 # ---- main panel
 set tmargin at screen top
@@ -75,13 +77,13 @@ set yrange [ymin:ymax]
 set mytics 2
 if (clipped) { set y2label "clipped fraction"; set y2range [0:1.4]; set y2tics 0, 0.2, 1; set ytics nomirror }
 set key top right
-SIMBARS = bars ? 'data every every_k::1 u 2:5:(2 * $6) w yerrorbars pt 7 ps 0.5 lc rgb blue t "DP-GD ± 2 SE (bars)", ' : ''
-STAR = star_in ? 'data u 2:(pos($12)) w l lc rgb black lw 1.5 dt 3 t "θ* = Φ^+y test risk", ' : ''
-CLIP = clipped ? 'clipping u 2:3 axes x1y2 w l lc rgb green lw 1.5 t "clipped fraction (right axis)", ' : ''
-BAND = has_se ? 'data u 2:($5 - 2 * $6):($5 + 2 * $6) w filledcurves lc rgb sky fs transparent solid 0.45 border lc rgb blue t (bars ? "" : "DP-GD test risk ± 2 SE"), ' : ''
+SIMBARS = bars ? 'data every every_k::1 u "step":"test_risk":(2 * column("test_risk_se")) w yerrorbars pt 7 ps 0.5 lc rgb blue t "DP-GD ± 2 SE (bars)", ' : ''
+STAR = star_in ? 'data u "step":(pos(column("theta_star_test_risk"))) w l lc rgb black lw 1.5 dt 3 t "θ* = Φ^+y test risk", ' : ''
+CLIP = clipped ? 'clipping u "step":"clipped_fraction" axes x1y2 w l lc rgb green lw 1.5 t "clipped fraction (right axis)", ' : ''
+BAND = has_se ? 'data u "step":(column("test_risk") - 2 * column("test_risk_se")):(column("test_risk") + 2 * column("test_risk_se")) w filledcurves lc rgb sky fs transparent solid 0.45 border lc rgb blue t (bars ? "" : "DP-GD test risk ± 2 SE"), ' : ''
 plot @BAND \
-     data u 2:5 w l lc rgb blue lw 1.5 t (bars ? "DP-GD test risk" : has_se ? "" : "DP-GD test risk (one replicate)"), @SIMBARS \
-     data u 2:(pos($8)) w l lc rgb vermillion lw 2.5 dt 2 t "OU theory (exact discrete)", @STAR @CLIP \
+     data u "step":"test_risk" w l lc rgb blue lw 1.5 t (bars ? "DP-GD test risk" : has_se ? "" : "DP-GD test risk (one replicate)"), @SIMBARS \
+     data u "step":(pos(column("ou_test_risk"))) w l lc rgb vermillion lw 2.5 dt 2 t "OU theory (exact discrete)", @STAR @CLIP \
      NaN notitle
 # ---- residual panel (in SE: only with standard errors)
 if (has_se) {
@@ -102,6 +104,6 @@ if (has_se) {
   set arrow 1 from 0, 3 to K_max, 3 nohead dt 2 lc rgb grey lw 1.2
   set arrow 2 from 0, -3 to K_max, -3 nohead dt 2 lc rgb grey lw 1.2
   set arrow 3 from 0, 0 to K_max, 0 nohead lc rgb black lw 0.8
-  plot data u 2:(res($5, $6, $8)) w lp pt 7 ps 0.5 lw 1.2 lc rgb blue t "DP-GD test risk"
+  plot data u "step":(res(column("test_risk"), column("test_risk_se"), column("ou_test_risk"))) w lp pt 7 ps 0.5 lw 1.2 lc rgb blue t "DP-GD test risk"
 }
 unset multiplot

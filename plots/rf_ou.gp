@@ -32,10 +32,10 @@ do for [e = -15:5] { set ytics add (2 * 10.0**e, 5 * 10.0**e) }
 set key bottom right
 pos(x) = (x > 0) ? x : NaN
 # the continuous-time curve is drawn when it differs from the discrete one by more than 1%
-stats data u (abs($6 / $3 - 1)) nooutput name "CD"
-CONT = (CD_max > 0.01) ? 'data u 2:(pos($6)) w l lc rgb orange lw 2 dt 2 t "OU, continuous time t = η k", ' : ''
+stats data u (abs(column("test_risk_continuous") / column("test_risk") - 1)) nooutput name "CD"
+CONT = (CD_max > 0.01) ? 'data u "step":(pos(column("test_risk_continuous"))) w l lc rgb orange lw 2 dt 2 t "OU, continuous time t = η k", ' : ''
 if (CD_max <= 0.01) { set label 102 "continuous time t = η k: equal within 1%, not drawn" at graph 0.1, graph 0.04 left font ",10" tc rgb grey front }
-plot data u 2:(pos($3)) w l lc rgb vermillion lw 2.5 t "OU, exact discrete steps", @CONT \
-     data u 2:(pos($4)) w l lc rgb blue lw 1.5 dt 3 t "bias (mean path)", \
-     data u 2:(pos($5)) w l lc rgb green lw 1.5 dt 4 t "noise Tr(Cov Σ_φ)", \
-     data u 2:(pos($7)) w l lc rgb black lw 1.5 dt 5 t "θ* = Φ^+y test risk"
+plot data u "step":(pos(column("test_risk"))) w l lc rgb vermillion lw 2.5 t "OU, exact discrete steps", @CONT \
+     data u "step":(pos(column("bias"))) w l lc rgb blue lw 1.5 dt 3 t "bias (mean path)", \
+     data u "step":(pos(column("noise"))) w l lc rgb green lw 1.5 dt 4 t "noise Tr(Cov Σ_φ)", \
+     data u "step":(pos(column("theta_star_test_risk"))) w l lc rgb black lw 1.5 dt 5 t "θ* = Φ^+y test risk"

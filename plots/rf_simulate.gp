@@ -30,13 +30,15 @@ set ylabel "risk (mean squared error)"
 # is drawn only when it falls inside (it is huge near p = n), otherwise a note gives its value;
 # the clipped fraction (right axis) only when some sample is clipped.
 # one replicate has no standard errors (nan, or 0 in older files): the band is left out and the
-# curve drawn alone (S(c): the SE column c, or 0 without reading it)
-stats data u ((strcol(6) eq "nan" || column(6) <= 0) ? 0 : 1) nooutput name "HS"
+# curve drawn alone (S(c): the SE column named c, or 0 without reading it)
+stats data u ((strcol("test_risk_se") eq "nan" || column("test_risk_se") <= 0) ? 0 : 1) nooutput name "HS"
 has_se = (HS_sum > 0)
 S(c) = has_se ? column(c) : 0
-stats data u ($5 + 2 * S(6)) nooutput name "S"
-stats data u 8 nooutput name "TS"
-stats clipping u 3 nooutput name "CF"
+stats data u (column("test_risk") + 2 * S("test_risk_se")) nooutput name "S"
+# theta_star = off: the column is nan throughout (no stats on it, no warning)
+stats data u ((strcol("theta_star_test_risk") eq "nan") ? 0 : 1) nooutput name "TSN"
+if (TSN_sum > 0) { stats data u "theta_star_test_risk" nooutput name "TS" }
+stats clipping u "clipped_fraction" nooutput name "CF"
 ymax = 1.45 * S_max
 has_star = exists("TS_max")  # theta_star = off: the column is nan
 star_in = has_star && (TS_max <= ymax)
@@ -46,10 +48,10 @@ if (clipped) { set y2label "clipped fraction"; set y2range [0:1.45]; set y2tics 
 if (has_star && !star_in) { set label 102 sprintf("θ* = Φ^+y test risk %.3g: above the range, not drawn", TS_max) at graph 0.02, graph 0.04 left font ",10" tc rgb grey front }
 set key top right
 pos(x) = (x > 0) ? x : NaN
-STAR = star_in ? 'data u 2:8 w l lc rgb black lw 1.5 dt 3 t "θ* = Φ^+y test risk", ' : ''
-CLIP = clipped ? 'clipping u 2:3 axes x1y2 w l lc rgb green lw 1.5 t "clipped fraction (right axis)", ' : ''
-BAND = has_se ? 'data u 2:(pos($5 - 2 * $6)):($5 + 2 * $6) w filledcurves lc rgb sky fs transparent solid 0.45 border lc rgb blue t "DP-GD test risk ± 2 SE", ' : ''
+STAR = star_in ? 'data u "step":"theta_star_test_risk" w l lc rgb black lw 1.5 dt 3 t "θ* = Φ^+y test risk", ' : ''
+CLIP = clipped ? 'clipping u "step":"clipped_fraction" axes x1y2 w l lc rgb green lw 1.5 t "clipped fraction (right axis)", ' : ''
+BAND = has_se ? 'data u "step":(pos(column("test_risk") - 2 * column("test_risk_se"))):(column("test_risk") + 2 * column("test_risk_se")) w filledcurves lc rgb sky fs transparent solid 0.45 border lc rgb blue t "DP-GD test risk ± 2 SE", ' : ''
 plot @BAND \
-     data u 2:5 w l lc rgb blue lw 1.5 t (has_se ? "" : "DP-GD test risk (one replicate)"), \
-     data u 2:3 w l lc rgb purple lw 1.5 dt 2 t "DP-GD train risk (mean)", @STAR @CLIP \
+     data u "step":"test_risk" w l lc rgb blue lw 1.5 t (has_se ? "" : "DP-GD test risk (one replicate)"), \
+     data u "step":"train_risk" w l lc rgb purple lw 1.5 dt 2 t "DP-GD train risk (mean)", @STAR @CLIP \
      NaN notitle

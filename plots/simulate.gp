@@ -21,15 +21,18 @@ if (ARGC >= 6) { set label 101 ARG6 at screen 0.015, screen 0.075 left noenhance
 set grid xtics ytics mytics lc rgb "#d9d9d9" lw 1 dt 1, lc rgb "#eeeeee" lw 1 dt 1
 set key opaque box lc rgb "#bbbbbb" samplen 2.5 spacing 1.15 font ",11"
 set border lw 1.2
-# `dpdyn sde` draws with this script too: its trajectory's 4th column is the SDE's expected
-# clipped fraction (read by name), and the curve is the SDE's mean, not DP-SGD's
-h4 = ""
-stats data every ::0::0 u (h4 = columnhead(4), 0) nooutput
-is_sde = (h4 eq "expected_clipped_fraction")
+# the columns are read by name. `dpdyn sde` has its own figure (sde.gp); a directory of `dpdyn
+# sde` whose header names this figure is still drawn right: its trajectory has the SDE's
+# expected clipped fraction instead of the clipped fraction, and the curve is the SDE's mean
+stats data u 1 nooutput
+heads = " "; nc = STATS_columns
+stats data every ::0::0 u (sum [k = 1:nc] (heads = heads . columnhead(k) . " ", 0)) nooutput
+is_sde = strstrt(heads, " expected_clipped_fraction ") > 0
 algo = is_sde ? "SDE (H-DP-SGD)" : "DP-SGD"
 clipname = is_sde ? "expected clipped fraction" : "clipped fraction"
+clipcol = is_sde ? "expected_clipped_fraction" : "clipped_fraction"
 # the clipped fraction (right axis) only when some sample is clipped
-stats data every ::1 u 4 nooutput name "CF"
+stats data every ::1 u clipcol nooutput name "CF"
 clipped = (CF_max > 0)
 set xlabel "t = k / n"
 set ylabel "excess risk"
@@ -37,16 +40,16 @@ set logscale y
 set xrange [0:1.05]
 pos(x) = (x > 0) ? x : NaN
 # one replicate has no standard errors (nan, or 0 in older files): the band and the error bars are left out and the
-# curve drawn alone (S(c): the SE column c, or 0 without reading it)
-stats data u ((strcol(3) eq "nan" || column(3) <= 0) ? 0 : 1) nooutput name "HS"
+# curve drawn alone (S(c): the SE column named c, or 0 without reading it)
+stats data u ((strcol("excess_risk_se") eq "nan" || column("excess_risk_se") <= 0) ? 0 : 1) nooutput name "HS"
 has_se = (HS_sum > 0)
 S(c) = has_se ? column(c) : 0
 # the y range of the band and the released iterate, with a margin; log tics labelled at 1, 2, 5
 # when the axis spans less than 2.5 decades
-stats data u (pos($2 - 2 * S(3))) nooutput name "A"
-stats data u ($2 + 2 * S(3)) nooutput name "B"
-stats release u (pos($4 - 2 * S(5))) nooutput name "RA"
-stats release u ($4 + 2 * S(5)) nooutput name "RB"
+stats data u (pos(column("excess_risk") - 2 * S("excess_risk_se"))) nooutput name "A"
+stats data u (column("excess_risk") + 2 * S("excess_risk_se")) nooutput name "B"
+stats release u (pos(column("after") - 2 * S("after_se"))) nooutput name "RA"
+stats release u (column("after") + 2 * S("after_se")) nooutput name "RB"
 ylo = (A_min < RA_min) ? A_min : RA_min
 yhi = (B_max > RB_max) ? B_max : RB_max
 span = log10(yhi / ylo)
@@ -57,16 +60,27 @@ set mytics 10
 if (span < 2.5) { set format y "%g"; do for [e = -15:5] { set ytics add (2 * 10.0**e, 5 * 10.0**e) } } else { set format y "10^{%L}" }
 if (span < 0.6) { do for [e = -15:5] { set ytics add (3 * 10.0**e, 4 * 10.0**e, 6 * 10.0**e, 7 * 10.0**e, 8 * 10.0**e, 9 * 10.0**e) } }
 if (clipped) { set y2label clipname; set y2range [0:1]; set ytics nomirror; set y2tics 0, 0.2, 1 }
-CLIP = clipped ? 'data every ::1 u 1:4 axes x1y2 w steps lc rgb green lw 1.5 t (clipname . " (right axis)"), ' : ''
+CLIP = clipped ? 'data every ::1 u "t":clipcol axes x1y2 w steps lc rgb green lw 1.5 t (clipname . " (right axis)"), ' : ''
 # the +-2 SE band is drawn; when it is thinner than about 5 pixels, error bars mark it too
 RW_max = 0; RW_records = 0
-if (has_se) { stats data u ($2 > 0 && $3 > 0 ? 4 * $3 / $2 : NaN) nooutput name "RW" }
+if (has_se) { stats data u (column("excess_risk") > 0 && column("excess_risk_se") > 0 ? 4 * column("excess_risk_se") / column("excess_risk") : NaN) nooutput name "RW" }
 bars = has_se && (RW_max / log(ymax / ymin) * 0.65 * H < 5)
 every_k = int(RW_records / 20) > 1 ? int(RW_records / 20) : 1
+# headroom for the key (top right, over t >= 0.3, where the released value is drawn too): the top
+# of the range is raised until the curves there stay below the key (kf: its share of the panel)
+nkeys = 2 + bars + clipped
+kf = (nkeys * 20 + 14) / (0.685 * H)
+right(v) = (column("t") >= 0.3 && v <= ymax) ? v : ymin
+stats data u (right(column("excess_risk") + 2 * S("excess_risk_se"))) nooutput name "KB"
+yr = (KB_max > RB_max) ? KB_max : RB_max
+ykey = exp((log(yr) - kf * log(ymin)) / (1 - kf)) * 10**(0.02 * span)
+ymax = (ykey > ymax) ? ykey : ymax
 set yrange [ymin:ymax]
-SIMBARS = bars ? 'data every every_k::1 u 1:2:(pos($2 - 2 * $3)):($2 + 2 * $3) w yerrorbars pt 7 ps 0.5 lc rgb blue t sprintf("%s ± 2 SE (bars, at most %.2g%% of the mean)", algo, 50 * RW_max), ' : ''
+# the right axis: 1 just below the key
+if (clipped) { set y2range [0:1 / (1 - kf)] }
+SIMBARS = bars ? 'data every every_k::1 u "t":"excess_risk":(pos(column("excess_risk") - 2 * column("excess_risk_se"))):(column("excess_risk") + 2 * column("excess_risk_se")) w yerrorbars pt 7 ps 0.5 lc rgb blue t sprintf("%s ± 2 SE (bars, at most %.2g%% of the mean)", algo, 50 * RW_max), ' : ''
 set key top right
-BAND = has_se ? 'data u 1:(pos($2 - 2 * $3)):($2 + 2 * $3) w filledcurves lc rgb sky fs transparent solid 0.45 border lc rgb blue t (bars ? "" : algo . " mean ± 2 SE"), ' : ''
+BAND = has_se ? 'data u "t":(pos(column("excess_risk") - 2 * column("excess_risk_se"))):(column("excess_risk") + 2 * column("excess_risk_se")) w filledcurves lc rgb sky fs transparent solid 0.45 border lc rgb blue t (bars ? "" : algo . " mean ± 2 SE"), ' : ''
 plot @BAND \
-     data u 1:2 w l lc rgb blue lw 1.5 t (bars ? algo . " mean" : has_se ? "" : algo . " (one replicate)"), @SIMBARS @CLIP \
-     release u ($1 + 0.015):4:(2 * S(5)) w yerrorbars pt 7 ps 1 lw 1.5 lc rgb blue t (has_se ? "released iterate ± 2 SE" : "released iterate")
+     data u "t":"excess_risk" w l lc rgb blue lw 1.5 t (bars ? algo . " mean" : has_se ? "" : algo . " (one replicate)"), @SIMBARS @CLIP \
+     release u (column("t") + 0.015):"after":(2 * S("after_se")) w yerrorbars pt 7 ps 1 lw 1.5 lc rgb blue t (has_se ? "released iterate ± 2 SE" : "released iterate")

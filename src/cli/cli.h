@@ -232,6 +232,11 @@ size_t cli_gp_string(const char *s, char *buf, size_t cap);
 void cli_gp_string_write(FILE *f, const char *s);
 /* A parameter's value as figures print it: a number in %g form, anything else as it is. */
 void cli_plot_value(const char *v, char *buf, size_t cap);
+/* The privacy a figure's title names, as the user asked for it (docs/output.md, Figures):
+ * `given` holds the values given for epsilon, delta, zcdp, mu, sigma, rho in this order (NULL:
+ * not given). "ε = 1, δ = 1e-05" when epsilon was given, else "0.5-zCDP", "1-GDP", "σ = 2" or
+ * "ρ = 1" (numbers in %g form, inf as ∞); "" when none was given. */
+void cli_plot_privacy(const char *const given[6], char *buf, size_t cap);
 /* Writes `text` as dir/name in place (a temporary name, then rename). Returns a DPD status. */
 int cli_write_in_place(const char *dir, const char *name, const char *text, dpd_err *err);
 

@@ -55,10 +55,11 @@ static const char *const run_only[] = {"wall_seconds", "memory_estimate_bytes", 
 /* The summary number the figure shows by default: the first of these that the points have. */
 static const char *const default_y[] = {"final_excess_risk", "final_test_risk", "rho_eff", "sigma",
                                         NULL};
-/* Base keys named in the figure's title. */
-static const char *const title_keys[] = {
-    "model", "d",   "n",       "gamma", "p",     "spectrum", "schedule", "c",
-    "clip",  "rho", "epsilon", "eta",   "steps", "zeta",     "seeds",    NULL};
+/* Base keys named in the figure's title ("privacy": the privacy as the user gave it,
+ * cli_plot_privacy). */
+static const char *const title_keys[] = {"model",    "d",        "n",    "gamma", "p",
+                                         "spectrum", "schedule", "c",    "clip",  "privacy",
+                                         "eta",      "steps",    "zeta", "seeds", NULL};
 
 /* One axis of the grid. */
 typedef struct {
@@ -90,6 +91,8 @@ typedef struct {
   char *points; /* OUT/points (owned) */
   char *plot_y; /* NULL: the default; "none": no figure (owned) */
   int plot_y_flag;
+  char *plot_log; /* the figure's log axes: auto (NULL), x, y, xy or none (owned) */
+  int plot_log_flag;
 } sweep;
 
 /* The ranks of an mpirun launch (size 1 and no MPI otherwise). */
@@ -141,6 +144,7 @@ static void sweep_free(sweep *s) {
   free(s->out);
   free(s->points);
   free(s->plot_y);
+  free(s->plot_log);
   memset(s, 0, sizeof *s);
 }
 
@@ -503,6 +507,20 @@ static int set_owned(char **slot, const char *value, dpd_err *err) {
   return DPD_OK;
 }
 
+/* The figure's log axes (plot_log): auto (a decade or more of positive values), x, y, xy or
+ * none; x is the varied key of a line figure, y the plotted number (a heat map's colours). */
+static const char *const plot_log_values[] = {"auto", "x", "y", "xy", "none", NULL};
+
+static int plot_log_set(sweep *s, const char *value, dpd_err *err) {
+  for (size_t k = 0; plot_log_values[k] != NULL; k++) {
+    if (strcmp(plot_log_values[k], value) == 0) {
+      return set_owned(&s->plot_log, value, err);
+    }
+  }
+  return DPD_FAIL(err, DPD_EINVAL,
+                  "invalid value for 'plot_log': '%.100s' (allowed: auto, x, y, xy, none)", value);
+}
+
 /* COMMAND [FILE.ini] [--key=SPEC | --key SPEC ...] */
 static int parse_args(sweep *s, int argc, char **argv, dpd_err *err) {
   s->command = argv[0];
@@ -537,6 +555,13 @@ static int parse_args(sweep *s, int argc, char **argv, dpd_err *err) {
     } else {
       return CLI_FAIL(err, DPD_EINVAL, "flag '--%s' has no value (allowed: --%s=VALUE)", key, key);
     }
+    if (strcmp(key, "plot_log") == 0) {
+      if ((status = plot_log_set(s, value, err)) < 0) {
+        return status;
+      }
+      s->plot_log_flag = 1;
+      continue;
+    }
     if (strcmp(key, "out") == 0 || strcmp(key, "plot_y") == 0) {
       if (has_control(value) || value[0] == '\0') {
         return CLI_FAIL(err, DPD_EINVAL, "invalid value for '%s': '%s' (allowed: %s)", key, value,
@@ -553,7 +578,7 @@ static int parse_args(sweep *s, int argc, char **argv, dpd_err *err) {
     if ((k = find_key(key)) == NULL) {
       return CLI_FAIL(err, DPD_EINVAL,
                       "unknown key '%s' (see 'dpdyn %s --help' for the keys, 'dpdyn sweep "
-                      "--help' for out and plot_y)",
+                      "--help' for out, plot_y and plot_log)",
                       key, s->command);
     }
     forget_key(s, key);
@@ -634,6 +659,13 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
     c->main_lines[c->nmain++] = line;
     return 1;
   }
+  if (strcmp(name, "plot_log") == 0) {
+    if (!c->s->plot_log_flag && plot_log_set(c->s, value, c->err) < 0) {
+      c->failed = 1;
+      return 0;
+    }
+    return 1;
+  }
   if (strcmp(name, "plot_y") == 0) {
     if (!c->s->plot_y_flag && set_owned(&c->s->plot_y, value, c->err) < 0) {
       c->failed = 1;
@@ -645,7 +677,7 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
   if (strcmp(name, "out") == 0 || (k = find_key(name)) == NULL) {
     CLI_FAIL(c->err, DPD_EINVAL,
              "%s '%s' in the [sweep] section of the INI file '%s' line %zu (allowed there: keys "
-             "to sweep, and plot_y; see 'dpdyn %s --help' for the keys)",
+             "to sweep, plot_y and plot_log; see 'dpdyn %s --help' for the keys)",
              strcmp(name, "out") == 0 ? "key" : "unknown key", name, c->s->ini, line,
              c->s->command);
     c->failed = 1;
@@ -1655,22 +1687,100 @@ static int wants_log(const double *x, size_t n, size_t stride, double ratio) {
   return finite >= 2 && hi >= ratio * lo;
 }
 
-/* The figure's settings (gnuplot variables written above the embedded script). */
+/* The words a figure uses for a key or a summary number (its axis label); NULL: none known,
+ * the name itself is shown. */
+static const char *const human_labels[][2] = {
+    /* keys */
+    {"rho", "privacy ρ (the run is ρ²/2-zCDP)"},
+    {"epsilon", "privacy ε"},
+    {"delta", "privacy δ"},
+    {"zcdp", "privacy: ρ of ρ-zCDP"},
+    {"mu", "privacy: μ of μ-GDP"},
+    {"c", "clipping scale c (C = c √d)"},
+    {"clip", "clipping threshold C/√p"},
+    {"eta0", "initial learning rate η̃(0)"},
+    {"eta", "step size η"},
+    {"steps", "DP-GD steps T"},
+    {"d", "dimension d"},
+    {"n", "samples n"},
+    {"n_test", "test samples"},
+    {"p", "random features p"},
+    {"gamma", "γ = d / n"},
+    {"zeta", "label-noise standard deviation ζ"},
+    {"seeds", "replicates"},
+    {"schedule", "learning-rate schedule"},
+    {"spectrum", "spectrum"},
+    {"noise", "label-noise law"},
+    /* summary numbers */
+    {"final_excess_risk", "final excess risk"},
+    {"final_test_risk", "final test risk"},
+    {"final_train_risk", "final train risk"},
+    {"excess_risk_before_release", "excess risk before the release"},
+    {"release_jump", "release jump (excess risk)"},
+    {"rho_eff", "effective privacy ρ"},
+    {"sigma", "noise multiplier σ"},
+    {"sup_gap", "largest gap |simulation − ODE|"},
+    {"final_gap", "final gap simulation − ODE"},
+    {"sup_gap_in_se", "largest gap in standard errors"},
+    {"clipped_fraction", "clipped fraction"},
+    {"clipped_fraction_final", "clipped fraction at the end"},
+    {"theta_star_test_risk", "test risk of θ* = Φ⁺y"},
+    {"ou_final_test_risk", "final test risk, OU theory"},
+    {"epsilon_tight", "privacy ε (tight)"},
+    {NULL, NULL}};
+
+static const char *human_label(const char *name) {
+  for (size_t k = 0; human_labels[k][0] != NULL; k++) {
+    if (strcmp(human_labels[k][0], name) == 0) {
+      return human_labels[k][1];
+    }
+  }
+  return name;
+}
+
+/* Whether an axis is logarithmic: plot_log (NULL or "auto": the data's rule `automatic`; "x",
+ * "y", "xy", "none") for the axis `which` ('x' or 'y'). */
+static int log_axis(const char *plot_log, char which, int automatic) {
+  if (plot_log == NULL || strcmp(plot_log, "auto") == 0) {
+    return automatic;
+  }
+  return strchr(plot_log, which) != NULL && strcmp(plot_log, "none") != 0;
+}
+
+/* The figure's settings (gnuplot variables written above the embedded script): the columns of
+ * sweep.tsv it draws, by name; their labels; the title with the privacy as the user gave it. */
 static char *figure_preamble(const sweep *s, const cli_params *base, const columns *c,
                              const double *table, size_t ycol, const char **script) {
-  char *text = NULL, title[512];
+  static const char *const forms[] = {"epsilon", "delta", "zcdp", "mu", "sigma", "rho"};
+  char *text = NULL, title[512], privacy[512];
+  const char *given[6];
   size_t len = 0, tl;
   const size_t nv = s->naxes + 1, ncol = nv + c->n;
   FILE *f = open_memstream(&text, &len);
   long se;
   char se_name[300];
+  int logy;
   if (f == NULL) {
     return NULL;
   }
+  /* the privacy as given (a varied privacy key is an axis, not in the title) */
+  for (size_t i = 0; i < 6; i++) {
+    given[i] = cli_is_given(base, forms[i]) ? cli_get_text(base, forms[i]) : NULL;
+  }
+  if (given[0] != NULL && given[1] == NULL) {
+    given[1] = cli_get_text(base, "delta"); /* its default, when it has one */
+  }
+  cli_plot_privacy(given, privacy, sizeof privacy);
   tl = (size_t)snprintf(title, sizeof title, "dpdyn sweep %s:", s->command);
   for (size_t k = 0, first = 1; title_keys[k] != NULL && tl < sizeof title; k++) {
-    const char *v = cli_get_text(base, title_keys[k]);
-    if (v != NULL && (cli_is_given(base, title_keys[k]) || strcmp(title_keys[k], "model") == 0)) {
+    const char *v;
+    if (strcmp(title_keys[k], "privacy") == 0) {
+      if (privacy[0] != '\0') {
+        tl += (size_t)snprintf(title + tl, sizeof title - tl, "%s %s", first ? "" : ",", privacy);
+        first = 0;
+      }
+    } else if ((v = cli_get_text(base, title_keys[k])) != NULL &&
+               (cli_is_given(base, title_keys[k]) || strcmp(title_keys[k], "model") == 0)) {
       char value[208];
       cli_plot_value(v, value, sizeof value); /* 0.1, not 0.10000000000000001 */
       tl += (size_t)snprintf(title + tl, sizeof title - tl, "%s %s = %s", first ? "" : ",",
@@ -1680,6 +1790,7 @@ static char *figure_preamble(const sweep *s, const cli_params *base, const colum
   }
   snprintf(se_name, sizeof se_name, "%s_se", c->names[ycol]);
   se = column_find(c, se_name);
+  logy = log_axis(s->plot_log, 'y', wants_log(table + nv + ycol, s->npoints, ncol, LOG_AXIS_RATIO));
   fprintf(f,
           "# settings of this figure (dpdyn sweep); usage: gnuplot -c %s.gp sweep.tsv "
           "%s.png [png|svg|pdf]\n",
@@ -1689,30 +1800,38 @@ static char *figure_preamble(const sweep *s, const cli_params *base, const colum
   fputc('\n', f);
   if (s->naxes == 1) {
     const axis *a = &s->axes[0];
-    int logx = a->numbers != NULL && (a->log || wants_log(a->numbers, a->n, 1, LOG_AXIS_RATIO));
+    int logx = a->numbers != NULL &&
+               log_axis(s->plot_log, 'x', a->log || wants_log(a->numbers, a->n, 1, LOG_AXIS_RATIO));
     *script = "sweep_line";
-    fprintf(f, "xcol = 1\nxname = ");
+    fputs("xkey = ", f);
     cli_gp_string_write(f, a->key->name);
-    fprintf(f, "\nxstring = %d\nlogx = %d\nycol = %zu\nyname = ", a->numbers == NULL, logx,
-            nv + ycol + 1);
+    fputs("\nxname = ", f);
+    cli_gp_string_write(f, human_label(a->key->name));
+    fprintf(f, "\nxstring = %d\nlogx = %d\nykey = ", a->numbers == NULL, logx);
     cli_gp_string_write(f, c->names[ycol]);
-    fprintf(f, "\nsecol = %ld\nlogy = %d\n", se >= 0 ? (long)nv + se + 1 : 0L,
-            wants_log(table + nv + ycol, s->npoints, ncol, LOG_AXIS_RATIO));
+    fputs("\nyname = ", f);
+    cli_gp_string_write(f, human_label(c->names[ycol]));
+    fputs("\nsekey = ", f);
+    cli_gp_string_write(f, se >= 0 ? se_name : "");
+    fprintf(f, "\nlogy = %d\n", logy);
   } else {
     const axis *ay = &s->axes[0], *ax = &s->axes[1];
     *script = "sweep_heat";
     fputs("xname = ", f);
-    cli_gp_string_write(f, ax->key->name);
+    cli_gp_string_write(f, human_label(ax->key->name));
     fprintf(f, "\nnx = %zu\n", ax->n);
     gp_tics(f, "xtic", ax);
     fputs("yname = ", f);
-    cli_gp_string_write(f, ay->key->name);
+    cli_gp_string_write(f, human_label(ay->key->name));
     fprintf(f, "\nny = %zu\n", ay->n);
     gp_tics(f, "ytic", ay);
-    fprintf(f, "zcol = %zu\nzname = ", nv + ycol + 1);
+    fputs("zkey = ", f);
     cli_gp_string_write(f, c->names[ycol]);
-    fprintf(f, "\nlogz = %d\nlabels = %d\n", wants_log(table + nv + ycol, s->npoints, ncol, LOG_AXIS_RATIO),
-            ax->n <= 12 && ay->n <= 16);
+    fputs("\nzname = ", f);
+    cli_gp_string_write(f, human_label(c->names[ycol]));
+    fputs("\nsekey = ", f);
+    cli_gp_string_write(f, se >= 0 ? se_name : "");
+    fprintf(f, "\nlogz = %d\nlabels = %d\n", logy, ax->n <= 12 && ay->n <= 16);
   }
   fputs("# ---- the script (plots/", f);
   fputs(*script, f);
@@ -2012,6 +2131,7 @@ static void numbers_help(int argc, char **argv) {
 static void sweep_help(int argc, char **argv) {
   printf(
       "usage: dpdyn sweep COMMAND [FILE.ini] [--key=SPEC ...] [--out=DIR] [--plot_y=NAME]\n"
+      "                   [--plot_log=auto|x|y|xy|none]\n"
       "\n"
       "Runs COMMAND (simulate, sde, ode, ou, compare, account or tune) at every point of a grid\n"
       "of parameters. SPEC of a key is one value (the same for every point), or:\n"
@@ -2030,6 +2150,9 @@ static void sweep_help(int argc, char **argv) {
       "              runs against the numbers COMMAND's summary can hold ('dpdyn sweep\n"
       "              COMMAND --model=M --help' lists them), and after the points ran\n"
       "              against those they wrote\n"
+      "  plot_log    log axes of the figure: auto | x | y | xy | none [auto: an axis whose\n"
+      "              positive values span a decade or more]; x: the varied key of a line\n"
+      "              figure, y: plot_y (a heat map's colour scale)\n"
       "  threads     (of every point) worker threads of each point; results do not depend on it\n"
       "every other key: as 'dpdyn COMMAND --help' lists it.\n"
       "\n"

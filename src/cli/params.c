@@ -337,8 +337,19 @@ void cli_keys_to_header(const dpd_keys *keys, FILE *f) {
     if (dpd_keys_value_get(keys, i) == NULL || d->kind == DPD_KEY_BYTES) {
       continue;
     }
-    fprintf(f, "# %s = %s\n", d->name,
-            dpd_keys_record_get(keys, i, buf, sizeof buf, &x) > 0 ? buf
-                                                                  : dpd_keys_value_get(keys, i));
+    /* a line break of a value (a path may hold one) is written as \n, \r: every line of the
+     * header stays a `#` line, and the row of column names the first other line */
+    const char *v = dpd_keys_record_get(keys, i, buf, sizeof buf, &x) > 0
+                        ? buf
+                        : dpd_keys_value_get(keys, i);
+    fprintf(f, "# %s = ", d->name);
+    for (; *v != '\0'; v++) {
+      if (*v == '\n' || *v == '\r') {
+        fputs(*v == '\n' ? "\\n" : "\\r", f);
+      } else {
+        fputc(*v, f);
+      }
+    }
+    fputc('\n', f);
   }
 }

@@ -29,18 +29,11 @@
 
 extern char **environ;
 
-/* The embedded figures (generated from the scripts in plots/: dpd_plot_table), and the old names
- * that output directories may carry in their headers. */
+/* The embedded figures (generated from the scripts in plots/: dpd_plot_table). `sde` has its own
+ * (plots/sde.gp); simulate.gp still draws an sde directory whose header names it. */
 typedef dpd_plot_entry plot_script;
 
-static const struct { const char *name, *script; } aliases[] = {{"sde", "simulate"}, {NULL, NULL}};
-
 static const plot_script *script_find(const char *name) {
-  for (size_t k = 0; aliases[k].name != NULL; k++) {
-    if (strcmp(aliases[k].name, name) == 0) {
-      name = aliases[k].script;
-    }
-  }
   for (const plot_script *s = dpd_plot_table; s->name != NULL; s++) {
     if (strcmp(s->name, name) == 0) {
       return s;
@@ -60,6 +53,43 @@ void cli_plot_value(const char *v, char *buf, size_t cap) {
     snprintf(buf, cap, "%g", x);
   } else {
     snprintf(buf, cap, "%s", v);
+  }
+}
+
+/* A number as a title prints it: %g form, inf as ∞. */
+static void title_value(const char *v, char *buf, size_t cap) {
+  cli_plot_value(v, buf, cap);
+  if (strcmp(buf, "inf") == 0) {
+    snprintf(buf, cap, "∞");
+  }
+}
+
+void cli_plot_privacy(const char *const given[6], char *buf, size_t cap) {
+  /* epsilon, delta, zcdp, mu, sigma, rho: the first of these given names the privacy */
+  char a[208], b[208];
+  const char *eps = given[0], *delta = given[1], *zcdp = given[2], *mu = given[3];
+  const char *sigma = given[4], *rho = given[5];
+  buf[0] = '\0';
+  if (eps != NULL) {
+    title_value(eps, a, sizeof a);
+    if (delta != NULL) {
+      title_value(delta, b, sizeof b);
+      snprintf(buf, cap, "ε = %s, δ = %s", a, b);
+    } else {
+      snprintf(buf, cap, "ε = %s", a);
+    }
+  } else if (zcdp != NULL) {
+    title_value(zcdp, a, sizeof a);
+    snprintf(buf, cap, "%s-zCDP", a);
+  } else if (mu != NULL) {
+    title_value(mu, a, sizeof a);
+    snprintf(buf, cap, "%s-GDP", a);
+  } else if (sigma != NULL) {
+    title_value(sigma, a, sizeof a);
+    snprintf(buf, cap, "σ = %s", a);
+  } else if (rho != NULL) {
+    title_value(rho, a, sizeof a);
+    snprintf(buf, cap, "ρ = %s", a);
   }
 }
 
@@ -163,33 +193,41 @@ static const char *header_get(const header *h, const char *key) {
 static void read_title(const char *data, const char *script, char *title, size_t tcap,
                        char *caption, size_t ccap) {
   /* the parameters of each model's title; the rest goes to the caption */
-  static const char *const linreg[] = {"d", "n", "rho", "c", NULL};
-  static const char *const rf[] = {"p", "n", "epsilon", "sigma", "clip", NULL};
+  static const char *const linreg[] = {"d", "n", "privacy", "c", NULL};
+  static const char *const rf[] = {"p", "n", "privacy", "clip", NULL};
   static const char *const other[] = {"d", "n", "p", "K", "k", "rho", "epsilon", "sigma", NULL};
   static const char *const skip[] = {"out", "threads", "save_replicates", "model", NULL};
   header h;
-  const char *model, *schedule, *reps, *const *keys;
-  char v[208];
+  const char *model, *schedule, *reps, *const *keys, *given[6];
+  char v[208], privacy[512];
   size_t len, head, line = 0;
   int first = 1;
   header_read(data, &h);
+  {
+    /* the privacy as the user gave it: the header records what was given (epsilon, delta,
+     * zcdp, mu, sigma) and linreg's rho always (derived when another form was given) */
+    static const char *const forms[] = {"epsilon", "delta", "zcdp", "mu", "sigma", "rho"};
+    for (size_t i = 0; i < 6; i++) {
+      given[i] = header_get(&h, forms[i]);
+    }
+    cli_plot_privacy(given, privacy, sizeof privacy);
+  }
   if (strcmp(script, "tune") == 0) {
     /* tune: the setting of the optimisation (the same heading the script drew before) */
-    const char *const k[] = {"schedule", "d", "n", "rho", "zeta", "spectrum", "confirm_seeds"};
-    const char *val[7];
-    char rho[32], zeta[32];
-    for (size_t i = 0; i < 7; i++) {
+    const char *const k[] = {"schedule", "d", "n", "zeta", "spectrum", "confirm_seeds"};
+    const char *val[6];
+    char zeta[32];
+    for (size_t i = 0; i < 6; i++) {
       val[i] = header_get(&h, k[i]);
       val[i] = val[i] != NULL ? val[i] : "";
     }
-    snprintf(rho, sizeof rho, "%.4g", strtod(val[3], NULL));
-    snprintf(zeta, sizeof zeta, "%.4g", strtod(val[4], NULL));
+    snprintf(zeta, sizeof zeta, "%.4g", strtod(val[3], NULL));
     len = (size_t)snprintf(title, tcap,
-                           "linreg tune (%s schedule): d = %s, n = %s, ρ = %s, ζ = %s, %s spectrum",
-                           val[0], val[1], val[2], rho, zeta, val[5]);
-    if (strcmp(val[6], "0") != 0 && len < tcap) {
-      snprintf(title + len, tcap - len, " (%s replicate%s)", val[6],
-               strcmp(val[6], "1") == 0 ? "" : "s");
+                           "linreg tune (%s schedule): d = %s, n = %s, %s, ζ = %s, %s spectrum",
+                           val[0], val[1], val[2], privacy, zeta, val[4]);
+    if (strcmp(val[5], "0") != 0 && len < tcap) {
+      snprintf(title + len, tcap - len, " (%s replicate%s)", val[5],
+               strcmp(val[5], "1") == 0 ? "" : "s");
     }
     caption[0] = '\0';
     return;
@@ -216,6 +254,13 @@ static void read_title(const char *data, const char *script, char *title, size_t
   head = len;
   for (size_t k = 0; keys[k] != NULL && len < tcap; k++) {
     const char *raw = header_get(&h, keys[k]);
+    if (strcmp(keys[k], "privacy") == 0) {
+      if (privacy[0] != '\0') {
+        len += (size_t)snprintf(title + len, tcap - len, "%s %s", first ? ":" : ",", privacy);
+        first = 0;
+      }
+      continue;
+    }
     if (raw == NULL || (strcmp(keys[k], "clip") == 0 && strcmp(raw, "inf") == 0)) {
       continue;
     }
@@ -612,9 +657,15 @@ done:
  * writes them again through cli_gp_string and renders with the embedded script: whatever else
  * the file holds is never run. */
 
-static const char *const sweep_line_keys[] = {"title_text", "xcol",  "xname", "xstring", "logx",
-                                              "ycol",       "yname", "secol", "logy",    NULL};
+static const char *const sweep_line_keys[] = {"title_text", "xkey",  "xname", "xstring", "logx",
+                                              "ykey",       "yname", "sekey", "logy",    NULL};
 static const char *const sweep_heat_keys[] = {
+    "title_text", "xname", "nx",    "xtic_label", "xtic_at", "yname",  "ny", "ytic_label",
+    "ytic_at",    "zkey",  "zname", "sekey",      "logz",    "labels", NULL};
+/* the settings of sweeps written before the columns were named (column numbers) */
+static const char *const sweep_line_keys_v1[] = {"title_text", "xcol",  "xname", "xstring", "logx",
+                                                 "ycol",       "yname", "secol", "logy",    NULL};
+static const char *const sweep_heat_keys_v1[] = {
     "title_text", "xname",   "nx",   "xtic_label", "xtic_at", "yname",  "ny",
     "ytic_label", "ytic_at", "zcol", "zname",      "logz",    "labels", NULL};
 
@@ -826,6 +877,7 @@ static char *sweep_settings(const char *text, const char *figure, const char *co
 static int plot_sweep(const char *dir, const char *format, int *code, dpd_err *err) {
   static const char *const figures[] = {"sweep_line", "sweep_heat", NULL};
   static const char *const *const keys[] = {sweep_line_keys, sweep_heat_keys};
+  static const char *const *const keys_v1[] = {sweep_line_keys_v1, sweep_heat_keys_v1};
   for (size_t k = 0; figures[k] != NULL; k++) {
     char name[64], *path, *text = NULL, *preamble;
     FILE *f;
@@ -854,6 +906,9 @@ static int plot_sweep(const char *dir, const char *format, int *code, dpd_err *e
       fclose(f);
     }
     preamble = text != NULL ? sweep_settings(text, figures[k], keys[k]) : NULL;
+    if (text != NULL && preamble == NULL) {
+      preamble = sweep_settings(text, figures[k], keys_v1[k]);
+    }
     free(text);
     if (preamble == NULL) {
       CLI_FAIL(err, DPD_EINVAL,

@@ -162,7 +162,7 @@ edit_sweep sw-cmd recv-sw '1a system("touch PWNED_sw1")'
 inj received-sweep-command 1 - -- plot sw-cmd
 edit_sweep sw-bt recv-sw 's/^title_text = .*/title_text = "x`touch PWNED_sw2`"/'
 inj received-sweep-backtick 0 sw-bt/sweep_line.png -- plot sw-bt
-edit_sweep sw-expr recv-sw 's/^xcol = .*/xcol = system("touch PWNED_sw3")/'
+edit_sweep sw-expr recv-sw 's/^xkey = .*/xkey = system("touch PWNED_sw3")/'
 inj received-sweep-expression 1 - -- plot sw-expr
 edit_sweep sw-tail recv-sw 's/^yname = \(.*\)/yname = \1 . system("touch PWNED_sw4")/'
 inj received-sweep-trailing 1 - -- plot sw-tail

@@ -221,4 +221,41 @@ if [ -s "$sim_svg" ] && [ -s "$sde_svg" ] && grep -q "DP-SGD mean" "$sim_svg" &&
 else
   bad "figure words: simulate $(grep -o 'DP-SGD mean\|SDE[^<]*mean' "$sim_svg" | head -1), sde $(grep -o 'DP-SGD mean\|SDE[^<]*mean' "$sde_svg" | head -1)"
 fi
+# sde has its own figure script (plots/sde.gp), written next to the figure
+if [ -s "$work/words-sde/sde.gp" ] && grep -q '^# dpdyn sde:' "$work/words-sde/sde.gp"; then
+  ok "sde is drawn by its own script sde.gp"
+else
+  bad "sde figure script: $(head -1 "$work/words-sde/sde.gp" 2>/dev/null)"
+fi
+# Every single-run figure's title names the privacy as the user gave it: epsilon and delta (not
+# the 6-digit rho derived from them), zCDP, or rho; rf the same (epsilon with its delta, sigma).
+# (the symbols ε, δ, ρ, σ are the title's: the caption below names the keys as typed, rho = ...)
+title_of() { grep -o '<text>[^<]*' "$1" | sed 's/<text>//' | grep -E '^(linreg|rf) |[εδρσ] = |zCDP' | tr '\n' ' '; }
+P=(--d=20 --n=60 --grid=5 --seeds=2 --c=0.5 --plot=0)
+R=(--model=rf --d=10 --n=40 --p=30 --steps=20 --seeds=2 --clip=0.5 --plot=0)
+titles=(
+  "simulate|simulate ${P[*]} --epsilon=1 --delta=1e-5|ε = 1, δ = 1e-05"
+  "ode|ode ${P[*]} --epsilon=1 --delta=1e-5|ε = 1, δ = 1e-05"
+  "compare|compare ${P[*]} --epsilon=1 --delta=1e-5|ε = 1, δ = 1e-05"
+  "compare3|compare ${P[*]} --sde=1 --zcdp=0.5|0.5-zCDP"
+  "sde|sde ${P[*]} --epsilon=2 --delta=1e-6|ε = 2, δ = 1e-06"
+  "tune|tune --d=20 --n=60 --grid=5 --confirm_seeds=2 --plot=0 --epsilon=1 --delta=1e-5|ε = 1, δ = 1e-05"
+  "rf_simulate|simulate ${R[*]} --epsilon=1 --delta=1e-3|ε = 1, δ = 0.001"
+  "rf_ou|ou ${R[*]} --sigma=2|σ = 2"
+  "rf_compare|compare ${R[*]} --epsilon=1|ε = 1, δ = 0.025"
+  "compare|compare ${P[*]} --rho=1.5|ρ = 1.5"
+)
+for t in "${titles[@]}"; do
+  fig=${t%%|*} rest=${t#*|}
+  args=${rest%%|*} want=${rest#*|}
+  dir=$work/title-$fig-$(printf '%s' "$args" | cksum | cut -d' ' -f1)
+  # shellcheck disable=SC2086 # the arguments are words
+  "$dpdyn" $args --out="$dir" >/dev/null 2>&1 && "$dpdyn" plot "$dir" --format=svg >/dev/null 2>&1
+  svg=$dir/$fig.svg
+  if [ -s "$svg" ] && title_of "$svg" | grep -qF "$want" && ! title_of "$svg" | grep -q 'ρ = 0\.[0-9]\{4\}'; then
+    ok "$fig title names the privacy as given: $want"
+  else
+    bad "$fig title ($args): $(title_of "$svg" 2>/dev/null)"
+  fi
+done
 finish output_format

@@ -14,27 +14,47 @@ expected=$src/tests/cli/expected
 # Data rows only (no '#' header), so runs differing in e.g. `threads` compare.
 rows() { tsv_rows "$1"; }
 
-# numeric_match FILE EXPECTED RTOL: same shape, every number within RTOL relative (or 1e-300 abs).
+# The committed answers are tables read by column name (docs/output.md: a header row of names,
+# tab-separated rows): every column of the expected file is found by its name in the run's file
+# and compared there, so a column added to a table (or columns reordered) changes nothing,
+# while a changed value or a missing column is a failure.
+# numeric_match FILE EXPECTED RTOL: the same rows; every expected column present in FILE and
+# every number within RTOL relative (or 1e-300 absolute); blank lines (scan-line ends) must match.
 numeric_match() {
-  paste -d'|' <(rows "$1") <(rows "$2") | awk -F'|' -v rtol="$3" '
-    { n = split($1, a, " "); m = split($2, b, " ");
-      if (n != m) { printf "row %d: %d vs %d columns\n", NR, n, m; bad = 1; exit }
-      for (i = 1; i <= n; i++) {
-        x = a[i] + 0; y = b[i] + 0; diff = x - y; if (diff < 0) diff = -diff;
-        s = (y < 0 ? -y : y); if (!(diff <= rtol * s + 1e-300)) {
-          printf "row %d col %d: %s vs expected %s\n", NR, i, a[i], b[i]; bad = 1; exit } } }
-    END { exit bad }'
+  awk -F'\t' -v rtol="$3" '
+    FNR == 1 { f++ }
+    /^#/ { next }
+    f == 1 && !h1 { h1 = 1; for (i = 1; i <= NF; i++) col[$i] = i; next }
+    f == 1 { got[++n1] = $0; next }
+    f == 2 && !h2 { h2 = 1; ne = NF; for (i = 1; i <= NF; i++) name[i] = $i; next }
+    f == 2 { want[++n2] = $0; next }
+    END {
+      for (i = 1; i <= ne; i++) if (!(name[i] in col)) { printf "no column \"%s\"\n", name[i]; exit 1 }
+      if (n1 != n2) { printf "%d rows vs %d expected\n", n1, n2; exit 1 }
+      for (r = 1; r <= n2; r++) {
+        na = split(got[r], a, "\t"); nb = split(want[r], b, "\t")
+        if ((na == 0) != (nb == 0)) { printf "row %d: a blank line in only one file\n", r; exit 1 }
+        if (nb == 0) continue
+        if (nb != ne) { printf "expected row %d: %d fields for %d names\n", r, nb, ne; exit 1 }
+        for (i = 1; i <= ne; i++) {
+          x = a[col[name[i]]] + 0; y = b[i] + 0; diff = x - y; if (diff < 0) diff = -diff
+          s = (y < 0 ? -y : y)
+          if (!(diff <= rtol * s + 1e-300)) {
+            printf "row %d column %s: %s vs expected %s\n", r, name[i], a[col[name[i]]], b[i]; exit 1 } } }
+    }' "$1" "$2"
 }
 
+# check_against NAME FILE RTOL: FILE (a dpdyn table) against tests/cli/expected/NAME by column
+# name; --update writes NAME again (its header row and rows).
 check_against() {
   local name=$1 file=$2 rtol=$3
   if [ "$update" = "--update" ]; then
-    rows "$file" >"$expected/$name"
+    awk '!/^#/' "$file" >"$expected/$name"
     ok "$name (updated)"
-  elif [ "$(rows "$file" | wc -l)" -ne "$(wc -l <"$expected/$name")" ]; then
-    bad "$name: row count differs from $expected/$name"
+  elif ! tsv_header "$expected/$name" | grep -Eq '^[A-Za-z_][A-Za-z0-9_.]*(	[A-Za-z_][A-Za-z0-9_.]*)*$'; then
+    bad "$name: $expected/$name has no header row of column names"
   elif msg=$(numeric_match "$file" "$expected/$name" "$rtol"); then
-    ok "$name"
+    ok "$name (by column name)"
   else
     bad "$name: $msg"
   fi
@@ -112,12 +132,30 @@ else
   bad "simulate differs between threads=1 and threads=2"
 fi
 check_against simulate_powerlaw_sqrt.tsv "$work/sim1/trajectory.tsv" 1e-9
+# the comparison itself reads by name: a column added in front (every other one moves) still
+# matches; one changed value or a renamed column does not
+awk -F'\t' -v OFS='\t' '/^#/ { print; next } !h { h = 1; print "new_column", $0; next }
+  { print (NF ? "7" OFS $0 : $0) }' "$work/sim1/trajectory.tsv" >"$work/sim_extra.tsv"
+awk -F'\t' -v OFS='\t' '/^#/ || !h { h = h || !/^#/; print; next } n++ == 3 { $2 = $2 * 1.001 } { print }' \
+  "$work/sim1/trajectory.tsv" >"$work/sim_changed.tsv"
+sed 's/^t\texcess_risk\t/t\texcess_risk_mean\t/' "$work/sim1/trajectory.tsv" >"$work/sim_renamed.tsv"
+want=$expected/simulate_powerlaw_sqrt.tsv
+extra=$(numeric_match "$work/sim_extra.tsv" "$want" 1e-9) && extra=pass
+changed=$(numeric_match "$work/sim_changed.tsv" "$want" 1e-9) && changed=pass
+renamed=$(numeric_match "$work/sim_renamed.tsv" "$want" 1e-9) && renamed=pass
+if [ "$extra" = pass ] && [[ "$changed" == 'row 4 column excess_risk: '*' vs expected 0.2435590016' ]] &&
+  [ "$renamed" = 'no column "excess_risk"' ]; then
+  ok "expected tables compare by column name (an added column passes; a changed value, a renamed column fail)"
+else
+  bad "the by-name comparison: added column: $extra; changed value: $changed; renamed column: $renamed"
+fi
 
 # 3. Accounting: the largest rho for (epsilon, delta) never overshoots.
 "$dpdyn" account --d=100 --n=1000 --schedule=sqrt --c=1 --epsilon=2 --delta=1e-6 \
   --out="$work/acc" >"$work/acc.txt" || bad "account failed"
-awk '$1 == "rho" || $1 == "epsilon_tight" || $1 == "rho_eff" { print $2 }' "$work/acc.txt" \
-  >"$work/acc.tsv"
+# the numbers as a table of one row, named as account prints them
+awk '$1 == "rho" || $1 == "epsilon_tight" || $1 == "rho_eff" { n = n sep $1; v = v sep $2; sep = "\t" }
+     END { print n; print v }' "$work/acc.txt" >"$work/acc.tsv"
 check_against account_sqrt.tsv "$work/acc.tsv" 1e-9
 if awk '$1 == "epsilon_tight" { exit !($2 <= 2) }' "$work/acc.txt"; then
   ok "account: epsilon_tight <= target"

@@ -144,11 +144,57 @@ fi
 
 # ---- 4. one varied key: line plot with error bars
 "$dpdyn" sweep simulate "${L[@]}" --c=log:0.25:4:3 --out="$work/line" >/dev/null 2>&1
-if [ -s "$work/line/sweep_line.png" ] && grep -q '^secol = [1-9]' "$work/line/sweep_line.gp" &&
+if [ -s "$work/line/sweep_line.png" ] && grep -q '^sekey = "final_excess_risk_se"$' "$work/line/sweep_line.gp" &&
+  grep -q '^ykey = "final_excess_risk"$' "$work/line/sweep_line.gp" &&
   grep -q '^logx = 1' "$work/line/sweep_line.gp"; then
-  ok "one varied key: sweep_line.png, error bars from final_excess_risk_se, log x for log:"
+  ok "one varied key: sweep_line.png, error bars from final_excess_risk_se (by name), log x for log:"
 else
-  bad "line plot: $(ls "$work/line")"
+  bad "line plot: $(ls "$work/line"; grep -E '^(ykey|sekey|logx)' "$work/line/sweep_line.gp")"
+fi
+# what the figure shows (its SVG): error bars in the key, the axes in words (not key names)
+"$dpdyn" plot "$work/line" --format=svg >/dev/null 2>&1
+svg=$work/line/sweep_line.svg
+# (the same figure without its standard errors has fewer paths: no bars)
+mkdir -p "$work/nose" && cp "$work/line/sweep.tsv" "$work/nose/" &&
+  sed 's/^sekey = .*/sekey = ""/' "$work/line/sweep_line.gp" >"$work/nose/sweep_line.gp" &&
+  "$dpdyn" plot "$work/nose" --format=svg >/dev/null 2>&1
+if [ -s "$svg" ] && grep -q '>final excess risk (mean ± 2 SE)<' "$svg" &&
+  grep -q '>clipping scale c (C = c √d)<' "$svg" && ! grep -q '>final_excess_risk<' "$svg" &&
+  [ "$(grep -c '<path' "$svg")" -gt "$(grep -c '<path' "$work/nose/sweep_line.svg")" ]; then
+  ok "sweep_line.svg: error bars, y label 'final excess risk (mean ± 2 SE)', x label 'clipping scale c'"
+else
+  bad "sweep_line.svg words: $(grep -o '<text>[^<]*' "$svg" | tr '\n' ' ' | cut -c1-300)"
+fi
+# the title names the privacy as given (epsilon and delta), not the derived rho
+"$dpdyn" sweep simulate --d=20 --n=60 --grid=3 --seeds=2 --threads=1 --epsilon=1 --delta=1e-5 \
+  --c=0.5,2 --out="$work/eps" >/dev/null 2>&1
+"$dpdyn" plot "$work/eps" --format=svg >/dev/null 2>&1
+if grep -q '^title_text = "dpdyn sweep simulate: model = linreg, d = 20, n = 60, ε = 1, δ = 1e-05, seeds = 2"$' \
+  "$work/eps/sweep_line.gp" && grep -q 'ε = 1, δ = 1e-05' "$work/eps/sweep_line.svg" &&
+  ! grep -q 'rho' "$work/eps/sweep_line.svg"; then
+  ok "sweep figure title: ε = 1, δ = 1e-05 as given (no derived rho)"
+else
+  bad "sweep title with epsilon: $(grep '^title_text' "$work/eps/sweep_line.gp")"
+fi
+# plot_log chooses the axes: none and x against the automatic (both log) of the decade case
+for pl in none x; do
+  "$dpdyn" sweep simulate --d=50 --n=200 --c=1 --seeds=8 --grid=5 --rho=0.25,1,4 --plot_log=$pl \
+    --out="$work/log-$pl" >/dev/null 2>&1
+done
+if grep -q '^logx = 0' "$work/log-none/sweep_line.gp" && grep -q '^logy = 0' "$work/log-none/sweep_line.gp" &&
+  grep -q '^logx = 1' "$work/log-x/sweep_line.gp" && grep -q '^logy = 0' "$work/log-x/sweep_line.gp"; then
+  ok "plot_log=none: linear axes; plot_log=x: log x, linear y (auto: both log)"
+else
+  bad "plot_log: $(grep -hE '^log[xy]' "$work/log-none/sweep_line.gp" "$work/log-x/sweep_line.gp" | tr '\n' ' ')"
+fi
+# the settings of a sweep of an earlier version (columns by number) still render
+sed -e 's/^xkey = .*/xcol = 1/' -e 's/^ykey = .*/ycol = 4/' -e 's/^sekey = .*/secol = 0/' \
+  "$work/line/sweep_line.gp" >"$work/line/sweep_line.gp.v1" && mv "$work/line/sweep_line.gp.v1" "$work/line/sweep_line.gp"
+rm -f "$work/line/sweep_line.png"
+if "$dpdyn" plot "$work/line" 2>"$work/v1.err" && [ -s "$work/line/sweep_line.png" ]; then
+  ok "dpdyn plot re-renders a sweep figure whose settings give column numbers (earlier versions)"
+else
+  bad "earlier sweep settings: $(cat "$work/v1.err")"
 fi
 
 # ---- 5. bad input: exit 1, one line naming the key, nothing written
@@ -173,6 +219,7 @@ expect_error empty_item "'c': '0.25,,1' \(an empty value" ode "${O[@]}" --c=0.25
 expect_error log_nonpositive "'eta0': 'log:0:1:5' \(a log range needs A > 0" ode "${O[@]}" --eta0=log:0:1:5
 expect_error range_short "'eta0': 'lin:1:2' \(a range has the form" ode "${O[@]}" --eta0=lin:1:2
 expect_error range_n1 "'eta0': 'lin:1:2:1' \(N must be" ode "${O[@]}" --eta0=lin:1:2:1
+expect_error plot_log "invalid value for 'plot_log': 'log' \(allowed: auto, x, y, xy, none\)" ode "${O[@]}" --c=1,2 --plot_log=log
 expect_error range_nan "'eta0': 'lin:x:2:3' \(A is not a number" ode "${O[@]}" --eta0=lin:x:2:3
 expect_error int_fraction "'seeds': '1.5,2' \('1.5' is not a whole number" simulate "${O[@]}" --seeds=1.5,2
 expect_error int_repeat "'d': 'log:1:4:10' \(the value 1 comes twice after rounding" ode --gamma=0.5 --d=log:1:4:10
@@ -276,6 +323,15 @@ else
   fi
 fi
 
+# the heat map: its axes in words, and mean ± 2 SE in the cells when the summary has the SE
+"$dpdyn" plot "$work/g" --format=svg >/dev/null 2>&1
+if grep -q '(in the cells: mean ± 2 SE)' "$work/g/sweep_heat.svg" && grep -q '>± [0-9]' "$work/g/sweep_heat.svg" &&
+  grep -q '>initial learning rate η̃(0)<' "$work/g/sweep_heat.svg" &&
+  grep -q '>clipping scale c (C = c √d)<' "$work/g/sweep_heat.svg"; then
+  ok "sweep_heat.svg: ± 2 SE in the cells, axes in words"
+else
+  bad "sweep_heat.svg: $(grep -o '<text>[^<]*' "$work/g/sweep_heat.svg" | tr '\n' ' ' | cut -c1-300)"
+fi
 # dpdyn plot re-renders a sweep directory's figure (same settings), in another format too.
 rm -f "$work/g/sweep_heat.png"
 if "$dpdyn" plot "$work/g" && [ -s "$work/g/sweep_heat.png" ] &&
