@@ -1,0 +1,645 @@
+/* model=linreg: the keys turned into the context every command runs on (linreg_impl.h).
+ * SPDX-License-Identifier: MIT
+ *
+ * Validates every key before anything runs (what a command uses is in its `uses` bits), then
+ * records the keys in effect: those of the command and of the schedule family; the others are
+ * dropped (the CLI notes the flags that had no effect). Nothing large is built before the run. */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error_impl.h"
+#include "core/table_impl.h"
+#include "dpdyn/clip.h"
+#include "dpdyn/linreg_setting.h"
+#include "dpdyn/privacy.h"
+#include "models/linreg/linreg_impl.h"
+
+/* rho from rho, zcdp or (epsilon, delta). */
+static int privacy_keys(const dpd_keys *keys, linreg_run *r, dpd_err *err) {
+  int status;
+  double zcdp;
+  if (dpd_keys_given(keys, "delta")) {
+    if ((status = dpd_keys_real_range_get(keys, "delta", 0.0, 0, 1.0, 0, 0, &r->delta, err)) < 0) {
+      return status;
+    }
+    r->have_delta = 1;
+  }
+  if (dpd_keys_given(keys, "epsilon")) {
+    if ((status = dpd_keys_real_range_get(keys, "epsilon", 0.0, 0, INFINITY, 0, 0, &r->epsilon,
+                                          err)) < 0) {
+      return status;
+    }
+    if (!r->have_delta) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "missing value for 'delta' (allowed: 0 < delta < 1; required with epsilon)");
+    }
+    if (dpd_keys_given(keys, "rho") || dpd_keys_given(keys, "zcdp")) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for 'epsilon': give either %s or (epsilon, delta), not both",
+                      dpd_keys_given(keys, "rho") ? "rho" : "zcdp");
+    }
+    r->have_epsilon = 1;
+    return dpd_privacy_rho_from_eps(r->epsilon, r->delta, &r->rho, err);
+  }
+  if (!dpd_keys_given(keys, "zcdp")) {
+    return dpd_keys_real_range_get(keys, "rho", 0.0, 0, INFINITY, 0, 1, &r->rho, err);
+  }
+  if (dpd_keys_given(keys, "rho")) { /* the whole run is zcdp-zCDP: rho^2/2 = zcdp */
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'zcdp': give one of rho, zcdp or (epsilon, delta), not "
+                    "two (rho is the alias sqrt(2 zcdp))");
+  }
+  if ((status = dpd_keys_real_get(keys, "zcdp", &zcdp, err)) == DPD_OK) {
+    r->rho = sqrt(2.0 * zcdp);
+  }
+  return status;
+}
+
+/* The keys of the ODE (compression, finite size) and of the SDE. */
+static int solver_keys(const dpd_model_command *c, const dpd_keys *keys, linreg_run *r,
+                       dpd_err *err) {
+  static const int finite[] = {DPD_FINITE_OFF, DPD_FINITE_ON, DPD_FINITE_AUTO}; /* off|on|auto */
+  size_t choice, nodes, bands, v;
+  int status;
+  r->spectral.cc = dpd_linreg_compress_config_default();
+  if (r->uses_ode) {
+    if ((status = dpd_keys_choice_get(keys, "compress", &choice, err)) < 0 ||
+        (status = dpd_keys_real_range_get(keys, "compress_tol", 0.0, 0, 1.0, 0, 0, &r->compress_tol,
+                                          err)) < 0 ||
+        (status = dpd_keys_size_range_get(keys, "compress_nodes", 1, 30, &nodes, err)) < 0 ||
+        (status = dpd_keys_size_range_get(keys, "compress_bands", 1, 100, &bands, err)) < 0) {
+      return status;
+    }
+    r->compress = choice == 0 ? 2 : choice == 1 ? 1 : 0; /* auto|on|off */
+    r->spectral.cc.nodes = (int)nodes;
+    r->spectral.cc.bands_per_decade = (int)bands;
+  }
+  r->finite_size = DPD_FINITE_OFF;
+  if (c->uses & (LR_USES_ODE | LR_USES_SDE)) {
+    if ((status = dpd_keys_choice_get(keys, "finite_size", &choice, err)) < 0) {
+      return status;
+    }
+    r->finite_size = finite[choice];
+  }
+  r->noise.zeta = r->zeta;
+  if (dpd_keys_given(keys, "dt") &&
+      (status = dpd_keys_real_range_get(keys, "dt", 0.0, 0, 1.0, 1, 0, &r->dt, err)) < 0) {
+    return status;
+  }
+  if ((status = dpd_keys_size_range_get(keys, "sde", 0, 1, &v, err)) < 0) {
+    return status;
+  }
+  r->with_sde = (c->uses & LR_USES_SDE) || ((c->uses & LR_USES_SDE_KEY) && v == 1);
+  if (isfinite(r->rho) && isinf(r->c)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'c': inf with rho = %g (allowed: finite c > 0 when rho is "
+                    "finite: the noise is calibrated to the clipping threshold)",
+                    r->rho);
+  }
+  return DPD_OK;
+}
+
+/* The names of the ODE methods whose flags include all of `with` and none of `without` (0, 0:
+ * all), ", "-separated. */
+static void method_names(unsigned with, unsigned without, char *buf, size_t size) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (const dpd_ode_method_type *const *m = dpd_ode_method_types; *m != NULL; m++) {
+    if (((*m)->flags & with) == with && ((*m)->flags & without) == 0 && used < size) {
+      int k = snprintf(buf + used, size - used, "%s%s", used > 0 ? ", " : "", (*m)->name);
+      used += k > 0 ? (size_t)k : 0;
+    }
+  }
+}
+
+/* The requirements of the ODE method (its capability flags) in messages that name the user's
+ * keys: the ODE commands check the schedule and c; tune varies c and the schedule from several
+ * threads and writes the bounds, so it takes only thread-safe methods that give the bounds. */
+static int check_method(const dpd_model_command *c, const dpd_keys *keys, const linreg_run *r,
+                        dpd_err *err) {
+  const unsigned needs = DPD_ODE_NEEDS_CONST_SCHEDULE | DPD_ODE_NEEDS_NO_CLIPPING;
+  const unsigned tune_gives = DPD_ODE_THREAD_SAFE | DPD_ODE_GIVES_BOUNDS;
+  const dpd_ode_method_type *type = dpd_ode_method_type_get(r->method);
+  const char *fallback = dpd_ode_method_type_get(dpd_ode_config_default().method)->name;
+  const double eta0 = dpd_schedule_eval(r->schedule, 0.0), eta1 = dpd_schedule_eval(r->schedule, 1.0);
+  char allowed[128];
+  if ((c->uses & LR_USES_TUNE) &&
+      ((type->flags & needs) != 0 || (type->flags & tune_gives) != tune_gives)) {
+    method_names(tune_gives, needs, allowed, sizeof allowed);
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'method': '%s' with tune (allowed for tune: %s; tune "
+                    "solves from several threads at varying c and schedules, and writes the "
+                    "bounds)",
+                    type->name, allowed);
+  }
+  if (!(c->uses & LR_USES_ODE) || (c->uses & LR_USES_TUNE)) {
+    return DPD_OK;
+  }
+  if ((type->flags & DPD_ODE_NEEDS_CONST_SCHEDULE) &&
+      (!dpd_schedule_is_nonincreasing(r->schedule) || eta0 != eta1)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'schedule': %s with eta~(0) = %g, eta~(1) = %g is not "
+                    "constant (allowed with method = %s: a constant schedule; use "
+                    "method = %s otherwise)",
+                    dpd_keys_text_get(keys, "schedule"), eta0, eta1, type->name, fallback);
+  }
+  if ((type->flags & DPD_ODE_NEEDS_NO_CLIPPING) && isfinite(r->c)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'c': %g with method = %s (allowed: c = inf; "
+                    "clipping makes the equation nonlinear, use method = %s)",
+                    r->c, type->name, fallback);
+  }
+  return DPD_OK;
+}
+
+/* The problem: spectrum, d (given, or implied by a levels:/file: spectrum), theta*. */
+static int problem_keys(dpd_keys *keys, linreg_run *r, dpd_err *err) {
+  const size_t max_memory = r->env->max_memory;
+  dpd_linreg_problem_config *pc = &r->pc;
+  size_t spectrum_d;
+  double norm;
+  int status;
+  *pc = dpd_linreg_problem_config_default();
+  if ((status = dpd__linreg_spectrum_parse(dpd_keys_text_get(keys, "spectrum"), max_memory,
+                                           &r->inputs, pc, &spectrum_d, err)) < 0) {
+    return status;
+  }
+  r->d_from_spectrum = !dpd_keys_given(keys, "d") && spectrum_d != 0;
+  r->d = spectrum_d;
+  if (!r->d_from_spectrum &&
+      (status = dpd_keys_size_range_get(keys, "d", 1, LINREG_MAX_DIM, &r->d, err)) < 0) {
+    return status;
+  }
+  if (spectrum_d != 0 && spectrum_d != r->d) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'spectrum': multiplicities sum to %zu but d = %zu "
+                    "(allowed: sum equal to d)",
+                    spectrum_d, r->d);
+  }
+  pc->d = r->d;
+  pc->seed = r->seed;
+  if ((status = dpd_keys_real_range_get(keys, "theta_norm", 0.0, 0, INFINITY, 0, 0, &pc->theta_norm,
+                                        err)) < 0 ||
+      (status = dpd__linreg_theta_parse(dpd_keys_text_get(keys, "theta_star"), r->d, max_memory,
+                                        !dpd_keys_given(keys, "theta_norm"), &r->inputs, pc, &norm,
+                                        err)) < 0) {
+    return status;
+  }
+  if (!isnan(norm) && dpd_keys_effective_real_set(keys, "theta_norm", norm, NULL) < 0) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+  }
+  return DPD_OK;
+}
+
+/* n, or gamma = d/n. */
+static int size_keys(const dpd_keys *keys, linreg_run *r, dpd_err *err) {
+  double g, nn;
+  int status;
+  if (dpd_keys_given(keys, "n")) {
+    if ((status = dpd_keys_size_range_get(keys, "n", 1, (size_t)1 << 40, &r->n, err)) < 0 ||
+        !dpd_keys_given(keys, "gamma") ||
+        (status = dpd_keys_real_range_get(keys, "gamma", 0.0, 0, INFINITY, 0, 0, &g, err)) < 0) {
+      return status;
+    }
+    if (fabs(g * (double)r->n - (double)r->d) > 0.5) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for 'gamma': %g is inconsistent with d/n = %zu/%zu "
+                      "(allowed: give n or gamma, or both with gamma = d/n)",
+                      g, r->d, r->n);
+    }
+    return DPD_OK;
+  }
+  if (!dpd_keys_given(keys, "gamma")) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "missing value for 'n' (allowed: integer n >= 1, or give gamma = d/n > 0)");
+  }
+  if ((status = dpd_keys_real_range_get(keys, "gamma", 0.0, 0, INFINITY, 0, 0, &g, err)) < 0) {
+    return status;
+  }
+  nn = round((double)r->d / g);
+  if (!(nn >= 1.0) || nn > 1e12) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'gamma': %g gives n = d/gamma = %g (allowed: 1 <= n <= "
+                    "1e12)",
+                    g, nn);
+  }
+  r->n = (size_t)nn;
+  return DPD_OK;
+}
+
+/* The key that makes the schedule grow above eta0 (family knowledge: the one place the adapter
+ * names families; a behaviour table of families can carry it). */
+static const char *growth_key(const dpd_schedule_config *sc) {
+  return sc->kind == DPD_SCHEDULE_STEP && sc->factor > 1.0           ? "factor"
+         : sc->kind == DPD_SCHEDULE_COSINE && sc->eta_min > sc->eta0 ? "eta_min"
+         : sc->kind == DPD_SCHEDULE_HYPERBOLIC && sc->a < 0.0        ? "a"
+                                                                      : NULL;
+}
+
+/* The schedule: its family's parameters (each validated by the range of its key), a file's
+ * table, the stability limit and, with finite rho, no increase. */
+static int schedule_keys(const dpd_keys *keys, linreg_run *r, dpd_err *err) {
+  dpd_schedule_config sc = dpd_schedule_config_default();
+  const char *name = dpd_keys_text_get(keys, "schedule"), *limit_key = "eta0";
+  const dpd_schedule_family *family = dpd_schedule_family_lookup(name);
+  int status = DPD_OK;
+  size_t rows, ncols;
+  if (family == NULL) {
+    char allowed[256];
+    dpd_schedule_family_list(allowed, sizeof allowed);
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'schedule': '%s' (allowed: %s)", name,
+                    allowed);
+  }
+  sc.kind = family->kind;
+  for (const dpd_schedule_param *q = family->params; q->key != NULL && status == DPD_OK; q++) {
+    void *field = (char *)&sc + q->offset;
+    status = q->integer ? dpd_keys_size_get(keys, q->key, (size_t *)field, err)
+                        : dpd_keys_real_get(keys, q->key, (double *)field, err);
+  }
+  if (sc.kind == DPD_SCHEDULE_OPTIMAL) { /* the family that reads gamma and rho */
+    limit_key = "c1";
+    sc.gamma = r->gamma;
+    sc.rho = r->rho;
+  } else if (status == DPD_OK && family->takes_path) {
+    limit_key = "schedule";
+    status = dpd__read_table("schedule", name + strlen(family->name) + 1, 2, 2,
+                             r->env->max_memory, r->sched_cols, &rows, &ncols, err);
+    sc.table_t = r->sched_cols[0];
+    sc.table_eta = r->sched_cols[1];
+    sc.table_len = rows;
+  }
+  r->schedule_cfg = sc;
+  if (status < 0 || (status = dpd_schedule_create(&sc, &r->schedule, err)) < 0) {
+    return status;
+  }
+  /* Name the key that pushes sup eta~ over the limit: eta0 when it alone is too large, else
+   * the key that makes the schedule grow above eta0. */
+  if (sc.eta0 < 2.0 / r->gamma && growth_key(&sc) != NULL) {
+    limit_key = growth_key(&sc);
+  }
+  if (!(dpd_schedule_sup(r->schedule) < 2.0 / r->gamma)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for '%s': %s gives sup eta~ = %g (allowed: sup eta~ < 2/gamma "
+                    "= %g, the stability limit)",
+                    limit_key, dpd_keys_text_get(keys, limit_key), dpd_schedule_sup(r->schedule),
+                    2.0 / r->gamma);
+  }
+  if (isfinite(r->rho) && !dpd_schedule_is_nonincreasing(r->schedule)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'schedule': '%s' increases on [0, 1] (allowed: a "
+                    "non-increasing schedule when rho is finite)",
+                    name);
+  }
+  return DPD_OK;
+}
+
+/* The memory the command needs (the kernels' own models, problem_spec_impl.h) and the key
+ * whose term dominates. */
+static void memory_estimate(const dpd_model_command *c, const dpd_keys *keys, linreg_run *r) {
+  const double threads = r->threads > 0 ? r->threads : omp_get_max_threads();
+  const double ode_groups =
+      dpd__linreg_ode_groups(&r->pc, r->uses_ode && r->compress != 0, r->spectral.cc.bands_per_decade);
+  double by_d = dpd__linreg_problem_bytes(&r->pc, r->full, ode_groups), by_n = 0.0, by_seeds = 0.0;
+  if ((c->uses & (LR_USES_SIM | LR_USES_SDE)) || r->with_sde) {
+    dpd__linreg_sim_bytes(r->d, r->n, r->seeds, r->grid, threads, r->with_sde, &by_d, &by_n,
+                          &by_seeds);
+    by_seeds += dpd__model_replicates_bytes(r->save_replicates, r->seeds, r->grid,
+                                            r->with_sde ? 6 : 3, r->with_sde ? 5 : 3);
+  }
+  if (r->uses_ode) {
+    by_d += dpd__linreg_ode_bytes(ode_groups);
+  }
+  if (c->uses & LR_USES_SEQUENCE) {
+    by_n += 16.0 * (double)r->n; /* the steps and noise scales */
+  }
+  if (by_n >= by_d && by_n >= by_seeds) {
+    r->driver = dpd_keys_given(keys, "n") || !dpd_keys_given(keys, "gamma") ? "n" : "gamma";
+  } else {
+    r->driver = by_seeds >= by_d ? "seeds" : r->d_from_spectrum ? "spectrum" : "d";
+  }
+  r->memory_estimate = by_d + by_n + by_seeds + 8.0 * 8.0 * (double)r->grid;
+}
+
+/* Drops the keys not in effect: those of other commands (table) and the parameters of the
+ * schedule families other than the run's, so that summaries and headers record only what the
+ * run used. */
+static void keys_in_effect(dpd_keys *keys) {
+  const char *schedule = dpd_keys_text_get(keys, "schedule");
+  const dpd_schedule_family *own = schedule != NULL ? dpd_schedule_family_lookup(schedule) : NULL;
+  const dpd_schedule_family *f;
+  (void)dpd_keys_restrict(keys, 0, "", NULL);
+  for (size_t i = 0; own != NULL && (f = dpd_schedule_family_at(i)) != NULL; i++) {
+    for (const dpd_schedule_param *q = f->params; q->key != NULL; q++) {
+      if (!dpd_schedule_family_reads(own, q->key)) {
+        dpd_keys_unset(keys, q->key);
+      }
+    }
+  }
+}
+
+/* account --sequence FILE: only the keys of this mode apply (a --d or --rho here would be
+ * silently ignored otherwise). */
+static int sequence_keys(dpd_keys *keys, linreg_run *r, dpd_err *err) {
+  static const char *const allowed[] = {"model", "sequence", "delta", "out", "max_memory", NULL};
+  for (size_t i = 0; i < dpd_keys_count(keys); i++) {
+    const char *name = dpd_keys_desc_get(keys, i)->name;
+    int in = 0;
+    for (size_t k = 0; allowed[k] != NULL; k++) {
+      in |= strcmp(allowed[k], name) == 0;
+    }
+    if (!in && dpd_keys_given_at(keys, i)) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "key '%s' does not apply to account --sequence (allowed keys: model, "
+                      "sequence, delta, out, max_memory)",
+                      name);
+    }
+    if (!in) {
+      dpd_keys_unset(keys, name);
+    }
+  }
+  r->sequence = 1;
+  r->have_delta = dpd_keys_given(keys, "delta");
+  return r->have_delta ? dpd_keys_real_range_get(keys, "delta", 0.0, 0, 1.0, 0, 0, &r->delta, err)
+                       : DPD_OK;
+}
+
+/* Every key, in the order of the messages (which key is reported first). */
+static int setup(const dpd_model_command *c, dpd_keys *keys, linreg_run *r, dpd_err *err) {
+  const char *method = dpd_keys_text_get(keys, "method");
+  size_t threads;
+  int status;
+  if (((c->uses & LR_USES_TUNE) && (status = dpd__linreg_tune_keys(keys, r, err)) < 0) ||
+      (status = dpd_noise_spec_parse(dpd_keys_text_get(keys, "noise"), &r->noise, err)) < 0 ||
+      (status = privacy_keys(keys, r, err)) < 0 ||
+      (status = dpd_keys_real_range_get(keys, "zeta", 0.0, 1, INFINITY, 0, 0, &r->zeta, err)) < 0 ||
+      (status = dpd_keys_real_range_get(keys, "c", 0.0, 0, INFINITY, 0, 1, &r->c, err)) < 0 ||
+      (status = dpd_keys_size_range_get(keys, "seeds", 1, (size_t)1 << 24, &r->seeds, err)) < 0 ||
+      (status = dpd_keys_size_range_get(keys, "grid", 2, (size_t)1 << 24, &r->grid, err)) < 0 ||
+      (status = dpd_keys_size_range_get(keys, "threads", 0, 4096, &threads, err)) < 0 ||
+      (status = dpd_keys_u64_get(keys, "seed", &r->seed, err)) < 0 ||
+      (status = dpd__model_save_replicates_get(keys, 2, &r->save_replicates, err)) < 0 ||
+      (status = dpd_keys_real_range_get(keys, "rtol", 0.0, 0, 1.0, 0, 0, &r->rtol, err)) < 0 ||
+      (status = dpd_keys_real_range_get(keys, "atol", 0.0, 0, INFINITY, 0, 0, &r->atol, err)) < 0 ||
+      (status = solver_keys(c, keys, r, err)) < 0) {
+    return status;
+  }
+  r->threads = (int)threads;
+  if (dpd_ode_method_lookup(method) == NULL) {
+    char allowed[128];
+    method_names(0, 0, allowed, sizeof allowed);
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'method': '%s' (allowed: %s)", method,
+                    allowed);
+  }
+  r->method = dpd_ode_method_lookup(method)->id;
+  if ((status = dpd__model_plot_get(keys, c->plot_default, &r->plot, err)) < 0 ||
+      (status = problem_keys(keys, r, err)) < 0 || (status = size_keys(keys, r, err)) < 0) {
+    return status;
+  }
+  r->gamma = (double)r->d / (double)r->n;
+  /* the per-coordinate problem: a simulation, or an ODE that a spectral problem cannot do */
+  r->full = !(c->uses & LR_USES_ODE_ONLY) || r->compress == 0 || !dpd__linreg_spectral_direct(&r->pc);
+  if ((status = dpd_keys_effective_real_set(keys, "d", (double)r->d, err)) < 0 ||
+      (status = dpd_keys_effective_real_set(keys, "n", (double)r->n, err)) < 0 ||
+      (status = dpd_keys_effective_real_set(keys, "gamma", r->gamma, err)) < 0 ||
+      (status = dpd_keys_effective_real_set(keys, "rho", r->rho, err)) < 0 ||
+      (status = schedule_keys(keys, r, err)) < 0 || (status = check_method(c, keys, r, err)) < 0) {
+    return status;
+  }
+  memory_estimate(c, keys, r);
+  keys_in_effect(keys);
+  return DPD_OK;
+}
+
+int dpd__linreg_setup(const dpd_model_command *c, dpd_keys *keys, const dpd_run_env *env,
+                      void **ctx, dpd_err *err) {
+  linreg_run *r = calloc(1, sizeof *r);
+  int status;
+  *ctx = r;
+  if (r == NULL) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+  }
+  r->env = env;
+  r->keys = keys;
+  r->progress = (dpd__progress_bridge){env, "replicates"};
+  r->uses_ode = (c->uses & LR_USES_ODE) != 0;
+  r->spectral.pc = &r->pc;
+  if ((c->uses & LR_USES_SEQUENCE) && dpd_keys_given(keys, "sequence")) {
+    return sequence_keys(keys, r, err);
+  }
+  if ((status = setup(c, keys, r, err)) < 0) {
+    dpd__linreg_release(r);
+    *ctx = NULL;
+  }
+  return status;
+}
+
+void dpd__linreg_release(void *ctx) {
+  linreg_run *r = ctx;
+  if (r == NULL) {
+    return;
+  }
+  if (r->ode_problem != r->problem) {
+    dpd_linreg_problem_free(r->ode_problem);
+  }
+  dpd_linreg_problem_free(r->problem);
+  dpd__linreg_spectral_free(&r->spectral);
+  dpd_schedule_free(r->schedule);
+  free(r->sched_cols[0]);
+  free(r->sched_cols[1]);
+  dpd__linreg_inputs_free(&r->inputs);
+  free(r);
+}
+
+double dpd__linreg_workspace_bytes(const void *ctx, const dpd_model_command *c,
+                                   const char **driver) {
+  const linreg_run *r = ctx;
+  (void)c;
+  *driver = r->driver;
+  return r->sequence ? 0.0 : r->memory_estimate;
+}
+
+int dpd__linreg_build(linreg_run *r, dpd_err *err) {
+  dpd_linreg_problem *sp = NULL;
+  int status;
+  if (r->full && (status = dpd_linreg_problem_create(&r->pc, &r->problem, err)) < 0) {
+    return status;
+  }
+  r->ode_problem = r->problem;
+  r->spectral.full = r->problem;
+  r->spectral.threads = r->threads;
+  if (!r->uses_ode || r->compress == 0) {
+    return DPD_OK;
+  }
+  if ((status = dpd__linreg_spectral_problem(&r->spectral, r->spectral.cc.nodes, &sp, err)) < 0) {
+    return status;
+  }
+  /* auto: only when it at least halves the groups (a spectral problem built straight from the
+   * configuration is used in any case: it is exact where it does not compress) */
+  if (r->compress == 1 || r->problem == NULL || 2 * sp->ngroups <= r->problem->ngroups) {
+    r->ode_problem = sp;
+  } else {
+    dpd_linreg_problem_free(sp);
+  }
+  return DPD_OK;
+}
+
+/* The one setting of the run: simulate, sde and ode (and tune) build their configurations
+ * from it, so they cannot disagree (linreg_setting.h). */
+static dpd_linreg_setting run_setting(const linreg_run *r) {
+  dpd_linreg_setting s = dpd_linreg_setting_default();
+  s.n = r->n;
+  s.zeta = r->zeta;
+  s.noise = r->noise.law;
+  s.noise_nu = r->noise.nu;
+  s.c = r->c;
+  s.rho = r->rho;
+  return s;
+}
+
+dpd_ode_config dpd__linreg_ode_config(const linreg_run *r) {
+  const dpd_linreg_setting s = run_setting(r);
+  dpd_ode_config oc = dpd_ode_config_init(&s, r->d); /* gamma = d/n = r->gamma */
+  oc.grid = r->grid;
+  oc.method = r->method;
+  oc.rtol = r->rtol;
+  oc.atol = r->atol;
+  oc.finite_size = r->finite_size;
+  return oc;
+}
+
+dpd_linreg_sim_config dpd__linreg_sim_config(const linreg_run *r) {
+  const dpd_linreg_setting s = run_setting(r);
+  dpd_linreg_sim_config sc = dpd_linreg_sim_config_init(&s);
+  sc.seeds = r->seeds;
+  sc.seed = r->seed;
+  sc.grid = r->grid;
+  sc.threads = r->threads;
+  sc.progress = r->env->progress != NULL ? dpd__model_progress : NULL;
+  sc.progress_user = (void *)&r->progress;
+  return sc;
+}
+
+dpd_linreg_sde_config dpd__linreg_sde_config(const linreg_run *r) {
+  const dpd_linreg_setting s = run_setting(r);
+  dpd_linreg_sde_config ec = dpd_linreg_sde_config_init(&s);
+  ec.seeds = r->seeds;
+  ec.seed = r->seed;
+  ec.grid = r->grid;
+  ec.dt = r->dt;
+  ec.threads = r->threads;
+  ec.progress = r->env->progress != NULL ? dpd__model_progress : NULL;
+  ec.progress_user = (void *)&r->progress;
+  ec.finite_size = r->finite_size;
+  return ec;
+}
+
+void dpd__linreg_number(dpd_output *out, const char *prefix, const char *name, double v) {
+  char key[96];
+  snprintf(key, sizeof key, "%s%s", prefix, name);
+  dpd_output_number_set(out, key, v);
+}
+
+/* epsilon at `delta` of a rho^2/2-zCDP run, two ways (suffix: "" or "_eff"). */
+static void add_epsilons(dpd_output *out, double rho, double delta, const char *suffix) {
+  char key[64];
+  double rz = 0.5 * rho * rho, eps = INFINITY;
+  if (isfinite(rho)) {
+    dpd_privacy_eps_tight(rz, delta, &eps, NULL);
+  }
+  snprintf(key, sizeof key, "epsilon_bun_steinke%s", suffix);
+  dpd_output_number_set(out, key, dpd_privacy_eps_bun_steinke(rz, delta));
+  snprintf(key, sizeof key, "epsilon_tight%s", suffix);
+  dpd_output_number_set(out, key, eps);
+}
+
+void dpd__linreg_epsilons(dpd_output *out, double rho, double delta, const char *suffix) {
+  add_epsilons(out, rho, delta, suffix);
+}
+
+/* Every guarantee of the run (docs/privacy.md): the algorithm is rho^2/2-zCDP (its proof gives
+ * no GDP curve, so no mu and no GDP epsilon are claimed); epsilon at the delta given, else at
+ * 1/n. */
+static void add_privacy(dpd_output *out, const linreg_run *r) {
+  double rho_z = 0.5 * r->rho * r->rho;
+  dpd_privacy_guarantee g;
+  if (dpd_privacy_guarantee_from_zcdp(rho_z, r->have_delta ? r->delta : 1.0 / (double)r->n, &g,
+                                      NULL) == DPD_OK) {
+    dpd__output_guarantee(out, &g);
+  }
+  dpd_output_number_set(out, "rho", r->rho);
+  dpd_output_number_set(out, "zcdp", rho_z);
+  if (r->have_delta) {
+    dpd_output_number_set(out, "delta", r->delta);
+    add_epsilons(out, r->rho, r->delta, "");
+  }
+}
+
+/* Whether a noise law has a parameter (student:NU): the one place the adapter asks (a
+ * behaviour table of noise laws can carry it). */
+static int law_has_parameter(dpd_noise_law law) {
+  const dpd_noise_law_type *t;
+  for (size_t i = 0; (t = dpd_noise_law_type_at(i)) != NULL; i++) {
+    if (t->law == law) {
+      return t->parameter != NULL;
+    }
+  }
+  return 0;
+}
+
+int dpd__linreg_output_begin(const dpd_keys *keys, const linreg_run *r, dpd_output **outp,
+                             dpd_err *err) {
+  const dpd_linreg_problem *p = r->problem != NULL ? r->problem : r->ode_problem;
+  cJSON *s;
+  int status;
+  if ((status = dpd__output_begin(dpd_keys_command_get(keys), "linreg", r->plot, r->seed, outp,
+                                  err)) < 0 ||
+      (status = dpd__output_headline_set(
+           *outp, err, "model linreg, d = %zu, n = %zu, schedule %s, seed %llu", r->d, r->n,
+           dpd_schedule_name(r->schedule), (unsigned long long)r->seed)) < 0) {
+    return status;
+  }
+  s = (*outp)->summary;
+  cJSON_AddNumberToObject(s, "d", (double)r->d);
+  cJSON_AddNumberToObject(s, "n", (double)r->n);
+  cJSON_AddNumberToObject(s, "gamma", r->gamma);
+  cJSON_AddStringToObject(s, "noise_law", dpd_noise_law_name(r->noise.law));
+  if (law_has_parameter(r->noise.law)) {
+    cJSON_AddNumberToObject(s, "noise_nu", r->noise.nu);
+  }
+  cJSON_AddStringToObject(s, "schedule", dpd_schedule_name(r->schedule));
+  cJSON_AddNumberToObject(s, "initial_excess_risk", dpd_linreg_initial_risk(p));
+  cJSON_AddNumberToObject(s, "memory_estimate_bytes", round(r->memory_estimate));
+  add_privacy(*outp, r);
+  return DPD_OK;
+}
+
+int dpd__linreg_finite_size_report(dpd_output *out, const linreg_run *r, dpd_err *err) {
+  const dpd_linreg_problem *p = r->ode_problem != NULL ? r->ode_problem : r->problem;
+  const dpd_ode_config oc = dpd__linreg_ode_config(r);
+  const int applied = dpd_ode_finite_size_applies(p, &oc);
+  const double m2 = dpd_linreg_m2(p), lmax = p->lambda_max / (double)p->d;
+  char msg[300];
+  cJSON *w;
+  cJSON_AddBoolToObject(out->summary, "finite_size", applied);
+  cJSON_AddNumberToObject(out->summary, "m2", m2);
+  cJSON_AddNumberToObject(out->summary, "lambda_max_over_d", lmax);
+  if (applied || !dpd_linreg_finite_size_matters(p)) {
+    return DPD_OK;
+  }
+  snprintf(msg, sizeof msg,
+           "the relative sd of |x|^2/d is %.3g > %g and lambda_max/d = %.3g > %g: the "
+           "asymptotic equivalent is off by its finite-size terms here; use finite_size = on "
+           "or auto",
+           sqrt(m2), DPD_FINITE_AUTO_THRESHOLD, lmax, DPD_FINITE_AUTO_LMAX);
+  if ((w = cJSON_GetObjectItemCaseSensitive(out->summary, "warnings")) == NULL) {
+    w = cJSON_AddArrayToObject(out->summary, "warnings");
+  }
+  if (w == NULL || !cJSON_AddItemToArray(w, cJSON_CreateString(msg)) ||
+      dpd__output_note_add(out, err, "warning: %s", msg) < 0) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+  }
+  return DPD_OK;
+}
