@@ -1,6 +1,9 @@
 /* The ODE with its a-posteriori error estimates (ode_estimate_impl.h).
  * SPDX-License-Identifier: MIT */
 #include <math.h>
+#include <stdio.h>
+
+#include "core/error_impl.h"
 
 #include "linreg/ode_estimate_impl.h"
 
@@ -115,5 +118,51 @@ int dpd__linreg_ode_solve_estimated(dpd__linreg_spectral *s, dpd_linreg_problem 
     dpd_ode_result_free(c);
   }
   *res = a;
+  return DPD_OK;
+}
+
+void dpd__linreg_method_names(unsigned with, unsigned without, char *buf, size_t size) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (const dpd_ode_method_type *const *m = dpd_ode_method_types; *m != NULL; m++) {
+    if (((*m)->flags & with) == with && ((*m)->flags & without) == 0 && used < size) {
+      int k = snprintf(buf + used, size - used, "%s%s", used > 0 ? ", " : "", (*m)->name);
+      used += k > 0 ? (size_t)k : 0;
+    }
+  }
+}
+
+int dpd__linreg_method_check(const dpd_ode_method_type *type, int tune, const dpd_schedule *s,
+                             const char *schedule, double c, dpd_err *err) {
+  const unsigned needs = DPD_ODE_NEEDS_CONST_SCHEDULE | DPD_ODE_NEEDS_NO_CLIPPING;
+  const unsigned tune_gives = DPD_ODE_THREAD_SAFE | DPD_ODE_GIVES_BOUNDS;
+  const char *fallback = dpd_ode_method_type_get(dpd_ode_config_default().method)->name;
+  const double eta0 = dpd_schedule_eval(s, 0.0), eta1 = dpd_schedule_eval(s, 1.0);
+  char allowed[128];
+  if (tune) {
+    if ((type->flags & needs) == 0 && (type->flags & tune_gives) == tune_gives) {
+      return DPD_OK;
+    }
+    dpd__linreg_method_names(tune_gives, needs, allowed, sizeof allowed);
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'method': '%s' with tune (allowed for tune: %s; tune "
+                    "solves from several threads at varying c and schedules, and writes the "
+                    "bounds)",
+                    type->name, allowed);
+  }
+  if ((type->flags & DPD_ODE_NEEDS_CONST_SCHEDULE) &&
+      (!dpd_schedule_is_nonincreasing(s) || eta0 != eta1)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'schedule': %s with eta~(0) = %g, eta~(1) = %g is not "
+                    "constant (allowed with method = %s: a constant schedule; use "
+                    "method = %s otherwise)",
+                    schedule, eta0, eta1, type->name, fallback);
+  }
+  if ((type->flags & DPD_ODE_NEEDS_NO_CLIPPING) && isfinite(c)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'c': %g with method = %s (allowed: c = inf; "
+                    "clipping makes the equation nonlinear, use method = %s)",
+                    c, type->name, fallback);
+  }
   return DPD_OK;
 }

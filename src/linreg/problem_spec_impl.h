@@ -8,7 +8,11 @@
 
 #include <stddef.h>
 
+#include <stdint.h>
+
+#include "dpdyn/keys.h"
 #include "dpdyn/linreg.h"
+#include "dpdyn/schedule.h"
 #include "dpdyn/status.h"
 
 #ifndef DPD_HIDDEN_FN
@@ -65,5 +69,22 @@ DPD_HIDDEN_FN double dpd__linreg_ode_bytes(double ode_groups);
 DPD_HIDDEN_FN void dpd__linreg_sim_bytes(size_t d, size_t n, size_t seeds, size_t grid,
                                          double threads, int with_sde, double *by_d, double *by_n,
                                          double *by_seeds);
+
+/* The keys of the problem (problem_keys.c), each validated in the order of the messages:
+ * spectrum, d (given, or implied by a levels:/file: spectrum: *d_from_spectrum = 1),
+ * theta_norm, theta_star (a file's norm recorded as theta_norm in effect when not given) into
+ * pc (d, seed set); storage in `in`. */
+DPD_HIDDEN_FN int dpd__linreg_problem_keys(dpd_keys *keys, uint64_t seed, size_t max_memory,
+                                           dpd__linreg_inputs *in, dpd_linreg_problem_config *pc,
+                                           int *d_from_spectrum, dpd_err *err);
+/* n, or gamma = d/n (both: consistent). */
+DPD_HIDDEN_FN int dpd__linreg_size_keys(const dpd_keys *keys, size_t d, size_t *n, dpd_err *err);
+/* The schedule: its family's parameters (each validated by the range of its key), a file's
+ * table (cols[0..2): returned-owned, borrowed by *config), the stability limit sup eta~ <
+ * 2/gamma and, with finite rho, no increase. *schedule: returned-owned. */
+DPD_HIDDEN_FN int dpd__linreg_schedule_keys(const dpd_keys *keys, double gamma, double rho,
+                                            size_t max_memory, double **cols,
+                                            dpd_schedule_config *config, dpd_schedule **schedule,
+                                            dpd_err *err);
 
 #endif

@@ -104,20 +104,9 @@ DPD_HIDDEN_FN size_t dpd__linreg_tuned_values(const dpd_schedule_family *f,
 DPD_HIDDEN_FN dpd_ode_config dpd__linreg_ode_config(const linreg_run *r);
 DPD_HIDDEN_FN dpd_linreg_sim_config dpd__linreg_sim_config(const linreg_run *r);
 DPD_HIDDEN_FN dpd_linreg_sde_config dpd__linreg_sde_config(const linreg_run *r);
-/* epsilon_bun_steinke + suffix and epsilon_tight + suffix of a rho^2/2-zCDP run at delta. */
-DPD_HIDDEN_FN void dpd__linreg_epsilons(dpd_output *out, double rho, double delta,
-                                        const char *suffix);
-/* The finite-size diagnostics of the ODE problem in the summary, and the warning when the
- * correction is off where it matters (docs/finite_size.md). */
-DPD_HIDDEN_FN int dpd__linreg_finite_size_report(dpd_output *out, const linreg_run *r,
-                                                 dpd_err *err);
 /* The output every linreg command starts from: headline, the run's scalars, privacy. */
 DPD_HIDDEN_FN int dpd__linreg_output_begin(const dpd_keys *keys, const linreg_run *r,
                                            dpd_output **out, dpd_err *err);
-/* Sets a number prefix + name in the summary. */
-DPD_HIDDEN_FN void dpd__linreg_number(dpd_output *out, const char *prefix, const char *name,
-                                      double v);
-
 /* The run of each command. */
 DPD_HIDDEN_FN int dpd__linreg_simulate(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
                                        dpd_output **out, dpd_err *err);

@@ -14,7 +14,7 @@
 #include "core/table_impl.h"
 #include "dpdyn/clip.h"
 #include "dpdyn/linreg_setting.h"
-#include "dpdyn/privacy.h"
+#include "linreg/report_impl.h"
 #include "models/linreg/linreg_impl.h"
 
 /* rho from rho, zcdp or (epsilon, delta). */
@@ -98,200 +98,6 @@ static int solver_keys(const dpd_model_command *c, const dpd_keys *keys, linreg_
                     "invalid value for 'c': inf with rho = %g (allowed: finite c > 0 when rho is "
                     "finite: the noise is calibrated to the clipping threshold)",
                     r->rho);
-  }
-  return DPD_OK;
-}
-
-/* The names of the ODE methods whose flags include all of `with` and none of `without` (0, 0:
- * all), ", "-separated. */
-static void method_names(unsigned with, unsigned without, char *buf, size_t size) {
-  size_t used = 0;
-  buf[0] = '\0';
-  for (const dpd_ode_method_type *const *m = dpd_ode_method_types; *m != NULL; m++) {
-    if (((*m)->flags & with) == with && ((*m)->flags & without) == 0 && used < size) {
-      int k = snprintf(buf + used, size - used, "%s%s", used > 0 ? ", " : "", (*m)->name);
-      used += k > 0 ? (size_t)k : 0;
-    }
-  }
-}
-
-/* The requirements of the ODE method (its capability flags) in messages that name the user's
- * keys: the ODE commands check the schedule and c; tune varies c and the schedule from several
- * threads and writes the bounds, so it takes only thread-safe methods that give the bounds. */
-static int check_method(const dpd_model_command *c, const dpd_keys *keys, const linreg_run *r,
-                        dpd_err *err) {
-  const unsigned needs = DPD_ODE_NEEDS_CONST_SCHEDULE | DPD_ODE_NEEDS_NO_CLIPPING;
-  const unsigned tune_gives = DPD_ODE_THREAD_SAFE | DPD_ODE_GIVES_BOUNDS;
-  const dpd_ode_method_type *type = dpd_ode_method_type_get(r->method);
-  const char *fallback = dpd_ode_method_type_get(dpd_ode_config_default().method)->name;
-  const double eta0 = dpd_schedule_eval(r->schedule, 0.0), eta1 = dpd_schedule_eval(r->schedule, 1.0);
-  char allowed[128];
-  if ((c->uses & LR_USES_TUNE) &&
-      ((type->flags & needs) != 0 || (type->flags & tune_gives) != tune_gives)) {
-    method_names(tune_gives, needs, allowed, sizeof allowed);
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'method': '%s' with tune (allowed for tune: %s; tune "
-                    "solves from several threads at varying c and schedules, and writes the "
-                    "bounds)",
-                    type->name, allowed);
-  }
-  if (!(c->uses & LR_USES_ODE) || (c->uses & LR_USES_TUNE)) {
-    return DPD_OK;
-  }
-  if ((type->flags & DPD_ODE_NEEDS_CONST_SCHEDULE) &&
-      (!dpd_schedule_is_nonincreasing(r->schedule) || eta0 != eta1)) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'schedule': %s with eta~(0) = %g, eta~(1) = %g is not "
-                    "constant (allowed with method = %s: a constant schedule; use "
-                    "method = %s otherwise)",
-                    dpd_keys_text_get(keys, "schedule"), eta0, eta1, type->name, fallback);
-  }
-  if ((type->flags & DPD_ODE_NEEDS_NO_CLIPPING) && isfinite(r->c)) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'c': %g with method = %s (allowed: c = inf; "
-                    "clipping makes the equation nonlinear, use method = %s)",
-                    r->c, type->name, fallback);
-  }
-  return DPD_OK;
-}
-
-/* The problem: spectrum, d (given, or implied by a levels:/file: spectrum), theta*. */
-static int problem_keys(dpd_keys *keys, linreg_run *r, dpd_err *err) {
-  const size_t max_memory = r->env->max_memory;
-  dpd_linreg_problem_config *pc = &r->pc;
-  size_t spectrum_d;
-  double norm;
-  int status;
-  *pc = dpd_linreg_problem_config_default();
-  if ((status = dpd__linreg_spectrum_parse(dpd_keys_text_get(keys, "spectrum"), max_memory,
-                                           &r->inputs, pc, &spectrum_d, err)) < 0) {
-    return status;
-  }
-  r->d_from_spectrum = !dpd_keys_given(keys, "d") && spectrum_d != 0;
-  r->d = spectrum_d;
-  if (!r->d_from_spectrum &&
-      (status = dpd_keys_size_range_get(keys, "d", 1, LINREG_MAX_DIM, &r->d, err)) < 0) {
-    return status;
-  }
-  if (spectrum_d != 0 && spectrum_d != r->d) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'spectrum': multiplicities sum to %zu but d = %zu "
-                    "(allowed: sum equal to d)",
-                    spectrum_d, r->d);
-  }
-  pc->d = r->d;
-  pc->seed = r->seed;
-  if ((status = dpd_keys_real_range_get(keys, "theta_norm", 0.0, 0, INFINITY, 0, 0, &pc->theta_norm,
-                                        err)) < 0 ||
-      (status = dpd__linreg_theta_parse(dpd_keys_text_get(keys, "theta_star"), r->d, max_memory,
-                                        !dpd_keys_given(keys, "theta_norm"), &r->inputs, pc, &norm,
-                                        err)) < 0) {
-    return status;
-  }
-  if (!isnan(norm) && dpd_keys_effective_real_set(keys, "theta_norm", norm, NULL) < 0) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-  }
-  return DPD_OK;
-}
-
-/* n, or gamma = d/n. */
-static int size_keys(const dpd_keys *keys, linreg_run *r, dpd_err *err) {
-  double g, nn;
-  int status;
-  if (dpd_keys_given(keys, "n")) {
-    if ((status = dpd_keys_size_range_get(keys, "n", 1, (size_t)1 << 40, &r->n, err)) < 0 ||
-        !dpd_keys_given(keys, "gamma") ||
-        (status = dpd_keys_real_range_get(keys, "gamma", 0.0, 0, INFINITY, 0, 0, &g, err)) < 0) {
-      return status;
-    }
-    if (fabs(g * (double)r->n - (double)r->d) > 0.5) {
-      return DPD_FAIL(err, DPD_EINVAL,
-                      "invalid value for 'gamma': %g is inconsistent with d/n = %zu/%zu "
-                      "(allowed: give n or gamma, or both with gamma = d/n)",
-                      g, r->d, r->n);
-    }
-    return DPD_OK;
-  }
-  if (!dpd_keys_given(keys, "gamma")) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "missing value for 'n' (allowed: integer n >= 1, or give gamma = d/n > 0)");
-  }
-  if ((status = dpd_keys_real_range_get(keys, "gamma", 0.0, 0, INFINITY, 0, 0, &g, err)) < 0) {
-    return status;
-  }
-  nn = round((double)r->d / g);
-  if (!(nn >= 1.0) || nn > 1e12) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'gamma': %g gives n = d/gamma = %g (allowed: 1 <= n <= "
-                    "1e12)",
-                    g, nn);
-  }
-  r->n = (size_t)nn;
-  return DPD_OK;
-}
-
-/* The key that makes the schedule grow above eta0 (family knowledge: the one place the adapter
- * names families; a behaviour table of families can carry it). */
-static const char *growth_key(const dpd_schedule_config *sc) {
-  return sc->kind == DPD_SCHEDULE_STEP && sc->factor > 1.0           ? "factor"
-         : sc->kind == DPD_SCHEDULE_COSINE && sc->eta_min > sc->eta0 ? "eta_min"
-         : sc->kind == DPD_SCHEDULE_HYPERBOLIC && sc->a < 0.0        ? "a"
-                                                                      : NULL;
-}
-
-/* The schedule: its family's parameters (each validated by the range of its key), a file's
- * table, the stability limit and, with finite rho, no increase. */
-static int schedule_keys(const dpd_keys *keys, linreg_run *r, dpd_err *err) {
-  dpd_schedule_config sc = dpd_schedule_config_default();
-  const char *name = dpd_keys_text_get(keys, "schedule"), *limit_key = "eta0";
-  const dpd_schedule_family *family = dpd_schedule_family_lookup(name);
-  int status = DPD_OK;
-  size_t rows, ncols;
-  if (family == NULL) {
-    char allowed[256];
-    dpd_schedule_family_list(allowed, sizeof allowed);
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'schedule': '%s' (allowed: %s)", name,
-                    allowed);
-  }
-  sc.kind = family->kind;
-  for (const dpd_schedule_param *q = family->params; q->key != NULL && status == DPD_OK; q++) {
-    void *field = (char *)&sc + q->offset;
-    status = q->integer ? dpd_keys_size_get(keys, q->key, (size_t *)field, err)
-                        : dpd_keys_real_get(keys, q->key, (double *)field, err);
-  }
-  if (sc.kind == DPD_SCHEDULE_OPTIMAL) { /* the family that reads gamma and rho */
-    limit_key = "c1";
-    sc.gamma = r->gamma;
-    sc.rho = r->rho;
-  } else if (status == DPD_OK && family->takes_path) {
-    limit_key = "schedule";
-    status = dpd__read_table("schedule", name + strlen(family->name) + 1, 2, 2,
-                             r->env->max_memory, r->sched_cols, &rows, &ncols, err);
-    sc.table_t = r->sched_cols[0];
-    sc.table_eta = r->sched_cols[1];
-    sc.table_len = rows;
-  }
-  r->schedule_cfg = sc;
-  if (status < 0 || (status = dpd_schedule_create(&sc, &r->schedule, err)) < 0) {
-    return status;
-  }
-  /* Name the key that pushes sup eta~ over the limit: eta0 when it alone is too large, else
-   * the key that makes the schedule grow above eta0. */
-  if (sc.eta0 < 2.0 / r->gamma && growth_key(&sc) != NULL) {
-    limit_key = growth_key(&sc);
-  }
-  if (!(dpd_schedule_sup(r->schedule) < 2.0 / r->gamma)) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for '%s': %s gives sup eta~ = %g (allowed: sup eta~ < 2/gamma "
-                    "= %g, the stability limit)",
-                    limit_key, dpd_keys_text_get(keys, limit_key), dpd_schedule_sup(r->schedule),
-                    2.0 / r->gamma);
-  }
-  if (isfinite(r->rho) && !dpd_schedule_is_nonincreasing(r->schedule)) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'schedule': '%s' increases on [0, 1] (allowed: a "
-                    "non-increasing schedule when rho is finite)",
-                    name);
   }
   return DPD_OK;
 }
@@ -389,13 +195,18 @@ static int setup(const dpd_model_command *c, dpd_keys *keys, linreg_run *r, dpd_
   r->threads = (int)threads;
   if (dpd_ode_method_lookup(method) == NULL) {
     char allowed[128];
-    method_names(0, 0, allowed, sizeof allowed);
+    dpd__linreg_method_names(0, 0, allowed, sizeof allowed);
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'method': '%s' (allowed: %s)", method,
                     allowed);
   }
   r->method = dpd_ode_method_lookup(method)->id;
   if ((status = dpd__model_plot_get(keys, c->plot_default, &r->plot, err)) < 0 ||
-      (status = problem_keys(keys, r, err)) < 0 || (status = size_keys(keys, r, err)) < 0) {
+      (status = dpd__linreg_problem_keys(keys, r->seed, r->env->max_memory, &r->inputs, &r->pc,
+                                         &r->d_from_spectrum, err)) < 0) {
+    return status;
+  }
+  r->d = r->pc.d;
+  if ((status = dpd__linreg_size_keys(keys, r->d, &r->n, err)) < 0) {
     return status;
   }
   r->gamma = (double)r->d / (double)r->n;
@@ -405,7 +216,15 @@ static int setup(const dpd_model_command *c, dpd_keys *keys, linreg_run *r, dpd_
       (status = dpd_keys_effective_real_set(keys, "n", (double)r->n, err)) < 0 ||
       (status = dpd_keys_effective_real_set(keys, "gamma", r->gamma, err)) < 0 ||
       (status = dpd_keys_effective_real_set(keys, "rho", r->rho, err)) < 0 ||
-      (status = schedule_keys(keys, r, err)) < 0 || (status = check_method(c, keys, r, err)) < 0) {
+      (status = dpd__linreg_schedule_keys(keys, r->gamma, r->rho, r->env->max_memory, r->sched_cols,
+                                          &r->schedule_cfg, &r->schedule, err)) < 0) {
+    return status;
+  }
+  /* the ODE method's requirements: tune's, or the schedule and c of the other ODE commands */
+  if (((c->uses & LR_USES_TUNE) || r->uses_ode) &&
+      (status = dpd__linreg_method_check(dpd_ode_method_type_get(r->method),
+                                         (c->uses & LR_USES_TUNE) != 0, r->schedule,
+                                         dpd_keys_text_get(keys, "schedule"), r->c, err)) < 0) {
     return status;
   }
   memory_estimate(c, keys, r);
@@ -536,47 +355,6 @@ dpd_linreg_sde_config dpd__linreg_sde_config(const linreg_run *r) {
   return ec;
 }
 
-void dpd__linreg_number(dpd_output *out, const char *prefix, const char *name, double v) {
-  char key[96];
-  snprintf(key, sizeof key, "%s%s", prefix, name);
-  dpd_output_number_set(out, key, v);
-}
-
-/* epsilon at `delta` of a rho^2/2-zCDP run, two ways (suffix: "" or "_eff"). */
-static void add_epsilons(dpd_output *out, double rho, double delta, const char *suffix) {
-  char key[64];
-  double rz = 0.5 * rho * rho, eps = INFINITY;
-  if (isfinite(rho)) {
-    dpd_privacy_eps_tight(rz, delta, &eps, NULL);
-  }
-  snprintf(key, sizeof key, "epsilon_bun_steinke%s", suffix);
-  dpd_output_number_set(out, key, dpd_privacy_eps_bun_steinke(rz, delta));
-  snprintf(key, sizeof key, "epsilon_tight%s", suffix);
-  dpd_output_number_set(out, key, eps);
-}
-
-void dpd__linreg_epsilons(dpd_output *out, double rho, double delta, const char *suffix) {
-  add_epsilons(out, rho, delta, suffix);
-}
-
-/* Every guarantee of the run (docs/privacy.md): the algorithm is rho^2/2-zCDP (its proof gives
- * no GDP curve, so no mu and no GDP epsilon are claimed); epsilon at the delta given, else at
- * 1/n. */
-static void add_privacy(dpd_output *out, const linreg_run *r) {
-  double rho_z = 0.5 * r->rho * r->rho;
-  dpd_privacy_guarantee g;
-  if (dpd_privacy_guarantee_from_zcdp(rho_z, r->have_delta ? r->delta : 1.0 / (double)r->n, &g,
-                                      NULL) == DPD_OK) {
-    dpd__output_guarantee(out, &g);
-  }
-  dpd_output_number_set(out, "rho", r->rho);
-  dpd_output_number_set(out, "zcdp", rho_z);
-  if (r->have_delta) {
-    dpd_output_number_set(out, "delta", r->delta);
-    add_epsilons(out, r->rho, r->delta, "");
-  }
-}
-
 /* Whether a noise law has a parameter (student:NU): the one place the adapter asks (a
  * behaviour table of noise laws can carry it). */
 static int law_has_parameter(dpd_noise_law law) {
@@ -612,34 +390,6 @@ int dpd__linreg_output_begin(const dpd_keys *keys, const linreg_run *r, dpd_outp
   cJSON_AddStringToObject(s, "schedule", dpd_schedule_name(r->schedule));
   cJSON_AddNumberToObject(s, "initial_excess_risk", dpd_linreg_initial_risk(p));
   cJSON_AddNumberToObject(s, "memory_estimate_bytes", round(r->memory_estimate));
-  add_privacy(*outp, r);
-  return DPD_OK;
-}
-
-int dpd__linreg_finite_size_report(dpd_output *out, const linreg_run *r, dpd_err *err) {
-  const dpd_linreg_problem *p = r->ode_problem != NULL ? r->ode_problem : r->problem;
-  const dpd_ode_config oc = dpd__linreg_ode_config(r);
-  const int applied = dpd_ode_finite_size_applies(p, &oc);
-  const double m2 = dpd_linreg_m2(p), lmax = p->lambda_max / (double)p->d;
-  char msg[300];
-  cJSON *w;
-  cJSON_AddBoolToObject(out->summary, "finite_size", applied);
-  cJSON_AddNumberToObject(out->summary, "m2", m2);
-  cJSON_AddNumberToObject(out->summary, "lambda_max_over_d", lmax);
-  if (applied || !dpd_linreg_finite_size_matters(p)) {
-    return DPD_OK;
-  }
-  snprintf(msg, sizeof msg,
-           "the relative sd of |x|^2/d is %.3g > %g and lambda_max/d = %.3g > %g: the "
-           "asymptotic equivalent is off by its finite-size terms here; use finite_size = on "
-           "or auto",
-           sqrt(m2), DPD_FINITE_AUTO_THRESHOLD, lmax, DPD_FINITE_AUTO_LMAX);
-  if ((w = cJSON_GetObjectItemCaseSensitive(out->summary, "warnings")) == NULL) {
-    w = cJSON_AddArrayToObject(out->summary, "warnings");
-  }
-  if (w == NULL || !cJSON_AddItemToArray(w, cJSON_CreateString(msg)) ||
-      dpd__output_note_add(out, err, "warning: %s", msg) < 0) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-  }
+  dpd__linreg_report_privacy(*outp, r->rho, r->have_delta, r->delta, r->n);
   return DPD_OK;
 }

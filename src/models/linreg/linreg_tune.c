@@ -19,6 +19,7 @@
 
 #include "core/error_impl.h"
 #include "dpdyn/compare.h"
+#include "linreg/report_impl.h"
 #include "linreg/tune_surface_impl.h"
 #include "models/linreg/linreg_impl.h"
 
@@ -331,7 +332,7 @@ int dpd__linreg_tune(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dp
       (status = dpd_tune_run(u.r->ode_problem, &u.r->schedule_cfg, &u.tc, &u.res, err)) == DPD_OK &&
       (status = record_keys(&u, err)) == DPD_OK &&
       (status = dpd__linreg_output_begin(keys, u.r, &u.out, err)) == DPD_OK &&
-      (status = dpd__linreg_finite_size_report(u.out, u.r, err)) == DPD_OK &&
+      (status = dpd__linreg_report_finite_size(u.out, u.r->ode_problem, &u.tc.ode, err)) == DPD_OK &&
       (u.r->tune.heatmap == 0 || (status = surface_table(&u, err)) == DPD_OK) &&
       (status = confirm(&u, err)) == DPD_OK) {
     n = dpd__linreg_tuned_values(u.r->tune.family, &u.res.schedule, names, values);
