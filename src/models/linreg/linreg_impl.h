@@ -18,6 +18,7 @@
 #include "dpdyn/tune.h"
 #include "linreg/ode_estimate_impl.h"
 #include "linreg/problem_spec_impl.h"
+#include "linreg/tune_surface_impl.h"
 
 /* What a command uses (dpd_model_command.uses): setup validates and prepares these. */
 enum {
@@ -29,24 +30,6 @@ enum {
   LR_USES_TUNE = 1u << 5,     /* the tuner: its keys, thread-safe methods with bounds */
   LR_USES_SEQUENCE = 1u << 6  /* the step sequence (n-sized arrays), or the key sequence */
 };
-
-/* The keys of tune, validated (linreg_tune_keys.c). */
-typedef struct {
-  int mask; /* DPD_TUNE_* tuned */
-  double c_min, c_max;
-  size_t heatmap, confirm_seeds, restarts;
-  double xtol;
-  int eta_log;
-  const dpd_schedule_family *family; /* of the schedule tuned */
-} lr_tune_options;
-
-/* The tunable parameters by name (DPD_TUNE_* flags), in the order of the summaries. */
-typedef struct {
-  const char *name;
-  int flag;
-} lr_tune_name;
-extern const lr_tune_name lr_tune_names[] DPD_HIDDEN_FN;
-#define LR_NTUNE_NAMES 6
 
 /* Everything a linreg command needs, validated from the keys. */
 typedef struct linreg_run {
@@ -81,7 +64,7 @@ typedef struct linreg_run {
   const char *driver;     /* the key whose value drives it */
   int d_from_spectrum;    /* d implied by a levels:/file: spectrum (not given) */
   dpd__progress_bridge progress;
-  lr_tune_options tune;
+  dpd__tune_options tune;
 } linreg_run;
 
 /* The model type's operations (model.h). */
@@ -92,14 +75,6 @@ DPD_HIDDEN_FN double dpd__linreg_workspace_bytes(const void *ctx, const dpd_mode
                                                  const char **driver);
 /* Builds the problem(s) of a set-up context (the first step of every run). */
 DPD_HIDDEN_FN int dpd__linreg_build(linreg_run *r, dpd_err *err);
-/* Validates the tune keys into r->tune (before the rest: they influence it). */
-DPD_HIDDEN_FN int dpd__linreg_tune_keys(dpd_keys *keys, linreg_run *r, dpd_err *err);
-/* The tunable parameters of family f but c, at the schedule sc: names[k] and values[k] for k
- * below the count returned (at most LR_NTUNE_NAMES). */
-DPD_HIDDEN_FN size_t dpd__linreg_tuned_values(const dpd_schedule_family *f,
-                                              const dpd_schedule_config *sc, const char **names,
-                                              double *values);
-
 /* ODE and simulation configurations of the keys in effect (bounds off). */
 DPD_HIDDEN_FN dpd_ode_config dpd__linreg_ode_config(const linreg_run *r);
 DPD_HIDDEN_FN dpd_linreg_sim_config dpd__linreg_sim_config(const linreg_run *r);

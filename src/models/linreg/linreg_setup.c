@@ -177,7 +177,7 @@ static int setup(const dpd_model_command *c, dpd_keys *keys, linreg_run *r, dpd_
   const char *method = dpd_keys_text_get(keys, "method");
   size_t threads;
   int status;
-  if (((c->uses & LR_USES_TUNE) && (status = dpd__linreg_tune_keys(keys, r, err)) < 0) ||
+  if (((c->uses & LR_USES_TUNE) && (status = dpd__tune_keys(keys, &r->tune, err)) < 0) ||
       (status = dpd_noise_spec_parse(dpd_keys_text_get(keys, "noise"), &r->noise, err)) < 0 ||
       (status = privacy_keys(keys, r, err)) < 0 ||
       (status = dpd_keys_real_range_get(keys, "zeta", 0.0, 1, INFINITY, 0, 0, &r->zeta, err)) < 0 ||

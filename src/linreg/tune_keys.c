@@ -1,11 +1,11 @@
-/* model=linreg: the keys of tune (linreg_impl.h).
+/* The keys of dpdyn tune (tune_surface_impl.h).
  * SPDX-License-Identifier: MIT */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/error_impl.h"
-#include "models/linreg/linreg_impl.h"
+#include "linreg/tune_surface_impl.h"
 
 /* Defaults of the tune keys (their table entries carry no default so that other commands'
  * headers stay unchanged). */
@@ -15,7 +15,7 @@ static const size_t tune_heatmap_default = 41;
 static const size_t tune_confirm_seeds_default = 64;
 static const size_t tune_heatmap_max = 1001;
 
-const lr_tune_name lr_tune_names[LR_NTUNE_NAMES] = {{"c", DPD_TUNE_C},   {"eta0", DPD_TUNE_ETA0},
+const dpd__tune_name dpd__tune_names[DPD_TUNE_NNAMES] = {{"c", DPD_TUNE_C},   {"eta0", DPD_TUNE_ETA0},
                                                     {"a", DPD_TUNE_A},   {"c1", DPD_TUNE_C1},
                                                     {"c2", DPD_TUNE_C2}, {"c3", DPD_TUNE_C3}};
 
@@ -28,19 +28,19 @@ static int tunables_of(const dpd_schedule_family *f) {
     return 0;
   }
   for (const dpd_schedule_param *q = f->params; q->key != NULL; q++) {
-    for (size_t k = 0; k < LR_NTUNE_NAMES; k++) {
-      mask |= strcmp(q->key, lr_tune_names[k].name) == 0 ? lr_tune_names[k].flag : 0;
+    for (size_t k = 0; k < DPD_TUNE_NNAMES; k++) {
+      mask |= strcmp(q->key, dpd__tune_names[k].name) == 0 ? dpd__tune_names[k].flag : 0;
     }
   }
   return mask;
 }
 
-size_t dpd__linreg_tuned_values(const dpd_schedule_family *f, const dpd_schedule_config *sc,
-                                const char **names, double *values) {
+size_t dpd__tune_values(const dpd_schedule_family *f, const dpd_schedule_config *sc,
+                       const char **names, double *values) {
   size_t n = 0;
   for (const dpd_schedule_param *q = f->params; q->key != NULL; q++) {
-    for (size_t k = 1; k < LR_NTUNE_NAMES; k++) { /* c aside */
-      if (strcmp(q->key, lr_tune_names[k].name) == 0 && !q->integer) {
+    for (size_t k = 1; k < DPD_TUNE_NNAMES; k++) { /* c aside */
+      if (strcmp(q->key, dpd__tune_names[k].name) == 0 && !q->integer) {
         names[n] = q->key;
         values[n++] = *(const double *)((const char *)sc + q->offset);
       }
@@ -54,9 +54,9 @@ static void tunables_list(int mask, char *buf, size_t cap) {
   const dpd_schedule_family *f;
   size_t len = 0;
   buf[0] = '\0';
-  for (size_t k = 0; mask != 0 && k < LR_NTUNE_NAMES && len < cap; k++) {
-    if (mask & lr_tune_names[k].flag) {
-      len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", lr_tune_names[k].name);
+  for (size_t k = 0; mask != 0 && k < DPD_TUNE_NNAMES && len < cap; k++) {
+    if (mask & dpd__tune_names[k].flag) {
+      len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", dpd__tune_names[k].name);
     }
   }
   for (size_t i = 0; mask == 0 && (f = dpd_schedule_family_at(i)) != NULL && len < cap; i++) {
@@ -67,7 +67,7 @@ static void tunables_list(int mask, char *buf, size_t cap) {
 }
 
 /* The schedule family and the comma list of `tune` (its parameters, no repeats). */
-static int tune_list(const dpd_keys *keys, lr_tune_options *t, dpd_err *err) {
+static int tune_list(const dpd_keys *keys, dpd__tune_options *t, dpd_err *err) {
   const char *schedule = dpd_keys_text_get(keys, "schedule"), *text, *s;
   const dpd_schedule_family *f = dpd_schedule_family_lookup(schedule);
   const int allowed = tunables_of(f);
@@ -87,18 +87,18 @@ static int tune_list(const dpd_keys *keys, lr_tune_options *t, dpd_err *err) {
   for (text = s = dpd_keys_text_get(keys, "tune");; s += len + 1) {
     size_t k = 0;
     len = strcspn(s, ",");
-    while (k < LR_NTUNE_NAMES && !(strlen(lr_tune_names[k].name) == len &&
-                                   strncmp(s, lr_tune_names[k].name, len) == 0)) {
+    while (k < DPD_TUNE_NNAMES && !(strlen(dpd__tune_names[k].name) == len &&
+                                   strncmp(s, dpd__tune_names[k].name, len) == 0)) {
       k++;
     }
-    if (k == LR_NTUNE_NAMES || (lr_tune_names[k].flag & allowed) == 0 ||
-        (lr_tune_names[k].flag & t->mask) != 0) {
+    if (k == DPD_TUNE_NNAMES || (dpd__tune_names[k].flag & allowed) == 0 ||
+        (dpd__tune_names[k].flag & t->mask) != 0) {
       return DPD_FAIL(err, DPD_EINVAL,
                       "invalid value for 'tune': '%s' (allowed: a comma list without repeats of "
                       "%s for schedule %s)",
                       text, list, schedule);
     }
-    t->mask |= lr_tune_names[k].flag;
+    t->mask |= dpd__tune_names[k].flag;
     if (s[len] == '\0') {
       return DPD_OK;
     }
@@ -119,8 +119,7 @@ static int real_key(const dpd_keys *keys, const char *name, double def, double l
                                     : DPD_OK;
 }
 
-int dpd__linreg_tune_keys(dpd_keys *keys, linreg_run *r, dpd_err *err) {
-  lr_tune_options *t = &r->tune;
+int dpd__tune_keys(dpd_keys *keys, dpd__tune_options *t, dpd_err *err) {
   const char *eta_axis = dpd_keys_text_get(keys, "heatmap_eta");
   const dpd_tune_config def = dpd_tune_config_default();
   int status;
