@@ -7,6 +7,7 @@
 
 #include "core/error_impl.h"
 #include "core/table_impl.h"
+#include "dpdyn/privacy.h"
 #include "linreg/problem_spec_impl.h"
 
 /* The problem: spectrum, d (given, or implied by a levels:/file: spectrum), theta*. */
@@ -17,8 +18,8 @@ int dpd__linreg_problem_keys(dpd_keys *keys, uint64_t seed, size_t max_memory,
   double norm;
   int status;
   *pc = dpd_linreg_problem_config_default();
-  if ((status = dpd__linreg_spectrum_parse(dpd_keys_text_get(keys, "spectrum"), max_memory,
-                                           in, pc, &spectrum_d, err)) < 0) {
+  if ((status = dpd__linreg_spectrum_parse(dpd_keys_text_get(keys, "spectrum"), max_memory, in, pc,
+                                           &spectrum_d, err)) < 0) {
     return status;
   }
   *d_from_spectrum = !dpd_keys_given(keys, "d") && spectrum_d != 0;
@@ -38,8 +39,8 @@ int dpd__linreg_problem_keys(dpd_keys *keys, uint64_t seed, size_t max_memory,
   if ((status = dpd_keys_real_range_get(keys, "theta_norm", 0.0, 0, INFINITY, 0, 0, &pc->theta_norm,
                                         err)) < 0 ||
       (status = dpd__linreg_theta_parse(dpd_keys_text_get(keys, "theta_star"), d, max_memory,
-                                        !dpd_keys_given(keys, "theta_norm"), in, pc, &norm,
-                                        err)) < 0) {
+                                        !dpd_keys_given(keys, "theta_norm"), in, pc, &norm, err)) <
+          0) {
     return status;
   }
   if (!isnan(norm) && dpd_keys_effective_real_set(keys, "theta_norm", norm, NULL) < 0) {
@@ -90,14 +91,14 @@ static const char *growth_key(const dpd_schedule_config *sc) {
   return sc->kind == DPD_SCHEDULE_STEP && sc->factor > 1.0           ? "factor"
          : sc->kind == DPD_SCHEDULE_COSINE && sc->eta_min > sc->eta0 ? "eta_min"
          : sc->kind == DPD_SCHEDULE_HYPERBOLIC && sc->a < 0.0        ? "a"
-                                                                      : NULL;
+                                                                     : NULL;
 }
 
 /* The schedule: its family's parameters (each validated by the range of its key), a file's
  * table, the stability limit and, with finite rho, no increase. */
 int dpd__linreg_schedule_keys(const dpd_keys *keys, double gamma, double rho, size_t max_memory,
-                              double **cols, dpd_schedule_config *config,
-                              dpd_schedule **schedule, dpd_err *err) {
+                              double **cols, dpd_schedule_config *config, dpd_schedule **schedule,
+                              dpd_err *err) {
   dpd_schedule_config sc = dpd_schedule_config_default();
   const char *name = dpd_keys_text_get(keys, "schedule"), *limit_key = "eta0";
   const dpd_schedule_family *family = dpd_schedule_family_lookup(name);
@@ -121,8 +122,8 @@ int dpd__linreg_schedule_keys(const dpd_keys *keys, double gamma, double rho, si
     sc.rho = rho;
   } else if (status == DPD_OK && family->takes_path) {
     limit_key = "schedule";
-    status = dpd__read_table("schedule", name + strlen(family->name) + 1, 2, 2,
-                             max_memory, cols, &rows, &ncols, err);
+    status = dpd__read_table("schedule", name + strlen(family->name) + 1, 2, 2, max_memory, cols,
+                             &rows, &ncols, err);
     sc.table_t = cols[0];
     sc.table_eta = cols[1];
     sc.table_len = rows;
@@ -150,4 +151,45 @@ int dpd__linreg_schedule_keys(const dpd_keys *keys, double gamma, double rho, si
                     name);
   }
   return DPD_OK;
+}
+
+/* rho from rho, zcdp or (epsilon, delta). */
+int dpd__linreg_privacy_keys(const dpd_keys *keys, dpd__linreg_privacy *r, dpd_err *err) {
+  int status;
+  double zcdp;
+  if (dpd_keys_given(keys, "delta")) {
+    if ((status = dpd_keys_real_range_get(keys, "delta", 0.0, 0, 1.0, 0, 0, &r->delta, err)) < 0) {
+      return status;
+    }
+    r->have_delta = 1;
+  }
+  if (dpd_keys_given(keys, "epsilon")) {
+    if ((status = dpd_keys_real_range_get(keys, "epsilon", 0.0, 0, INFINITY, 0, 0, &r->epsilon,
+                                          err)) < 0) {
+      return status;
+    }
+    if (!r->have_delta) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "missing value for 'delta' (allowed: 0 < delta < 1; required with epsilon)");
+    }
+    if (dpd_keys_given(keys, "rho") || dpd_keys_given(keys, "zcdp")) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for 'epsilon': give either %s or (epsilon, delta), not both",
+                      dpd_keys_given(keys, "rho") ? "rho" : "zcdp");
+    }
+    r->have_epsilon = 1;
+    return dpd_privacy_rho_from_eps(r->epsilon, r->delta, &r->rho, err);
+  }
+  if (!dpd_keys_given(keys, "zcdp")) {
+    return dpd_keys_real_range_get(keys, "rho", 0.0, 0, INFINITY, 0, 1, &r->rho, err);
+  }
+  if (dpd_keys_given(keys, "rho")) { /* the whole run is zcdp-zCDP: rho^2/2 = zcdp */
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'zcdp': give one of rho, zcdp or (epsilon, delta), not "
+                    "two (rho is the alias sqrt(2 zcdp))");
+  }
+  if ((status = dpd_keys_real_get(keys, "zcdp", &zcdp, err)) == DPD_OK) {
+    r->rho = sqrt(2.0 * zcdp);
+  }
+  return status;
 }

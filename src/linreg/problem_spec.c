@@ -87,8 +87,8 @@ static int parse_levels(const char *spec, dpd__linreg_inputs *in, size_t *count,
 static int read_spectrum_file(const char *path, size_t max_memory, dpd__linreg_inputs *in,
                               size_t *rows, size_t *total, dpd_err *err) {
   size_t ncols;
-  int status = dpd__read_table("spectrum", path, 1, 2, max_memory, in->spec_cols, rows, &ncols,
-                               err);
+  int status =
+      dpd__read_table("spectrum", path, 1, 2, max_memory, in->spec_cols, rows, &ncols, err);
   if (status < 0) {
     return status;
   }
@@ -251,8 +251,7 @@ double dpd__linreg_ode_groups(const dpd_linreg_problem_config *pc, int compress,
   return groups;
 }
 
-double dpd__linreg_problem_bytes(const dpd_linreg_problem_config *pc, int full,
-                                 double ode_groups) {
+double dpd__linreg_problem_bytes(const dpd_linreg_problem_config *pc, int full, double ode_groups) {
   if (!full) {
     return 8.0 * 4.0 * ode_groups + (pc->theta == DPD_THETA_RANDOM ? 8.0 * 4096.0 : 0.0);
   }

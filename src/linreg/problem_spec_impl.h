@@ -37,9 +37,8 @@ DPD_HIDDEN_FN void dpd__linreg_inputs_free(dpd__linreg_inputs *in);
  * an analytic one. Files may take at most max_memory bytes (0: no limit). DPD_EINVAL naming the
  * key. */
 DPD_HIDDEN_FN int dpd__linreg_spectrum_parse(const char *spec, size_t max_memory,
-                                             dpd__linreg_inputs *in,
-                                             dpd_linreg_problem_config *pc, size_t *spectrum_d,
-                                             dpd_err *err);
+                                             dpd__linreg_inputs *in, dpd_linreg_problem_config *pc,
+                                             size_t *spectrum_d, dpd_err *err);
 
 /* Parses the value of `theta_star` into pc (theta, theta_given) for dimension d. A file's
  * vector is rescaled to pc->theta_norm when keep_norm = 0; with keep_norm = 1 its components are
@@ -86,5 +85,14 @@ DPD_HIDDEN_FN int dpd__linreg_schedule_keys(const dpd_keys *keys, double gamma, 
                                             size_t max_memory, double **cols,
                                             dpd_schedule_config *config, dpd_schedule **schedule,
                                             dpd_err *err);
+
+/* The privacy of the run: rho from rho, zcdp (rho = sqrt(2 zcdp)) or (epsilon, delta); delta
+ * when given (one of the three forms, delta required with epsilon). */
+typedef struct {
+  double rho, delta, epsilon;
+  int have_delta, have_epsilon;
+} dpd__linreg_privacy;
+DPD_HIDDEN_FN int dpd__linreg_privacy_keys(const dpd_keys *keys, dpd__linreg_privacy *r,
+                                           dpd_err *err);
 
 #endif

@@ -80,10 +80,9 @@ static void solver_report(dpd_output *out, const dpd_ode_result *ode,
 }
 
 void dpd__linreg_report_ode(dpd__linreg_report *rp, const char *prefix, const dpd_ode_result *ode,
-                            const dpd__linreg_ode_estimates *est,
-                            const dpd_linreg_problem *problem, const dpd_linreg_problem *full,
-                            const dpd_linreg_problem_config *pc, const dpd_ode_config *oc,
-                            int compress_off) {
+                            const dpd__linreg_ode_estimates *est, const dpd_linreg_problem *problem,
+                            const dpd_linreg_problem *full, const dpd_linreg_problem_config *pc,
+                            const dpd_ode_config *oc, int compress_off) {
   dpd__linreg_report_number(rp->out, prefix, "final_excess_risk", ode->final_risk);
   if (*prefix == '\0') {
     dpd_output_number_set(rp->out, "final_excess_risk_se", 0.0);

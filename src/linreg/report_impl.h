@@ -27,11 +27,10 @@ typedef struct {
 
 /* Appends the column prefix + name (from v; NULL: zeros) to b. */
 DPD_HIDDEN_FN void dpd__linreg_report_column(dpd__linreg_report *rp, dpd_table_builder *b,
-                                             const char *prefix, const char *name,
-                                             const double *v);
+                                             const char *prefix, const char *name, const double *v);
 /* Sets the number prefix + name in the summary. */
-DPD_HIDDEN_FN void dpd__linreg_report_number(dpd_output *out, const char *prefix,
-                                             const char *name, double v);
+DPD_HIDDEN_FN void dpd__linreg_report_number(dpd_output *out, const char *prefix, const char *name,
+                                             double v);
 
 /* A stochastic run (simulation or SDE): prefix + final_excess_risk, ..., clip_key in the
  * summary; prefix + excess_risk(_se) on the grid; prefix + before(_se), after(_se) at the
@@ -44,13 +43,11 @@ DPD_HIDDEN_FN void dpd__linreg_report_sim(dpd__linreg_report *rp, const char *pr
  * final_excess_risk (with final_excess_risk_se = 0 when prefix is "": the ODE is the run's
  * result), the bounds, the solver's diagnostics and error estimates, the finite-size
  * diagnostics; prefix + excess_risk and the bounds on the grid; ode_before, ode_after. */
-DPD_HIDDEN_FN void dpd__linreg_report_ode(dpd__linreg_report *rp, const char *prefix,
-                                          const dpd_ode_result *ode,
-                                          const dpd__linreg_ode_estimates *est,
-                                          const dpd_linreg_problem *problem,
-                                          const dpd_linreg_problem *full,
-                                          const dpd_linreg_problem_config *pc,
-                                          const dpd_ode_config *oc, int compress_off);
+DPD_HIDDEN_FN void
+dpd__linreg_report_ode(dpd__linreg_report *rp, const char *prefix, const dpd_ode_result *ode,
+                       const dpd__linreg_ode_estimates *est, const dpd_linreg_problem *problem,
+                       const dpd_linreg_problem *full, const dpd_linreg_problem_config *pc,
+                       const dpd_ode_config *oc, int compress_off);
 
 /* The finite-size diagnostics of the ODE problem (finite_size, m2, lambda_max_over_d) and the
  * warning (summary "warnings" and a note) when the correction is off where it matters

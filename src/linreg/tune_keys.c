@@ -15,9 +15,9 @@ static const size_t tune_heatmap_default = 41;
 static const size_t tune_confirm_seeds_default = 64;
 static const size_t tune_heatmap_max = 1001;
 
-const dpd__tune_name dpd__tune_names[DPD_TUNE_NNAMES] = {{"c", DPD_TUNE_C},   {"eta0", DPD_TUNE_ETA0},
-                                                    {"a", DPD_TUNE_A},   {"c1", DPD_TUNE_C1},
-                                                    {"c2", DPD_TUNE_C2}, {"c3", DPD_TUNE_C3}};
+const dpd__tune_name dpd__tune_names[DPD_TUNE_NNAMES] = {
+    {"c", DPD_TUNE_C},   {"eta0", DPD_TUNE_ETA0}, {"a", DPD_TUNE_A},
+    {"c1", DPD_TUNE_C1}, {"c2", DPD_TUNE_C2},     {"c3", DPD_TUNE_C3}};
 
 /* The parameters tune may optimise for a schedule family (DPD_TUNE_* flags; 0: the tuner does
  * not take the family): c and the family's parameters that have a tuner flag. The one place
@@ -36,7 +36,7 @@ static int tunables_of(const dpd_schedule_family *f) {
 }
 
 size_t dpd__tune_values(const dpd_schedule_family *f, const dpd_schedule_config *sc,
-                       const char **names, double *values) {
+                        const char **names, double *values) {
   size_t n = 0;
   for (const dpd_schedule_param *q = f->params; q->key != NULL; q++) {
     for (size_t k = 1; k < DPD_TUNE_NNAMES; k++) { /* c aside */
@@ -56,7 +56,8 @@ static void tunables_list(int mask, char *buf, size_t cap) {
   buf[0] = '\0';
   for (size_t k = 0; mask != 0 && k < DPD_TUNE_NNAMES && len < cap; k++) {
     if (mask & dpd__tune_names[k].flag) {
-      len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", dpd__tune_names[k].name);
+      len +=
+          (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", dpd__tune_names[k].name);
     }
   }
   for (size_t i = 0; mask == 0 && (f = dpd_schedule_family_at(i)) != NULL && len < cap; i++) {
@@ -88,7 +89,7 @@ static int tune_list(const dpd_keys *keys, dpd__tune_options *t, dpd_err *err) {
     size_t k = 0;
     len = strcspn(s, ",");
     while (k < DPD_TUNE_NNAMES && !(strlen(dpd__tune_names[k].name) == len &&
-                                   strncmp(s, dpd__tune_names[k].name, len) == 0)) {
+                                    strncmp(s, dpd__tune_names[k].name, len) == 0)) {
       k++;
     }
     if (k == DPD_TUNE_NNAMES || (dpd__tune_names[k].flag & allowed) == 0 ||

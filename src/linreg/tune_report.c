@@ -99,29 +99,42 @@ static void search_summary(dpd_output *out, const dpd__tune_report_spec *u) {
   dpd__json_number(tj, "xtol", u->tc->xtol);
   cJSON_AddNumberToObject(tj, "max_iter", (double)def.max_iter);
   cJSON_AddNumberToObject(tj, "restarts", (double)u->tc->restarts);
-  cJSON_AddStringToObject(tj, "method", u->res->nvars == 1 ? "gsl_min_fminimizer_brent"
-                                                          : "gsl_multimin_fminimizer_nmsimplex2");
+  cJSON_AddStringToObject(tj, "method",
+                          u->res->nvars == 1 ? "gsl_min_fminimizer_brent"
+                                             : "gsl_multimin_fminimizer_nmsimplex2");
 }
 
 /* trajectory.tsv and release.tsv: the columns of `compare` (nan simulation columns when the
  * confirmation is skipped); release.tsv adds the optimum for the figure. */
 static int tables(dpd_output *out, const dpd__tune_report_spec *u, dpd_err *err) {
-  static const char *const traj_names[] = {"t", "excess_risk", "excess_risk_se", "ode_excess_risk",
-                                           "ode_lower_bound", "ode_upper_bound",
+  static const char *const traj_names[] = {"t",
+                                           "excess_risk",
+                                           "excess_risk_se",
+                                           "ode_excess_risk",
+                                           "ode_lower_bound",
+                                           "ode_upper_bound",
                                            "clipped_fraction"};
-  static const char *const rel_names[] = {"t",         "sim_before", "sim_before_se", "sim_after",
-                                          "sim_after_se", "ode_before", "ode_after",   "c",
-                                          "eta0"};
+  static const char *const rel_names[] = {
+      "t",         "sim_before", "sim_before_se", "sim_after", "sim_after_se", "ode_before",
+      "ode_after", "c",          "eta0"};
   const dpd_linreg_sim_result *sim = u->sim;
   const double one = 1.0, nan_value = NAN;
-  const double *traj[] = {u->ode->t,  sim ? sim->risk_mean : NULL, sim ? sim->risk_se : NULL,
-                          u->ode->risk, u->ode->lower, u->ode->upper,
+  const double *traj[] = {u->ode->t,
+                          sim ? sim->risk_mean : NULL,
+                          sim ? sim->risk_se : NULL,
+                          u->ode->risk,
+                          u->ode->lower,
+                          u->ode->upper,
                           sim ? sim->clip_fraction : NULL};
-  const double *rel[] = {&one, sim ? &sim->before_release : &nan_value,
+  const double *rel[] = {&one,
+                         sim ? &sim->before_release : &nan_value,
                          sim ? &sim->before_release_se : &nan_value,
                          sim ? &sim->final_risk : &nan_value,
-                         sim ? &sim->final_risk_se : &nan_value, &u->ode->before_release,
-                         &u->ode->final_risk, &u->res->c, &u->res->eta0};
+                         sim ? &sim->final_risk_se : &nan_value,
+                         &u->ode->before_release,
+                         &u->ode->final_risk,
+                         &u->res->c,
+                         &u->res->eta0};
   dpd_table_builder *b[2] = {NULL, NULL};
   int status = DPD_OK;
   if ((status = dpd_table_builder_create(u->ode->grid, &b[0], err)) < 0 ||
@@ -159,15 +172,16 @@ static int report(dpd_output *out, const dpd__tune_report_spec *u, const char *c
   const dpd_tune_result *res = u->res;
   char at_bound[128] = "";
   int status = dpd__output_headline_set(
-      out, err, "model linreg, d = %zu, n = %zu, gamma = %g, schedule %s, seed %llu", u->d,
-      u->n, u->tc->ode.gamma, dpd_schedule_name(u->schedule), u->seed);
+      out, err, "model linreg, d = %zu, n = %zu, gamma = %g, schedule %s, seed %llu", u->d, u->n,
+      u->tc->ode.gamma, dpd_schedule_name(u->schedule), u->seed);
   if (status < 0 || (status = dpd__output_report_add(out, err, line, "c", res->c)) < 0) {
     return status;
   }
   for (size_t k = 0; k < n; k++) {
     dpd__output_report_add(out, err, line, names[k], values[k]);
   }
-  dpd__output_report_add(out, err, line, "eta_sup / stability_limit", res->eta_sup / res->eta_limit);
+  dpd__output_report_add(out, err, line, "eta_sup / stability_limit",
+                         res->eta_sup / res->eta_limit);
   dpd__output_report_add(out, err, line, "final_excess_risk (ODE)", res->risk);
   dpd__output_report_add(out, err, line, "excess_risk_before_release", res->before_release);
   dpd__output_report_add(out, err, line, "release_jump", res->release_jump);
@@ -214,7 +228,8 @@ int dpd__tune_report(dpd_output *out, const dpd__tune_report_spec *u, dpd_err *e
   optimum_summary(out, u, names, values, n);
   result_summary(out, u);
   search_summary(out, u);
-  if ((status = tables(out, u, err)) < 0 || (status = dpd__output_figure_set(out, "tune", err)) < 0) {
+  if ((status = tables(out, u, err)) < 0 ||
+      (status = dpd__output_figure_set(out, "tune", err)) < 0) {
     return status;
   }
   return report(out, u, names, values, n, err);

@@ -10,9 +10,9 @@
 #include "linreg/tune_surface_impl.h"
 
 int dpd__tune_surface(const dpd_linreg_problem *problem, const dpd_tune_config *tc,
-                      const dpd_tune_result *res, size_t n, double c_min, double c_max,
-                      int eta_log, double *c, double *eta, double *risk,
-                      dpd__tune_surface_stats *st, dpd_err *err) {
+                      const dpd_tune_result *res, size_t n, double c_min, double c_max, int eta_log,
+                      double *c, double *eta, double *risk, dpd__tune_surface_stats *st,
+                      dpd_err *err) {
   dpd_tune_grid grid;
   double eta_max;
   int status;
@@ -54,8 +54,7 @@ int dpd__tune_surface(const dpd_linreg_problem *problem, const dpd_tune_config *
 /* heatmap.tsv: the surface, one scanline per c (eta~(0) varying). */
 int dpd__tune_surface_table(dpd_output *out, const dpd_linreg_problem *problem,
                             const dpd_tune_config *tc, const dpd_tune_result *res,
-                            const dpd__tune_options *t, dpd__tune_surface_stats *st,
-                            dpd_err *err) {
+                            const dpd__tune_options *t, dpd__tune_surface_stats *st, dpd_err *err) {
   const size_t n = t->heatmap;
   double *c = malloc(n * sizeof *c), *eta = malloc(n * sizeof *eta);
   double *cc = NULL, *ee = NULL, *risk = NULL;
@@ -68,8 +67,8 @@ int dpd__tune_surface_table(dpd_output *out, const dpd_linreg_problem *problem,
     status = DPD_ENOMEM;
   }
   if (status == DPD_OK &&
-      (status = dpd__tune_surface(problem, tc, res, n, t->c_min, t->c_max, t->eta_log, c, eta,
-                                  risk, st, err)) == DPD_OK) {
+      (status = dpd__tune_surface(problem, tc, res, n, t->c_min, t->c_max, t->eta_log, c, eta, risk,
+                                  st, err)) == DPD_OK) {
     for (size_t k = 0; k < n * n; k++) {
       cc[k] = c[k / n];
       ee[k] = eta[k % n];

@@ -34,8 +34,8 @@ typedef struct {
  * (there should be none: a check of the search) and the lowest one. */
 DPD_HIDDEN_FN int dpd__tune_surface(const dpd_linreg_problem *problem, const dpd_tune_config *tc,
                                     const dpd_tune_result *res, size_t n, double c_min,
-                                    double c_max, int eta_log, double *c, double *eta,
-                                    double *risk, dpd__tune_surface_stats *st, dpd_err *err);
+                                    double c_max, int eta_log, double *c, double *eta, double *risk,
+                                    dpd__tune_surface_stats *st, dpd_err *err);
 
 /* The tunable parameters by name (DPD_TUNE_* flags), in the order of the summaries. */
 typedef struct {

@@ -10,12 +10,8 @@
 #define DPD_LINREG_IMPL_H
 
 #include "core/model_impl.h"
-#include "dpdyn/linreg.h"
 #include "dpdyn/noise.h"
-#include "dpdyn/ode.h"
-#include "dpdyn/schedule.h"
 #include "dpdyn/sde.h"
-#include "dpdyn/tune.h"
 #include "linreg/ode_estimate_impl.h"
 #include "linreg/problem_spec_impl.h"
 #include "linreg/tune_surface_impl.h"
@@ -37,8 +33,8 @@ typedef struct linreg_run {
   dpd_keys *keys;         /* borrowed: tune records its optimum as the values in effect */
   int sequence;           /* account --sequence: only delta was read */
   size_t d, n;
-  double gamma, zeta, c, rho, delta, epsilon;
-  int have_delta, have_epsilon;
+  double gamma, zeta, c;
+  dpd__linreg_privacy priv;
   dpd_noise_spec noise;
   double dt; /* sde step (0 = 1/n) */
   int with_sde, uses_ode;
@@ -64,6 +60,9 @@ typedef struct linreg_run {
   const char *driver;     /* the key whose value drives it */
   int d_from_spectrum;    /* d implied by a levels:/file: spectrum (not given) */
   dpd__progress_bridge progress;
+  dpd_ode_config oc;          /* the ODE's (bounds off) */
+  dpd_linreg_sim_config simc; /* the simulation's */
+  dpd_linreg_sde_config sdec; /* the SDE's */
   dpd__tune_options tune;
 } linreg_run;
 
@@ -75,25 +74,18 @@ DPD_HIDDEN_FN double dpd__linreg_workspace_bytes(const void *ctx, const dpd_mode
                                                  const char **driver);
 /* Builds the problem(s) of a set-up context (the first step of every run). */
 DPD_HIDDEN_FN int dpd__linreg_build(linreg_run *r, dpd_err *err);
-/* ODE and simulation configurations of the keys in effect (bounds off). */
-DPD_HIDDEN_FN dpd_ode_config dpd__linreg_ode_config(const linreg_run *r);
-DPD_HIDDEN_FN dpd_linreg_sim_config dpd__linreg_sim_config(const linreg_run *r);
-DPD_HIDDEN_FN dpd_linreg_sde_config dpd__linreg_sde_config(const linreg_run *r);
 /* The output every linreg command starts from: headline, the run's scalars, privacy. */
 DPD_HIDDEN_FN int dpd__linreg_output_begin(const dpd_keys *keys, const linreg_run *r,
                                            dpd_output **out, dpd_err *err);
-/* The run of each command. */
-DPD_HIDDEN_FN int dpd__linreg_simulate(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
-                                       dpd_output **out, dpd_err *err);
-DPD_HIDDEN_FN int dpd__linreg_sde(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
-                                  dpd_output **out, dpd_err *err);
-DPD_HIDDEN_FN int dpd__linreg_ode(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
-                                  dpd_output **out, dpd_err *err);
-DPD_HIDDEN_FN int dpd__linreg_compare(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
-                                      dpd_output **out, dpd_err *err);
-DPD_HIDDEN_FN int dpd__linreg_account(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
-                                      dpd_output **out, dpd_err *err);
-DPD_HIDDEN_FN int dpd__linreg_tune(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
-                                   dpd_output **out, dpd_err *err);
+/* The run of each command (dpd_model_command.run). */
+#define LR_RUN(name)                                                                               \
+  DPD_HIDDEN_FN int name(void *ctx, const dpd_keys *keys, const dpd_run_env *env,                  \
+                         dpd_output **out, dpd_err *err)
+LR_RUN(dpd__linreg_simulate);
+LR_RUN(dpd__linreg_sde);
+LR_RUN(dpd__linreg_ode);
+LR_RUN(dpd__linreg_compare);
+LR_RUN(dpd__linreg_account);
+LR_RUN(dpd__linreg_tune);
 
 #endif

@@ -38,22 +38,24 @@ static int job_start(lr_job *j, void *ctx, const dpd_keys *keys, int sim, int od
     return rp->status;
   }
   if (ode) {
-    dpd_ode_config oc = dpd__linreg_ode_config(r);
+    dpd_ode_config oc = r->oc;
     oc.bounds = 1; /* NULL when the method does not give them */
     rp->status = dpd__linreg_ode_solve_estimated(&r->spectral, &r->ode_problem, r->schedule, &oc,
                                                  r->compress_tol, &j->ode, &j->est, err);
   }
   if (rp->status >= 0 && sim) {
-    dpd_linreg_sim_config sc = dpd__linreg_sim_config(r);
+    dpd_linreg_sim_config sc = r->simc;
     rp->status = dpd_linreg_sim_run(r->problem, r->schedule, &sc, &j->sim, err);
   }
   if (rp->status >= 0 && r->with_sde) {
-    dpd_linreg_sde_config ec = dpd__linreg_sde_config(r);
+    dpd_linreg_sde_config ec = r->sdec;
     rp->status = dpd_linreg_sde_run(r->problem, r->schedule, &ec, &j->sde, err);
   }
   if (rp->status >= 0) {
     dpd__linreg_report_column(rp, rp->traj, "", "t",
-                              j->sim != NULL ? j->sim->t : j->sde != NULL ? j->sde->t : j->ode->t);
+                              j->sim != NULL   ? j->sim->t
+                              : j->sde != NULL ? j->sde->t
+                                               : j->ode->t);
     dpd__linreg_report_column(rp, rp->rel, "", "t", &one);
   }
   return rp->status;
@@ -90,9 +92,8 @@ static int job_end(lr_job *j, const char *figure, dpd_output **outp) {
 
 /* The ODE's part of the report (prefix "": the ODE is the run's result). */
 static void ode_part(lr_job *j, const char *prefix) {
-  const dpd_ode_config oc = dpd__linreg_ode_config(j->r);
   dpd__linreg_report_ode(&j->rp, prefix, j->ode, &j->est, j->r->ode_problem, j->r->problem,
-                         &j->r->pc, &oc, j->r->compress == 0);
+                         &j->r->pc, &j->r->oc, j->r->compress == 0);
 }
 
 /* A stochastic run against no ODE: its summary, seeds, nan ODE release, clipped fraction. */
@@ -104,8 +105,8 @@ static void stochastic_part(lr_job *j, const dpd_linreg_sim_result *res, const c
   dpd__linreg_report_column(&j->rp, j->rp.traj, "", clip_key, res->clip_fraction);
 }
 
-int dpd__linreg_simulate(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
-                         dpd_output **out, dpd_err *err) {
+int dpd__linreg_simulate(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dpd_output **out,
+                         dpd_err *err) {
   lr_job j;
   (void)env;
   if (job_start(&j, ctx, keys, 1, 0, err) >= 0) {
@@ -119,11 +120,10 @@ int dpd__linreg_sde(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dpd
   lr_job j;
   (void)env;
   if (job_start(&j, ctx, keys, 0, 0, err) >= 0) {
-    const dpd_ode_config oc = dpd__linreg_ode_config(j.r);
     stochastic_part(&j, j.sde, "expected_clipped_fraction");
     dpd_output_number_set(j.rp.out, "dt", j.r->dt > 0.0 ? j.r->dt : 1.0 / (double)j.r->n);
     if (j.rp.status >= 0) {
-      j.rp.status = dpd__linreg_report_finite_size(j.rp.out, j.r->ode_problem, &oc, err);
+      j.rp.status = dpd__linreg_report_finite_size(j.rp.out, j.r->ode_problem, &j.r->oc, err);
     }
   }
   /* plots/sde.gp is not in this tree yet: the CLI draws "sde" with simulate.gp (an alias) */
@@ -148,9 +148,14 @@ int dpd__linreg_ode(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dpd
  * of the released iterate; the SDE against the simulation: two independent means. */
 static void gaps(lr_job *j) {
   const dpd_linreg_sim_result *sim = j->sim, *sde = j->sde;
-  dpd_compare_spec s = {.prefix = "", .theory = j->ode->risk, .sim = sim->risk_mean,
-                        .se = sim->risk_se, .g = j->r->grid, .final_theory = j->ode->final_risk,
-                        .final_sim = sim->final_risk, .final_se = sim->final_risk_se};
+  dpd_compare_spec s = {.prefix = "",
+                        .theory = j->ode->risk,
+                        .sim = sim->risk_mean,
+                        .se = sim->risk_se,
+                        .g = j->r->grid,
+                        .final_theory = j->ode->final_risk,
+                        .final_sim = sim->final_risk,
+                        .final_se = sim->final_risk_se};
   dpd__linreg_report *rp = &j->rp;
   if (rp->status >= 0) {
     rp->status = dpd_compare_add(rp->out, rp->traj, &s, j->r->seeds, NULL, rp->err);
@@ -168,8 +173,8 @@ static void gaps(lr_job *j) {
   }
 }
 
-int dpd__linreg_compare(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
-                        dpd_output **out, dpd_err *err) {
+int dpd__linreg_compare(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dpd_output **out,
+                        dpd_err *err) {
   lr_job j;
   (void)env;
   if (job_start(&j, ctx, keys, 1, 1, err) >= 0) {
@@ -185,20 +190,21 @@ int dpd__linreg_compare(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
   return job_end(&j, j.sde != NULL ? "compare3" : "compare", out);
 }
 
-int dpd__linreg_account(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
-                        dpd_output **out, dpd_err *err) {
+int dpd__linreg_account(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dpd_output **out,
+                        dpd_err *err) {
   linreg_run *r = ctx;
   int status;
   *out = NULL;
   if (r->sequence) {
     return dpd__linreg_report_sequence(dpd_keys_text_get(keys, "sequence"), env->max_memory,
-                                       r->have_delta, r->delta, out, err);
+                                       r->priv.have_delta, r->priv.delta, out, err);
   }
   if ((status = dpd__linreg_build(r, err)) >= 0 &&
       (status = dpd__linreg_output_begin(keys, r, out, err)) >= 0) {
     (*out)->plot = 0;
-    status = dpd__linreg_report_account(*out, r->schedule, r->n, r->rho, r->have_delta, r->delta,
-                                        r->have_epsilon ? r->epsilon : 0.0, err);
+    status = dpd__linreg_report_account(*out, r->schedule, r->n, r->priv.rho, r->priv.have_delta,
+                                        r->priv.delta, r->priv.have_epsilon ? r->priv.epsilon : 0.0,
+                                        err);
   }
   if (status < 0) {
     dpd_output_free(*out);

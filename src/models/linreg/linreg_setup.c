@@ -17,47 +17,6 @@
 #include "linreg/report_impl.h"
 #include "models/linreg/linreg_impl.h"
 
-/* rho from rho, zcdp or (epsilon, delta). */
-static int privacy_keys(const dpd_keys *keys, linreg_run *r, dpd_err *err) {
-  int status;
-  double zcdp;
-  if (dpd_keys_given(keys, "delta")) {
-    if ((status = dpd_keys_real_range_get(keys, "delta", 0.0, 0, 1.0, 0, 0, &r->delta, err)) < 0) {
-      return status;
-    }
-    r->have_delta = 1;
-  }
-  if (dpd_keys_given(keys, "epsilon")) {
-    if ((status = dpd_keys_real_range_get(keys, "epsilon", 0.0, 0, INFINITY, 0, 0, &r->epsilon,
-                                          err)) < 0) {
-      return status;
-    }
-    if (!r->have_delta) {
-      return DPD_FAIL(err, DPD_EINVAL,
-                      "missing value for 'delta' (allowed: 0 < delta < 1; required with epsilon)");
-    }
-    if (dpd_keys_given(keys, "rho") || dpd_keys_given(keys, "zcdp")) {
-      return DPD_FAIL(err, DPD_EINVAL,
-                      "invalid value for 'epsilon': give either %s or (epsilon, delta), not both",
-                      dpd_keys_given(keys, "rho") ? "rho" : "zcdp");
-    }
-    r->have_epsilon = 1;
-    return dpd_privacy_rho_from_eps(r->epsilon, r->delta, &r->rho, err);
-  }
-  if (!dpd_keys_given(keys, "zcdp")) {
-    return dpd_keys_real_range_get(keys, "rho", 0.0, 0, INFINITY, 0, 1, &r->rho, err);
-  }
-  if (dpd_keys_given(keys, "rho")) { /* the whole run is zcdp-zCDP: rho^2/2 = zcdp */
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'zcdp': give one of rho, zcdp or (epsilon, delta), not "
-                    "two (rho is the alias sqrt(2 zcdp))");
-  }
-  if ((status = dpd_keys_real_get(keys, "zcdp", &zcdp, err)) == DPD_OK) {
-    r->rho = sqrt(2.0 * zcdp);
-  }
-  return status;
-}
-
 /* The keys of the ODE (compression, finite size) and of the SDE. */
 static int solver_keys(const dpd_model_command *c, const dpd_keys *keys, linreg_run *r,
                        dpd_err *err) {
@@ -93,11 +52,11 @@ static int solver_keys(const dpd_model_command *c, const dpd_keys *keys, linreg_
     return status;
   }
   r->with_sde = (c->uses & LR_USES_SDE) || ((c->uses & LR_USES_SDE_KEY) && v == 1);
-  if (isfinite(r->rho) && isinf(r->c)) {
+  if (isfinite(r->priv.rho) && isinf(r->c)) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'c': inf with rho = %g (allowed: finite c > 0 when rho is "
                     "finite: the noise is calibrated to the clipping threshold)",
-                    r->rho);
+                    r->priv.rho);
   }
   return DPD_OK;
 }
@@ -106,8 +65,8 @@ static int solver_keys(const dpd_model_command *c, const dpd_keys *keys, linreg_
  * whose term dominates. */
 static void memory_estimate(const dpd_model_command *c, const dpd_keys *keys, linreg_run *r) {
   const double threads = r->threads > 0 ? r->threads : omp_get_max_threads();
-  const double ode_groups =
-      dpd__linreg_ode_groups(&r->pc, r->uses_ode && r->compress != 0, r->spectral.cc.bands_per_decade);
+  const double ode_groups = dpd__linreg_ode_groups(&r->pc, r->uses_ode && r->compress != 0,
+                                                   r->spectral.cc.bands_per_decade);
   double by_d = dpd__linreg_problem_bytes(&r->pc, r->full, ode_groups), by_n = 0.0, by_seeds = 0.0;
   if ((c->uses & (LR_USES_SIM | LR_USES_SDE)) || r->with_sde) {
     dpd__linreg_sim_bytes(r->d, r->n, r->seeds, r->grid, threads, r->with_sde, &by_d, &by_n,
@@ -167,9 +126,38 @@ static int sequence_keys(dpd_keys *keys, linreg_run *r, dpd_err *err) {
     }
   }
   r->sequence = 1;
-  r->have_delta = dpd_keys_given(keys, "delta");
-  return r->have_delta ? dpd_keys_real_range_get(keys, "delta", 0.0, 0, 1.0, 0, 0, &r->delta, err)
-                       : DPD_OK;
+  r->priv.have_delta = dpd_keys_given(keys, "delta");
+  return r->priv.have_delta
+             ? dpd_keys_real_range_get(keys, "delta", 0.0, 0, 1.0, 0, 0, &r->priv.delta, err)
+             : DPD_OK;
+}
+
+/* The configurations of the runs, from the one setting of the run (linreg_setting.h): simulate,
+ * sde and ode (and tune) cannot disagree. */
+static void configs(linreg_run *r) {
+  dpd_linreg_setting s = dpd_linreg_setting_default();
+  s.n = r->n;
+  s.zeta = r->zeta;
+  s.noise = r->noise.law;
+  s.noise_nu = r->noise.nu;
+  s.c = r->c;
+  s.rho = r->priv.rho;
+  r->oc = dpd_ode_config_init(&s, r->d); /* gamma = d/n = r->gamma */
+  r->oc.grid = r->grid;
+  r->oc.method = r->method;
+  r->oc.rtol = r->rtol;
+  r->oc.atol = r->atol;
+  r->oc.finite_size = r->finite_size;
+  r->simc = dpd_linreg_sim_config_init(&s);
+  r->sdec = dpd_linreg_sde_config_init(&s);
+  r->simc.seeds = r->sdec.seeds = r->seeds;
+  r->simc.seed = r->sdec.seed = r->seed;
+  r->simc.grid = r->sdec.grid = r->grid;
+  r->simc.threads = r->sdec.threads = r->threads;
+  r->simc.progress = r->sdec.progress = r->env->progress != NULL ? dpd__model_progress : NULL;
+  r->simc.progress_user = r->sdec.progress_user = &r->progress;
+  r->sdec.dt = r->dt;
+  r->sdec.finite_size = r->finite_size;
 }
 
 /* Every key, in the order of the messages (which key is reported first). */
@@ -179,7 +167,7 @@ static int setup(const dpd_model_command *c, dpd_keys *keys, linreg_run *r, dpd_
   int status;
   if (((c->uses & LR_USES_TUNE) && (status = dpd__tune_keys(keys, &r->tune, err)) < 0) ||
       (status = dpd_noise_spec_parse(dpd_keys_text_get(keys, "noise"), &r->noise, err)) < 0 ||
-      (status = privacy_keys(keys, r, err)) < 0 ||
+      (status = dpd__linreg_privacy_keys(keys, &r->priv, err)) < 0 ||
       (status = dpd_keys_real_range_get(keys, "zeta", 0.0, 1, INFINITY, 0, 0, &r->zeta, err)) < 0 ||
       (status = dpd_keys_real_range_get(keys, "c", 0.0, 0, INFINITY, 0, 1, &r->c, err)) < 0 ||
       (status = dpd_keys_size_range_get(keys, "seeds", 1, (size_t)1 << 24, &r->seeds, err)) < 0 ||
@@ -211,13 +199,15 @@ static int setup(const dpd_model_command *c, dpd_keys *keys, linreg_run *r, dpd_
   }
   r->gamma = (double)r->d / (double)r->n;
   /* the per-coordinate problem: a simulation, or an ODE that a spectral problem cannot do */
-  r->full = !(c->uses & LR_USES_ODE_ONLY) || r->compress == 0 || !dpd__linreg_spectral_direct(&r->pc);
+  r->full =
+      !(c->uses & LR_USES_ODE_ONLY) || r->compress == 0 || !dpd__linreg_spectral_direct(&r->pc);
   if ((status = dpd_keys_effective_real_set(keys, "d", (double)r->d, err)) < 0 ||
       (status = dpd_keys_effective_real_set(keys, "n", (double)r->n, err)) < 0 ||
       (status = dpd_keys_effective_real_set(keys, "gamma", r->gamma, err)) < 0 ||
-      (status = dpd_keys_effective_real_set(keys, "rho", r->rho, err)) < 0 ||
-      (status = dpd__linreg_schedule_keys(keys, r->gamma, r->rho, r->env->max_memory, r->sched_cols,
-                                          &r->schedule_cfg, &r->schedule, err)) < 0) {
+      (status = dpd_keys_effective_real_set(keys, "rho", r->priv.rho, err)) < 0 ||
+      (status = dpd__linreg_schedule_keys(keys, r->gamma, r->priv.rho, r->env->max_memory,
+                                          r->sched_cols, &r->schedule_cfg, &r->schedule, err)) <
+          0) {
     return status;
   }
   /* the ODE method's requirements: tune's, or the schedule and c of the other ODE commands */
@@ -228,6 +218,7 @@ static int setup(const dpd_model_command *c, dpd_keys *keys, linreg_run *r, dpd_
     return status;
   }
   memory_estimate(c, keys, r);
+  configs(r);
   keys_in_effect(keys);
   return DPD_OK;
 }
@@ -305,56 +296,6 @@ int dpd__linreg_build(linreg_run *r, dpd_err *err) {
   return DPD_OK;
 }
 
-/* The one setting of the run: simulate, sde and ode (and tune) build their configurations
- * from it, so they cannot disagree (linreg_setting.h). */
-static dpd_linreg_setting run_setting(const linreg_run *r) {
-  dpd_linreg_setting s = dpd_linreg_setting_default();
-  s.n = r->n;
-  s.zeta = r->zeta;
-  s.noise = r->noise.law;
-  s.noise_nu = r->noise.nu;
-  s.c = r->c;
-  s.rho = r->rho;
-  return s;
-}
-
-dpd_ode_config dpd__linreg_ode_config(const linreg_run *r) {
-  const dpd_linreg_setting s = run_setting(r);
-  dpd_ode_config oc = dpd_ode_config_init(&s, r->d); /* gamma = d/n = r->gamma */
-  oc.grid = r->grid;
-  oc.method = r->method;
-  oc.rtol = r->rtol;
-  oc.atol = r->atol;
-  oc.finite_size = r->finite_size;
-  return oc;
-}
-
-dpd_linreg_sim_config dpd__linreg_sim_config(const linreg_run *r) {
-  const dpd_linreg_setting s = run_setting(r);
-  dpd_linreg_sim_config sc = dpd_linreg_sim_config_init(&s);
-  sc.seeds = r->seeds;
-  sc.seed = r->seed;
-  sc.grid = r->grid;
-  sc.threads = r->threads;
-  sc.progress = r->env->progress != NULL ? dpd__model_progress : NULL;
-  sc.progress_user = (void *)&r->progress;
-  return sc;
-}
-
-dpd_linreg_sde_config dpd__linreg_sde_config(const linreg_run *r) {
-  const dpd_linreg_setting s = run_setting(r);
-  dpd_linreg_sde_config ec = dpd_linreg_sde_config_init(&s);
-  ec.seeds = r->seeds;
-  ec.seed = r->seed;
-  ec.grid = r->grid;
-  ec.dt = r->dt;
-  ec.threads = r->threads;
-  ec.progress = r->env->progress != NULL ? dpd__model_progress : NULL;
-  ec.progress_user = (void *)&r->progress;
-  ec.finite_size = r->finite_size;
-  return ec;
-}
-
 /* Whether a noise law has a parameter (student:NU): the one place the adapter asks (a
  * behaviour table of noise laws can carry it). */
 static int law_has_parameter(dpd_noise_law law) {
@@ -390,6 +331,6 @@ int dpd__linreg_output_begin(const dpd_keys *keys, const linreg_run *r, dpd_outp
   cJSON_AddStringToObject(s, "schedule", dpd_schedule_name(r->schedule));
   cJSON_AddNumberToObject(s, "initial_excess_risk", dpd_linreg_initial_risk(p));
   cJSON_AddNumberToObject(s, "memory_estimate_bytes", round(r->memory_estimate));
-  dpd__linreg_report_privacy(*outp, r->rho, r->have_delta, r->delta, r->n);
+  dpd__linreg_report_privacy(*outp, r->priv.rho, r->priv.have_delta, r->priv.delta, r->n);
   return DPD_OK;
 }

@@ -51,14 +51,13 @@ static int record_keys(const lr_tune *u, dpd_err *err) {
           0) {
     return status;
   }
-  return dpd_keys_effective_real_set(keys, "confirm_seeds", (double)u->r->tune.confirm_seeds,
-                                     err);
+  return dpd_keys_effective_real_set(keys, "confirm_seeds", (double)u->r->tune.confirm_seeds, err);
 }
 
 /* The ODE at the optimum (with bounds) and the confirming simulation. */
 static int confirm(lr_tune *u, dpd_err *err) {
   dpd_ode_config oc = u->tc.ode;
-  dpd_linreg_sim_config simc = dpd__linreg_sim_config(u->r);
+  dpd_linreg_sim_config simc = u->r->simc;
   int status;
   oc.c = u->res.c;
   oc.bounds = 1;
@@ -84,7 +83,7 @@ int dpd__linreg_tune(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dp
   u.tc.c_max = t->c_max;
   u.tc.xtol = t->xtol;
   u.tc.restarts = t->restarts;
-  u.tc.ode = dpd__linreg_ode_config(u.r);
+  u.tc.ode = u.r->oc;
   u.tc.threads = u.r->threads;
   u.tc.progress = env->progress != NULL ? dpd__model_progress : NULL;
   u.tc.progress_user = &solves;
@@ -92,13 +91,22 @@ int dpd__linreg_tune(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dp
       (status = dpd_tune_run(u.r->ode_problem, &u.r->schedule_cfg, &u.tc, &u.res, err)) == DPD_OK &&
       (status = record_keys(&u, err)) == DPD_OK &&
       (status = dpd__linreg_output_begin(keys, u.r, &u.out, err)) == DPD_OK &&
-      (status = dpd__linreg_report_finite_size(u.out, u.r->ode_problem, &u.tc.ode, err)) == DPD_OK &&
+      (status = dpd__linreg_report_finite_size(u.out, u.r->ode_problem, &u.tc.ode, err)) ==
+          DPD_OK &&
       (t->heatmap == 0 || (status = dpd__tune_surface_table(u.out, u.r->ode_problem, &u.tc, &u.res,
                                                             t, &u.st, err)) == DPD_OK) &&
       (status = confirm(&u, err)) == DPD_OK) {
-    const dpd__tune_report_spec spec = {
-        .t = t, .tc = &u.tc, .res = &u.res, .schedule = u.schedule, .ode = u.ode, .sim = u.sim,
-        .st = &u.st, .problem = u.r->ode_problem, .d = u.r->d, .n = u.r->n, .seed = u.r->seed};
+    const dpd__tune_report_spec spec = {.t = t,
+                                        .tc = &u.tc,
+                                        .res = &u.res,
+                                        .schedule = u.schedule,
+                                        .ode = u.ode,
+                                        .sim = u.sim,
+                                        .st = &u.st,
+                                        .problem = u.r->ode_problem,
+                                        .d = u.r->d,
+                                        .n = u.r->n,
+                                        .seed = u.r->seed};
     status = dpd__tune_report(u.out, &spec, err);
   }
   dpd_linreg_sim_result_free(u.sim);
