@@ -96,12 +96,19 @@ static inline int fuzz_validate(cli_params *p, const char *command, dpd_err *err
       !(strcmp(command, "account") == 0 && cli_is_given(p, "sequence"))) {
     /* the linreg set-up with the build (problem and schedule), within max_memory */
     dpd_run_env env = dpd_run_env_default();
-    linreg_run *run = NULL;
+    const dpd_model_command *c = dpd_model_command_get(p->model, command);
+    const char *driver = NULL;
+    void *run = NULL;
     int status;
     env.max_memory = p->max_memory;
-    status = dpd__linreg_setup(p->keys, &env, 1, &run, err);
+    status = p->model->setup(c, p->keys, &env, &run, err);
+    if (status == DPD_OK &&
+        (status = dpd__model_memory_check(p->keys, &env, p->model->workspace_bytes(run, c, &driver),
+                                          driver, err)) == DPD_OK) {
+      status = dpd__linreg_build(run, err);
+    }
     fuzz_note("linreg set-up", status, err);
-    dpd__linreg_free(run);
+    p->model->release(run);
     return status;
   }
   {

@@ -1,7 +1,8 @@
 /* model=linreg: one-pass DP-SGD for linear regression (docs/math.md §1) as a model type.
  * SPDX-License-Identifier: MIT
  *
- * The keys of the model; its commands are in linreg_run.c and linreg_tune.c. */
+ * The keys of the model and its command table: the set-up is in linreg_setup.c, the runs in
+ * linreg_run.c and linreg_tune.c. */
 #include <math.h>
 #include <stddef.h>
 
@@ -113,6 +114,119 @@ static const dpd_key_desc linreg_keys[] = {
 static const char *const linreg_small[] = {"d",  "20", "n", "80",  "seeds", "3", "grid",
                                            "11", "c",  "1", "rho", "2",     NULL};
 
+/* The numbers every command's summary holds first. */
+#define LR_BASE_NUMBERS                                                                            \
+  "seed d n gamma initial_excess_risk privacy.zcdp privacy.delta privacy.epsilon "                 \
+  "privacy.epsilon_zcdp_tight privacy.epsilon_bun_steinke rho zcdp "
+
+/* The numbers each command's summary can hold, as dpdyn sweep names them
+ * (dpd_model_command.numbers): the union over the command's configurations, checked by
+ * tests/cli/test_sweep_plot_y.sh. */
+static const char linreg_simulate_numbers[] =
+    LR_BASE_NUMBERS "final_excess_risk final_excess_risk_se excess_risk_before_release "
+                    "excess_risk_before_release_se release_jump clipped_fraction seeds delta "
+                    "epsilon_bun_steinke epsilon_tight noise_nu";
+
+static const char linreg_sde_numbers[] = LR_BASE_NUMBERS
+    "final_excess_risk final_excess_risk_se excess_risk_before_release "
+    "excess_risk_before_release_se release_jump expected_clipped_fraction seeds dt finite_size "
+    "m2 lambda_max_over_d delta epsilon_bun_steinke epsilon_tight noise_nu";
+
+static const char linreg_ode_numbers[] = LR_BASE_NUMBERS
+    "final_excess_risk final_excess_risk_se excess_risk_before_release release_jump "
+    "lower_bound_before_release upper_bound_before_release ode_steps distinct_eigenvalues "
+    "ode_groups compressed compress_error_estimate ode_error_estimate finite_size m2 "
+    "lambda_max_over_d delta epsilon_bun_steinke epsilon_tight noise_nu "
+    "compress_nodes_per_band compressed_bands";
+
+static const char linreg_compare_numbers[] = LR_BASE_NUMBERS
+    "final_excess_risk final_excess_risk_se excess_risk_before_release "
+    "excess_risk_before_release_se release_jump clipped_fraction seeds ode_final_excess_risk "
+    "ode_excess_risk_before_release ode_release_jump ode_lower_bound_before_release "
+    "ode_upper_bound_before_release ode_steps distinct_eigenvalues ode_groups compressed "
+    "compress_error_estimate ode_error_estimate finite_size m2 lambda_max_over_d sup_gap "
+    "sup_gap_in_se final_gap final_gap_se final_gap_in_se delta epsilon_bun_steinke "
+    "epsilon_tight noise_nu sde_final_excess_risk sde_final_excess_risk_se "
+    "sde_excess_risk_before_release sde_excess_risk_before_release_se sde_release_jump "
+    "sde_expected_clipped_fraction sde_sup_gap sde_sup_gap_in_se sde_final_gap "
+    "sde_final_gap_se sde_final_gap_in_se sde_vs_simulate_final_gap_in_se "
+    "compress_nodes_per_band compressed_bands";
+
+static const char linreg_account_numbers[] = LR_BASE_NUMBERS
+    "rho_target rho_eff zcdp_eff delta epsilon_bun_steinke epsilon_tight "
+    "epsilon_bun_steinke_eff epsilon_tight_eff epsilon rho_bun_steinke noise_nu steps";
+
+static const char linreg_tune_numbers[] = LR_BASE_NUMBERS
+    "finite_size m2 lambda_max_over_d optimum.c optimum.eta0 optimum.eta_at_0 optimum.eta_at_1 "
+    "optimum.eta_sup optimum.stability_limit final_excess_risk final_excess_risk_se "
+    "excess_risk_before_release release_jump lower_bound_before_release "
+    "upper_bound_before_release confirm_seeds ode_groups compressed confirm_final_excess_risk "
+    "confirm_final_excess_risk_se confirm_gap confirm_gap_in_se confirm_sup_gap "
+    "confirm_sup_gap_in_se clipped_fraction heatmap heatmap_points heatmap_failed "
+    "heatmap_beating_optimum heatmap_best_excess_risk heatmap_best_c heatmap_best_eta0 "
+    "iterations evaluations failed_evaluations local_searches converged start_spread "
+    "prescan_best tuner.safety tuner.eta_min_fraction tuner.shape_min tuner.shape_max "
+    "tuner.prescan tuner.starts tuner.xtol tuner.max_iter tuner.restarts delta "
+    "epsilon_bun_steinke epsilon_tight optimum.a optimum.c1 optimum.c2 optimum.c3 "
+    "optimum.offset_scale noise_nu compress_nodes_per_band compressed_bands";
+
+#define LR_FILES                                                                                   \
+  "trajectory.tsv release.tsv [replicates.tsv replicates_trajectory.tsv] summary.json"
+
+static const dpd_model_command linreg_commands[] = {
+    {.name = "simulate",
+     .summary = "one-pass DP-SGD over `seeds` replicates: excess risk with standard errors",
+     .files = LR_FILES,
+     .example = "dpdyn simulate --d=200 --n=800 --c=1 --rho=2",
+     .numbers = linreg_simulate_numbers,
+     .run = dpd__linreg_simulate,
+     .uses = LR_USES_SIM},
+    {.name = "sde",
+     .summary = "homogenized SDE (H-DP-SGD) by Euler-Maruyama over `seeds` replicates",
+     .files = LR_FILES,
+     .example = "dpdyn sde --d=200 --n=800 --c=1 --rho=2",
+     .numbers = linreg_sde_numbers,
+     .run = dpd__linreg_sde,
+     .uses = LR_USES_SDE},
+    {.name = "ode",
+     .summary = "deterministic equivalent: coupled risk ODEs, bounds, last-iterate jump",
+     .files = "trajectory.tsv release.tsv summary.json",
+     .example = "dpdyn ode --d=1000 --n=4000 --c=1 --rho=2",
+     .numbers = linreg_ode_numbers,
+     .run = dpd__linreg_ode,
+     .uses = LR_USES_ODE | LR_USES_ODE_ONLY},
+    {.name = "compare",
+     .summary = "simulation against the ODE (+ the SDE with --sde=1): gaps, figure",
+     .files = LR_FILES " compare.png",
+     .example = "dpdyn compare --d=200 --n=800 --c=1 --rho=2",
+     .numbers = linreg_compare_numbers,
+     .run = dpd__linreg_compare,
+     .uses = LR_USES_SIM | LR_USES_ODE | LR_USES_SDE_KEY,
+     .plot_default = 1},
+    {.name = "account",
+     .summary = "privacy of the schedule (or of a sequence): rho_eff, (epsilon, delta)",
+     .files = "summary.json",
+     .example = "dpdyn account --d=1000 --n=4000 --epsilon=2 --delta=1e-6 --schedule=sqrt",
+     .numbers = linreg_account_numbers,
+     .run = dpd__linreg_account,
+     .uses = LR_USES_SEQUENCE},
+    {.name = "tune",
+     .summary = "optimise c and the schedule on the ODE; heat map; confirm by simulation",
+     .files = "trajectory.tsv release.tsv heatmap.tsv summary.json tune.png",
+     .example = "dpdyn tune --d=1000 --n=4000 --rho=2 --schedule=sqrt",
+     .numbers = linreg_tune_numbers,
+     .run = dpd__linreg_tune,
+     .uses = LR_USES_ODE | LR_USES_TUNE,
+     .replicates_key = "confirm_seeds",
+     .plot_default = 1},
+    {.name = NULL}};
+
 const dpd_model_type dpd__model_linreg = {
-    "linreg", "linear regression, one-pass DP-SGD with clipping (docs/math.md section 1)",
-    linreg_keys, dpd__linreg_commands, linreg_small};
+    .name = "linreg",
+    .summary = "linear regression, one-pass DP-SGD with clipping (docs/math.md section 1)",
+    .keys = linreg_keys,
+    .commands = linreg_commands,
+    .small = linreg_small,
+    .setup = dpd__linreg_setup,
+    .release = dpd__linreg_release,
+    .workspace_bytes = dpd__linreg_workspace_bytes};
