@@ -517,7 +517,7 @@ static int plot_log_set(sweep *s, const char *value, dpd_err *err) {
       return set_owned(&s->plot_log, value, err);
     }
   }
-  return DPD_FAIL(err, DPD_EINVAL,
+  return CLI_FAIL(err, DPD_EINVAL,
                   "invalid value for 'plot_log': '%.100s' (allowed: auto, x, y, xy, none)", value);
 }
 

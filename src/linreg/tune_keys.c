@@ -20,19 +20,16 @@ const dpd__tune_name dpd__tune_names[DPD_TUNE_NNAMES] = {
     {"c1", DPD_TUNE_C1}, {"c2", DPD_TUNE_C2},     {"c3", DPD_TUNE_C3}};
 
 /* The parameters tune may optimise for a schedule family (DPD_TUNE_* flags; 0: the tuner does
- * not take the family): c and the family's parameters that have a tuner flag. The one place
- * that knows which families tune takes (to swap for the families' behaviour table). */
+ * not take the family): the family table's tunables (dpd_tune_family_params_get), registered
+ * families included. */
 static int tunables_of(const dpd_schedule_family *f) {
-  int mask = DPD_TUNE_C;
-  if (f == NULL || dpd_tune_params_get(f->kind) == 0) {
+  int params = 0;
+  dpd_err e;
+  if (f == NULL || dpd_tune_params_get(f->kind) == 0 ||
+      dpd_tune_family_params_get(f->name, NULL, &params, NULL, NULL, 0, &e) < 0) {
     return 0;
   }
-  for (const dpd_schedule_param *q = f->params; q->key != NULL; q++) {
-    for (size_t k = 0; k < DPD_TUNE_NNAMES; k++) {
-      mask |= strcmp(q->key, dpd__tune_names[k].name) == 0 ? dpd__tune_names[k].flag : 0;
-    }
-  }
-  return mask;
+  return params | DPD_TUNE_C;
 }
 
 size_t dpd__tune_values(const dpd_schedule_family *f, const dpd_schedule_config *sc,

@@ -40,11 +40,11 @@
 #include "dpdyn/schedule.h"
 #include "dpdyn/tune.h"
 
-/* Set to 1 once src/models/linreg/linreg_tune.c takes its families from the table
- * (dpd_tune_family_params_get instead of its own family_of): `tune` through the model registry
- * then runs with the registered family too. Until then the tuner is checked through tune.h. */
+/* 1: `tune` through the model registry runs with the registered family (the linreg adapter
+ * takes the families' tunables from the table, dpd_tune_family_params_get); 0 checks the tuner
+ * through tune.h only. */
 #ifndef PLUGIN_TUNE_THROUGH_MODEL
-#define PLUGIN_TUNE_THROUGH_MODEL 0
+#define PLUGIN_TUNE_THROUGH_MODEL 1
 #endif
 
 static const double inv_sqrt2 = 0.70710678118654752440084436210485;
