@@ -17,9 +17,10 @@ from collections import defaultdict
 def objects(build):
     out = []
     for root, _, files in os.walk(build):
-        if "dpdyn_obj.dir" in root or "dpdyn_cli.dir" in root or "dpdyn_cli_obj.dir" in root:
+        if "dpdyn_obj.dir" in root or "dpdyn_cli_obj.dir" in root:
             out += [os.path.join(root, f) for f in files if f.endswith(".o")]
-    return sorted(out)
+    # objects of sources that no longer exist (moved or deleted files) are stale: not measured
+    return sorted(o for o in out if os.path.exists(src_of(o)))
 
 def src_of(obj):
     m = re.search(r"\.dir/(src/.*)\.o$", obj)
