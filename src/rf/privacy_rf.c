@@ -208,15 +208,25 @@ static int moments_eval(double eta, size_t T, double delta, dpd__rf_privacy_plan
   return DPD_OK;
 }
 
-int dpd__rf_privacy_plan_sigma(double eta, size_t T, double delta, int have_epsilon, double value,
-                               int moments, dpd__rf_privacy_plan *plan, dpd_err *err) {
+int dpd__rf_privacy_plan_sigma(double eta, size_t T, double delta, dpd__rf_budget budget,
+                               double value, int moments, dpd__rf_privacy_plan *plan,
+                               dpd_err *err) {
+  static const char *const names[] = {"epsilon", "sigma", "mu", "zcdp"};
+  const int have_epsilon = budget == DPD__RF_BUDGET_EPSILON;
   int status;
-  plan->sigma = have_epsilon ? 0.0 : value;
-  plan->sigma_exact = 0.0;
-  plan->sigma_moments = NAN;
-  plan->eps_moments = NAN;
-  plan->epsilon = have_epsilon ? value : 0.0;
-  plan->epsilon_exact = 0.0;
+  *plan = (dpd__rf_privacy_plan){.budget = budget, .moments = moments, .sigma_moments = NAN,
+                                 .eps_moments = NAN, .epsilon = have_epsilon ? value : 0.0};
+  if (budget == DPD__RF_BUDGET_SIGMA) {
+    plan->sigma = value;
+  } else if (budget == DPD__RF_BUDGET_MU || budget == DPD__RF_BUDGET_ZCDP) {
+    const double mu = budget == DPD__RF_BUDGET_MU ? value : sqrt(2.0 * value);
+    if (!(mu > 0.0)) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for '%s': 0 (allowed: > 0, or inf for a non-private run)",
+                      names[budget]);
+    }
+    plan->sigma = isinf(mu) ? 0.0 : sqrt(eta * (double)T) / mu;
+  }
   if (!have_epsilon) {
     return DPD_OK;
   }
@@ -234,7 +244,7 @@ int dpd__rf_privacy_plan_sigma(double eta, size_t T, double delta, int have_epsi
   return DPD_OK;
 }
 
-int dpd__rf_privacy_plan_delivered(double eta, size_t T, double delta, int have_epsilon,
+int dpd__rf_privacy_plan_delivered(double eta, size_t T, double delta,
                                    dpd__rf_privacy_plan *plan, dpd_err *err) {
   int status;
   if (!(plan->sigma > 0.0)) {
@@ -246,7 +256,7 @@ int dpd__rf_privacy_plan_delivered(double eta, size_t T, double delta, int have_
                                              err)) < 0) {
     return status;
   }
-  if (!have_epsilon) {
+  if (plan->budget != DPD__RF_BUDGET_EPSILON) {
     /* sigma given: both calibrations of the epsilon it delivers, for comparison. */
     plan->epsilon = plan->epsilon_exact;
     plan->sigma_exact = plan->sigma;

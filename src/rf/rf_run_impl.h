@@ -128,8 +128,20 @@ DPD__RF_HIDDEN double dpd__rf_memory_eval(const dpd_rf_config *pc, const dpd_rf_
                                           dpd_rf_resample resample, int sim, int ou,
                                           double replicates_bytes, const char **driver);
 
-/* The calibration of a run's noise multiplier (docs/math.md §2.3), from one budget. */
+/* The calibration of a run's noise multiplier (docs/math.md §2.3) from one budget: epsilon (with
+ * delta; sigma calibrated exactly or by the seed's moments bound), sigma itself, or mu-GDP or
+ * zCDP, which fix sigma exactly (T steps of DP-GD are sqrt(eta T)/sigma-GDP, i.e.
+ * (eta T / (2 sigma^2))-zCDP); none: not private. */
+typedef enum {
+  DPD__RF_BUDGET_EPSILON = 0,
+  DPD__RF_BUDGET_SIGMA,
+  DPD__RF_BUDGET_MU,
+  DPD__RF_BUDGET_ZCDP,
+  DPD__RF_BUDGET_NONE
+} dpd__rf_budget;
 typedef struct {
+  dpd__rf_budget budget;
+  int moments;          /* epsilon calibrated by the moments bound (else exactly) */
   double sigma;         /* in use (0: non-private) */
   double sigma_exact;   /* the exact calibration of epsilon (sigma itself when sigma is given) */
   double sigma_moments; /* the seed's moments bound for epsilon (NAN outside its range) */
@@ -137,16 +149,15 @@ typedef struct {
   double epsilon;       /* the target epsilon, or the one sigma delivers (INFINITY: none) */
   double epsilon_exact; /* the epsilon sigma delivers by the exact accounting */
 } dpd__rf_privacy_plan;
-/* Step 1: sigma from epsilon (have_epsilon: `value` is epsilon, calibrated exactly or by the
- * moments bound) or given (`value` is sigma >= 0). DPD_EINVAL naming 'epsilon' when moments is
- * asked outside the bound's range (epsilon < 8 log(1/delta)). */
-DPD__RF_HIDDEN int dpd__rf_privacy_plan_sigma(double eta, size_t T, double delta, int have_epsilon,
-                                              double value, int moments,
+/* Step 1: plan->sigma from the budget's `value` (ignored for NONE). DPD_EINVAL naming the
+ * budget ('epsilon', 'mu', 'zcdp') for mu or zcdp = 0 and for moments outside the bound's range
+ * (epsilon < 8 log(1/delta)). */
+DPD__RF_HIDDEN int dpd__rf_privacy_plan_sigma(double eta, size_t T, double delta,
+                                              dpd__rf_budget budget, double value, int moments,
                                               dpd__rf_privacy_plan *plan, dpd_err *err);
-/* Step 2: the epsilons that plan->sigma delivers (and, for a given sigma, both calibrations of
- * it). */
+/* Step 2: the epsilons that plan->sigma delivers (and, for a sigma not from epsilon, both
+ * calibrations of it). */
 DPD__RF_HIDDEN int dpd__rf_privacy_plan_delivered(double eta, size_t T, double delta,
-                                                  int have_epsilon, dpd__rf_privacy_plan *plan,
-                                                  dpd_err *err);
+                                                  dpd__rf_privacy_plan *plan, dpd_err *err);
 
 #endif

@@ -7,6 +7,7 @@
 #include "core/model_impl.h"
 #include "dpdyn/rf.h"
 #include "dpdyn/rf_sim.h"
+#include "rf/rf_run_impl.h"
 
 /* What a command uses (dpd_model_command.uses): the DP-GD replicates, the OU theory; account
  * uses neither (no problem is built). */
@@ -15,16 +16,10 @@ enum { DPD__RF_USES_SIM = 1u, DPD__RF_USES_OU = 2u };
 typedef struct {
   dpd_rf_config pc;         /* problem */
   dpd_rf_sim_config sc;     /* DP-GD (eta, T, clip, sigma, seeds, seed, grid, threads) */
-  double delta;             /* privacy delta (default 1/n) */
-  double epsilon;           /* target epsilon (INFINITY: non-private) */
-  int have_epsilon;         /* epsilon given: sigma calibrated from it */
-  int moments;              /* calibration = moments */
-  int theta_star;           /* theta_star = on: theta* = Phi^+ y of each draw */
-  dpd_rf_resample resample; /* what the replicates redraw (simulate, compare) */
-  double sigma_exact;       /* exact calibration for epsilon (0 when non-private) */
-  double sigma_moments;     /* seed's bound for epsilon (NAN outside its range) */
-  double eps_moments;       /* epsilon that sigma_moments delivers (NAN when n/a) */
-  double epsilon_exact;     /* epsilon that the sigma in use delivers (exact accounting) */
+  double delta;               /* privacy delta (default 1/n) */
+  dpd__rf_privacy_plan privacy; /* the budget, sigma (sc.sigma) and the epsilons it delivers */
+  int theta_star;             /* theta_star = on: theta* = Phi^+ y of each draw */
+  dpd_rf_resample resample;   /* what the replicates redraw (simulate, compare) */
   int plot;
   int save_replicates;    /* 0 none, 1 replicates.tsv, 2 also replicates_trajectory.tsv */
   double memory_estimate; /* bytes the command is expected to need (0: not estimated) */

@@ -135,7 +135,7 @@ static int setup_dpgd(dpd_keys *keys, dpd__rf_ctx *r, dpd_err *err) {
       (status = dpd_keys_choice_get(keys, "theta_star", &star, err)) < 0) {
     return status;
   }
-  r->moments = choice == 1;
+  r->privacy.moments = choice == 1;
   r->theta_star = star == 0;
   r->pc.seed = r->sc.seed;
   r->sc.threads = (int)threads;
@@ -149,20 +149,21 @@ static int setup_dpgd(dpd_keys *keys, dpd__rf_ctx *r, dpd_err *err) {
   return dpd__model_save_replicates_get(keys, 2, &r->save_replicates, err);
 }
 
-/* One budget: epsilon (with delta), mu, zcdp or sigma; *value is epsilon or sigma. mu and zcdp fix
- * sigma exactly: T steps of DP-GD are sqrt(eta T)/sigma-GDP, i.e. (eta T / (2 sigma^2))-zCDP. */
-static int setup_budget(dpd_keys *keys, dpd__rf_ctx *r, double *value, dpd_err *err) {
+/* The privacy keys: one budget, epsilon (with delta), sigma, mu or zcdp (rf_run_impl.h), sigma
+ * calibrated from it, and the epsilons it delivers. */
+static int setup_privacy(dpd_keys *keys, const dpd_model_command *c, dpd__rf_ctx *r,
+                         dpd_err *err) {
   static const char *const budget[] = {"epsilon", "sigma", "mu", "zcdp"};
-  size_t first = 4;
-  double v = 0.0, mu;
+  dpd__rf_budget first = DPD__RF_BUDGET_NONE;
+  double value = 0.0;
   int status;
   if (dpd_keys_given(keys, "epsilon") && dpd_keys_given(keys, "sigma")) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'sigma': given together with epsilon (allowed: one of "
                     "epsilon (sigma is calibrated) or sigma (its epsilon is reported))");
   }
-  for (size_t k = 0; k < 4; k++) {
-    if (dpd_keys_given(keys, budget[k]) && first < 4) {
+  for (dpd__rf_budget k = DPD__RF_BUDGET_EPSILON; k < DPD__RF_BUDGET_NONE; k++) {
+    if (dpd_keys_given(keys, budget[k]) && first != DPD__RF_BUDGET_NONE) {
       return DPD_FAIL(err, DPD_EINVAL,
                       "invalid value for '%s': given together with %s (allowed: one of "
                       "epsilon (with delta), mu, zcdp or sigma)",
@@ -170,55 +171,20 @@ static int setup_budget(dpd_keys *keys, dpd__rf_ctx *r, double *value, dpd_err *
     }
     first = dpd_keys_given(keys, budget[k]) ? k : first;
   }
-  r->have_epsilon = first == 0;
-  *value = 0.0; /* no budget: not private */
-  if (first < 4 && (status = dpd_keys_real_get(keys, budget[first], &v, err)) < 0) {
+  if ((first != DPD__RF_BUDGET_NONE &&
+       (status = dpd_keys_real_get(keys, budget[first], &value, err)) < 0) ||
+      (status = dpd__rf_privacy_plan_sigma(r->sc.eta, r->sc.T, r->delta, first, value,
+                                           r->privacy.moments, &r->privacy, err)) < 0) {
     return status;
   }
-  if (first < 2) {
-    *value = v;
-  } else if (first < 4) {
-    mu = first == 2 ? v : sqrt(2.0 * v);
-    if (!(mu > 0.0)) {
-      return DPD_FAIL(err, DPD_EINVAL,
-                      "invalid value for '%s': 0 (allowed: > 0, or inf for a non-private run)",
-                      budget[first]);
-    }
-    *value = isinf(mu) ? 0.0 : sqrt(r->sc.eta * (double)r->sc.T) / mu;
-  }
-  return DPD_OK;
-}
-
-/* The privacy keys: sigma calibrated or given, and the epsilons it delivers. */
-static int setup_privacy(dpd_keys *keys, const dpd_model_command *c, dpd__rf_ctx *r,
-                         dpd_err *err) {
-  dpd__rf_privacy_plan plan;
-  const double eta = r->sc.eta;
-  const size_t T = r->sc.T;
-  double value;
-  int status;
-  if ((status = setup_budget(keys, r, &value, err)) < 0 ||
-      (status = dpd__rf_privacy_plan_sigma(eta, T, r->delta, r->have_epsilon, value, r->moments,
-                                           &plan, err)) < 0) {
-    return status;
-  }
-  if (plan.sigma > 0.0 && !isfinite(r->sc.clip) && c->uses != 0) {
+  if (r->privacy.sigma > 0.0 && !isfinite(r->sc.clip) && c->uses != 0) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'clip': inf with %s (allowed: finite clip > 0 when the "
                     "run is private: the noise scale is 2 C sigma / n)",
-                    r->have_epsilon ? "epsilon given" : "sigma > 0");
+                    first == DPD__RF_BUDGET_EPSILON ? "epsilon given" : "sigma > 0");
   }
-  if ((status = dpd__rf_privacy_plan_delivered(eta, T, r->delta, r->have_epsilon, &plan, err)) <
-      0) {
-    return status;
-  }
-  r->sc.sigma = plan.sigma;
-  r->sigma_exact = plan.sigma_exact;
-  r->sigma_moments = plan.sigma_moments;
-  r->eps_moments = plan.eps_moments;
-  r->epsilon = plan.epsilon;
-  r->epsilon_exact = plan.epsilon_exact;
-  return DPD_OK;
+  r->sc.sigma = r->privacy.sigma;
+  return dpd__rf_privacy_plan_delivered(r->sc.eta, r->sc.T, r->delta, &r->privacy, err);
 }
 
 /* The memory the command needs (checked against peak RSS in tests/cli/test_limits.sh), and the

@@ -40,9 +40,10 @@ static int output_begin(const dpd_keys *keys, const dpd__rf_ctx *r, dpd_output *
                         dpd_err *err) {
   const double eta = r->sc.eta, T = (double)r->sc.T, sigma = r->sc.sigma;
   const double mu = sigma > 0.0 ? sqrt(eta * T) / sigma : INFINITY;
-  const double v[] = {sigma,      r->sigma_exact,   r->sigma_moments, r->sigma_moments / r->sigma_exact,
-                      r->epsilon, r->epsilon_exact, r->eps_moments,   r->delta,
-                      mu};
+  const dpd__rf_privacy_plan *pl = &r->privacy;
+  const double v[] = {sigma,       pl->sigma_exact,   pl->sigma_moments,
+                      pl->sigma_moments / pl->sigma_exact, pl->epsilon, pl->epsilon_exact,
+                      pl->eps_moments, r->delta,         mu};
   dpd_privacy_guarantee g;
   int status;
   if ((status = dpd__output_begin(dpd_keys_command_get(keys), "rf", r->plot, r->sc.seed, out,
@@ -71,7 +72,9 @@ static int output_begin(const dpd_keys *keys, const dpd__rf_ctx *r, dpd_output *
     dpd__output_guarantee(*out, &g);
   }
   cJSON_AddStringToObject((*out)->summary, "calibration",
-                          !r->have_epsilon ? "none" : r->moments ? "moments" : "exact");
+                          pl->budget != DPD__RF_BUDGET_EPSILON ? "none"
+                          : pl->moments                        ? "moments"
+                                                               : "exact");
   return DPD_OK;
 }
 
@@ -81,9 +84,9 @@ int dpd__rf_run_account(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
   int status = output_begin(keys, r, out, err);
   (void)env;
   if (status == DPD_OK) {
-    dpd_output_number_set(*out, "mu_exact", r->sigma_exact > 0.0
-                                                ? sqrt(r->sc.eta * (double)r->sc.T) / r->sigma_exact
-                                                : INFINITY);
+    const double s = r->privacy.sigma_exact;
+    dpd_output_number_set(*out, "mu_exact",
+                          s > 0.0 ? sqrt(r->sc.eta * (double)r->sc.T) / s : INFINITY);
   }
   return status;
 }
