@@ -51,9 +51,9 @@ int dpd__rf_draws_create(const dpd__rf_draws_config *cfg, dpd__rf_draws **out, d
   w->a_min = malloc(m * sizeof *w->a_min);
   w->rank = malloc(m * sizeof *w->rank);
   w->exit_step = malloc(m * sizeof *w->exit_step);
-  if (w->kgrid == NULL || w->ts_train == NULL || w->ts_test == NULL || w->ou_d == NULL || w->ou_bias == NULL ||
-      w->ou_noise == NULL || w->ou_c == NULL || w->a_max == NULL || w->a_min == NULL ||
-      w->rank == NULL || w->exit_step == NULL) {
+  if (w->kgrid == NULL || w->ts_train == NULL || w->ts_test == NULL || w->ou_d == NULL ||
+      w->ou_bias == NULL || w->ou_noise == NULL || w->ou_c == NULL || w->a_max == NULL ||
+      w->a_min == NULL || w->rank == NULL || w->exit_step == NULL) {
     dpd__rf_draws_free(w);
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory (%zu draws of the problem)", m);
   }
@@ -65,9 +65,8 @@ int dpd__rf_draws_create(const dpd__rf_draws_config *cfg, dpd__rf_draws **out, d
 /* One progress poll between two dense phases of a draw. */
 static int draw_poll(dpd__rf_draws *w, dpd_err *err) {
   w->polls++;
-  if (w->cfg.progress != NULL &&
-      w->cfg.progress(w->cfg.progress_user, "problem phases", w->polls,
-                      w->cfg.draws * DPD__RF_DRAW_POLLS) != 0) {
+  if (w->cfg.progress != NULL && w->cfg.progress(w->cfg.progress_user, "problem phases", w->polls,
+                                                 w->cfg.draws * DPD__RF_DRAW_POLLS) != 0) {
     return DPD_FAIL(err, DPD_ECANCELLED, "stopped by the progress callback");
   }
   return DPD_OK;
@@ -263,8 +262,8 @@ void dpd__rf_draws_bytes(size_t draws, size_t g, dpd__rf_bytes *b) {
 }
 
 int dpd__rf_draws_run(const dpd_rf_config *pc, const dpd_rf_sim_config *sc,
-                      dpd_rf_resample resample, int sim, dpd__rf_draws *w,
-                      dpd_rf_sim_result **res, dpd_err *err) {
+                      dpd_rf_resample resample, int sim, dpd__rf_draws *w, dpd_rf_sim_result **res,
+                      dpd_err *err) {
   dpd_rf_problem *problem = NULL;
   int status;
   *res = NULL;

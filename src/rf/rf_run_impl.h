@@ -27,12 +27,12 @@
 
 /* What to evaluate on each draw. */
 typedef struct {
-  int theta_star;           /* theta* = Phi^+ y of each draw (dgelsd) */
-  int ou;                   /* the OU theory of each draw */
-  double eta, clip, sigma;  /* DP-GD's (dpd_rf_sim_config: clip relative, INFINITY: none) */
-  size_t T;                 /* DP-GD steps */
-  size_t g;                 /* grid points (dpd_rf_sim_grid_steps) */
-  size_t draws;             /* problems evaluated: 1, or one per replicate */
+  int theta_star;          /* theta* = Phi^+ y of each draw (dgelsd) */
+  int ou;                  /* the OU theory of each draw */
+  double eta, clip, sigma; /* DP-GD's (dpd_rf_sim_config: clip relative, INFINITY: none) */
+  size_t T;                /* DP-GD steps */
+  size_t g;                /* grid points (dpd_rf_sim_grid_steps) */
+  size_t draws;            /* problems evaluated: 1, or one per replicate */
   /* Polled between the dense phases of a draw (its features, theta*, the OU eigenproblem, the
    * test projection: each one LAPACK or BLAS call that cannot be interrupted) with "problem
    * phases", done of DPD__RF_DRAW_POLLS per draw; non-zero stops (DPD_ECANCELLED). NULL: none. */

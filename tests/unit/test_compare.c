@@ -146,8 +146,13 @@ static void compare_add_zero_se_and_nan(void **state) {
   dpd_output *out;
   dpd_err err;
   const double th[3] = {1.0, 2.0, 3.0}, si[3] = {1.0, 2.5, 3.0}, z0[3] = {0.0, 0.0, 0.0};
-  dpd_compare_spec s = {.theory = th, .sim = si, .se = z0, .g = 3, .final_theory = 3.0,
-                        .final_sim = 3.0, .final_se = 0.0};
+  dpd_compare_spec s = {.theory = th,
+                        .sim = si,
+                        .se = z0,
+                        .g = 3,
+                        .final_theory = 3.0,
+                        .final_sim = 3.0,
+                        .final_se = 0.0};
   const cJSON *na;
   (void)state;
   assert_int_equal(dpd_output_create(&out, &err), DPD_OK);

@@ -14,16 +14,16 @@
 enum { DPD__RF_USES_SIM = 1u, DPD__RF_USES_OU = 2u };
 
 typedef struct {
-  dpd_rf_config pc;         /* problem */
-  dpd_rf_sim_config sc;     /* DP-GD (eta, T, clip, sigma, seeds, seed, grid, threads) */
-  double delta;               /* privacy delta (default 1/n) */
+  dpd_rf_config pc;             /* problem */
+  dpd_rf_sim_config sc;         /* DP-GD (eta, T, clip, sigma, seeds, seed, grid, threads) */
+  double delta;                 /* privacy delta (default 1/n) */
   dpd__rf_privacy_plan privacy; /* the budget, sigma (sc.sigma) and the epsilons it delivers */
-  int theta_star;             /* theta_star = on: theta* = Phi^+ y of each draw */
-  dpd_rf_resample resample;   /* what the replicates redraw (simulate, compare) */
+  int theta_star;               /* theta_star = on: theta* = Phi^+ y of each draw */
+  dpd_rf_resample resample;     /* what the replicates redraw (simulate, compare) */
   int plot;
-  int save_replicates;    /* 0 none, 1 replicates.tsv, 2 also replicates_trajectory.tsv */
-  double memory_estimate; /* bytes the command is expected to need (0: not estimated) */
-  const char *driver;     /* the key whose value drives memory_estimate */
+  int save_replicates;           /* 0 none, 1 replicates.tsv, 2 also replicates_trajectory.tsv */
+  double memory_estimate;        /* bytes the command is expected to need (0: not estimated) */
+  const char *driver;            /* the key whose value drives memory_estimate */
   dpd__progress_bridge progress; /* DP-GD steps to env->progress (sc.progress_user) */
 } dpd__rf_ctx;
 

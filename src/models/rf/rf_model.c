@@ -151,8 +151,7 @@ static int setup_dpgd(dpd_keys *keys, dpd__rf_ctx *r, dpd_err *err) {
 
 /* The privacy keys: one budget, epsilon (with delta), sigma, mu or zcdp (rf_run_impl.h), sigma
  * calibrated from it, and the epsilons it delivers. */
-static int setup_privacy(dpd_keys *keys, const dpd_model_command *c, dpd__rf_ctx *r,
-                         dpd_err *err) {
+static int setup_privacy(dpd_keys *keys, const dpd_model_command *c, dpd__rf_ctx *r, dpd_err *err) {
   static const char *const budget[] = {"epsilon", "sigma", "mu", "zcdp"};
   dpd__rf_budget first = DPD__RF_BUDGET_NONE;
   double value = 0.0;
@@ -192,9 +191,8 @@ static int setup_privacy(dpd_keys *keys, const dpd_model_command *c, dpd__rf_ctx
  * neither). */
 static void setup_memory(const dpd_keys *keys, unsigned uses, dpd__rf_ctx *r) {
   const int sim = (uses & DPD__RF_USES_SIM) != 0;
-  const double reps = sim ? dpd__model_replicates_bytes(r->save_replicates, r->sc.seeds,
-                                                        r->sc.grid, 5, 4)
-                          : 0.0;
+  const double reps =
+      sim ? dpd__model_replicates_bytes(r->save_replicates, r->sc.seeds, r->sc.grid, 5, 4) : 0.0;
   const char *driver;
   r->memory_estimate = dpd__rf_memory_eval(&r->pc, &r->sc, r->resample, sim,
                                            (uses & DPD__RF_USES_OU) != 0, reps, &driver);
@@ -243,15 +241,15 @@ static double workspace_bytes(const void *ctx, const dpd_model_command *c, const
  * (dpd_model_command.numbers): the union over the command's configurations, checked by
  * tests/cli/test_sweep_plot_y.sh. Every command reports the calibration and its privacy;
  * simulate and compare the DP-GD replicates. */
-#define RF_PRIVACY_NUMBERS \
-    "seed eta steps tau clip_norm sigma sigma_exact sigma_moments " \
-    "sigma_ratio_moments_over_exact epsilon epsilon_exact epsilon_of_sigma_moments delta " \
-    "mu_gdp privacy.mu privacy.zcdp privacy.delta privacy.epsilon privacy.epsilon_gdp " \
-    "privacy.epsilon_zcdp_tight privacy.epsilon_bun_steinke "
-#define RF_DPGD_NUMBERS \
-    "theta_star_train_risk theta_star_test_risk theta_star_test_risk_se seeds data_draws " \
-    "final_test_risk final_test_risk_se final_train_risk final_train_risk_se " \
-    "clipped_fraction_final clipped_fraction_mean first_clip_step_min first_clip_step_median"
+#define RF_PRIVACY_NUMBERS                                                                         \
+  "seed eta steps tau clip_norm sigma sigma_exact sigma_moments "                                  \
+  "sigma_ratio_moments_over_exact epsilon epsilon_exact epsilon_of_sigma_moments delta "           \
+  "mu_gdp privacy.mu privacy.zcdp privacy.delta privacy.epsilon privacy.epsilon_gdp "              \
+  "privacy.epsilon_zcdp_tight privacy.epsilon_bun_steinke "
+#define RF_DPGD_NUMBERS                                                                            \
+  "theta_star_train_risk theta_star_test_risk theta_star_test_risk_se seeds data_draws "           \
+  "final_test_risk final_test_risk_se final_train_risk final_train_risk_se "                       \
+  "clipped_fraction_final clipped_fraction_mean first_clip_step_min first_clip_step_median"
 
 static const dpd_model_command rf_commands[] = {
     {.name = "simulate",
@@ -262,7 +260,8 @@ static const dpd_model_command rf_commands[] = {
      .run = dpd__rf_run_simulate,
      .uses = DPD__RF_USES_SIM},
     {.name = "ou",
-     .summary = "Ornstein-Uhlenbeck theory of DP-GD: test risk (bias + noise), exit from no-clip set",
+     .summary =
+         "Ornstein-Uhlenbeck theory of DP-GD: test risk (bias + noise), exit from no-clip set",
      .files = "trajectory.tsv summary.json",
      .example = "dpdyn ou --model=rf --p=500 --n=400 --sigma=1",
      .numbers = RF_PRIVACY_NUMBERS

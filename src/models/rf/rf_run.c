@@ -41,16 +41,18 @@ static int output_begin(const dpd_keys *keys, const dpd__rf_ctx *r, dpd_output *
   const double eta = r->sc.eta, T = (double)r->sc.T, sigma = r->sc.sigma;
   const double mu = sigma > 0.0 ? sqrt(eta * T) / sigma : INFINITY;
   const dpd__rf_privacy_plan *pl = &r->privacy;
-  const double v[] = {sigma,       pl->sigma_exact,   pl->sigma_moments,
-                      pl->sigma_moments / pl->sigma_exact, pl->epsilon, pl->epsilon_exact,
-                      pl->eps_moments, r->delta,         mu};
+  const double v[] = {
+      sigma,       pl->sigma_exact,   pl->sigma_moments, pl->sigma_moments / pl->sigma_exact,
+      pl->epsilon, pl->epsilon_exact, pl->eps_moments,   r->delta,
+      mu};
   dpd_privacy_guarantee g;
   int status;
   if ((status = dpd__output_begin(dpd_keys_command_get(keys), "rf", r->plot, r->sc.seed, out,
                                   err)) < 0 ||
       (status = dpd__output_headline_set(
            *out, err, "model rf, d = %zu, n = %zu, p = %zu, %s, seed %llu", r->pc.d, r->pc.n,
-           r->pc.p, dpd_rf_activation_name(r->pc.activation), (unsigned long long)r->sc.seed)) < 0) {
+           r->pc.p, dpd_rf_activation_name(r->pc.activation), (unsigned long long)r->sc.seed)) <
+          0) {
     return status;
   }
   dpd_output_number_set(*out, "eta", eta);
@@ -78,8 +80,8 @@ static int output_begin(const dpd_keys *keys, const dpd__rf_ctx *r, dpd_output *
   return DPD_OK;
 }
 
-int dpd__rf_run_account(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
-                        dpd_output **out, dpd_err *err) {
+int dpd__rf_run_account(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dpd_output **out,
+                        dpd_err *err) {
   const dpd__rf_ctx *r = ctx;
   int status = output_begin(keys, r, out, err);
   (void)env;
@@ -108,9 +110,8 @@ static int sim_summary(rf_job *j, dpd_err *err) {
   const dpd__rf_ctx *r = j->r;
   const dpd_rf_sim_result *s = j->s;
   const size_t g = j->g;
-  double v[8] = {s->test_mean[g - 1],          s->test_se[g - 1], s->train_mean[g - 1],
-                 s->train_se[g - 1],           s->clip_fraction[j->T - 1],
-                 s->clip_fraction_total};
+  double v[8] = {s->test_mean[g - 1], s->test_se[g - 1],          s->train_mean[g - 1],
+                 s->train_se[g - 1],  s->clip_fraction[j->T - 1], s->clip_fraction_total};
   int status = dpd__rf_sim_first_clip_stats(s, &v[6], &v[7], err);
   if (status < 0) {
     return status;
@@ -146,8 +147,8 @@ static int ou_summary(rf_job *j, dpd_err *err) {
   const double eta = j->r->sc.eta;
   const size_t g = j->g, T = j->T;
   const dpd__rf_ou_summary *th = &j->th;
-  int status = dpd__rf_draws_ou_summary(j->w, j->per_draw ? j->s->test_replicates : NULL, &j->th,
-                                        err);
+  int status =
+      dpd__rf_draws_ou_summary(j->w, j->per_draw ? j->s->test_replicates : NULL, &j->th, err);
   if (status < 0) {
     return status;
   }
@@ -189,12 +190,11 @@ static int columns_add(dpd_table_builder *tb, const char *prefix, const char *na
 }
 
 /* trajectory.tsv on the grid: t, step, the DP-GD risks, the OU curves, theta*, the SEs. */
-static int trajectory(rf_job *j, const double *t, const double *kk, double ts_test,
-                      dpd_err *err) {
+static int trajectory(rf_job *j, const double *t, const double *kk, double ts_test, dpd_err *err) {
   const dpd_rf_sim_result *s = j->s;
   const size_t g = j->g;
-  const double *grid[2] = {t, kk}, *th[4] = {j->th.risk, j->th.bias, j->th.noise,
-                                             j->th.risk_continuous};
+  const double *grid[2] = {t, kk},
+               *th[4] = {j->th.risk, j->th.bias, j->th.noise, j->th.risk_continuous};
   const double *se[2] = {j->th.risk_se, j->th.gap_se};
   double *col;
   int status;
@@ -249,18 +249,22 @@ static int add_replicates(const rf_job *j, const double *t, const double *kk, dp
   status = dpd__output_replicates_add(j->out, NULL,
                                       "final_test_risk final_train_risk first_clip_step "
                                       "theta_star_test_risk ou_final_test_risk",
-                                      S, !j->per_draw ? 3 : j->ou ? 5 : 4, fin, err);
+                                      S,
+                                      !j->per_draw ? 3
+                                      : j->ou      ? 5
+                                                   : 4,
+                                      fin, err);
   free(buf);
   if (status == DPD_OK && j->r->save_replicates >= 2) {
-    status = dpd__output_replicate_trajectory_add(j->out, NULL, "t step train_risk test_risk", S,
-                                                  g, 2, shared, 2, per, err);
+    status = dpd__output_replicate_trajectory_add(j->out, NULL, "t step train_risk test_risk", S, g,
+                                                  2, shared, 2, per, err);
   }
   return status;
 }
 
 /* clipping.tsv (every step) and the per-replicate tables. */
-static int replicate_tables(const rf_job *j, const char *figure, const double *t,
-                            const double *kk, dpd_err *err) {
+static int replicate_tables(const rf_job *j, const char *figure, const double *t, const double *kk,
+                            dpd_err *err) {
   const size_t T = j->T;
   double *steps_all = malloc(2 * T * sizeof *steps_all);
   int status;
@@ -310,8 +314,9 @@ static int output(rf_job *j, const dpd_keys *keys, const char *figure, dpd_err *
   }
   if (j->r->theta_star) {
     const double v[] = {ts_train, ts_test, ts_test_se};
-    numbers_set(j->out, "theta_star_", j->per_draw ? "train_risk test_risk test_risk_se"
-                                                   : "train_risk test_risk", v, NULL);
+    numbers_set(j->out, "theta_star_",
+                j->per_draw ? "train_risk test_risk test_risk_se" : "train_risk test_risk", v,
+                NULL);
   }
   if ((!j->sim || (status = sim_summary(j, err)) == DPD_OK) &&
       (!j->ou || (status = ou_summary(j, err)) == DPD_OK) &&
@@ -334,8 +339,13 @@ static int run(const dpd__rf_ctx *r, unsigned uses, const dpd_keys *keys, const 
   j.g = r->sc.grid;
   j.T = r->sc.T;
   j.per_draw = j.sim && r->resample != DPD_RF_RESAMPLE_NOISE;
-  const dpd__rf_draws_config dc = {.theta_star = r->theta_star, .ou = j.ou, .eta = r->sc.eta,
-                                   .clip = r->sc.clip, .sigma = r->sc.sigma, .T = j.T, .g = j.g,
+  const dpd__rf_draws_config dc = {.theta_star = r->theta_star,
+                                   .ou = j.ou,
+                                   .eta = r->sc.eta,
+                                   .clip = r->sc.clip,
+                                   .sigma = r->sc.sigma,
+                                   .T = j.T,
+                                   .g = j.g,
                                    .draws = j.per_draw ? r->sc.seeds : 1,
                                    .progress = env->progress,
                                    .progress_user = env->progress_user};
@@ -360,8 +370,8 @@ static int run(const dpd__rf_ctx *r, unsigned uses, const dpd_keys *keys, const 
   return status;
 }
 
-int dpd__rf_run_simulate(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
-                         dpd_output **out, dpd_err *err) {
+int dpd__rf_run_simulate(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dpd_output **out,
+                         dpd_err *err) {
   return run(ctx, DPD__RF_USES_SIM, keys, env, out, err);
 }
 
@@ -370,7 +380,7 @@ int dpd__rf_run_ou(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dpd_
   return run(ctx, DPD__RF_USES_OU, keys, env, out, err);
 }
 
-int dpd__rf_run_compare(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
-                        dpd_output **out, dpd_err *err) {
+int dpd__rf_run_compare(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dpd_output **out,
+                        dpd_err *err) {
   return run(ctx, DPD__RF_USES_SIM | DPD__RF_USES_OU, keys, env, out, err);
 }
