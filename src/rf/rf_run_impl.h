@@ -23,7 +23,9 @@
 #include "dpdyn/rf.h"
 #include "dpdyn/rf_sim.h"
 
-#define DPD__RF_HIDDEN __attribute__((visibility("hidden")))
+#ifndef DPD_HIDDEN_FN
+#define DPD_HIDDEN_FN __attribute__((visibility("hidden")))
+#endif
 
 /* What to evaluate on each draw. */
 typedef struct {
@@ -55,27 +57,27 @@ typedef struct {
 } dpd__rf_draws;
 
 /* *w: returned-owned (dpd__rf_draws_free); cfg copied. DPD_ENOMEM. */
-DPD__RF_HIDDEN int dpd__rf_draws_create(const dpd__rf_draws_config *cfg, dpd__rf_draws **w,
-                                        dpd_err *err);
-DPD__RF_HIDDEN void dpd__rf_draws_free(dpd__rf_draws *w);
+DPD_HIDDEN_FN int dpd__rf_draws_create(const dpd__rf_draws_config *cfg, dpd__rf_draws **w,
+                                       dpd_err *err);
+DPD_HIDDEN_FN void dpd__rf_draws_free(dpd__rf_draws *w);
 /* theta* and (cfg.ou) the OU theory of draw `rep` (a dpd_rf_draw_fn; user = the dpd__rf_draws).
  * DPD_ENONFINITE when eta is above the stability limit 2 / a_max of the draw, DPD_ENOMEM,
  * DPD_ESOLVER, DPD_ECANCELLED, or what the ou.h functions return. */
-DPD__RF_HIDDEN int dpd__rf_draws_eval(void *user, size_t rep, const dpd_rf_problem *problem,
-                                      dpd_err *err);
+DPD_HIDDEN_FN int dpd__rf_draws_eval(void *user, size_t rep, const dpd_rf_problem *problem,
+                                     dpd_err *err);
 
 /* Runs the draws: with sim, the DP-GD replicates of dpd_rf_sim_resample_run with
  * dpd__rf_draws_eval on every draw (w->cfg.draws = 1 for resample = noise, seeds otherwise;
  * *res returned-owned); without, the one problem of pc evaluated as draw 0 (*res = NULL). Returns
  * what those return. */
-DPD__RF_HIDDEN int dpd__rf_draws_run(const dpd_rf_config *pc, const dpd_rf_sim_config *sc,
-                                     dpd_rf_resample resample, int sim, dpd__rf_draws *w,
-                                     dpd_rf_sim_result **res, dpd_err *err);
+DPD_HIDDEN_FN int dpd__rf_draws_run(const dpd_rf_config *pc, const dpd_rf_sim_config *sc,
+                                    dpd_rf_resample resample, int sim, dpd__rf_draws *w,
+                                    dpd_rf_sim_result **res, dpd_err *err);
 
 /* Mean and standard error over `draws` rows of each of the g columns of x [draws * g]; one draw:
  * the values themselves and SE 0 (pure). */
-DPD__RF_HIDDEN void dpd__rf_draws_mean_se(const double *x, size_t draws, size_t g, double *mean,
-                                          double *se);
+DPD_HIDDEN_FN void dpd__rf_draws_mean_se(const double *x, size_t draws, size_t g, double *mean,
+                                         double *se);
 
 /* The OU theory over the draws: the curves (means over the draws), the SE of the discrete risk
  * over the draws, the extremes (smallest rank and a_min, largest a_max, earliest exit), and
@@ -89,9 +91,9 @@ typedef struct {
 } dpd__rf_ou_summary;
 /* sim: each replicate's DP-GD test risk on the grid, [draws * g], one replicate per draw (NULL:
  * no gap_se). s: its arrays returned-owned (dpd__rf_ou_summary_free). DPD_ENOMEM. */
-DPD__RF_HIDDEN int dpd__rf_draws_ou_summary(const dpd__rf_draws *w, const double *sim,
-                                            dpd__rf_ou_summary *s, dpd_err *err);
-DPD__RF_HIDDEN void dpd__rf_ou_summary_free(dpd__rf_ou_summary *s);
+DPD_HIDDEN_FN int dpd__rf_draws_ou_summary(const dpd__rf_draws *w, const double *sim,
+                                           dpd__rf_ou_summary *s, dpd_err *err);
+DPD_HIDDEN_FN void dpd__rf_ou_summary_free(dpd__rf_ou_summary *s);
 
 /* The memory model of the rf kernels: bytes by the size that drives them. Each kernel's function
  * (beside the kernel) adds its bytes to the terms. */
@@ -99,24 +101,24 @@ typedef struct {
   double p, n, d, steps, seeds;
 } dpd__rf_bytes;
 /* The problem (rf.c): Phi, Phi_test and the weights (p), the inputs and labels (d). */
-DPD__RF_HIDDEN void dpd__rf_problem_bytes(const dpd_rf_config *pc, dpd__rf_bytes *b);
+DPD_HIDDEN_FN void dpd__rf_problem_bytes(const dpd_rf_config *pc, dpd__rf_bytes *b);
 /* theta* by dgelsd (rf_sim.c): LAPACKE's column-major copy of Phi and dgelsd's own (p), an
  * m x m factor, m = min(n, p) (n). */
-DPD__RF_HIDDEN void dpd__rf_theta_star_bytes(const dpd_rf_config *pc, dpd__rf_bytes *b);
+DPD_HIDDEN_FN void dpd__rf_theta_star_bytes(const dpd_rf_config *pc, dpd__rf_bytes *b);
 /* The DP-GD replicates of dpd_rf_sim_resample_run (rf_sim.c): workspaces (p), the replicates'
  * curves and first clipped steps (seeds), the per-step clipped fractions (steps). */
-DPD__RF_HIDDEN void dpd__rf_sim_bytes(const dpd_rf_config *pc, const dpd_rf_sim_config *sc,
-                                      dpd_rf_resample resample, dpd__rf_bytes *b);
+DPD_HIDDEN_FN void dpd__rf_sim_bytes(const dpd_rf_config *pc, const dpd_rf_sim_config *sc,
+                                     dpd_rf_resample resample, dpd__rf_bytes *b);
 /* The OU eigenproblem (ou.c): Gram, eigenvectors, dsyevd's workspace, the test projection (n),
  * the exit scan (steps). */
-DPD__RF_HIDDEN void dpd__ou_bytes(size_t n, size_t n_test, size_t T, dpd__rf_bytes *b);
+DPD_HIDDEN_FN void dpd__ou_bytes(size_t n, size_t n_test, size_t T, dpd__rf_bytes *b);
 /* The values of `draws` draws on a grid of g points (rf_draws.c), the paired differences
  * included (seeds). */
-DPD__RF_HIDDEN void dpd__rf_draws_bytes(size_t draws, size_t g, dpd__rf_bytes *b);
+DPD_HIDDEN_FN void dpd__rf_draws_bytes(size_t draws, size_t g, dpd__rf_bytes *b);
 /* The first clipped steps of the replicates: the smallest and the median (the upper one for an
  * even count), -1 standing for "never" (step T). DPD_ENOMEM. */
-DPD__RF_HIDDEN int dpd__rf_sim_first_clip_stats(const dpd_rf_sim_result *res, double *min,
-                                                double *median, dpd_err *err);
+DPD_HIDDEN_FN int dpd__rf_sim_first_clip_stats(const dpd_rf_sim_result *res, double *min,
+                                               double *median, dpd_err *err);
 
 /* The memory of a run (bytes, estimated before anything is built): the problem stays for the
  * whole run; on top of it come, one after the other, theta* by dgelsd and then the DP-GD
@@ -124,9 +126,9 @@ DPD__RF_HIDDEN int dpd__rf_sim_first_clip_stats(const dpd_rf_sim_result *res, do
  * `replicates_bytes` of per-replicate tables, and the OU eigenproblem (ou); `grid_bytes` are the
  * run's own grid columns. *driver: the size whose term dominates, "p", "n", "d", "steps" or
  * "seeds" (the replicates x steps term). */
-DPD__RF_HIDDEN double dpd__rf_memory_eval(const dpd_rf_config *pc, const dpd_rf_sim_config *sc,
-                                          dpd_rf_resample resample, int sim, int ou,
-                                          double replicates_bytes, const char **driver);
+DPD_HIDDEN_FN double dpd__rf_memory_eval(const dpd_rf_config *pc, const dpd_rf_sim_config *sc,
+                                         dpd_rf_resample resample, int sim, int ou,
+                                         double replicates_bytes, const char **driver);
 
 /* The calibration of a run's noise multiplier (docs/math.md §2.3) from one budget: epsilon (with
  * delta; sigma calibrated exactly or by the seed's moments bound), sigma itself, or mu-GDP or
@@ -152,12 +154,12 @@ typedef struct {
 /* Step 1: plan->sigma from the budget's `value` (ignored for NONE). DPD_EINVAL naming the
  * budget ('epsilon', 'mu', 'zcdp') for mu or zcdp = 0 and for moments outside the bound's range
  * (epsilon < 8 log(1/delta)). */
-DPD__RF_HIDDEN int dpd__rf_privacy_plan_sigma(double eta, size_t T, double delta,
-                                              dpd__rf_budget budget, double value, int moments,
-                                              dpd__rf_privacy_plan *plan, dpd_err *err);
+DPD_HIDDEN_FN int dpd__rf_privacy_plan_sigma(double eta, size_t T, double delta,
+                                             dpd__rf_budget budget, double value, int moments,
+                                             dpd__rf_privacy_plan *plan, dpd_err *err);
 /* Step 2: the epsilons that plan->sigma delivers (and, for a sigma not from epsilon, both
  * calibrations of it). */
-DPD__RF_HIDDEN int dpd__rf_privacy_plan_delivered(double eta, size_t T, double delta,
-                                                  dpd__rf_privacy_plan *plan, dpd_err *err);
+DPD_HIDDEN_FN int dpd__rf_privacy_plan_delivered(double eta, size_t T, double delta,
+                                                 dpd__rf_privacy_plan *plan, dpd_err *err);
 
 #endif
