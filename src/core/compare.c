@@ -16,8 +16,9 @@ double dpd_gap_in_se(double theory, double sim, double se) {
   if (se > 0.0) {
     return gap / se;
   }
-  /* Without randomness both sides are deterministic: a gap at rounding level counts as none. */
-  return gap > 1e-9 * fmax(fabs(theory), fabs(sim)) ? INFINITY : 0.0;
+  /* Without randomness both sides are deterministic: a gap at rounding level counts as none.
+   * An infinite gap (one side diverged) is a real one: inf > 1e-9 * inf would say otherwise. */
+  return isinf(gap) || gap > 1e-9 * fmax(fabs(theory), fabs(sim)) ? INFINITY : 0.0;
 }
 
 void dpd_gap_measure(const double *theory, const double *sim, const double *se, size_t g,

@@ -30,6 +30,7 @@
 
 #include "core/error_impl.h"
 #include "dpdyn/ou.h"
+#include "rf/rf_run_impl.h"
 
 struct dpd_ou {
   dpd_ou_config config;
@@ -514,4 +515,10 @@ int dpd_ou_exit_step(const dpd_ou *ou, const dpd_ou_params *par, const size_t *s
   }
   free(coef);
   return DPD_OK;
+}
+
+void dpd__ou_bytes(size_t n, size_t n_test, size_t T, dpd__rf_bytes *b) {
+  const double nn = (double)n, nt = (double)n_test;
+  b->n += 8.0 * (4.0 * nn * nn + 2.0 * nt * nn); /* Gram, eigenvectors, dsyevd's workspace */
+  b->steps += 8.0 * ((double)T + 1.0);
 }

@@ -19,6 +19,7 @@
 #include "core/privacy_impl.h"
 #include "dpdyn/privacy.h"
 #include "dpdyn/rf_privacy.h"
+#include "rf/rf_run_impl.h"
 
 /* Cap on the one-ulp nudges of sigma_exact after the division sqrt(eta T) / mu. */
 #define DPD_RF_PRIVACY_MAX_NUDGE 64
@@ -187,5 +188,79 @@ int dpd_rf_privacy_guarantee_eval(double eta, size_t steps, double sigma, double
   r.sigma = sigma / sqrt(eta); /* the per-step noise multiplier of the core's vocabulary */
   r.steps = steps;
   *g = r;
+  return DPD_OK;
+}
+
+/* The seed's moments sigma for plan->epsilon and the epsilon it really delivers; left NAN where
+ * its bound does not hold (epsilon >= 8 log(1/delta)). */
+static int moments_eval(double eta, size_t T, double delta, dpd__rf_privacy_plan *plan,
+                        dpd_err *err) {
+  dpd_rf_privacy_report rep;
+  int status;
+  if (!(plan->epsilon < 8.0 * log(1.0 / delta))) {
+    return DPD_OK;
+  }
+  if ((status = dpd_rf_privacy_report_eval(eta, T, plan->epsilon, delta, &rep, err)) < 0) {
+    return status;
+  }
+  plan->sigma_moments = rep.sigma_moments;
+  plan->eps_moments = rep.eps_moments_exact;
+  return DPD_OK;
+}
+
+int dpd__rf_privacy_plan_sigma(double eta, size_t T, double delta, dpd__rf_budget budget,
+                               double value, int moments, dpd__rf_privacy_plan *plan,
+                               dpd_err *err) {
+  static const char *const names[] = {"epsilon", "sigma", "mu", "zcdp"};
+  const int have_epsilon = budget == DPD__RF_BUDGET_EPSILON;
+  int status;
+  *plan = (dpd__rf_privacy_plan){.budget = budget, .moments = moments, .sigma_moments = NAN,
+                                 .eps_moments = NAN, .epsilon = have_epsilon ? value : 0.0};
+  if (budget == DPD__RF_BUDGET_SIGMA) {
+    plan->sigma = value;
+  } else if (budget == DPD__RF_BUDGET_MU || budget == DPD__RF_BUDGET_ZCDP) {
+    const double mu = budget == DPD__RF_BUDGET_MU ? value : sqrt(2.0 * value);
+    if (!(mu > 0.0)) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for '%s': 0 (allowed: > 0, or inf for a non-private run)",
+                      names[budget]);
+    }
+    plan->sigma = isinf(mu) ? 0.0 : sqrt(eta * (double)T) / mu;
+  }
+  if (!have_epsilon) {
+    return DPD_OK;
+  }
+  if ((status = dpd_rf_privacy_sigma_exact(eta, T, value, delta, &plan->sigma_exact, err)) < 0 ||
+      (status = moments_eval(eta, T, delta, plan, err)) < 0) {
+    return status;
+  }
+  if (moments && isnan(plan->sigma_moments)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'epsilon': %g with calibration = moments (allowed: 0 < "
+                    "epsilon < 8 log(1/delta) = %g, where the seed's bound holds)",
+                    value, 8.0 * log(1.0 / delta));
+  }
+  plan->sigma = moments ? plan->sigma_moments : plan->sigma_exact;
+  return DPD_OK;
+}
+
+int dpd__rf_privacy_plan_delivered(double eta, size_t T, double delta,
+                                   dpd__rf_privacy_plan *plan, dpd_err *err) {
+  int status;
+  if (!(plan->sigma > 0.0)) {
+    plan->epsilon = INFINITY;
+    plan->epsilon_exact = INFINITY;
+    return DPD_OK;
+  }
+  if ((status = dpd_rf_privacy_eps_delivered(eta, T, plan->sigma, delta, &plan->epsilon_exact,
+                                             err)) < 0) {
+    return status;
+  }
+  if (plan->budget != DPD__RF_BUDGET_EPSILON) {
+    /* sigma given: both calibrations of the epsilon it delivers, for comparison. */
+    plan->epsilon = plan->epsilon_exact;
+    plan->sigma_exact = plan->sigma;
+    (void)moments_eval(eta, T, delta, plan, NULL); /* epsilon = 0 (huge sigma): left NAN */
+  }
   return DPD_OK;
 }

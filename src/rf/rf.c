@@ -18,6 +18,7 @@
 #include "dpdyn/rf.h"
 #include "dpdyn/rng.h"
 #include "core/dot_impl.h"
+#include "rf/rf_run_impl.h"
 
 #define RF_D_DEFAULT 100
 #define RF_N_DEFAULT 400
@@ -334,4 +335,10 @@ int dpd_rf_problem_create(const dpd_rf_config *cfg, dpd_rf_problem **out, dpd_er
   free(X);
   *out = pr;
   return DPD_OK;
+}
+
+void dpd__rf_problem_bytes(const dpd_rf_config *pc, dpd__rf_bytes *b) {
+  const double d = (double)pc->d, n = (double)pc->n, nt = (double)pc->n_test, p = (double)pc->p;
+  b->p += 8.0 * (p * d + (n + nt) * p + 2.0 * p);
+  b->d += 8.0 * ((n > nt ? n : nt) * d + 4.0 * n + 2.0 * nt);
 }

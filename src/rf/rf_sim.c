@@ -40,6 +40,7 @@
 #include "dpdyn/rng.h"
 #include "core/dot_impl.h"
 #include "rf/rf_sim_impl.h"
+#include "rf/rf_run_impl.h"
 
 #define RF_SIM_T_DEFAULT 1000
 #define RF_SIM_ETA_DEFAULT 0.1
@@ -749,4 +750,45 @@ cleanup:
   free(b);
   free(s);
   return status;
+}
+
+void dpd__rf_theta_star_bytes(const dpd_rf_config *pc, dpd__rf_bytes *b) {
+  const double n = (double)pc->n, p = (double)pc->p, small = fmin(n, p);
+  b->p += 8.0 * 2.0 * n * p;
+  b->n += 8.0 * (small * small + 13.0 * small);
+}
+
+void dpd__rf_sim_bytes(const dpd_rf_config *pc, const dpd_rf_sim_config *sc,
+                       dpd_rf_resample resample, dpd__rf_bytes *b) {
+  const double p = (double)pc->p, T = (double)sc->T, seeds = (double)sc->seeds;
+  const double threads = sc->threads > 0 ? sc->threads : omp_get_max_threads();
+  if (resample == DPD_RF_RESAMPLE_NOISE) {
+    b->p += 8.0 * threads * 4.0 * p + 8.0 * p;
+  } else {
+    /* one replicate at a time (one workspace), with up to 64 row blocks' partial gradients
+     * held at once (at most 2^21 doubles of them, or one per thread) */
+    b->p += 8.0 * (4.0 + fmin(64.0, fmax(2097152.0 / p, threads))) * p + 8.0 * p;
+  }
+  b->seeds += 8.0 * seeds * (T + 2.0 * (double)sc->grid + 2.0);
+  b->steps += 8.0 * 3.0 * T;
+}
+
+static int cmp_size(const void *a, const void *b) {
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  return (x > y) - (x < y);
+}
+
+int dpd__rf_sim_first_clip_stats(const dpd_rf_sim_result *res, double *min, double *median,
+                                 dpd_err *err) {
+  const size_t S = res->seeds, T = res->T;
+  size_t *fc = malloc(S * sizeof *fc);
+  if (fc == NULL) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+  }
+  memcpy(fc, res->first_clip, S * sizeof *fc);
+  qsort(fc, S, sizeof *fc, cmp_size);
+  *min = fc[0] < T ? (double)fc[0] : -1.0; /* T means "never clipped" */
+  *median = fc[S / 2] < T ? (double)fc[S / 2] : -1.0;
+  free(fc);
+  return DPD_OK;
 }
