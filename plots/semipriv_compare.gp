@@ -3,14 +3,14 @@
 # non-private), on log axes, and the measured test error of the run at its n: 1 - mean test
 # accuracy ± 2 SE over the replicates. The bounds are upper bounds, not predictions: above an
 # error of 1 they say nothing (shaded).
-# usage: gnuplot -c semipriv_compare.gp theory.tsv replicates.tsv OUT [png|svg|pdf] [title] [caption]
-# theory.tsv columns (read by name): n alpha_private alpha_private_no_pca alpha_nonprivate
+# usage: gnuplot -c semipriv_compare.gp replicates.tsv theory.tsv OUT [png|svg|pdf] [title] [caption]
 # replicates.tsv columns (read by name): replicate test_accuracy ...
-# dpdyn-figure: second=replicates.tsv (embedded in dpdyn; the second data file it reads, ARG2)
+# theory.tsv columns (read by name): n alpha_private alpha_private_no_pca alpha_nonprivate
+# dpdyn-figure: second=theory.tsv (embedded in dpdyn; the second data file it reads, ARG2)
 # data files: `#` metadata lines (`# key = value`: the run's n, k, d), one header row of column
 # names, tab-separated rows
-theory = ARG1
-reps = ARG2
+reps = ARG1
+theory = ARG2
 fmt = (ARGC >= 4) ? ARG4 : "png"
 # ---- style shared by the dpdyn figures: Okabe-Ito colour-blind-safe palette
 blue = "#0072B2"; sky = "#56B4E9"; vermillion = "#D55E00"; green = "#009E73"; orange = "#E69F00"
@@ -39,11 +39,20 @@ n_run = RN_max
 stats reps u (1 - column("test_accuracy")) nooutput name "TE"
 R = TE_records
 te_se = (R > 1) ? TE_ssd / sqrt(R) : 0
+# the range of the positive bounds (epsilon = inf makes Theorem 1's private bounds 0: not drawn
+# on the log axis; Proposition 4's is always positive)
+pos(x) = (x > 0) ? x : NaN
+mx(a, b) = (a != a) ? b : (b != b) ? a : (a > b) ? a : b
+mn(a, b) = (a != a) ? b : (b != b) ? a : (a < b) ? a : b
+A(c) = pos(column(c))
 stats theory u "n" nooutput name "NX"
-stats theory u "alpha_private_no_pca" nooutput name "AY"
-stats theory u "alpha_nonprivate" nooutput name "BY"
-ymin = (TE_mean - 2 * te_se > 0 && TE_mean - 2 * te_se < BY_min) ? (TE_mean - 2 * te_se) / 2 : BY_min / 2
-ymax = AY_max * 2
+stats theory u (mx(mx(A("alpha_private"), A("alpha_private_no_pca")), A("alpha_nonprivate"))) nooutput name "AY"
+stats theory u (mn(mn(A("alpha_private"), A("alpha_private_no_pca")), A("alpha_nonprivate"))) nooutput name "BY"
+stats theory u "alpha_private_no_pca" nooutput name "PV"
+private_drawn = (PV_max > 0)
+lo = TE_mean - 2 * te_se
+ymin = (lo > 0 && lo < BY_min) ? lo / 2 : BY_min / 2
+ymax = (AY_max > 1 ? AY_max : 1) * 2
 set logscale xy
 set format x "10^{%T}"
 set format y "10^{%T}"
@@ -57,8 +66,9 @@ set label 104 "above 1: the bounds say nothing" at graph 0.98, first 1.5 right f
 set arrow 1 from n_run, graph 0 to n_run, graph 1 nohead lc rgb grey dt 3 lw 1
 set label 105 sprintf("the run: n = %d", n_run) at n_run, graph 0.96 left offset 0.5, 0 font ",10" tc rgb grey front
 POINT = (TE_mean > 0) ? sprintf('"+" u (%.17g):(%.17g):(%.17g):(%.17g) every ::0::0 w yerrorbars pt 7 ps 1.4 lw 1.5 lc rgb black t "measured test error, mean ± 2 SE (%d replicates)", ', n_run, TE_mean, (TE_mean - 2 * te_se > 0 ? TE_mean - 2 * te_se : ymin), TE_mean + 2 * te_se, R) : ''
-if (TE_mean <= 0) { set label 106 "measured test error 0 (every test point right): not drawn on the log axis" at graph 0.02, graph 0.04 left font ",10" tc rgb grey front }
-plot theory u "n":"alpha_private" w l lc rgb blue lw 2 t sprintf("Theorem 1 bound, public PCA to k = %d", RK_max), \
-     theory u "n":"alpha_private_no_pca" w l lc rgb vermillion lw 2 dt 2 t sprintf("Theorem 1 bound without PCA (k = d = %d)", RD_max), \
+if (TE_mean <= 0) { set label 106 "measured test error 0 (every test point right): not drawn on the log axis" at graph 0.98, graph 0.80 right font ",10" tc rgb grey front }
+if (!private_drawn) { set label 107 "ε = ∞: Theorem 1's private bounds are 0 (no noise), not drawn" at graph 0.98, graph 0.86 right font ",10" tc rgb grey front }
+plot theory u "n":(A("alpha_private")) w l lc rgb blue lw 2 t (private_drawn ? sprintf("Theorem 1 bound, public PCA to k = %d", RK_max) : ""), \
+     theory u "n":(A("alpha_private_no_pca")) w l lc rgb vermillion lw 2 dt 2 t (private_drawn ? sprintf("Theorem 1 bound without PCA (k = d = %d)", RD_max) : ""), \
      theory u "n":"alpha_nonprivate" w l lc rgb green lw 2 dt 4 t "Proposition 4 bound, non-private", \
      @POINT NaN notitle

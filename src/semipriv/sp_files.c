@@ -31,9 +31,9 @@
 #include "semipriv/sp_files_impl.h"
 
 /* The labels of rows 0..rows) as +-1 into y: column 0 of raw (first = 1) or lab. */
-static int labels_convert(double *y, const double *raw, size_t cols, const double *lab,
-                          size_t rows, const dpd__sp_files *f, const char *lkey,
-                          const char *lpath, dpd_err *err) {
+static int labels_convert(double *y, const double *raw, size_t cols, const double *lab, size_t rows,
+                          const dpd__sp_files *f, const char *lkey, const char *lpath,
+                          dpd_err *err) {
   for (size_t i = 0; i < rows; i++) {
     const double v = lab == NULL ? raw[i * cols] : lab[i];
     if (f->has_positive) {
@@ -307,17 +307,27 @@ int dpd__sp_files_run(const dpd__sp_files *f, const dpd_semipriv_run_config *cfg
   } else if (pca) {
     status = files_project(f, cfg, &P, &Pt, &gap, err);
   }
-  files_job job = {.P = pca ? P : f->train.X, .y = f->train.y, .Pt = pca ? Pt : f->test.X,
-                   .yt = f->test.y, .n = f->train.n, .n_test = f->test.n, .k = k,
-                   .seed = cfg->seed, .rows = res != NULL ? res->replicates : NULL, .errs = errs};
+  files_job job = {.P = pca ? P : f->train.X,
+                   .y = f->train.y,
+                   .Pt = pca ? Pt : f->test.X,
+                   .yt = f->test.y,
+                   .n = f->train.n,
+                   .n_test = f->test.n,
+                   .k = k,
+                   .seed = cfg->seed,
+                   .rows = res != NULL ? res->replicates : NULL,
+                   .errs = errs};
   job.sgd = dpd_semipriv_sgd_config_default();
   job.sgd.epsilon = cfg->epsilon;
   job.sgd.delta = cfg->delta;
   job.sgd.zeta = cfg->zeta;
   job.sgd.steps = cfg->steps;
-  const dpd__replicate_plan plan = {.n = seeds, .threads = cfg->threads,
-                                    .work_doubles = k + dpd_semipriv_sgd_work(k), .units = 1,
-                                    .progress = cfg->progress, .progress_user = cfg->progress_user,
+  const dpd__replicate_plan plan = {.n = seeds,
+                                    .threads = cfg->threads,
+                                    .work_doubles = k + dpd_semipriv_sgd_work(k),
+                                    .units = 1,
+                                    .progress = cfg->progress,
+                                    .progress_user = cfg->progress_user,
                                     .what = "semipriv"};
   if (status == DPD_OK) {
     status = dpd__replicate_run(&plan, files_replicate, &job, &failed, err);
@@ -355,6 +365,58 @@ int dpd__sp_files_bytes(dpd__sp_files *f, int run, dpd_err *err) {
       return status;
     }
     f->bytes += 2.0 * b;
+  }
+  return DPD_OK;
+}
+
+int dpd__sp_files_check(const dpd__sp_files *f, int run, int zeta_given, dpd_err *err) {
+  if (f->test.labels_path != NULL && f->test.path == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'test_labels': given without test_features (allowed: the "
+                    "labels of the test_features file)");
+  }
+  if (f->test.path == NULL && run) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "missing value for 'test_features' (allowed: file:PATH; required with "
+                    "features = file:PATH: the test accuracy is measured on these rows)");
+  }
+  if (!zeta_given) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "missing value for 'zeta' (allowed: finite > 0; required with features = "
+                    "file:PATH: the hinge loss's margin scale must be chosen without the data, "
+                    "which give no guaranteed margin)");
+  }
+  return DPD_OK;
+}
+
+int dpd__sp_files_read(dpd__sp_files *f, size_t max_bytes, int run, dpd__sp_size_fn record,
+                       void *user, dpd_err *err) {
+  const size_t p = 0, mb = max_bytes;
+  int status;
+  if ((status = dpd__sp_set_read(&f->train, "features", "labels", 1, f, p, mb, err)) < 0 ||
+      (status = record(user, "d", f->train.p, f->train.path, err)) < 0 ||
+      (status = record(user, "n", f->train.n, f->train.path, err)) < 0) {
+    return status;
+  }
+  if (f->has_public && ((status = dpd__sp_set_read(&f->pub, "public_features", NULL, 0, f,
+                                                   f->train.p, mb, err)) < 0 ||
+                        (status = record(user, "n_public", f->pub.n, f->pub.path, err)) < 0)) {
+    return status;
+  }
+  if (run && f->has_test &&
+      ((status = dpd__sp_set_read(&f->test, "test_features", "test_labels", 1, f, f->train.p, mb,
+                                  err)) < 0 ||
+       (status = record(user, "n_test", f->test.n, f->test.path, err)) < 0)) {
+    return status;
+  }
+  return DPD_OK;
+}
+
+int dpd__sp_positive_check(const dpd__sp_files *f, dpd_err *err) {
+  if (f->has_positive && f->positive_class != floor(f->positive_class)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'positive_class': %.17g (allowed: an integer label)",
+                    f->positive_class);
   }
   return DPD_OK;
 }

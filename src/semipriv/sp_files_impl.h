@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "dpdyn/model.h"
 #include "dpdyn/semipriv.h"
 #include "dpdyn/status.h"
 
@@ -44,6 +45,21 @@ DPD__SP_HIDDEN void dpd__sp_files_free(dpd__sp_files *f);
  * f->has_test); DPD_EINVAL naming the key of a file that cannot be opened. */
 DPD__SP_HIDDEN int dpd__sp_files_bytes(dpd__sp_files *f, int run, dpd_err *err);
 
+/* The file keys against each other and the command (run: simulate, compare): test_labels
+ * needs test_features, run needs test_features, and zeta must be given (no margin from data). */
+DPD__SP_HIDDEN int dpd__sp_files_check(const dpd__sp_files *f, int run, int zeta_given,
+                                       dpd_err *err);
+/* positive_class, when given, must be an integer label. */
+DPD__SP_HIDDEN int dpd__sp_positive_check(const dpd__sp_files *f, dpd_err *err);
+/* Records a size read off a file (key d, n, n_public, n_test); < 0 stops the reading. */
+typedef int (*dpd__sp_size_fn)(void *user, const char *key, size_t value, const char *path,
+                               dpd_err *err);
+/* Reads the training set, then the public set (f->has_public) and with run the test set
+ * (f->has_test), each bounded by max_bytes, calling `record` with each set's sizes once it is
+ * read (so that a size the user gave otherwise is refused before the next file is read). */
+DPD__SP_HIDDEN int dpd__sp_files_read(dpd__sp_files *f, size_t max_bytes, int run,
+                                      dpd__sp_size_fn record, void *user, dpd_err *err);
+
 /* Bytes of a run on the files once read: the projected rows, the PCA and the replicates. */
 DPD__SP_HIDDEN double dpd__sp_files_run_bytes(const dpd__sp_files *f, size_t k, size_t seeds);
 
@@ -69,13 +85,9 @@ DPD__SP_HIDDEN double dpd__sp_law_bytes(size_t d, size_t k, size_t n, size_t see
 /* account: sigma and the constants without a replicate, in the fields of a result (replicates
  * NULL). gen NULL: file features (zeta must be given). DPD_EINVAL naming zeta when it is not
  * > 0. */
-DPD__SP_HIDDEN int dpd__sp_account_eval(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config *cfg,
-                                   size_t d, dpd_semipriv_result *acc, dpd_err *err);
-
-/* The theory's bounds against n on a log grid of g points 10 .. 1e9: n, Theorem 1 at k and at
- * d, Proposition 4 (cols[0..4)[0..g)). */
-DPD__SP_HIDDEN void dpd__sp_theory_curves(size_t k, size_t d, double epsilon, double delta,
-                                          double zeta, size_t g, double *const cols[4]);
+DPD__SP_HIDDEN int dpd__sp_account_eval(const dpd_semipriv_gen *gen,
+                                        const dpd_semipriv_run_config *cfg, size_t d,
+                                        dpd_semipriv_result *acc, dpd_err *err);
 
 /* One member of a summary object: a number, a number not available (na: the reason), or a
  * text (text != NULL). */
@@ -103,5 +115,60 @@ DPD__SP_HIDDEN int dpd__sp_k_parse(const char *text, size_t d, size_t *k, int *n
 /* Noisy-SGD's steps: n^2 < 2^33 when steps = 0 (the default n^2), and steps <= n^2 with a finite
  * epsilon (Bassily et al.'s sigma covers n^2 steps); DPD_EINVAL naming n or steps. */
 DPD__SP_HIDDEN int dpd__sp_steps_check(size_t n, size_t steps, double epsilon, dpd_err *err);
+
+/* The names of the numbers the members above can put in a summary, per command, as dpdyn sweep
+ * names them (dpd_model_command.numbers of model=semipriv): the union over the configurations
+ * (law or files), checked by tests/cli/test_sweep_plot_y.sh. */
+#define DPD__SP_NUMBERS_HEAD "seed k d privacy.epsilon privacy.delta sigma L zeta eta1 steps "
+#define DPD__SP_NUMBERS_RUN                                                                        \
+  "seeds test_accuracy test_accuracy_se test_hinge test_hinge_se train_accuracy train_hinge "      \
+  "w_norm active_fraction xi_k xi_k_se xi_k_population eigengap eigengap_hat margin_min "          \
+  "margin_guaranteed subspace_error gamma0 xi0 "
+#define DPD__SP_NUMBERS_FILES                                                                      \
+  "features.n features.d features.n_public features.n_test features.positive_class"
+#define DPD__SP_NUMBERS_SIMULATE DPD__SP_NUMBERS_HEAD DPD__SP_NUMBERS_RUN DPD__SP_NUMBERS_FILES
+#define DPD__SP_NUMBERS_COMPARE                                                                    \
+  DPD__SP_NUMBERS_HEAD DPD__SP_NUMBERS_RUN                                                         \
+      "theory.alpha_private theory.alpha_private_no_pca theory.alpha_nonprivate theory.alpha "     \
+      "theory.n_labelled theory.n_labelled_no_pca theory.n_labelled_nonprivate theory.test_error " \
+      "theory.test_error_se theory.beta theory.zb_bound theory.subspace_error "                    \
+      "theory.subspace_error_se theory.subspace_error_max theory.zb_bound_holds_fraction "         \
+      "theory.n_public_theorem1 " DPD__SP_NUMBERS_FILES
+#define DPD__SP_NUMBERS_ACCOUNT                                                                    \
+  DPD__SP_NUMBERS_HEAD "n gamma0 xi0 features.n features.d features.positive_class"
+
+/* Writes the members into a summary object (obj NULL: nothing). */
+DPD__SP_HIDDEN void dpd__sp_members_add(cJSON *obj, const dpd__sp_member *m, size_t count);
+/* The guarantee of Noisy-SGD (the summary's "privacy" object): Bassily et al.'s (epsilon,
+ * delta), no zCDP or GDP conversion; epsilon = inf: none. */
+DPD__SP_HIDDEN size_t dpd__sp_privacy_members(double epsilon, double delta, dpd__sp_member *m);
+/* The features of a run (the summary's "features" object): the law, or the files read. */
+DPD__SP_HIDDEN size_t dpd__sp_files_members(const dpd__sp_files *f, dpd__sp_member *m);
+/* The constants of a run, in order: k, d, then sigma, L, zeta, eta1, steps (7 members). */
+DPD__SP_HIDDEN size_t dpd__sp_constants_members(const dpd_semipriv_result *res, dpd__sp_member *m);
+
+/* The notes on a run: what a replicate redraws (law, files), what the theory is. */
+typedef enum {
+  DPD__SP_NOTE_LAW,
+  DPD__SP_NOTE_FILES,
+  DPD__SP_NOTE_THEORY,
+  DPD__SP_NOTE_THEORY_TABLE /* the header line of theory.tsv */
+} dpd__sp_note_kind;
+DPD__SP_HIDDEN const char *dpd__sp_note(dpd__sp_note_kind kind);
+
+/* replicates.tsv: `replicate`, then every metric of semipriv.h by its name (*b returned-owned;
+ * NULL on failure). */
+DPD__SP_HIDDEN int dpd__sp_replicates_table(const dpd_semipriv_result *res, dpd_table_builder **b,
+                                            dpd_err *err);
+/* theory.tsv: the bounds against n on a log grid of 33 points 10 .. 1e9: n, Theorem 1 at k and at
+ * d, Proposition 4 (*b as above). */
+DPD__SP_HIDDEN int dpd__sp_theory_table(const dpd_semipriv_result *res,
+                                        const dpd_semipriv_run_config *cfg, dpd_table_builder **b,
+                                        dpd_err *err);
+/* Once n, d and k are known (the files read): rc's n, n_public and n_test from the files, the
+ * steps (rc->steps, 0: n^2; dpd__sp_steps_check), and with run the public set that file features
+ * need for k < d and n_public >= k + 1 for the top-k PCA. */
+DPD__SP_HIDDEN int dpd__sp_sizes_check(dpd_semipriv_run_config *rc, size_t d,
+                                       const dpd__sp_files *f, int run, dpd_err *err);
 
 #endif /* DPD_SP_FILES_IMPL_H */

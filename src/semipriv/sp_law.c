@@ -122,8 +122,9 @@ static int zmax_check(const dpd_semipriv_gen_config *g, dpd_err *err) {
 
 int dpd__sp_law_check(const dpd_semipriv_gen_config *g, dpd_err *err) {
   if (g->d < g->k_true + 1) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'd': %zu (allowed: k_true + 1 = %zu .. 46340)",
-                    g->d, g->k_true + 1);
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'd': %zu (allowed: k_true + 1 = %zu .. 46340)", g->d,
+                    g->k_true + 1);
   }
   if (!(g->a * g->c - sqrt(1.0 - g->a * g->a) * g->tau > 0.0)) {
     return DPD_FAIL(err, DPD_EINVAL,
@@ -149,7 +150,7 @@ double dpd__sp_law_bytes(size_t d_, size_t k_, size_t n_, size_t seeds, int thre
 }
 
 int dpd__sp_account_eval(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config *cfg, size_t d,
-                    dpd_semipriv_result *acc, dpd_err *err) {
+                         dpd_semipriv_result *acc, dpd_err *err) {
   memset(acc, 0, sizeof *acc);
   acc->k = cfg->k;
   acc->d = d;
@@ -172,15 +173,4 @@ int dpd__sp_account_eval(const dpd_semipriv_gen *gen, const dpd_semipriv_run_con
   acc->sigma = dpd_semipriv_sgd_sigma(cfg->n, acc->L, cfg->epsilon, cfg->delta);
   acc->eta1 = dpd_semipriv_sgd_eta(1, cfg->n, acc->L, acc->k, acc->sigma, 1.0);
   return DPD_OK;
-}
-
-void dpd__sp_theory_curves(size_t k, size_t d, double epsilon, double delta, double zeta,
-                           size_t g, double *const cols[4]) {
-  for (size_t i = 0; i < g; i++) {
-    const size_t ni = (size_t)llround(pow(10.0, 1.0 + 8.0 * (double)i / (double)(g - 1)));
-    cols[0][i] = (double)ni;
-    cols[1][i] = dpd_semipriv_theory_alpha_private(ni, k, epsilon, delta, zeta);
-    cols[2][i] = dpd_semipriv_theory_alpha_private(ni, d, epsilon, delta, zeta);
-    cols[3][i] = dpd_semipriv_theory_alpha_nonprivate(ni, zeta);
-  }
 }

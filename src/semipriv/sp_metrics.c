@@ -11,14 +11,24 @@
 #include <string.h>
 
 #include "core/error_impl.h"
+#include "core/output_impl.h"
 #include "core/text_impl.h"
 #include "semipriv/sp_files_impl.h"
 
 static const char no_w_star[] = "file features: no target w*";
 
-#define NUM(n, v) m[c++] = (dpd__sp_member){.name = (n), .value = (v)}
-#define NA(n, why) m[c++] = (dpd__sp_member){.name = (n), .na = (why)}
-#define TEXT(n, t) m[c++] = (dpd__sp_member){.name = (n), .text = (t)}
+#define NUM(n, v)                                                                                  \
+  m[c++] = (dpd__sp_member) {                                                                      \
+    .name = (n), .value = (v)                                                                      \
+  }
+#define NA(n, why)                                                                                 \
+  m[c++] = (dpd__sp_member) {                                                                      \
+    .name = (n), .na = (why)                                                                       \
+  }
+#define TEXT(n, t)                                                                                 \
+  m[c++] = (dpd__sp_member) {                                                                      \
+    .name = (n), .text = (t)                                                                       \
+  }
 
 size_t dpd__sp_result_members(const dpd_semipriv_result *res, int law, dpd__sp_member *m) {
   size_t c = 0;
@@ -38,8 +48,8 @@ size_t dpd__sp_result_members(const dpd_semipriv_result *res, int law, dpd__sp_m
       NUM("eigengap", res->eigengap);
       TEXT("eigengap_of", "the public sample (lambda_k - lambda_{k+1})");
     } else {
-      NA("eigengap", res->k == res->d ? "k = d: no PCA"
-                                      : "k + 1 exceeds the public sample's numerical rank");
+      NA("eigengap",
+         res->k == res->d ? "k = d: no PCA" : "k + 1 exceeds the public sample's numerical rank");
     }
     return c;
   }
@@ -135,6 +145,159 @@ int dpd__sp_steps_check(size_t n, size_t steps, double epsilon, dpd_err *err) {
                     "invalid value for 'steps': %zu (allowed: 1 .. n^2 = %zu with a finite "
                     "epsilon: Bassily et al.'s sigma covers n^2 steps; or epsilon = inf)",
                     steps, n2);
+  }
+  return DPD_OK;
+}
+
+void dpd__sp_members_add(cJSON *obj, const dpd__sp_member *m, size_t count) {
+  for (size_t i = 0; obj != NULL && i < count; i++) {
+    if (m[i].text != NULL) {
+      cJSON_AddStringToObject(obj, m[i].name, m[i].text);
+    } else if (m[i].na != NULL) {
+      dpd__json_na(obj, m[i].name, m[i].na);
+    } else {
+      dpd__json_number(obj, m[i].name, m[i].value);
+    }
+  }
+}
+
+size_t dpd__sp_constants_members(const dpd_semipriv_result *res, dpd__sp_member *m) {
+  size_t c = 0;
+  NUM("k", (double)res->k);
+  NUM("d", (double)res->d);
+  NUM("sigma", res->sigma);
+  NUM("L", res->L);
+  NUM("zeta", res->zeta);
+  NUM("eta1", res->eta1);
+  NUM("steps", (double)res->steps);
+  return c;
+}
+
+size_t dpd__sp_privacy_members(double epsilon, double delta, dpd__sp_member *m) {
+  size_t c = 0;
+  if (isinf(epsilon)) {
+    TEXT("guarantee", "none (epsilon = inf: non-private, sigma = 0)");
+    NUM("epsilon", INFINITY);
+    return c;
+  }
+  TEXT("guarantee", "(epsilon, delta)-DP");
+  NUM("epsilon", epsilon);
+  NUM("delta", delta);
+  TEXT("source", "Bassily, Smith & Thakurta (arXiv:1405.7085): Noisy-SGD with sigma^2 = 32 L^2 n^2 "
+                 "log(n/delta) log(1/delta) / epsilon^2, at most n^2 steps sampled with "
+                 "replacement, |x| <= 1 (amplification by sampling and advanced composition); no "
+                 "zCDP or GDP conversion applies");
+  return c;
+}
+
+size_t dpd__sp_files_members(const dpd__sp_files *f, dpd__sp_member *m) {
+  size_t c = 0;
+  TEXT("source", f->from_file ? "file" : "law");
+  if (!f->from_file) {
+    return c;
+  }
+  TEXT("path", f->train.path);
+  if (f->train.labels_path != NULL) {
+    TEXT("labels", f->train.labels_path);
+  }
+  NUM("n", (double)f->train.n);
+  NUM("d", (double)f->train.p);
+  if (f->has_positive) {
+    NUM("positive_class", f->positive_class);
+  }
+  if (f->pub.X != NULL) {
+    TEXT("public_path", f->pub.path);
+    NUM("n_public", (double)f->pub.n);
+  }
+  if (f->test.X != NULL) {
+    TEXT("test_path", f->test.path);
+    if (f->test.labels_path != NULL) {
+      TEXT("test_labels", f->test.labels_path);
+    }
+    NUM("n_test", (double)f->test.n);
+  }
+  TEXT("scaling", "every row scaled to norm 1 (the unit sphere)");
+  return c;
+}
+
+const char *dpd__sp_note(dpd__sp_note_kind kind) {
+  static const char *const notes[] = {
+      "note: each replicate redraws the labelled, public and test samples and the noise of "
+      "Noisy-SGD (stream (seed, r)); Q and w* are fixed by seed. xi_k is that of the estimated "
+      "subspace, 1 - |A_hat A_hat^T w*|; margin_min the smallest y <w*, x> of the labelled sample",
+      "note: features from files: the replicates redraw only the noise and the sampled indices of "
+      "Noisy-SGD; the labelled, public and test rows are the files' in every replicate, so the "
+      "standard error measures the noise alone. Every row was scaled to norm 1 (the algorithm's "
+      "unit sphere; part of the mechanism)",
+      "note: the theory gives upper bounds (Theorem 1, Proposition 4, Zwald-Blanchard), often "
+      "vacuous at these sizes (> 1); they are not predictions of the measured accuracy",
+      "error bounds against n: Theorem 1 at k and at d, Proposition 4 (bounds, not predictions)"};
+  return notes[kind];
+}
+
+int dpd__sp_replicates_table(const dpd_semipriv_result *res, dpd_table_builder **b, dpd_err *err) {
+  int status = dpd_table_builder_create(res->seeds, b, err);
+  for (size_t m = 0; status == DPD_OK && m <= DPD_SEMIPRIV_METRIC_COUNT; m++) {
+    const char *name =
+        m == 0 ? "replicate" : dpd_semipriv_metric_name((dpd_semipriv_metric)(m - 1));
+    double *col = dpd_table_builder_column(*b, name, err);
+    for (size_t i = 0; col != NULL && i < res->seeds; i++) {
+      col[i] = m == 0 ? (double)i : res->replicates[i * DPD_SEMIPRIV_METRIC_COUNT + m - 1];
+    }
+    status = col != NULL ? DPD_OK : err->status;
+  }
+  if (status < 0) {
+    dpd_table_builder_free(*b);
+    *b = NULL;
+  }
+  return status;
+}
+
+int dpd__sp_theory_table(const dpd_semipriv_result *res, const dpd_semipriv_run_config *cfg,
+                         dpd_table_builder **b, dpd_err *err) {
+  enum { G = 33 }; /* a log grid of n, 10 .. 1e9 */
+  static const char *const names[4] = {"n", "alpha_private", "alpha_private_no_pca",
+                                       "alpha_nonprivate"};
+  const double eps = cfg->epsilon, delta = cfg->delta, zeta = res->zeta;
+  double *col[4] = {NULL};
+  int status = dpd_table_builder_create(G, b, err);
+  for (size_t k = 0; status == DPD_OK && k < 4; k++) {
+    status = (col[k] = dpd_table_builder_column(*b, names[k], err)) != NULL ? DPD_OK : err->status;
+  }
+  for (size_t i = 0; status == DPD_OK && i < G; i++) {
+    const size_t ni = (size_t)llround(pow(10.0, 1.0 + 8.0 * (double)i / (double)(G - 1)));
+    col[0][i] = (double)ni;
+    col[1][i] = dpd_semipriv_theory_alpha_private(ni, res->k, eps, delta, zeta);
+    col[2][i] = dpd_semipriv_theory_alpha_private(ni, res->d, eps, delta, zeta);
+    col[3][i] = dpd_semipriv_theory_alpha_nonprivate(ni, zeta);
+  }
+  if (status < 0) {
+    dpd_table_builder_free(*b);
+    *b = NULL;
+  }
+  return status;
+}
+
+int dpd__sp_sizes_check(dpd_semipriv_run_config *rc, size_t d, const dpd__sp_files *f, int run,
+                        dpd_err *err) {
+  int status;
+  rc->n = f->from_file ? f->train.n : rc->n;
+  rc->n_public = f->has_public ? f->pub.n : rc->n_public;
+  rc->n_test = f->has_test ? f->test.n : rc->n_test;
+  if ((status = dpd__sp_steps_check(rc->n, rc->steps, rc->epsilon, err)) < 0 || !run) {
+    return status;
+  }
+  if (rc->k < d && f->from_file && !f->has_public) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "missing value for 'public_features' (allowed: file:PATH; required with "
+                    "features = file:PATH and k = %zu < d = %zu; or k = none)",
+                    rc->k, d);
+  }
+  if (rc->k < d && rc->n_public < rc->k + 1) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'n_public': %zu (allowed: >= k + 1 = %zu public points for "
+                    "the top-k PCA)",
+                    rc->n_public, rc->k + 1);
   }
   return DPD_OK;
 }

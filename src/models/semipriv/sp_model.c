@@ -1,24 +1,12 @@
-/* model=semipriv: semi-private learning (docs/math.md §4; notes C) as a model type: its keys,
- * setup (keys -> the law's or the files' configuration), and the command table; the commands
- * run in sp_commands.c, the science in src/semipriv/.
- * SPDX-License-Identifier: MIT
- *
- * References: Pinto, Hu, Yang & Sanyal (seed 003; arXiv:2306.03962), Algorithm 1, Theorem 1,
- * Proposition 4; Bassily, Smith & Thakurta (arXiv:1405.7085), Noisy-SGD and its (epsilon, delta)
- * calibration; Zwald & Blanchard, NIPS 2005 (subspace bound). The library: semipriv.h.
- *
- * Privacy. Noisy-SGD with sigma^2 = 32 L^2 n^2 log(n/delta) log(1/delta) / epsilon^2 over at most
- * n^2 steps on rows with |x| <= 1 is (epsilon, delta)-DP by Bassily et al.'s theorem (sampling
- * with replacement amplifies each Gaussian step; advanced composition over the steps). That is the
- * guarantee reported. It is not a Gaussian-mechanism composition without sampling, so no zCDP or
- * GDP figure is derived from it; more than n^2 steps are not covered and are refused. */
+/* model=semipriv: semi-private learning (docs/semipriv.md; docs/math.md section 4) as a model
+ * type: its keys, setup (keys -> the law's or the files' configuration, by c->uses) and the
+ * command table; the commands run in sp_commands.c, the science is src/semipriv/ (semipriv.h).
+ * SPDX-License-Identifier: MIT */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "core/error_impl.h"
-#include "core/text_impl.h"
 #include "models/semipriv/sp_model_impl.h"
 
 #define SP_RUN "simulate compare"
@@ -87,60 +75,51 @@ static const dpd_key_desc sp_keys[] = {
      "worker threads (0 = all cores); results do not depend on it"},
     {NULL, DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL}};
 
-/* features = file:PATH: the file keys, checked against each other and the command (run: the
- * public and test sets are used); no file is read, their sizes give f->bytes. */
+/* A size read off a file (dpd__sp_size_fn): in effect; refused when the user gave another. */
+static int size_record(void *keys, const char *key, size_t value, const char *path, dpd_err *err) {
+  char buf[32];
+  size_t given = value;
+  int status = dpd_keys_given(keys, key) ? dpd_keys_size_get(keys, key, &given, err) : DPD_OK;
+  if (status == DPD_OK && given != value) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for '%s': %zu (allowed: %zu, from '%s'; or leave '%s' out)", key,
+                    given, value, path, key);
+  }
+  snprintf(buf, sizeof buf, "%zu", value);
+  return status < 0 ? status : dpd_keys_effective_set(keys, key, buf, err);
+}
+
+/* features = file:PATH: the file keys (no file read; their sizes give f->bytes). */
 static int files_keys(dpd_keys *keys, int run, dpd__sp_files *f, dpd_err *err) {
   static const char *const file_keys[] = {"labels", "public_features", "test_features",
                                           "test_labels", "positive_class"};
-  static const char *const gen_keys[] = {"k_true", "a", "c", "s", "tau", "lambda", "nu", "trunc"};
-  const char *path, *labels, *pub, *test, *test_labels;
-  int status = dpd__model_features_key(keys, "law", file_keys, 5, &path, err);
-  if (status < 0 || path == NULL) {
-    return status;
-  }
-  for (size_t k = 0; k < sizeof gen_keys / sizeof *gen_keys; k++) {
-    if (dpd_keys_given(keys, gen_keys[k])) {
+  static const char *const law_only[] = {"k_true", "a", "c", "s", "tau", "lambda", "nu", "trunc"};
+  int status = dpd__model_features_key(keys, "law", file_keys, 5, &f->train.path, err);
+  for (size_t k = 0; status == DPD_OK && f->train.path != NULL && k < 8; k++) {
+    if (dpd_keys_given(keys, law_only[k])) {
       return DPD_FAIL(err, DPD_EINVAL,
                       "invalid value for '%s': given with features = file:PATH (allowed: only "
                       "with features = law, the synthetic data law)",
-                      gen_keys[k]);
+                      law_only[k]);
     }
   }
-  if ((status = dpd__model_file_key(keys, "labels", &labels, err)) < 0 ||
-      (status = dpd__model_file_key(keys, "public_features", &pub, err)) < 0 ||
-      (status = dpd__model_file_key(keys, "test_features", &test, err)) < 0 ||
-      (status = dpd__model_file_key(keys, "test_labels", &test_labels, err)) < 0) {
+  if (status < 0 || f->train.path == NULL ||
+      (status = dpd__model_file_key(keys, "labels", &f->train.labels_path, err)) < 0 ||
+      (status = dpd__model_file_key(keys, "public_features", &f->pub.path, err)) < 0 ||
+      (status = dpd__model_file_key(keys, "test_features", &f->test.path, err)) < 0 ||
+      (status = dpd__model_file_key(keys, "test_labels", &f->test.labels_path, err)) < 0 ||
+      (status = dpd__sp_files_check(f, run, dpd_keys_given(keys, "zeta"), err)) < 0 ||
+      ((f->has_positive = dpd_keys_given(keys, "positive_class")) &&
+       (status = dpd_keys_real_get(keys, "positive_class", &f->positive_class, err)) < 0) ||
+      (status = dpd__sp_positive_check(f, err)) < 0) {
     return status;
   }
-  if (test_labels != NULL && test == NULL) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'test_labels': given without test_features (allowed: the "
-                    "labels of the test_features file)");
+  for (size_t k = 0; k < 8; k++) {
+    dpd_keys_unset(keys, law_only[k]);
   }
-  if (test == NULL && run) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "missing value for 'test_features' (allowed: file:PATH; required with "
-                    "features = file:PATH: the test accuracy is measured on these rows)");
-  }
-  if (!dpd_keys_given(keys, "zeta")) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "missing value for 'zeta' (allowed: finite > 0; required with features = "
-                    "file:PATH: the hinge loss's margin scale must be chosen without the data, "
-                    "which give no guaranteed margin)");
-  }
-  if ((f->has_positive = dpd_keys_given(keys, "positive_class")) &&
-      (status = dpd_keys_real_get(keys, "positive_class", &f->positive_class, err)) < 0) {
-    return status;
-  }
-  if (f->has_positive && f->positive_class != floor(f->positive_class)) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'positive_class': %.17g (allowed: an integer label)",
-                    f->positive_class);
-  }
-  *f = (dpd__sp_files){.from_file = 1, .train = {.path = path, .labels_path = labels},
-                       .pub = {.path = pub}, .test = {.path = test, .labels_path = test_labels},
-                       .has_public = pub != NULL && run, .has_test = test != NULL && run,
-                       .has_positive = f->has_positive, .positive_class = f->positive_class};
+  f->from_file = 1;
+  f->has_public = f->pub.path != NULL && run;
+  f->has_test = f->test.path != NULL && run;
   return dpd__sp_files_bytes(f, run, err);
 }
 
@@ -157,26 +136,24 @@ static int law_keys(dpd_keys *keys, dpd__sp_ctx *x, int *k_none, dpd_err *err) {
       (status = dpd_keys_real_get(keys, "nu", &g->nu, err)) < 0 ||
       (status = dpd_keys_real_get(keys, "trunc", &g->trunc, err)) < 0 ||
       (status = dpd__sp_lambda_parse(dpd_keys_text_get(keys, "lambda"), g->k_true - 1, x->lambda,
-                                     DPD__SP_MAX_LAMBDA, &g->n_lambda, err)) < 0) {
+                                     64, &g->n_lambda, err)) < 0) {
     return status;
   }
   g->lambda = x->lambda;
   if ((status = dpd__sp_law_check(g, err)) < 0 ||
       (status = dpd__sp_k_parse(dpd_keys_text_get(keys, "k"), g->d, &x->rc.k, k_none, err)) < 0 ||
-      (status = dpd_keys_size_get(keys, "n", &x->rc.n, err)) < 0) {
-    return status;
-  }
-  if (dpd_keys_applies(keys, "n_public") &&
-      ((status = dpd_keys_size_get(keys, "n_public", &x->rc.n_public, err)) < 0 ||
-       (status = dpd_keys_size_get(keys, "n_test", &x->rc.n_test, err)) < 0)) {
+      (status = dpd_keys_size_get(keys, "n", &x->rc.n, err)) < 0 ||
+      (dpd_keys_applies(keys, "n_public") &&
+       ((status = dpd_keys_size_get(keys, "n_public", &x->rc.n_public, err)) < 0 ||
+        (status = dpd_keys_size_get(keys, "n_test", &x->rc.n_test, err)) < 0))) {
     return status;
   }
   return DPD_OK;
 }
 
-/* The keys of every features: privacy, steps, replicates, theory, plot. */
+/* The keys of both kinds of features: privacy, steps, replicates, theory, plot. */
 static int common_keys(const dpd_model_command *c, dpd_keys *keys, dpd__sp_ctx *x, dpd_err *err) {
-  size_t choice, threads;
+  size_t choice = 1, threads = 0;
   int status;
   if ((status = dpd_keys_real_get(keys, "epsilon", &x->rc.epsilon, err)) < 0 ||
       (status = dpd_keys_real_get(keys, "delta", &x->rc.delta, err)) < 0 ||
@@ -184,100 +161,21 @@ static int common_keys(const dpd_model_command *c, dpd_keys *keys, dpd__sp_ctx *
       (dpd_keys_given(keys, "zeta") &&
        (status = dpd_keys_real_get(keys, "zeta", &x->rc.zeta, err)) < 0) ||
       (dpd_keys_given(keys, "steps") &&
-       (status = dpd_keys_size_get(keys, "steps", &x->steps_given, err)) < 0)) {
+       (status = dpd_keys_size_get(keys, "steps", &x->rc.steps, err)) < 0) ||
+      ((c->uses & DPD__SP_USES_RUN) &&
+       ((status = dpd_keys_choice_get(keys, "center", &choice, err)) < 0 ||
+        (status = dpd_keys_size_get(keys, "seeds", &x->rc.seeds, err)) < 0 ||
+        (status = dpd__model_save_replicates_get(keys, 1, &x->save_replicates, err)) < 0 ||
+        (status = dpd_keys_size_get(keys, "threads", &threads, err)) < 0)) ||
+      ((c->uses & DPD__SP_USES_THEORY) &&
+       ((status = dpd_keys_real_get(keys, "beta", &x->rc.beta, err)) < 0 ||
+        (status = dpd_keys_real_get(keys, "alpha", &x->alpha, err)) < 0))) {
     return status;
   }
   x->gc.seed = x->rc.seed;
-  if ((c->uses & DPD__SP_USES_RUN) &&
-      ((status = dpd_keys_choice_get(keys, "center", &choice, err)) < 0 ||
-       (status = dpd_keys_size_get(keys, "seeds", &x->rc.seeds, err)) < 0 ||
-       (status = dpd__model_save_replicates_get(keys, 1, &x->save_replicates, err)) < 0 ||
-       (status = dpd_keys_size_get(keys, "threads", &threads, err)) < 0)) {
-    return status;
-  }
-  if (c->uses & DPD__SP_USES_RUN) {
-    x->rc.center = choice == 1;
-    x->rc.threads = (int)threads;
-  }
-  if ((c->uses & DPD__SP_USES_THEORY) &&
-      ((status = dpd_keys_real_get(keys, "beta", &x->rc.beta, err)) < 0 ||
-       (status = dpd_keys_real_get(keys, "alpha", &x->alpha, err)) < 0)) {
-    return status;
-  }
+  x->rc.center = choice == 1;
+  x->rc.threads = (int)threads;
   return dpd__model_plot_get(keys, c->plot_default, &x->plot, err);
-}
-
-/* The checks that need n, d, k (after the files are read, when they are files). */
-static int sizes_check(dpd_keys *keys, dpd__sp_ctx *x, int run, dpd_err *err) {
-  const dpd__sp_files *f = &x->files;
-  const size_t d = f->from_file ? f->train.p : x->gc.d, n = f->from_file ? f->train.n : x->rc.n;
-  const size_t n2 = n * n;
-  char buf[32];
-  x->rc.n = n;
-  x->rc.n_public = f->has_public ? f->pub.n : x->rc.n_public;
-  x->rc.n_test = f->has_test ? f->test.n : x->rc.n_test;
-  int status = dpd__sp_steps_check(n, x->steps_given, x->rc.epsilon, err);
-  if (status < 0) {
-    return status;
-  }
-  x->rc.steps = x->steps_given;
-  snprintf(buf, sizeof buf, "%zu", n2);
-  status = x->steps_given == 0 ? dpd_keys_effective_set(keys, "steps", buf, err) : DPD_OK;
-  if (status == DPD_OK && run && x->rc.k < d && f->from_file && !f->has_public) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "missing value for 'public_features' (allowed: file:PATH; required with "
-                    "features = file:PATH and k = %zu < d = %zu; or k = none)",
-                    x->rc.k, d);
-  }
-  if (status == DPD_OK && run && x->rc.k < d && x->rc.n_public < x->rc.k + 1) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'n_public': %zu (allowed: >= k + 1 = %zu public points "
-                    "for the top-k PCA)",
-                    x->rc.n_public, x->rc.k + 1);
-  }
-  return status;
-}
-
-/* A size read off a file: recorded in effect; DPD_EINVAL when the user gave another. */
-static int size_record(dpd_keys *keys, const char *key, size_t value, const char *path,
-                       dpd_err *err) {
-  char buf[32];
-  size_t given;
-  int status = dpd_keys_given(keys, key) ? dpd_keys_size_get(keys, key, &given, err) : DPD_OK;
-  if (status == DPD_OK && dpd_keys_given(keys, key) && given != value) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for '%s': %zu (allowed: %zu, from '%s'; or leave '%s' out)",
-                    key, given, value, path, key);
-  }
-  snprintf(buf, sizeof buf, "%zu", value);
-  return status < 0 ? status : dpd_keys_effective_set(keys, key, buf, err);
-}
-
-/* features = file:PATH: the sets read (bounded by max_memory), their sizes recorded, k's range. */
-static int files_read(dpd_keys *keys, const dpd_run_env *env, dpd__sp_ctx *x, int run,
-                      int *k_none, dpd_err *err) {
-  dpd__sp_files *f = &x->files;
-  const size_t mb = env->max_memory;
-  int status;
-  if ((status = dpd__model_memory_check(keys, env, f->bytes, "features", err)) < 0 ||
-      (status = dpd__sp_set_read(&f->train, "features", "labels", 1, f, 0, mb, err)) < 0 ||
-      (status = size_record(keys, "d", f->train.p, f->train.path, err)) < 0 ||
-      (status = size_record(keys, "n", f->train.n, f->train.path, err)) < 0) {
-    return status;
-  }
-  if (f->has_public &&
-      ((status = dpd__sp_set_read(&f->pub, "public_features", NULL, 0, f, f->train.p, mb, err)) <
-           0 ||
-       (status = size_record(keys, "n_public", f->pub.n, f->pub.path, err)) < 0)) {
-    return status;
-  }
-  if (run && f->has_test &&
-      ((status = dpd__sp_set_read(&f->test, "test_features", "test_labels", 1, f, f->train.p, mb,
-                                  err)) < 0 ||
-       (status = size_record(keys, "n_test", f->test.n, f->test.path, err)) < 0)) {
-    return status;
-  }
-  return dpd__sp_k_parse(dpd_keys_text_get(keys, "k"), f->train.p, &x->rc.k, k_none, err);
 }
 
 static void release(void *ctx) {
@@ -290,80 +188,74 @@ static void release(void *ctx) {
 /* Every key validated (the files read when they are files), the context made. */
 static int setup(const dpd_model_command *c, dpd_keys *keys, const dpd_run_env *env, void **ctx,
                  dpd_err *err) {
-  static const char *const law_only[] = {"k_true", "a", "c", "s", "tau", "lambda", "nu", "trunc"};
   const int run = (c->uses & DPD__SP_USES_RUN) != 0;
   dpd__sp_ctx *x = calloc(1, sizeof *x);
+  const dpd__sp_files *f = x != NULL ? &x->files : NULL;
   int status, k_none = 0;
+  char buf[32], steps[32];
   if ((*ctx = x) == NULL) {
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
   }
   x->gc = dpd_semipriv_gen_config_default();
   x->rc = dpd_semipriv_run_config_default();
-  if ((status = files_keys(keys, run, &x->files, err)) < 0 ||
-      (status = x->files.from_file ? dpd__sp_k_parse(dpd_keys_text_get(keys, "k"), 0, &x->rc.k, &k_none, err) : law_keys(keys, x, &k_none, err)) < 0 ||
-      (status = common_keys(c, keys, x, err)) < 0) {
-    return status;
-  }
-  for (size_t k = 0; x->files.from_file && k < sizeof law_only / sizeof *law_only; k++) {
-    dpd_keys_unset(keys, law_only[k]);
-  }
-  (void)dpd_keys_restrict(keys, 0, "", NULL);
   x->progress = (dpd__progress_bridge){env, "replicates"};
   x->rc.progress = env->progress != NULL ? dpd__model_progress : NULL;
   x->rc.progress_user = &x->progress;
-  if ((x->files.from_file && (status = files_read(keys, env, x, run, &k_none, err)) < 0) ||
-      (status = sizes_check(keys, x, run, err)) < 0) {
+  if ((status = files_keys(keys, run, &x->files, err)) < 0 ||
+      (status = f->from_file
+                    ? dpd__sp_k_parse(dpd_keys_text_get(keys, "k"), 0, &x->rc.k, &k_none, err)
+                    : law_keys(keys, x, &k_none, err)) < 0 ||
+      (status = common_keys(c, keys, x, err)) < 0) {
     return status;
   }
-  char buf[32];
+  (void)dpd_keys_restrict(keys, 0, "", NULL);
+  if (f->from_file &&
+      ((status = dpd__model_memory_check(keys, env, f->bytes, "features", err)) < 0 ||
+       (status = dpd__sp_files_read(&x->files, env->max_memory, run, size_record, keys, err)) < 0 ||
+       (status = dpd__sp_k_parse(dpd_keys_text_get(keys, "k"), f->train.p, &x->rc.k, &k_none,
+                                 err)) < 0)) {
+    return status;
+  }
+  if ((status = dpd__sp_sizes_check(&x->rc, f->from_file ? f->train.p : x->gc.d, f, run, err)) <
+      0) {
+    return status;
+  }
+  snprintf(steps, sizeof steps, "%zu", x->rc.n * x->rc.n);
   snprintf(buf, sizeof buf, "%zu", x->rc.k);
+  if (x->rc.steps == 0 && (status = dpd_keys_effective_set(keys, "steps", steps, err)) < 0) {
+    return status;
+  }
   return k_none ? dpd_keys_effective_set(keys, "k", buf, err) : DPD_OK;
 }
 
 static double workspace_bytes(const void *ctx, const dpd_model_command *c, const char **driver) {
   const dpd__sp_ctx *x = ctx;
-  const int run = (c->uses & DPD__SP_USES_RUN) != 0;
   *driver = x->files.from_file ? "features" : "d";
   return x->files.from_file ? dpd__sp_files_run_bytes(&x->files, x->rc.k, x->rc.seeds)
                             : dpd__sp_law_bytes(x->gc.d, x->rc.k, x->rc.n, x->rc.seeds,
-                                                x->rc.threads, run);
+                                                x->rc.threads, (c->uses & DPD__SP_USES_RUN) != 0);
 }
-
-/* The numbers each command's summary can hold, as dpdyn sweep names them
- * (dpd_model_command.numbers): the union over the command's configurations, checked by
- * tests/cli/test_sweep_plot_y.sh. */
-#define SP_NUMBERS_HEAD "seed k d privacy.epsilon privacy.delta sigma L zeta eta1 steps "
-#define SP_NUMBERS_RUN                                                                             \
-  "seeds test_accuracy test_accuracy_se test_hinge test_hinge_se train_accuracy train_hinge "      \
-  "w_norm active_fraction xi_k xi_k_se xi_k_population eigengap eigengap_hat margin_min "          \
-  "margin_guaranteed subspace_error gamma0 xi0 "
-#define SP_NUMBERS_FILES "features.n features.d features.n_public features.n_test "
 
 static const dpd_model_command sp_commands[] = {
     {.name = "simulate",
      .summary = "Algorithm 1 (public PCA + Noisy-SGD) over replicates: accuracy, hinge, xi_k",
      .files = "replicates.tsv summary.json",
      .example = "dpdyn simulate --model=semipriv --d=200 --k=5 --n=500 --n_public=5000 --epsilon=1",
-     .numbers = SP_NUMBERS_HEAD SP_NUMBERS_RUN SP_NUMBERS_FILES "features.positive_class",
+     .numbers = DPD__SP_NUMBERS_SIMULATE,
      .run = dpd__sp_cmd_simulate,
      .uses = DPD__SP_USES_RUN},
     {.name = "compare",
      .summary = "the same beside Theorem 1, Proposition 4 and the Zwald-Blanchard bound",
      .files = "replicates.tsv theory.tsv summary.json",
      .example = "dpdyn compare --model=semipriv --d=200 --k=5 --epsilon=0.1",
-     .numbers = SP_NUMBERS_HEAD SP_NUMBERS_RUN
-     "theory.alpha_private theory.alpha_private_no_pca theory.alpha_nonprivate theory.alpha "
-     "theory.n_labelled theory.n_labelled_no_pca theory.n_labelled_nonprivate theory.test_error "
-     "theory.test_error_se theory.beta theory.zb_bound theory.subspace_error "
-     "theory.subspace_error_se theory.subspace_error_max theory.zb_bound_holds_fraction "
-     "theory.n_public_theorem1 " SP_NUMBERS_FILES "features.positive_class",
+     .numbers = DPD__SP_NUMBERS_COMPARE,
      .run = dpd__sp_cmd_compare,
      .uses = DPD__SP_USES_RUN | DPD__SP_USES_THEORY},
     {.name = "account",
      .summary = "the noise sigma of Noisy-SGD and its (epsilon, delta) guarantee",
      .files = "summary.json",
      .example = "dpdyn account --model=semipriv --n=500 --epsilon=0.1 --delta=1e-5",
-     .numbers = SP_NUMBERS_HEAD "n gamma0 xi0 features.n features.d features.positive_class",
+     .numbers = DPD__SP_NUMBERS_ACCOUNT,
      .run = dpd__sp_cmd_account},
     {.name = NULL}};
 
