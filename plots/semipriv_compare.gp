@@ -31,12 +31,17 @@ hdr(key) = (strcol(1) eq "#" && strcol(2) eq key && strcol(3) eq "=") ? column(4
 stats reps u (hdr("n")) nooutput name "RN"
 stats reps u (hdr("k")) nooutput name "RK"
 stats reps u (hdr("d")) nooutput name "RD"
+# the header rows' lines: a key's value with a line break (an output directory's name) can put
+# a line of text among the `#` lines, which must not be taken for the header row
 set datafile separator "\t"
+stats reps u ((strcol(1) eq "replicate") ? column(0) : NaN) nooutput name "HR"
+stats theory u ((strcol(1) eq "n") ? column(0) : NaN) nooutput name "HT"
 set datafile commentschars "#"
 set datafile columnheaders
+HR = int(HR_max); HT = int(HT_max)
 n_run = RN_max
 # the measured test error: 1 - mean accuracy, SE = sample sd / sqrt(replicates)
-stats reps u (1 - column("test_accuracy")) nooutput name "TE"
+stats reps skip HR u (1 - column("test_accuracy")) nooutput name "TE"
 R = TE_records
 te_se = (R > 1) ? TE_ssd / sqrt(R) : 0
 # the range of the positive bounds (epsilon = inf makes Theorem 1's private bounds 0: not drawn
@@ -45,10 +50,10 @@ pos(x) = (x > 0) ? x : NaN
 mx(a, b) = (a != a) ? b : (b != b) ? a : (a > b) ? a : b
 mn(a, b) = (a != a) ? b : (b != b) ? a : (a < b) ? a : b
 A(c) = pos(column(c))
-stats theory u "n" nooutput name "NX"
-stats theory u (mx(mx(A("alpha_private"), A("alpha_private_no_pca")), A("alpha_nonprivate"))) nooutput name "AY"
-stats theory u (mn(mn(A("alpha_private"), A("alpha_private_no_pca")), A("alpha_nonprivate"))) nooutput name "BY"
-stats theory u "alpha_private_no_pca" nooutput name "PV"
+stats theory skip HT u "n" nooutput name "NX"
+stats theory skip HT u (mx(mx(A("alpha_private"), A("alpha_private_no_pca")), A("alpha_nonprivate"))) nooutput name "AY"
+stats theory skip HT u (mn(mn(A("alpha_private"), A("alpha_private_no_pca")), A("alpha_nonprivate"))) nooutput name "BY"
+stats theory skip HT u "alpha_private_no_pca" nooutput name "PV"
 private_drawn = (PV_max > 0)
 lo = TE_mean - 2 * te_se
 ymin = (lo > 0 && lo < BY_min) ? lo / 2 : BY_min / 2
@@ -68,7 +73,7 @@ set label 105 sprintf("the run: n = %d", n_run) at n_run, graph 0.96 left offset
 POINT = (TE_mean > 0) ? sprintf('"+" u (%.17g):(%.17g):(%.17g):(%.17g) every ::0::0 w yerrorbars pt 7 ps 1.4 lw 1.5 lc rgb black t "measured test error, mean ± 2 SE (%d replicates)", ', n_run, TE_mean, (TE_mean - 2 * te_se > 0 ? TE_mean - 2 * te_se : ymin), TE_mean + 2 * te_se, R) : ''
 if (TE_mean <= 0) { set label 106 "measured test error 0 (every test point right): not drawn on the log axis" at graph 0.98, graph 0.80 right font ",10" tc rgb grey front }
 if (!private_drawn) { set label 107 "ε = ∞: Theorem 1's private bounds are 0 (no noise), not drawn" at graph 0.98, graph 0.86 right font ",10" tc rgb grey front }
-plot theory u "n":(A("alpha_private")) w l lc rgb blue lw 2 t (private_drawn ? sprintf("Theorem 1 bound, public PCA to k = %d", RK_max) : ""), \
-     theory u "n":(A("alpha_private_no_pca")) w l lc rgb vermillion lw 2 dt 2 t (private_drawn ? sprintf("Theorem 1 bound without PCA (k = d = %d)", RD_max) : ""), \
-     theory u "n":"alpha_nonprivate" w l lc rgb green lw 2 dt 4 t "Proposition 4 bound, non-private", \
+plot theory skip HT u "n":(A("alpha_private")) w l lc rgb blue lw 2 t (private_drawn ? sprintf("Theorem 1 bound, public PCA to k = %d", RK_max) : ""), \
+     theory skip HT u "n":(A("alpha_private_no_pca")) w l lc rgb vermillion lw 2 dt 2 t (private_drawn ? sprintf("Theorem 1 bound without PCA (k = d = %d)", RD_max) : ""), \
+     theory skip HT u "n":"alpha_nonprivate" w l lc rgb green lw 2 dt 4 t "Proposition 4 bound, non-private", \
      @POINT NaN notitle

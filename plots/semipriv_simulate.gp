@@ -20,9 +20,17 @@ if (ARGC >= 6) { set label 101 ARG6 at screen 0.015, screen 0.075 left noenhance
 set grid xtics ytics lc rgb "#d9d9d9" lw 1 dt 1
 set key opaque box lc rgb "#bbbbbb" samplen 2.5 spacing 1.15 font ",11"
 set border lw 1.2
+# the header row's line: a key's value with a line break (an output directory's name) can put a
+# line of text among the `#` lines, which must not be taken for the header row
+set datafile nocolumnheaders
+set datafile commentschars ""
+stats data u ((strcol(1) eq "replicate") ? column(0) : NaN) nooutput name "HR"
+set datafile commentschars "#"
+set datafile columnheaders
+H = int(HR_max)
 # the means and standard errors over the replicates (SE = sample sd / sqrt(replicates))
-stats data u "test_accuracy" nooutput name "TE"
-stats data u "train_accuracy" nooutput name "TR"
+stats data skip H u "test_accuracy" nooutput name "TE"
+stats data skip H u "train_accuracy" nooutput name "TR"
 R = TE_records
 se(s) = (R > 1) ? s / sqrt(R) : 0
 te_se = se(TE_ssd); tr_se = se(TR_ssd)
@@ -46,6 +54,6 @@ TRB = bar(R + 0.75 * g, TR_mean, tr_se, vermillion, (R > 1) ? sprintf("train acc
 set arrow 2 from graph 0, first 0 to graph 1, first 0 nohead lc rgb "#bbbbbb" lw 1
 set arrow 1 from R - 0.5 + 0.25 * g, graph 0 to R - 0.5 + 0.25 * g, graph 1 nohead lc rgb "#bbbbbb" lw 1
 plot 0.5 w l lc rgb grey dt 3 notitle, \
-     data u "replicate":"test_accuracy" w p pt 7 ps 1.1 lc rgb blue t "test accuracy of a replicate", \
-     data u "replicate":"train_accuracy" w p pt 9 ps 1.1 lc rgb vermillion t "train accuracy of a replicate", \
+     data skip H u "replicate":"test_accuracy" w p pt 7 ps 1.1 lc rgb blue t "test accuracy of a replicate", \
+     data skip H u "replicate":"train_accuracy" w p pt 9 ps 1.1 lc rgb vermillion t "train accuracy of a replicate", \
      @TEB @TRB NaN notitle

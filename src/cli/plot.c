@@ -967,7 +967,8 @@ int cli_cmd_plot(int argc, char **argv, dpd_err *err) {
     if (missing && plot_sweep(dir, format, &code, err)) {
       return code;
     }
-    if (missing && summary_figure(dir, script, sizeof script, line, line + 160, 160)) {
+    char first[128], second[128];
+    if (missing && summary_figure(dir, script, sizeof script, first, second, sizeof first)) {
       return render(dir, script, format, err);
     }
     if (missing) {
