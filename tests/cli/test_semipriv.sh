@@ -111,6 +111,11 @@ if command -v gnuplot >/dev/null 2>&1; then
   grep -q 'δ = 1e-05' "$work/p_simulate/semipriv_simulate.svg" && ok "the title names epsilon and delta" || bad "no delta in the title"
   "$dpdyn" account --model=semipriv --plot=1 --out="$work/p_a" >/dev/null 2>"$work/stderr"
   grep -q "account has nothing to draw" "$work/stderr" && ok "account --plot=1 says it has nothing to draw" || bad "account --plot=1 silent"
+  if ! "$dpdyn" plot "$work/p_a" >/dev/null 2>"$work/stderr" && grep -q "has no figure: its summary.json names none" "$work/stderr"; then
+    ok "dpdyn plot on an account directory: no figure, said so"
+  else
+    bad "dpdyn plot on an account directory: $(head -1 "$work/stderr")"
+  fi
   "$dpdyn" simulate "${S[@]}" --save_replicates=0 --plot=1 --out="$work/p_0" >/dev/null 2>"$work/stderr"
   grep -q "nothing to draw" "$work/stderr" && ok "save_replicates = 0 --plot=1 says so" || bad "save_replicates = 0 --plot=1 silent"
 else
