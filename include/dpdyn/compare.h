@@ -63,6 +63,11 @@ typedef struct {
 DPD_API int dpd_compare_add(dpd_output *out, dpd_table_builder *table, const dpd_compare_spec *s,
                             size_t seeds, dpd_gap_stats *gap, dpd_err *err);
 
+/* The warning for too few replicates alone (dpd_compare_add writes it too): `seeds` in [2, 8)
+ * makes the standard errors unreliable (summary "warnings" + a note), once per output. For a
+ * compare whose theory gives bounds, not predictions, so that no gap is measured. */
+DPD_API int dpd_compare_warning_add(dpd_output *out, size_t seeds, dpd_err *err);
+
 #ifdef __cplusplus
 }
 #endif

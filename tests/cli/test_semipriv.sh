@@ -90,6 +90,38 @@ else
   bad "account: $(head -1 "$work/stderr")"
 fi
 
+# 2b. Figures: --plot=1 draws simulate and compare (the summary names the figure and its data
+# files), dpdyn plot DIR draws them again, account and save_replicates = 0 say there is nothing.
+if command -v gnuplot >/dev/null 2>&1; then
+  for c in simulate compare; do
+    if "$dpdyn" $c "${S[@]}" --plot=1 --out="$work/p_$c" >/dev/null 2>"$work/stderr" &&
+      [ -s "$work/p_$c/semipriv_$c.png" ] && [ -s "$work/p_$c/semipriv_$c.gp" ]; then
+      ok "$c --plot=1 writes semipriv_$c.png and .gp"
+    else
+      bad "$c --plot=1: no figure: $(head -1 "$work/stderr")"
+    fi
+    check "$c: the summary names its figure" "$work/p_$c" "j['figure']['name'] == 'semipriv_$c' and 'replicates.tsv' in j['figure']['data']"
+    rm -f "$work/p_$c/semipriv_$c.png"
+    if "$dpdyn" plot "$work/p_$c" --format=svg >/dev/null 2>"$work/stderr" && [ -s "$work/p_$c/semipriv_$c.svg" ]; then
+      ok "dpdyn plot re-renders a semipriv $c directory"
+    else
+      bad "dpdyn plot on semipriv $c: $(head -1 "$work/stderr")"
+    fi
+  done
+  grep -q 'δ = 1e-05' "$work/p_simulate/semipriv_simulate.svg" && ok "the title names epsilon and delta" || bad "no delta in the title"
+  "$dpdyn" account --model=semipriv --plot=1 --out="$work/p_a" >/dev/null 2>"$work/stderr"
+  grep -q "account has nothing to draw" "$work/stderr" && ok "account --plot=1 says it has nothing to draw" || bad "account --plot=1 silent"
+  if ! "$dpdyn" plot "$work/p_a" >/dev/null 2>"$work/stderr" && grep -q "has no figure: its summary.json names none" "$work/stderr"; then
+    ok "dpdyn plot on an account directory: no figure, said so"
+  else
+    bad "dpdyn plot on an account directory: $(head -1 "$work/stderr")"
+  fi
+  "$dpdyn" simulate "${S[@]}" --save_replicates=0 --plot=1 --out="$work/p_0" >/dev/null 2>"$work/stderr"
+  grep -q "nothing to draw" "$work/stderr" && ok "save_replicates = 0 --plot=1 says so" || bad "save_replicates = 0 --plot=1 silent"
+else
+  echo "skip figures: no gnuplot"
+fi
+
 # 3. File features (numpy writes them).
 if [ -z "$py" ]; then
   echo "skip file parts: no python3 with numpy"

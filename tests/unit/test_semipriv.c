@@ -6,15 +6,18 @@
  * Seeds are fixed; statistical checks use 4 standard errors of their own sample. OpenBLAS runs
  * one thread (as the CLI adapters set it), so the LAPACK calls give the same bits whatever the
  * replicate driver's thread count. */
+#define _POSIX_C_SOURCE 200809L
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_math.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dpd_test.h"
 #include "dpdyn/rng.h"
 #include "dpdyn/semipriv.h"
+#include "semipriv/sp_files_impl.h"
 
 void openblas_set_num_threads(int num_threads);
 
@@ -449,6 +452,91 @@ static void theory_formulas_are_consistent(void **state) {
   free(work);
 }
 
+/* ---- the parts behind model=semipriv (src/semipriv/sp_files_impl.h) ---- */
+
+static void lambda_list_takes_exactly_k_true_minus_one_entries(void **state) {
+  double lam[4];
+  size_t count;
+  dpd_err err;
+  (void)state;
+  dpd_err_reset(&err);
+  assert_int_equal(dpd__sp_lambda_parse(" 0.6, 0.5", 2, lam, 4, &count, &err), DPD_OK);
+  assert_int_equal(count, 2);
+  assert_true(lam[0] == 0.6 && lam[1] == 0.5);
+  assert_int_equal(dpd__sp_lambda_parse("none", 0, lam, 4, &count, &err), DPD_OK);
+  /* a trailing comma is an empty entry, not the end of the list */
+  assert_int_equal(dpd__sp_lambda_parse("0.5,", 1, lam, 4, &count, &err), DPD_EINVAL);
+  assert_non_null(strstr(err.reason, "entry 2 is ''"));
+  assert_int_equal(dpd__sp_lambda_parse("0.5,none", 1, lam, 4, &count, &err), DPD_EINVAL);
+  assert_int_equal(dpd__sp_lambda_parse("1,1,1,1,1", 5, lam, 4, &count, &err), DPD_EINVAL);
+  assert_non_null(strstr(err.reason, "more than 4 entries"));
+  assert_int_equal(dpd__sp_lambda_parse("0.6", 2, lam, 4, &count, &err), DPD_EINVAL);
+  assert_non_null(strstr(err.reason, "has 1 entry"));
+}
+
+static void k_is_an_integer_up_to_d_or_none(void **state) {
+  size_t k;
+  int none;
+  dpd_err err;
+  (void)state;
+  dpd_err_reset(&err);
+  assert_int_equal(dpd__sp_k_parse("none", 30, &k, &none, &err), DPD_OK);
+  assert_true(none && k == 30);
+  assert_int_equal(dpd__sp_k_parse("7", 30, &k, &none, &err), DPD_OK);
+  assert_true(!none && k == 7);
+  assert_int_equal(dpd__sp_k_parse("31", 30, &k, &none, &err), DPD_EINVAL);
+  assert_non_null(strstr(err.reason, "1 .. d = 30"));
+  /* d not known yet (file features): the syntax alone */
+  assert_int_equal(dpd__sp_k_parse("500", 0, &k, &none, &err), DPD_OK);
+  assert_int_equal(dpd__sp_k_parse("0", 0, &k, &none, &err), DPD_EINVAL);
+  assert_int_equal(dpd__sp_steps_check(60, 3601, 1.0, &err), DPD_EINVAL);
+  assert_int_equal(dpd__sp_steps_check(60, 3601, INFINITY, &err), DPD_OK);
+  assert_int_equal(dpd__sp_steps_check(92682, 0, 1.0, &err), DPD_EINVAL);
+}
+
+static void file_set_is_scaled_to_the_unit_sphere_with_one_vs_rest_labels(void **state) {
+  char path[] = "/tmp/dpd_sp_set_XXXXXX";
+  const int fd = mkstemp(path);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  dpd__sp_files files = {.has_positive = 1, .positive_class = 2.0};
+  dpd_err err;
+  (void)state;
+  dpd_err_reset(&err);
+  assert_non_null(f);
+  fputs("2 3 4\n0 0 0\n1 -1 0\n", f); /* label x_1 x_2 per row; a zero row stays 0 */
+  fclose(f);
+  files.train.path = path;
+  assert_int_equal(
+      dpd__sp_set_read(&files.train, "features", "labels", 1, &files, 0, 1 << 20, &err), DPD_OK);
+  assert_true(files.train.n == 3 && files.train.p == 2);
+  assert_true(files.train.y[0] == 1.0 && files.train.y[1] == -1.0 && files.train.y[2] == -1.0);
+  assert_abs(files.train.X[0], 0.6, 1e-15);
+  assert_abs(files.train.X[1], 0.8, 1e-15);
+  assert_true(files.train.X[2] == 0.0 && files.train.X[3] == 0.0);
+  assert_true(files.train.X[4] == -1.0);
+  dpd__sp_files_free(&files);
+  files.positive_class = 5.0; /* no row of the positive class: one class, refused */
+  assert_int_equal(
+      dpd__sp_set_read(&files.train, "features", "labels", 1, &files, 0, 1 << 20, &err),
+      DPD_EINVAL);
+  assert_non_null(strstr(err.reason, "'positive_class': every label"));
+  dpd__sp_files_free(&files);
+  remove(path);
+}
+
+static void file_members_say_what_is_not_available(void **state) {
+  dpd_semipriv_result res = {.seeds = 2, .k = 3, .d = 3, .eigengap = NAN};
+  dpd__sp_member m[DPD__SP_MEMBERS_MAX];
+  const size_t n = dpd__sp_result_members(&res, 0, m);
+  size_t na = 0;
+  (void)state;
+  for (size_t i = 0; i < n; i++) {
+    na += m[i].na != NULL;
+    assert_true(strcmp(m[i].name, "xi_k_se") != 0); /* no w*: no xi_k at all */
+  }
+  assert_int_equal(na, 3); /* xi_k, margin_min, eigengap (k = d: no PCA) */
+}
+
 int main(void) {
   gsl_set_error_handler_off();
   openblas_set_num_threads(1);
@@ -461,6 +549,10 @@ int main(void) {
       cmocka_unit_test(run_is_bit_identical_for_any_thread_count),
       cmocka_unit_test(bad_input_names_the_key),
       cmocka_unit_test(theory_formulas_are_consistent),
+      cmocka_unit_test(lambda_list_takes_exactly_k_true_minus_one_entries),
+      cmocka_unit_test(k_is_an_integer_up_to_d_or_none),
+      cmocka_unit_test(file_set_is_scaled_to_the_unit_sphere_with_one_vs_rest_labels),
+      cmocka_unit_test(file_members_say_what_is_not_available),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
