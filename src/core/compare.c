@@ -48,8 +48,8 @@ static void number_set(dpd_output *out, const char *prefix, const char *name, do
   }
 }
 
-/* The warning for 2..7 replicates, once per output. */
-static int seeds_warning(dpd_output *out, size_t seeds, dpd_err *err) {
+/* The warning for 2..7 replicates, once per output (model_impl.h). */
+int dpd__compare_seeds_warning(dpd_output *out, size_t seeds, dpd_err *err) {
   static const char fmt[] = "seeds = %zu < 8: the standard errors, and the gaps measured in "
                             "them, are unreliable; use seeds >= 8";
   char msg[200];
@@ -100,5 +100,5 @@ int dpd_compare_add(dpd_output *out, dpd_table_builder *table, const dpd_compare
   if (gap != NULL) {
     *gap = st;
   }
-  return seeds_warning(out, seeds, err);
+  return dpd__compare_seeds_warning(out, seeds, err);
 }

@@ -53,6 +53,10 @@ DPD_HIDDEN_FN int dpd__model_progress(void *bridge, size_t done, size_t total);
 /* The value of the key `plot` (0/1), or `def` when it is not given. */
 DPD_HIDDEN_FN int dpd__model_plot_get(const dpd_keys *keys, int def, int *plot, dpd_err *err);
 
+/* The warning of dpd_compare_add for 2..7 replicates (summary "warnings" + a note, once per
+ * output), for a compare whose gap is not available (no dpd_compare_add call). */
+DPD_HIDDEN_FN int dpd__compare_seeds_warning(dpd_output *out, size_t seeds, dpd_err *err);
+
 /* Writes the guarantees of a run as the summary's "privacy" object: mu (when GDP holds), zcdp,
  * delta, epsilon (the tightest) with its conversion, and each conversion's epsilon. */
 DPD_HIDDEN_FN void dpd__output_guarantee(dpd_output *out, const dpd_privacy_guarantee *g);

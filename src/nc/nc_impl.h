@@ -1,0 +1,134 @@
+/* model=nc: the science the adapter (src/models/nc/) calls, beside the kernels: the exact
+ * one-step error on each replicate and compare's paired evaluation (nc_compare.c), the feature
+ * files as a problem, the problem with or without the PCA fix, the diagnostics of the ETF law or
+ * of files with progress, and the memory models of the kernels (nc_run.c). Internal.
+ * SPDX-License-Identifier: MIT */
+#ifndef DPD_NC_IMPL_H
+#define DPD_NC_IMPL_H
+
+#include <stddef.h>
+
+#include "dpdyn/nc.h"
+#include "dpdyn/nc_features.h"
+#include "dpdyn/nc_pca.h"
+#include "dpdyn/status.h"
+
+#ifndef DPD_HIDDEN_FN
+#define DPD_HIDDEN_FN __attribute__((visibility("hidden")))
+#endif
+
+/* ---- the exact one-step error and compare (nc_compare.c) ---- */
+
+/* Why the exact one-step error of notes B.5 is not available for this run (a sentence for the
+ * summary's n/a), or NULL when it is: one step, a test law that does not depend on the noise
+ * (not adversarial), and features the theory can see (not a per-replicate fill). Pure. */
+DPD_HIDDEN_FN const char *dpd__nc_theory_why_not(const dpd_nc_problem *problem,
+                                                 const dpd_nc_sim_config *sc);
+
+/* The exact one-step error of each replicate rep < sc->seeds, into e[rep] (caller memory):
+ * replicate rep's training class sums as trained (dpd_nc_train_sums: feature clipping and
+ * normalize applied) and its own test points as the classifier sees them (dpd_nc_test_point),
+ * e[rep] = (1/n_test) sum_j P[err | x_j] (B.5). Exact given the replicate's training data and
+ * test points (the same as the simulation's): only the noise is integrated out. A clean test on
+ * the ETF law evaluates one point per class (all points of a class are equal). The projection
+ * (radius) rescales W_1 by a positive factor, which leaves the argmax alone. When no replicate
+ * redraws anything but the noise (no training shift or fixed rows, clean test) one replicate is
+ * computed and copied. Replicates run on sc->threads OpenMP threads, each value computed alone:
+ * bit-identical for any thread count. Progress through sc->progress. DPD_EINVAL when
+ * dpd__nc_theory_why_not is not NULL; DPD_ENOMEM; the quadrature's status. */
+DPD_HIDDEN_FN int dpd__nc_theory_replicates(const dpd_nc_problem *problem,
+                                            const dpd_nc_sim_config *sc, double *e, dpd_err *err);
+/* The same, and (e_class not NULL) each class's exact error e_class[rep K + k] = the mean of
+ * P[err | x_j] over the test points of class k (caller memory, seeds K doubles; NaN for a
+ * class without test points). e[] is bit-identical to dpd__nc_theory_replicates'. */
+DPD_HIDDEN_FN int dpd__nc_theory_replicates_classes(const dpd_nc_problem *problem,
+                                                    const dpd_nc_sim_config *sc, double *e,
+                                                    double *e_class, dpd_err *err);
+
+/* compare's numbers on a finished simulation (nc_compare.c). */
+typedef struct {
+  const char *why_not; /* the exact error is not available (then theory.. are NaN), or NULL */
+  double theory, theory_se; /* mean and SE over replicates of the exact error */
+  double gap, gap_se;       /* mean and SE of the paired differences sim_r - theory_r */
+  double *class_theory, *class_theory_se; /* [K] per class over replicates (owned; NULL when
+                                              why_not) */
+  double *replicate_theory;               /* [seeds] (owned; NULL when why_not) */
+  int d1;                                 /* the papers' D.1 bounds apply */
+  double d1_printed, d1_union;
+  const char *thm34_why; /* Thm 3.4 does not apply (a constant or thm34_buf), or NULL */
+  char thm34_buf[256];
+  double thm34, thm34_t, thm34_printed_eta; /* the last NaN: no t > 0 for the printed rule */
+} dpd__nc_comparison;
+
+/* The exact error on the simulation's replicates (paired: both sides of replicate r share its
+ * training data and test points, so the SE of the differences is what the noise alone adds),
+ * the D.1 bounds on balanced perfect collapse and Thm 3.4's bound for binary projected
+ * NoisyGD. c: caller's, freed by dpd__nc_comparison_free. DPD_ENOMEM; the theory's status. */
+DPD_HIDDEN_FN int dpd__nc_compare_eval(const dpd_nc_problem *problem, const dpd_nc_sim_config *sc,
+                                       const dpd_nc_sim_result *sim, dpd__nc_comparison *c,
+                                       dpd_err *err);
+DPD_HIDDEN_FN void dpd__nc_comparison_free(dpd__nc_comparison *c);
+
+/* ---- problems, files, diagnostics, memory (nc_run.c) ---- */
+
+/* A run on a user's feature files (docs/nc.md, "Your own features"): the training set and,
+ * when given, the test set (configs filled by the caller; read by dpd__nc_files_read). */
+typedef struct {
+  dpd_nc_features_config train_cfg, test_cfg;
+  int test_given;
+  double x_bound;                /* the public bound R (INFINITY: none) */
+  dpd_nc_features *train, *test; /* owned */
+  dpd_nc_data_config data;       /* the problem's view of them (dpd__nc_files_problem) */
+} dpd__nc_files;
+
+/* Sets the files' configs (the test file's errors name test_features, test_labels, and
+ * features for K and p; test and the label paths may be NULL) and estimates in *bytes the memory
+ * they take once read (dpd_nc_features_bytes). DPD_EINVAL naming the key of an unreadable file. */
+DPD_HIDDEN_FN int dpd__nc_files_init(dpd__nc_files *f, const char *train, const char *labels,
+                                     const char *test, const char *test_labels, double x_bound,
+                                     double *bytes, dpd_err *err);
+/* Reads the training file / the test file (K and p from the training set), bounded by
+ * max_bytes. DPD_EINVAL (dpd_nc_features_read's messages); DPD_ENOMEM. */
+DPD_HIDDEN_FN int dpd__nc_files_read_train(dpd__nc_files *f, size_t max_bytes, dpd_err *err);
+DPD_HIDDEN_FN int dpd__nc_files_read_test(dpd__nc_files *f, size_t max_bytes, dpd_err *err);
+/* The problem on the files (the files must outlive it): normalize, test_shift and beta_test
+ * from pc. */
+DPD_HIDDEN_FN int dpd__nc_files_problem(dpd__nc_files *f, const dpd_nc_problem_config *pc,
+                                        dpd_nc_problem **out, dpd_err *err);
+/* The fraction of training rows with |x| > R (clipped by the mechanism). Pure. */
+DPD_HIDDEN_FN double dpd__nc_files_clipped_fraction(const dpd__nc_files *f, double R);
+DPD_HIDDEN_FN void dpd__nc_files_free(dpd__nc_files *f);
+
+/* The problem the simulator runs: the ETF problem of pc (pca NULL), or its projection on the
+ * PCA fix (*base and *pca receive the ETF problem and the PCA object, returned-owned; *problem
+ * is (*pca)->problem, not to be freed by itself). Pins OpenBLAS to one thread with the PCA
+ * (bit-identical results for any `threads`). Free with dpd__nc_problem_release. */
+DPD_HIDDEN_FN int dpd__nc_problem_build(const dpd_nc_problem_config *pc,
+                                        const dpd_nc_pca_config *pca_cfg, dpd_nc_problem **problem,
+                                        dpd_nc_problem **base, dpd_nc_pca **pca, dpd_err *err);
+DPD_HIDDEN_FN void dpd__nc_problem_release(dpd_nc_problem *problem, dpd_nc_problem *base,
+                                           dpd_nc_pca *pca);
+
+/* The diagnostics of n rows (dpd_nc_diagnostics_create) reporting rows read (of 2 n) to
+ * progress every 1024 rows; a non-zero return stops them: DPD_ECANCELLED. */
+DPD_HIDDEN_FN int dpd__nc_diagnostics_polled(size_t n, size_t p, size_t K, dpd_nc_row_fn row,
+                                             void *user, int (*progress)(void *, const char *,
+                                                                         size_t, size_t),
+                                             void *progress_user, dpd_nc_diagnostics **out,
+                                             dpd_err *err);
+/* The diagnostics of replicate 0's training sample of the ETF law of pc (stream (seed, 0),
+ * dpd_nc_train_sample), with progress as above. */
+DPD_HIDDEN_FN int dpd__nc_diagnostics_law(const dpd_nc_problem_config *pc,
+                                          int (*progress)(void *, const char *, size_t, size_t),
+                                          void *progress_user, dpd_nc_diagnostics **out,
+                                          dpd_err *err);
+
+/* Memory models (bytes): a NoisyGD run of K classes in dimension p on n + n_test points with
+ * `threads` workers (0: counted as 2); the PCA fix's PCA, projection blocks and projected
+ * features of every replicate in flight (0 when pca is NULL); the diagnostics of n rows. */
+DPD_HIDDEN_FN double dpd__nc_sim_bytes(size_t K, size_t p, size_t n, size_t n_test, int threads);
+DPD_HIDDEN_FN double dpd__nc_pca_bytes(const dpd_nc_problem_config *pc,
+                                       const dpd_nc_pca_config *pca, size_t threads);
+DPD_HIDDEN_FN double dpd__nc_diagnostics_bytes(size_t n, size_t p, size_t K);
+
+#endif
