@@ -120,6 +120,43 @@ static int is_regular(const char *path) {
   return 1;
 }
 
+/* The figure a directory's summary.json names, with its data files: {"figure": {"name": NAME,
+ * "data": [FIRST, SECOND]}} (a model whose tables are not trajectory.tsv + the script's second
+ * file, e.g. semipriv). script: the figure's name to match, or "" to take any (filled in).
+ * first / second: the data files (second = first when only one is named). 0 when none. */
+static int summary_figure(const char *dir, char *script, size_t scap, char *first,
+                          char *second, size_t cap) {
+  char *path = cli_path_join(dir, "summary.json"), *text = NULL;
+  FILE *f = path != NULL ? open_regular(path) : NULL;
+  cJSON *root = NULL;
+  const cJSON *fig, *name, *data, *a, *b;
+  int found = 0;
+  if (f != NULL && (text = calloc(1, (size_t)1 << 20)) != NULL) {
+    (void)fread(text, 1, ((size_t)1 << 20) - 1, f);
+    root = cJSON_Parse(text);
+  }
+  fig = cJSON_GetObjectItemCaseSensitive(root, "figure");
+  name = cJSON_GetObjectItemCaseSensitive(fig, "name");
+  data = cJSON_GetObjectItemCaseSensitive(fig, "data");
+  a = cJSON_GetArrayItem(data, 0);
+  b = cJSON_GetArrayItem(data, 1);
+  if (cJSON_IsString(name) && cJSON_IsString(a) && strchr(a->valuestring, '/') == NULL &&
+      (b == NULL || (cJSON_IsString(b) && strchr(b->valuestring, '/') == NULL)) &&
+      (script[0] == '\0' || strcmp(script, name->valuestring) == 0)) {
+    snprintf(script, scap, "%s", name->valuestring);
+    snprintf(first, cap, "%s", a->valuestring);
+    snprintf(second, cap, "%s", b != NULL ? b->valuestring : a->valuestring);
+    found = 1;
+  }
+  cJSON_Delete(root);
+  free(text);
+  if (f != NULL) {
+    fclose(f);
+  }
+  free(path);
+  return found;
+}
+
 /* The header of a data file: its `# key = value` lines (docs/output.md), at most 96. */
 typedef struct {
   char command[64], keys[96][48], values[96][208];
@@ -166,7 +203,8 @@ static void read_title(const char *data, const char *script, char *title, size_t
   /* the parameters of each model's title; the rest goes to the caption */
   static const char *const linreg[] = {"d", "n", "rho", "c", NULL};
   static const char *const rf[] = {"p", "n", "epsilon", "sigma", "clip", NULL};
-  static const char *const other[] = {"d", "n", "p", "K", "k", "rho", "epsilon", "sigma", NULL};
+  static const char *const other[] = {"d",       "n",     "p",     "K", "k", "rho",
+                                      "epsilon", "delta", "sigma", NULL};
   static const char *const skip[] = {"out", "threads", "save_replicates", "model", NULL};
   header h;
   const char *model, *schedule, *reps, *const *keys;
@@ -499,6 +537,7 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
   char *data = NULL, *release = NULL, *img_tmp = NULL, *img = NULL, *hm = NULL;
   char *arg_tmp = NULL, *arg_release = NULL;
   char gp_name[64], img_name[64], title[512], caption[2048];
+  char named[64], first[128], second[128], arg_first[132];
   int code = CLI_EXIT_OK;
   if (text == NULL || sc->second == NULL) {
     DPD_FAIL(err, DPD_EINVAL,
@@ -509,8 +548,13 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
   }
   snprintf(gp_name, sizeof gp_name, "%s.gp", script);
   snprintf(img_name, sizeof img_name, "%s.%s", script, format);
-  data = cli_path_join(dir, "trajectory.tsv");
-  release = cli_path_join(dir, sc->second);
+  snprintf(named, sizeof named, "%s", script);
+  if (!summary_figure(dir, named, sizeof named, first, second, sizeof first)) {
+    snprintf(first, sizeof first, "trajectory.tsv");
+    snprintf(second, sizeof second, "%s", sc->second);
+  }
+  data = cli_path_join(dir, first);
+  release = cli_path_join(dir, second);
   img = cli_path_join(dir, img_name);
   hm = cli_path_join(dir, "heatmap.tsv");
   arg_release = release != NULL ? dot_name(release) : NULL;
@@ -519,8 +563,8 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
     code = CLI_EXIT_IO;
     goto done;
   }
-  if ((code = data_check(dir, "trajectory.tsv", err)) != CLI_EXIT_OK ||
-      (code = data_check(dir, sc->second, err)) != CLI_EXIT_OK) {
+  if ((code = data_check(dir, first, err)) != CLI_EXIT_OK ||
+      (code = data_check(dir, second, err)) != CLI_EXIT_OK) {
     goto done;
   }
   if (cli_write_in_place(dir, gp_name, text, err) < 0) {
@@ -535,11 +579,12 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
     goto done;
   }
   read_title(data, script, title, sizeof title, caption, sizeof caption);
+  snprintf(arg_first, sizeof arg_first, "./%s", first);
   {
     /* tune draws its heat map when the directory has one (a regular file) */
     int with_hm = strcmp(script, "tune") == 0 && is_regular(hm);
     char *args[] = {
-        (char *)"./trajectory.tsv", arg_release, arg_tmp, (char *)format, title, caption,
+        arg_first, arg_release, arg_tmp, (char *)format, title, caption,
         (char *)"./heatmap.tsv"};
     code = run_gnuplot(dir, text, args, with_hm ? 7 : 6, img_tmp, img, err);
   }
@@ -921,6 +966,9 @@ int cli_cmd_plot(int argc, char **argv, dpd_err *err) {
     int code, missing = errno == ENOENT;
     if (missing && plot_sweep(dir, format, &code, err)) {
       return code;
+    }
+    if (missing && summary_figure(dir, script, sizeof script, line, line + 160, 160)) {
+      return render(dir, script, format, err);
     }
     if (missing) {
       char *tsv = cli_path_join(dir, "sweep.tsv");

@@ -107,6 +107,20 @@ static int pca_output(const dpd_nc_pca *pca, double rho, dpd_output *out, dpd_er
   return DPD_OK;
 }
 
+/* The figure of the run and, in the summary, its script and data files (dpdyn plot DIR draws it
+ * again from them). */
+static int figure_add(dpd_output *out, const char *figure, const char *first, const char *second,
+                      dpd_err *err) {
+  cJSON *f = cJSON_AddObjectToObject(out->summary, "figure"), *list;
+  if (f == NULL || cJSON_AddStringToObject(f, "name", figure) == NULL ||
+      (list = cJSON_AddArrayToObject(f, "data")) == NULL ||
+      !cJSON_AddItemToArray(list, cJSON_CreateString(first)) ||
+      !cJSON_AddItemToArray(list, cJSON_CreateString(second))) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+  }
+  return dpd__output_figure_set(out, figure, err);
+}
+
 /* The output of a training command: the problem (ETF law, with the PCA fix, or the files; not
  * built for account on files), G, the noise and every guarantee of the run (T Gaussian steps of
  * multiplier m are sqrt(T)/m-GDP). */
@@ -147,7 +161,9 @@ static int begin(nc_ctx *x, const dpd_keys *keys, const char *figure, nc_built *
            *outp, err, "model nc, K = %zu, p = %zu, n = %zu, %zu step%s, seed %llu", x->pc.K,
            x->pc.p, x->pc.n, x->sc.steps, x->sc.steps == 1 ? "" : "s",
            (unsigned long long)x->pc.seed)) < 0 ||
-      (figure != NULL && (status = dpd__output_figure_set(*outp, figure, err)) < 0)) {
+      (figure != NULL &&
+       (status = figure_add(*outp, figure, "classes.tsv",
+                            x->save_replicates > 0 ? "replicates.tsv" : "classes.tsv", err)) < 0)) {
     return status;
   }
   cJSON_AddNumberToObject((*outp)->summary, "steps", T);
@@ -466,7 +482,7 @@ int dpd__nc_diagnose(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dp
                                          "model nc diagnose, %s, K = %zu, p = %zu, n = %zu",
                                          x->from_file ? f->train_cfg.path : "ETF law", train->K,
                                          train->p, train->n)) < 0 ||
-      (status = dpd__output_figure_set(*outp, "nc_diagnose", err)) < 0 ||
+      (status = figure_add(*outp, "nc_diagnose", "classes.tsv", "cosines.tsv", err)) < 0 ||
       (status = files_output(*outp, x, err)) < 0) {
     goto done;
   }
