@@ -11,6 +11,7 @@
 #include "dpdyn/nc.h"
 #include "dpdyn/nc_features.h"
 #include "dpdyn/nc_pca.h"
+#include "dpdyn/model.h"
 #include "dpdyn/status.h"
 
 #ifndef DPD_HIDDEN_FN
@@ -130,5 +131,40 @@ DPD_HIDDEN_FN double dpd__nc_sim_bytes(size_t K, size_t p, size_t n, size_t n_te
 DPD_HIDDEN_FN double dpd__nc_pca_bytes(const dpd_nc_problem_config *pc,
                                        const dpd_nc_pca_config *pca, size_t threads);
 DPD_HIDDEN_FN double dpd__nc_diagnostics_bytes(size_t n, size_t p, size_t K);
+
+/* ---- the results as parts of a run's output (nc_report.c) ---- */
+
+/* G, sigma, noise_multiplier, budget (the key's name or "none"), the guarantees of T = steps
+ * Gaussian steps of multiplier m (sqrt(T)/m-GDP; "privacy") and zcdp_per_step. */
+DPD_HIDDEN_FN int dpd__nc_privacy_report(dpd_output *out, double G, double sigma,
+                                         double multiplier, const char *budget, double delta,
+                                         size_t steps, dpd_err *err);
+/* The summary's "features" object (source; with files: paths, sizes, x_bound, clipped
+ * fraction) and, for a run of replicates on files, the note on what they redraw. */
+DPD_HIDDEN_FN int dpd__nc_files_report(dpd_output *out, const dpd__nc_files *f, int from_file,
+                                       int diagnose, int replicas, dpd_err *err);
+/* The PCA fix: pca_k, n_public, pca_center, pca_route, pca_eigenvalues, pca_trace,
+ * pca_x_bound, pca_etf_residual, pca_etf_energy, pca_beta0, and (K = 2, rho the finite zCDP
+ * of the run) samples_thm41 at gamma = 0.05. */
+DPD_HIDDEN_FN int dpd__nc_pca_report(const dpd_nc_pca *pca, double rho, dpd_output *out,
+                                     dpd_err *err);
+/* seeds, test_error, test_error_se, w_norm; the builders t[0] (classes: class train_count
+ * test_count test_error test_error_se) and t[1] (replicates: replicate test_error w_norm),
+ * returned-owned. */
+DPD_HIDDEN_FN int dpd__nc_sim_report(dpd_output *out, const dpd_nc_problem *problem,
+                                     const dpd_nc_sim_result *sim, dpd_table_builder **t,
+                                     dpd_err *err);
+/* compare's numbers: theory_test_error (+ _se), gap, gap_se, gap_in_se, the standard gaps of
+ * dpd_compare_add (g = 1: the exact error against the simulated one, the SE of the paired
+ * differences) or their n/a with the reason (and the seeds warning), the bounds; the columns
+ * theory_test_error (+ _se) of t[0] (K classes) and theory_test_error of t[1] (S replicates),
+ * NaN when the exact error is not available. */
+DPD_HIDDEN_FN int dpd__nc_compare_report(dpd_output *out, const dpd__nc_comparison *c,
+                                         dpd_table_builder **t, size_t K, size_t S,
+                                         double final_sim, dpd_err *err);
+/* diagnose's summary (the diagnostics; "test" for the test set; "sample" for the ETF law),
+ * classes.tsv, cosines.tsv, beta_quantiles.tsv and the note on G_estimated. */
+DPD_HIDDEN_FN int dpd__nc_diagnose_report(dpd_output *out, const dpd_nc_diagnostics *train,
+                                          const dpd_nc_diagnostics *test, int law, dpd_err *err);
 
 #endif
