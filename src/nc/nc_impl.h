@@ -88,10 +88,24 @@ typedef struct {
 DPD_HIDDEN_FN int dpd__nc_files_init(dpd__nc_files *f, const char *train, const char *labels,
                                      const char *test, const char *test_labels, double x_bound,
                                      double *bytes, dpd_err *err);
-/* Reads the training file / the test file (K and p from the training set), bounded by
- * max_bytes. DPD_EINVAL (dpd_nc_features_read's messages); DPD_ENOMEM. */
-DPD_HIDDEN_FN int dpd__nc_files_read_train(dpd__nc_files *f, size_t max_bytes, dpd_err *err);
-DPD_HIDDEN_FN int dpd__nc_files_read_test(dpd__nc_files *f, size_t max_bytes, dpd_err *err);
+/* Reads the training file, then (test_given) the test file (K and p from the training set),
+ * bounded by max_bytes; given[0..4): the K, p, n, n_test the user gave (0: not given), each of
+ * which must agree with the files (DPD_EINVAL naming the key). dpd_nc_features_read's errors. */
+DPD_HIDDEN_FN int dpd__nc_files_load(dpd__nc_files *f, size_t max_bytes, const size_t given[4],
+                                     dpd_err *err);
+/* The rules of the file keys, in this order: test_labels needs test_features; labels and
+ * test_features need test_labels; replicas (a run of replicates) needs test_features; x_bound
+ * must be finite and given unless normalize is l2 or center_l2 (unit) or for diagnose. */
+DPD_HIDDEN_FN int dpd__nc_files_check(const char *labels, const char *test,
+                                      const char *test_labels, int x_bound_given, double x_bound,
+                                      int unit, int diagnose, int replicas, dpd_err *err);
+/* The checks across a configuration's fields, in this order (DPD_EINVAL naming the key):
+ * beta, offset, beta_test <= 1e150 / sqrt(p); the PCA fix (pca not NULL): pca_k <= p,
+ * n_public >= 2 centred, no adversarial test; center* normalisation needs n >= 2; then
+ * dpd__nc_shift_check: a training shift needs beta > 0. */
+DPD_HIDDEN_FN int dpd__nc_config_check(const dpd_nc_problem_config *pc,
+                                       const dpd_nc_pca_config *pca, dpd_err *err);
+DPD_HIDDEN_FN int dpd__nc_shift_check(const dpd_nc_problem_config *pc, dpd_err *err);
 /* The problem on the files (the files must outlive it): normalize, test_shift and beta_test
  * from pc. */
 DPD_HIDDEN_FN int dpd__nc_files_problem(dpd__nc_files *f, const dpd_nc_problem_config *pc,
@@ -107,6 +121,12 @@ DPD_HIDDEN_FN void dpd__nc_files_free(dpd__nc_files *f);
 DPD_HIDDEN_FN int dpd__nc_problem_build(const dpd_nc_problem_config *pc,
                                         const dpd_nc_pca_config *pca_cfg, dpd_nc_problem **problem,
                                         dpd_nc_problem **base, dpd_nc_pca **pca, dpd_err *err);
+/* The problem of a run: on the files (files not NULL; not built unless replicas: account needs
+ * no test rows), or dpd__nc_problem_build's. DPD_EINVAL for the PCA fix on files. */
+DPD_HIDDEN_FN int dpd__nc_problem_make(dpd__nc_files *files, const dpd_nc_problem_config *pc,
+                                       const dpd_nc_pca_config *pca_cfg, int replicas,
+                                       dpd_nc_problem **problem, dpd_nc_problem **base,
+                                       dpd_nc_pca **pca, dpd_err *err);
 DPD_HIDDEN_FN void dpd__nc_problem_release(dpd_nc_problem *problem, dpd_nc_problem *base,
                                            dpd_nc_pca *pca);
 
@@ -117,12 +137,23 @@ DPD_HIDDEN_FN int dpd__nc_diagnostics_polled(size_t n, size_t p, size_t K, dpd_n
                                                                          size_t, size_t),
                                              void *progress_user, dpd_nc_diagnostics **out,
                                              dpd_err *err);
+/* The diagnostics of the training file and (when read) the test file, as above. */
+DPD_HIDDEN_FN int dpd__nc_diagnostics_files(const dpd__nc_files *f,
+                                            int (*progress)(void *, const char *, size_t, size_t),
+                                            void *progress_user, dpd_nc_diagnostics **train,
+                                            dpd_nc_diagnostics **test, dpd_err *err);
 /* The diagnostics of replicate 0's training sample of the ETF law of pc (stream (seed, 0),
  * dpd_nc_train_sample), with progress as above. */
 DPD_HIDDEN_FN int dpd__nc_diagnostics_law(const dpd_nc_problem_config *pc,
                                           int (*progress)(void *, const char *, size_t, size_t),
                                           void *progress_user, dpd_nc_diagnostics **out,
                                           dpd_err *err);
+
+/* The noise of a privacy budget over `steps` Gaussian steps: budget 0 epsilon v at delta (exact
+ * GDP calibration), 1 mu = v, 2 zcdp = v (total): *multiplier; 3: *sigma = v (the multiplier
+ * follows from G). dpd_privacy_sigma_from_*'s errors. */
+DPD_HIDDEN_FN int dpd__nc_noise_budget(int budget, double v, double delta, size_t steps,
+                                       double *multiplier, double *sigma, dpd_err *err);
 
 /* Memory models (bytes): a NoisyGD run of K classes in dimension p on n + n_test points with
  * `threads` workers (0: counted as 2); the PCA fix's PCA, projection blocks and projected
@@ -134,6 +165,10 @@ DPD_HIDDEN_FN double dpd__nc_diagnostics_bytes(size_t n, size_t p, size_t K);
 
 /* ---- the results as parts of a run's output (nc_report.c) ---- */
 
+/* The figure of a run (out->figure) and, in the summary, {"figure": {"name", "data": [first,
+ * second]}}: its script and data files, from which dpdyn plot DIR draws it again. */
+DPD_HIDDEN_FN int dpd__nc_figure_report(dpd_output *out, const char *figure, const char *first,
+                                        const char *second, dpd_err *err);
 /* G, sigma, noise_multiplier, budget (the key's name or "none"), the guarantees of T = steps
  * Gaussian steps of multiplier m (sqrt(T)/m-GDP; "privacy") and zcdp_per_step. */
 DPD_HIDDEN_FN int dpd__nc_privacy_report(dpd_output *out, double G, double sigma,

@@ -13,6 +13,20 @@
 #include "dpdyn/privacy.h"
 #include "nc/nc_impl.h"
 
+/* The figure of the run and, in the summary, its script and data files (dpdyn plot DIR draws it
+ * again from them). */
+int dpd__nc_figure_report(dpd_output *out, const char *figure, const char *first, const char *second,
+                      dpd_err *err) {
+  cJSON *f = cJSON_AddObjectToObject(out->summary, "figure"), *list;
+  if (f == NULL || cJSON_AddStringToObject(f, "name", figure) == NULL ||
+      (list = cJSON_AddArrayToObject(f, "data")) == NULL ||
+      !cJSON_AddItemToArray(list, cJSON_CreateString(first)) ||
+      !cJSON_AddItemToArray(list, cJSON_CreateString(second))) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+  }
+  return dpd__output_figure_set(out, figure, err);
+}
+
 /* G, the noise and every guarantee of the run: T Gaussian steps of multiplier m are
  * sqrt(T)/m-GDP. */
 int dpd__nc_privacy_report(dpd_output *out, double G, double sigma, double multiplier,

@@ -1,25 +1,15 @@
-/* model=nc: the commands, each on the context made by setup (nc_setup.c).
+/* model=nc: the commands, each on the context made by setup (nc_setup.c) (docs/nc.md).
  * SPDX-License-Identifier: MIT
  *
- * simulate  NoisyGD replicates (nc.h): test misclassification rate with its standard error over
- *           `seeds` replicates that redraw the training shifts, the noise and the test points
- *           (the ETF basis, the offset signs and the class counts are the problem's, fixed by
- *           `seed`), per-class errors, the sensitivity G and the noise sigma.
- * compare   the same and the exact one-step error of notes B.5 on the same replicates' training
- *           data and test points (overall and per class), the gap in standard errors of the
- *           paired differences, and the papers' bounds where they apply (src/nc/nc_compare.c).
+ * simulate  NoisyGD replicates (nc.h) that redraw the training shifts, the noise and the test
+ *           points: the test error with its standard error, per class and per replicate.
+ * compare   the same and the exact one-step error of notes B.5 on the same replicates, the
+ *           paired gap, and the papers' bounds where they apply (src/nc/nc_compare.c).
  * account   the privacy of the run alone.
- * diagnose  the collapse diagnostics (nc_features.h) of the training features (and of the test
- *           features when given), or of replicate 0's training sample of the ETF law. */
+ * diagnose  the collapse diagnostics (nc_features.h) of the features. */
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "core/error_impl.h"
-#include "dpdyn/compare.h"
-#include "dpdyn/nc_theory.h"
-#include "dpdyn/privacy.h"
 #include "models/nc/nc_model_impl.h"
 
 /* sigma from the multiplier and G (or the multiplier from a given sigma). */
@@ -32,27 +22,13 @@ static void noise_set(nc_ctx *x, double G) {
   }
 }
 
-/* The figure of the run and, in the summary, its script and data files (dpdyn plot DIR draws it
- * again from them). */
-static int figure_add(dpd_output *out, const char *figure, const char *first, const char *second,
-                      dpd_err *err) {
-  cJSON *f = cJSON_AddObjectToObject(out->summary, "figure"), *list;
-  if (f == NULL || cJSON_AddStringToObject(f, "name", figure) == NULL ||
-      (list = cJSON_AddArrayToObject(f, "data")) == NULL ||
-      !cJSON_AddItemToArray(list, cJSON_CreateString(first)) ||
-      !cJSON_AddItemToArray(list, cJSON_CreateString(second))) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-  }
-  return dpd__output_figure_set(out, figure, err);
-}
-
-/* The output of a training command: the problem (ETF law, with the PCA fix, or the files; not
- * built for account on files), G, the noise and every guarantee of the run (T Gaussian steps of
- * multiplier m are sqrt(T)/m-GDP). */
+/* The output of a training command: the problem (not built for account on files), G, the noise
+ * and every guarantee of the run. */
 typedef struct {
   dpd_nc_problem *problem, *base;
   dpd_nc_pca *pca;
   dpd_nc_sim_result *sim;
+  dpd_table_builder *t[2]; /* classes, replicates */
 } nc_built;
 
 static int begin(nc_ctx *x, const dpd_keys *keys, const char *figure, nc_built *b,
@@ -60,23 +36,14 @@ static int begin(nc_ctx *x, const dpd_keys *keys, const char *figure, nc_built *
   const double T = (double)x->sc.steps;
   double G;
   int status = DPD_OK;
-  if (x->from_file && x->pca_on) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'pca_k': %zu (allowed: 0 with features = file; the PCA fix "
-                    "draws its public sample from the ETF law)",
-                    x->pca.k);
-  }
-  if (x->from_file && !(x->uses & NC_USES_REPLICAS)) { /* account: G from the public bound */
-    G = dpd_nc_sensitivity_bound(x->pc.K, x->pc.n, x->files.x_bound, x->files.x_bound,
-                                 x->pc.normalize, x->sc.loss);
-  } else if ((status = x->from_file ? dpd__nc_files_problem(&x->files, &x->pc, &b->problem, err)
-                                    : dpd__nc_problem_build(&x->pc, x->pca_on ? &x->pca : NULL,
-                                                            &b->problem, &b->base, &b->pca,
-                                                            err)) < 0) {
+  if ((status = dpd__nc_problem_make(x->from_file ? &x->files : NULL, &x->pc,
+                                     x->pca_on ? &x->pca : NULL, (x->uses & NC_USES_REPLICAS) != 0,
+                                     &b->problem, &b->base, &b->pca, err)) < 0) {
     return status;
-  } else {
-    G = dpd_nc_sensitivity(b->problem, x->sc.loss);
   }
+  G = b->problem != NULL ? dpd_nc_sensitivity(b->problem, x->sc.loss) /* account on files: */
+                         : dpd_nc_sensitivity_bound(x->pc.K, x->pc.n, x->files.x_bound,
+                                                    x->files.x_bound, x->pc.normalize, x->sc.loss);
   noise_set(x, G);
   if ((status = dpd__output_begin(dpd_keys_command_get(keys), "nc", x->plot, x->pc.seed, outp,
                                   err)) < 0 ||
@@ -85,7 +52,7 @@ static int begin(nc_ctx *x, const dpd_keys *keys, const char *figure, nc_built *
            x->pc.p, x->pc.n, x->sc.steps, x->sc.steps == 1 ? "" : "s",
            (unsigned long long)x->pc.seed)) < 0 ||
       (figure != NULL &&
-       (status = figure_add(*outp, figure, "classes.tsv",
+       (status = dpd__nc_figure_report(*outp, figure, "classes.tsv",
                             x->save_replicates > 0 ? "replicates.tsv" : "classes.tsv", err)) < 0)) {
     return status;
   }
@@ -93,13 +60,10 @@ static int begin(nc_ctx *x, const dpd_keys *keys, const char *figure, nc_built *
   if (b->problem != NULL) {
     dpd_output_number_set(*outp, "x_norm_max", b->problem->x_norm_max);
   }
-  if ((status = dpd__nc_privacy_report(*outp, G, x->sc.sigma, x->multiplier,
-                                       x->budget >= 0 ? x->budget_name : "none", x->delta,
-                                       x->sc.steps, err)) < 0) {
-    return status;
-  }
-  if (x->from_file && (status = dpd__nc_files_report(*outp, &x->files, x->from_file, (x->uses & NC_USES_DIAGNOSE) != 0,
-                                    (x->uses & NC_USES_REPLICAS) != 0, err)) < 0) {
+  if ((status = dpd__nc_privacy_report(*outp, G, x->sc.sigma, x->multiplier, x->budget_name,
+                                       x->delta, x->sc.steps, err)) < 0 ||
+      (x->from_file && (status = dpd__nc_files_report(*outp, &x->files, 1, 0,
+                                                      (x->uses & NC_USES_REPLICAS) != 0, err)) < 0)) {
     return status;
   }
   /* zCDP of the whole run: T steps of multiplier m are T / (2 m^2)-zCDP (inf: non-private) */
@@ -114,6 +78,8 @@ static int begin(nc_ctx *x, const dpd_keys *keys, const char *figure, nc_built *
 static int end(nc_built *b, int status, dpd_output **out) {
   dpd_nc_sim_result_free(b->sim);
   dpd__nc_problem_release(b->problem, b->base, b->pca);
+  dpd_table_builder_free(b->t[0]);
+  dpd_table_builder_free(b->t[1]);
   if (status < 0) {
     dpd_output_free(*out);
     *out = NULL;
@@ -123,13 +89,13 @@ static int end(nc_built *b, int status, dpd_output **out) {
 
 /* The replicates, the summary's test error and the tables' columns (classes, replicates). */
 static int simulate(nc_ctx *x, const dpd_keys *keys, const char *figure, nc_built *b,
-                    dpd_table_builder **t, dpd_output **out, dpd_err *err) {
+                    dpd_output **out, dpd_err *err) {
   int status;
   if ((status = begin(x, keys, figure, b, out, err)) < 0 ||
       (status = dpd_nc_sim_run(b->problem, &x->sc, &b->sim, err)) < 0) {
     return status;
   }
-  return dpd__nc_sim_report(*out, b->problem, b->sim, t, err);
+  return dpd__nc_sim_report(*out, b->problem, b->sim, b->t, err);
 }
 
 /* classes.tsv, and replicates.tsv when save_replicates = 1 (the builders are consumed). */
@@ -150,14 +116,11 @@ static int tables_add(dpd_output *out, const nc_ctx *x, const char *figure,
 int dpd__nc_simulate(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dpd_output **out,
                      dpd_err *err) {
   nc_built b = {0};
-  dpd_table_builder *t[2] = {NULL, NULL};
-  int status = simulate(ctx, keys, "nc_simulate", &b, t, out, err);
+  int status = simulate(ctx, keys, "nc_simulate", &b, out, err);
   (void)env;
   if (status == DPD_OK) {
-    status = tables_add(*out, ctx, "nc_simulate", t, err);
+    status = tables_add(*out, ctx, "nc_simulate", b.t, err);
   }
-  dpd_table_builder_free(t[0]);
-  dpd_table_builder_free(t[1]);
   return end(&b, status, out);
 }
 
@@ -165,18 +128,16 @@ int dpd__nc_compare(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dpd
                     dpd_err *err) {
   nc_ctx *x = ctx;
   nc_built b = {0};
-  dpd_table_builder *t[2] = {NULL, NULL};
   dpd__nc_comparison c = {0};
-  int status = simulate(x, keys, "nc_compare", &b, t, out, err);
+  int status = simulate(x, keys, "nc_compare", &b, out, err);
   (void)env;
   if (status == DPD_OK &&
       (status = dpd__nc_compare_eval(b.problem, &x->sc, b.sim, &c, err)) == DPD_OK &&
-      (status = dpd__nc_compare_report(*out, &c, t, x->pc.K, x->sc.seeds, b.sim->test_error, err)) == DPD_OK) {
-    status = tables_add(*out, x, "nc_compare", t, err);
+      (status = dpd__nc_compare_report(*out, &c, b.t, x->pc.K, x->sc.seeds, b.sim->test_error,
+                                       err)) == DPD_OK) {
+    status = tables_add(*out, x, "nc_compare", b.t, err);
   }
   dpd__nc_comparison_free(&c);
-  dpd_table_builder_free(t[0]);
-  dpd_table_builder_free(t[1]);
   return end(&b, status, out);
 }
 
@@ -202,33 +163,22 @@ int dpd__nc_diagnose(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dp
   nc_ctx *x = ctx;
   const dpd__nc_files *f = &x->files;
   dpd_nc_diagnostics *train = NULL, *test = NULL;
-  int status;
   (void)keys;
-  if (x->from_file) {
-    status = dpd__nc_diagnostics_polled(f->train->n, f->train->p, f->train->K,
-                                        dpd_nc_features_row, f->train, env->progress,
-                                        env->progress_user, &train, err);
-    if (status == DPD_OK && f->test != NULL) {
-      status = dpd__nc_diagnostics_polled(f->test->n, f->test->p, f->test->K,
-                                          dpd_nc_features_row, f->test, env->progress,
-                                          env->progress_user, &test, err);
-    }
-  } else {
-    status = dpd__nc_diagnostics_law(&x->pc, env->progress, env->progress_user, &train, err);
-  }
-  if (status < 0 ||
-      (status = dpd__output_begin("diagnose", "nc", x->plot, x->pc.seed, outp, err)) < 0 ||
+  int status = x->from_file ? dpd__nc_diagnostics_files(f, env->progress, env->progress_user,
+                                                        &train, &test, err)
+                            : dpd__nc_diagnostics_law(&x->pc, env->progress, env->progress_user,
+                                                      &train, err);
+  if (status == DPD_OK &&
+      (status = dpd__output_begin("diagnose", "nc", x->plot, x->pc.seed, outp, err)) == DPD_OK &&
       (status = dpd__output_headline_set(*outp, err,
                                          "model nc diagnose, %s, K = %zu, p = %zu, n = %zu",
                                          x->from_file ? f->train_cfg.path : "ETF law", train->K,
-                                         train->p, train->n)) < 0 ||
-      (status = figure_add(*outp, "nc_diagnose", "classes.tsv", "cosines.tsv", err)) < 0 ||
-      (status = dpd__nc_files_report(*outp, &x->files, x->from_file, (x->uses & NC_USES_DIAGNOSE) != 0,
-                                    (x->uses & NC_USES_REPLICAS) != 0, err)) < 0) {
-    goto done;
+                                         train->p, train->n)) == DPD_OK &&
+      (status = dpd__nc_figure_report(*outp, "nc_diagnose", "classes.tsv", "cosines.tsv",
+                                      err)) == DPD_OK &&
+      (status = dpd__nc_files_report(*outp, f, x->from_file, 1, 0, err)) == DPD_OK) {
+    status = dpd__nc_diagnose_report(*outp, train, test, !x->from_file, err);
   }
-  status = dpd__nc_diagnose_report(*outp, train, test, !x->from_file, err);
-done:
   dpd_nc_diagnostics_free(train);
   dpd_nc_diagnostics_free(test);
   return end(&(nc_built){0}, status, outp);

@@ -1,7 +1,5 @@
-/* model=nc: NoisyGD on a linear last layer under neural collapse (docs/math.md §3; notes B), as a
- * model type: its keys, the commands simulate | compare | diagnose | account (nc_commands.c) and
- * the model type over setup (nc_setup.c). Features from the ETF law or from files (docs/nc.md).
- * SPDX-License-Identifier: MIT */
+/* model=nc: NoisyGD on a last layer under neural collapse (docs/math.md §3, docs/nc.md): its keys,
+ * commands (nc_commands.c) and model type over setup (nc_setup.c). SPDX-License-Identifier: MIT */
 #include <math.h>
 
 #include "models/nc/nc_model_impl.h"
@@ -87,39 +85,33 @@ static const dpd_key_desc nc_keys[] = {
 /* The numbers each command's summary can hold, as dpdyn sweep names them
  * (dpd_model_command.numbers): the union over the command's configurations, checked by
  * tests/cli/test_sweep_plot_y.sh. */
-static const char nc_simulate_numbers[] =
-    "seed steps x_norm_max G sigma noise_multiplier privacy.mu privacy.zcdp privacy.delta "
-    "privacy.epsilon privacy.epsilon_gdp privacy.epsilon_zcdp_tight privacy.epsilon_bun_steinke "
-    "zcdp_per_step seeds test_error test_error_se w_norm pca_k n_public pca_trace pca_x_bound "
-    "pca_etf_residual pca_etf_energy pca_beta0 features.n features.p features.K features.n_test "
-    "features.x_bound features.clipped_fraction samples_thm41 samples_thm41_gamma";
-
+#define NC_PRIVACY                                                                                \
+  "seed steps x_norm_max G sigma noise_multiplier privacy.mu privacy.zcdp privacy.delta "          \
+  "privacy.epsilon privacy.epsilon_gdp privacy.epsilon_zcdp_tight privacy.epsilon_bun_steinke "    \
+  "zcdp_per_step "
+#define NC_PCA "pca_k n_public pca_trace pca_x_bound pca_etf_residual pca_etf_energy pca_beta0 "
+#define NC_FILES "features.n features.p features.K features.n_test features.x_bound "
+#define NC_SIM "seeds test_error test_error_se w_norm "
+static const char nc_simulate_numbers[] = NC_PRIVACY NC_SIM NC_PCA NC_FILES
+    "features.clipped_fraction samples_thm41 samples_thm41_gamma";
 static const char nc_compare_numbers[] =
-    "seed steps x_norm_max G sigma noise_multiplier privacy.mu privacy.zcdp privacy.delta "
-    "privacy.epsilon privacy.epsilon_gdp privacy.epsilon_zcdp_tight privacy.epsilon_bun_steinke "
-    "zcdp_per_step seeds test_error test_error_se w_norm theory_test_error theory_test_error_se "
-    "gap gap_se gap_in_se sup_gap sup_gap_in_se final_gap final_gap_se final_gap_in_se "
-    "bound_d1_printed bound_d1_union bound_thm34 pca_k n_public pca_trace "
-    "pca_x_bound pca_etf_residual pca_etf_energy pca_beta0 features.n features.p features.K "
-    "features.n_test features.x_bound features.clipped_fraction bound_thm34_t "
-    "bound_thm34_printed_eta samples_thm41 samples_thm41_gamma";
-
+    NC_PRIVACY NC_SIM "theory_test_error theory_test_error_se gap gap_se gap_in_se sup_gap "
+    "sup_gap_in_se final_gap final_gap_se final_gap_in_se bound_d1_printed bound_d1_union "
+    "bound_thm34 " NC_PCA NC_FILES
+    "features.clipped_fraction bound_thm34_t bound_thm34_printed_eta samples_thm41 "
+    "samples_thm41_gamma";
 static const char nc_diagnose_numbers[] =
     "seed n p K cos_etf cos_mean cos_min cos_max cos_max_dev beta_quantiles.min "
     "beta_quantiles.q10 beta_quantiles.q25 beta_quantiles.median beta_quantiles.q75 "
     "beta_quantiles.q90 beta_quantiles.q99 beta_quantiles.max beta_mean x_norm_max x_norm_mean "
-    "G_estimated within_trace between_trace trace_ratio nc1 between_rank features.n features.p "
-    "features.K features.n_test features.x_bound features.clipped_fraction test.n test.p test.K "
-    "test.cos_etf test.cos_mean test.cos_min test.cos_max test.cos_max_dev test.beta_mean "
-    "test.x_norm_max test.x_norm_mean test.G_estimated test.within_trace test.between_trace "
-    "test.trace_ratio test.nc1 test.between_rank";
-
+    "G_estimated within_trace between_trace trace_ratio nc1 between_rank " NC_FILES
+    "features.clipped_fraction test.n test.p test.K test.cos_etf test.cos_mean test.cos_min "
+    "test.cos_max test.cos_max_dev test.beta_mean test.x_norm_max test.x_norm_mean "
+    "test.G_estimated test.within_trace test.between_trace test.trace_ratio test.nc1 "
+    "test.between_rank";
 static const char nc_account_numbers[] =
-    "seed steps x_norm_max G sigma noise_multiplier privacy.mu privacy.zcdp privacy.delta "
-    "privacy.epsilon privacy.epsilon_gdp privacy.epsilon_zcdp_tight privacy.epsilon_bun_steinke "
-    "zcdp_per_step pca_k n_public pca_trace pca_x_bound pca_etf_residual pca_etf_energy pca_beta0 "
-    "features.n features.p features.K features.x_bound features.clipped_fraction samples_thm41 "
-    "samples_thm41_gamma";
+    NC_PRIVACY NC_PCA "features.n features.p features.K features.x_bound "
+    "features.clipped_fraction samples_thm41 samples_thm41_gamma";
 
 static const dpd_model_command nc_commands[] = {
     {.name = "simulate",

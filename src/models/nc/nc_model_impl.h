@@ -1,5 +1,4 @@
-/* model=nc: the context that setup (nc_setup.c) makes and the commands (nc_commands.c) run on.
- * Internal.
+/* model=nc: the context setup (nc_setup.c) makes and the commands (nc_commands.c) run on.
  * SPDX-License-Identifier: MIT */
 #ifndef DPD_NC_MODEL_IMPL_H
 #define DPD_NC_MODEL_IMPL_H
@@ -41,14 +40,13 @@ DPD_HIDDEN_FN void dpd__nc_release(void *ctx);
 DPD_HIDDEN_FN double dpd__nc_workspace_bytes(const void *ctx, const dpd_model_command *c,
                                              const char **driver);
 
-/* The commands (nc_commands.c). */
-DPD_HIDDEN_FN int dpd__nc_simulate(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
-                                   dpd_output **out, dpd_err *err);
-DPD_HIDDEN_FN int dpd__nc_compare(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
-                                  dpd_output **out, dpd_err *err);
-DPD_HIDDEN_FN int dpd__nc_account(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
-                                  dpd_output **out, dpd_err *err);
-DPD_HIDDEN_FN int dpd__nc_diagnose(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
-                                   dpd_output **out, dpd_err *err);
+/* The commands (nc_commands.c), dpd_model_command.run. */
+#define NC_COMMAND(name)                                                                           \
+  DPD_HIDDEN_FN int name(void *ctx, const dpd_keys *keys, const dpd_run_env *env,                  \
+                         dpd_output **out, dpd_err *err)
+NC_COMMAND(dpd__nc_simulate);
+NC_COMMAND(dpd__nc_compare);
+NC_COMMAND(dpd__nc_account);
+NC_COMMAND(dpd__nc_diagnose);
 
 #endif
