@@ -54,7 +54,7 @@ stats data u "test_error" nooutput name "LO"
 ymax = HI_max; ymin = LO_min
 if (th_ok) { stats data u (okv(column("theory_test_error") + 2 * S("theory_test_error_se"))) nooutput name "THI"; ymax = (THI_max > ymax) ? THI_max : ymax; ymin = (TH_min < ymin) ? TH_min : ymin }
 logy = (ymin > 0 && ymax / ymin >= 10)
-if (logy) { set logscale y; set format y "10^{%L}"; set yrange [ymin / 2 : ymax * 20] } else { set format y "%g"; set yrange [0 : (1.45 * ymax > 0.01 ? 1.45 * ymax : 0.01)] }
+if (logy) { set logscale y; set format y "10^{%L}"; set yrange [ymin / 2 : ymax * 6] } else { set format y "%g"; set yrange [0 : (1.45 * ymax > 0.01 ? 1.45 * ymax : 0.01)] }
 set xrange [-0.6 : K - 0.4]
 if (K <= 20) { set xtics 1 }
 set xlabel "class k"
@@ -69,7 +69,7 @@ if (th_ok && has_reps && has_se && thse > 0) { set object 2 rect from graph 0, f
 if (th_ok && has_reps && has_se) { stats [*:*] [*:*] reps u (column("test_error") - column("theory_test_error")) nooutput name "GP"; gse = GP_ssd / sqrt(GP_records); set label 103 (gse > 0 ? sprintf("paired gap simulated - theory: %.3g ± %.2g (2 SE), %.2f SE", GP_mean, 2 * gse, GP_mean / gse) : sprintf("paired gap simulated - theory: %.3g (standard error 0)", GP_mean)) at graph 0.02, graph 0.04 left noenhanced font ",11" tc rgb black front }
 ovt = has_reps && has_se ? sprintf("all classes, simulated: %.3g ± %.2g (2 SE)", overall, 2 * ovse) : sprintf("all classes, simulated: %.3g", overall)
 tht = has_reps && has_se && thse > 0 ? sprintf("all classes, exact theory: %.3g ± %.2g (2 SE)", th_overall, 2 * thse) : sprintf("all classes, exact theory: %.3g%s", th_overall, has_reps && has_se ? " (every replicate)" : "")
-THEORY = th_ok ? sprintf("%.17g w l lc rgb vermillion lw 1.5 dt 3 t '%s', data u ($1 + dx):\"theory_test_error\":(2 * S(\"theory_test_error_se\")) w yerrorbars pt 12 ps 1.3 lc rgb vermillion lw 1.2 t 'exact one-step error (notes B.5)%s', ", th_overall, tht, has_se ? ", mean ± 2 SE" : "") : ""
+THEORY = th_ok ? sprintf("%.17g w l lc rgb vermillion lw 1.5 dt 3 t '%s', data u (column(\"class\") + dx):\"theory_test_error\":(2 * S(\"theory_test_error_se\")) w yerrorbars pt 12 ps 1.3 lc rgb vermillion lw 1.2 t 'exact one-step error (notes B.5)%s', ", th_overall, tht, has_se ? ", mean ± 2 SE" : "") : ""
 if (has_theory && !th_ok) { set label 102 "exact error not available for this run (summary.json: not_available)" at graph 0.02, graph 0.04 left noenhanced font ",10" tc rgb grey front }
-SIM = has_se ? 'data u ($1 - dx):"test_error":(2 * S("test_error_se")) w yerrorbars pt 7 ps 1.1 lc rgb blue lw 1.2 t "simulated NoisyGD, mean ± 2 SE"' : 'data u 1:"test_error" w p pt 7 ps 1.1 lc rgb blue t "simulated NoisyGD (one replicate)"'
+SIM = has_se ? 'data u (column("class") - dx):"test_error":(2 * S("test_error_se")) w yerrorbars pt 7 ps 1.1 lc rgb blue lw 1.2 t "simulated NoisyGD, mean ± 2 SE"' : 'data u "class":"test_error" w p pt 7 ps 1.1 lc rgb blue t "simulated NoisyGD (one replicate)"'
 plot overall w l lc rgb blue lw 1.5 dt 2 t ovt, @THEORY @SIM

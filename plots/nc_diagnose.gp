@@ -59,5 +59,5 @@ set yrange [cmin - pad : cmax + pad]
 set xlabel (P <= 15 ? "class pair (j, k), in the order (0,1), (0,2), ..., (1,2), ..." : "class pair (j, k), j < k, in order") offset 0, 0.5
 set ylabel "cosine of centred means"
 plot etf w l lc rgb black lw 1.5 dt 2 t sprintf("simplex ETF value -1/(K-1) = %.3g", etf), \
-     cosines u ($0 + 1):"cosine" w p pt 7 ps (P <= 200 ? 1.0 : 0.4) lc rgb blue t "cos(M_j - μ_G, M_k - μ_G)"
+     cosines u (column(0) + 1):"cosine" w p pt 7 ps (P <= 200 ? 1.0 : 0.4) lc rgb blue t "cos(M_j - μ_G, M_k - μ_G)"
 unset multiplot
