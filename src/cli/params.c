@@ -340,8 +340,16 @@ void cli_keys_to_header(const dpd_keys *keys, FILE *f) {
     if (dpd_keys_value_get(keys, i) == NULL || d->kind == DPD_KEY_BYTES) {
       continue;
     }
-    fprintf(f, "# %s = %s\n", d->name,
-            dpd_keys_record_get(keys, i, buf, sizeof buf, &x) > 0 ? buf
-                                                                  : dpd_keys_value_get(keys, i));
+    const char *v = dpd_keys_record_get(keys, i, buf, sizeof buf, &x) > 0
+                        ? buf
+                        : dpd_keys_value_get(keys, i);
+    fprintf(f, "# %s = ", d->name);
+    for (; *v != '\0'; v++) { /* a line break in a value (a path) continues as a `#` line */
+      fputc(*v, f);
+      if (*v == '\n') {
+        fputs("# ", f);
+      }
+    }
+    fputc('\n', f);
   }
 }
