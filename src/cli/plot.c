@@ -124,8 +124,8 @@ static int is_regular(const char *path) {
  * "data": [FIRST, SECOND]}} (a model whose tables are not trajectory.tsv + the script's second
  * file, e.g. semipriv). script: the figure's name to match, or "" to take any (filled in).
  * first / second: the data files (second = first when only one is named). 0 when none. */
-static int summary_figure(const char *dir, char *script, size_t scap, char *first,
-                          char *second, size_t cap) {
+static int summary_figure(const char *dir, char *script, size_t scap, char *first, char *second,
+                          size_t cap) {
   char *path = cli_path_join(dir, "summary.json"), *text = NULL;
   FILE *f = path != NULL ? open_regular(path) : NULL;
   cJSON *root = NULL;
@@ -203,8 +203,8 @@ static void read_title(const char *data, const char *script, char *title, size_t
   /* the parameters of each model's title; the rest goes to the caption */
   static const char *const linreg[] = {"d", "n", "rho", "c", NULL};
   static const char *const rf[] = {"p", "n", "epsilon", "sigma", "clip", NULL};
-  static const char *const other[] = {"d",       "n",     "p",     "K", "k", "rho",
-                                      "epsilon", "delta", "sigma", NULL};
+  static const char *const other[] = {"d",   "n",       "p",     "K",     "k",
+                                      "rho", "epsilon", "delta", "sigma", NULL};
   static const char *const skip[] = {"out", "threads", "save_replicates", "model", NULL};
   header h;
   const char *model, *schedule, *reps, *const *keys;
@@ -584,8 +584,7 @@ static int render(const char *dir, const char *script, const char *format, dpd_e
     /* tune draws its heat map when the directory has one (a regular file) */
     int with_hm = strcmp(script, "tune") == 0 && is_regular(hm);
     char *args[] = {
-        arg_first, arg_release, arg_tmp, (char *)format, title, caption,
-        (char *)"./heatmap.tsv"};
+        arg_first, arg_release, arg_tmp, (char *)format, title, caption, (char *)"./heatmap.tsv"};
     code = run_gnuplot(dir, text, args, with_hm ? 7 : 6, img_tmp, img, err);
   }
 done:
@@ -967,7 +966,8 @@ int cli_cmd_plot(int argc, char **argv, dpd_err *err) {
     if (missing && plot_sweep(dir, format, &code, err)) {
       return code;
     }
-    if (missing && summary_figure(dir, script, sizeof script, line, line + 160, 160)) {
+    char first[128], second[128];
+    if (missing && summary_figure(dir, script, sizeof script, first, second, sizeof first)) {
       return render(dir, script, format, err);
     }
     if (missing) {
@@ -983,6 +983,16 @@ int cli_cmd_plot(int argc, char **argv, dpd_err *err) {
                  dir);
         return CLI_EXIT_USAGE;
       }
+    }
+    char *summary = cli_path_join(dir, "summary.json");
+    const int has_summary = missing && summary != NULL && is_regular(summary);
+    free(summary);
+    if (has_summary) {
+      DPD_FAIL(err, DPD_EINVAL,
+               "'%s' has no figure: its summary.json names none and there is no trajectory.tsv "
+               "(a run with nothing to draw, e.g. account)",
+               dir);
+      return CLI_EXIT_USAGE;
     }
     DPD_FAIL(err, DPD_EINVAL,
              "cannot read '%s/trajectory.tsv': %s (allowed: a dpdyn output "
