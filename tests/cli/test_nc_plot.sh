@@ -78,6 +78,12 @@ else
   bad "account --plot=1: $(head -1 "$work/e")"
 fi
 
+if ! "$dpdyn" plot "$work/acc" >/dev/null 2>"$work/e" && grep -q "has no figure" "$work/e"; then
+  ok "dpdyn plot on account's directory: $(head -1 "$work/e")"
+else
+  bad "dpdyn plot on account's directory: $(head -1 "$work/e")"
+fi
+
 # dpdyn plot DIR draws an nc directory again, as png and svg
 for d in sim cmp cmp2 dg fdg; do
   name=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['figure']['name'])" "$work/$d/summary.json")
