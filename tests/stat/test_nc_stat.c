@@ -26,7 +26,7 @@
 #include "dpdyn/nc.h"
 #include "dpdyn/nc_theory.h"
 #include "dpdyn/rng.h"
-#include "models/nc/nc_impl.h"
+#include "nc/nc_impl.h"
 
 #define SEED 20261124u
 

@@ -1,46 +1,52 @@
-/* model=nc: what the adapter (nc_model.c) shares with its feature-file part
- * (nc_features_model.c). Internal.
+/* model=nc: the context setup (nc_setup.c) makes and the commands (nc_commands.c) run on.
  * SPDX-License-Identifier: MIT */
 #ifndef DPD_NC_MODEL_IMPL_H
 #define DPD_NC_MODEL_IMPL_H
 
-#include "dpdyn/nc.h"
-#include "dpdyn/nc_features.h"
 #include "core/model_impl.h"
+#include "dpdyn/nc.h"
+#include "dpdyn/nc_pca.h"
+#include "nc/nc_impl.h"
 
-/* The keys of a run on a user's feature files: features = file:PATH, labels, test_features,
- * test_labels, x_bound (docs/nc.md, "Your own features"). */
+/* What a command uses (dpd_model_command.uses): setup validates and prepares that. */
+enum {
+  NC_USES_TRAIN = 1u,    /* the training and privacy keys (simulate, compare, account) */
+  NC_USES_REPLICAS = 2u, /* replicates on test rows: test_features required with files */
+  NC_USES_DIAGNOSE = 4u  /* the diagnostics: the law's keys alone, x_bound optional */
+};
+
 typedef struct {
-  int from_file;  /* features = file:PATH (0: the ETF law) */
-  double x_bound; /* the public bound R (INFINITY: not given) */
-  int test_given; /* test_features given */
-  double bytes;   /* memory the files take once read (estimate, before reading) */
-  dpd_nc_features_config train_cfg, test_cfg;
-  dpd_nc_features *train, *test; /* read by dpd__nc_files_read */
-  dpd_nc_data_config data;       /* the problem's view of them (dpd__nc_files_problem) */
-} dpd__nc_files;
+  unsigned uses;
+  dpd_nc_problem_config pc;
+  dpd_nc_sim_config sc;
+  dpd_nc_pca_config pca; /* the PCA fix (pca_on: pca_k > 0) */
+  int pca_on;
+  double delta;      /* of the reported epsilon */
+  double multiplier; /* noise multiplier m = sigma / G (0: non-private) */
+  int budget; /* the key that set the noise: 0 epsilon, 1 mu, 2 zcdp, 3 sigma; -1: none */
+  const char *budget_name; /* its name */
+  int plot;
+  int save_replicates; /* 1: replicates.tsv */
+  dpd__progress_bridge progress;
+  const dpd_run_env *env;
+  int from_file;      /* features = file:PATH (0: the ETF law) */
+  double file_bytes;  /* memory the files take once read (estimate, before reading) */
+  dpd__nc_files files; /* read by setup */
+} nc_ctx;
 
-/* Validates the file keys of `command` (simulate, compare: test_features and, unless normalize
- * is l2 or center_l2, x_bound are required with file features; diagnose: both optional) and
- * estimates the memory of the files from their sizes (.npy headers); reads nothing else. With
- * features = etf the other file keys are errors. The keys of the ETF law (etf, imbalance_*,
- * shift, beta, offset, offset_at_test) are dropped with file features (not in effect). */
-DPD_HIDDEN_FN int dpd__nc_files_setup(dpd_keys *keys, dpd_nc_normalize normalize, dpd__nc_files *f,
-                                      dpd_err *err);
-/* Reads the files (bounded by env->max_memory), checks the keys K, p, n, n_test against them
- * when given (DPD_EINVAL naming the key) and records the values in effect. */
-DPD_HIDDEN_FN int dpd__nc_files_read(dpd_keys *keys, const dpd_run_env *env, dpd__nc_files *f,
-                                     dpd_err *err);
-/* The problem on the files (dpd_nc_problem_from_data; the files must outlive it). */
-DPD_HIDDEN_FN int dpd__nc_files_problem(dpd__nc_files *f, const dpd_nc_problem_config *pc,
-                                        dpd_nc_problem **out, dpd_err *err);
-/* The summary's "features" object (files, sizes, x_bound, clipped fraction) and the note on
- * what replicates redraw. */
-DPD_HIDDEN_FN int dpd__nc_files_output(dpd_output *out, const dpd__nc_files *f, dpd_err *err);
-DPD_HIDDEN_FN void dpd__nc_files_free(dpd__nc_files *f);
+DPD_HIDDEN_FN int dpd__nc_setup(const dpd_model_command *c, dpd_keys *keys,
+                                const dpd_run_env *env, void **ctx, dpd_err *err);
+DPD_HIDDEN_FN void dpd__nc_release(void *ctx);
+DPD_HIDDEN_FN double dpd__nc_workspace_bytes(const void *ctx, const dpd_model_command *c,
+                                             const char **driver);
 
-/* dpdyn diagnose --model=nc: the collapse diagnostics of the features (file or ETF law). */
-DPD_HIDDEN_FN int dpd__nc_diagnose(dpd_keys *keys, const dpd_run_env *env, dpd_output **out,
-                                   dpd_err *err);
+/* The commands (nc_commands.c), dpd_model_command.run. */
+#define NC_COMMAND(name)                                                                           \
+  DPD_HIDDEN_FN int name(void *ctx, const dpd_keys *keys, const dpd_run_env *env,                  \
+                         dpd_output **out, dpd_err *err)
+NC_COMMAND(dpd__nc_simulate);
+NC_COMMAND(dpd__nc_compare);
+NC_COMMAND(dpd__nc_account);
+NC_COMMAND(dpd__nc_diagnose);
 
 #endif

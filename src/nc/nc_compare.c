@@ -1,5 +1,6 @@
-/* model=nc, command compare: the exact one-step error (notes B.5) on each replicate's own
- * training data and test points, the papers' D.1 bounds, and the seed's Thm 3.4 bound.
+/* model=nc, compare's science: the exact one-step error (notes B.5) on each replicate's own
+ * training data and test points (overall and per class), the paired gap to the simulation, the
+ * papers' D.1 bounds, and the seed's Thm 3.4 bound (nc_impl.h).
  * SPDX-License-Identifier: MIT
  *
  * References: Wang, Zhu, Su & Wang, arXiv:2405.08920 (v3), Thm 3.4 and Thm D.1;
@@ -26,8 +27,8 @@
 #include "core/replicate_impl.h"
 #include "core/stats_impl.h"
 #include "dpdyn/nc_theory.h"
-#include "models/nc/nc_impl.h"
 #include "core/dot_impl.h"
+#include "nc/nc_impl.h"
 
 /* Coordinates per pass of the blocked logits (the class sums' chunk, K NC_CHUNK doubles, stays in
  * cache while the block's points go by). */
@@ -62,24 +63,28 @@ typedef struct {
   int per_class;   /* clean ETF test: one point per class, weighted by its count */
   int centre;      /* subtract the training mean from test points */
   double *e;       /* [seeds] output */
+  double *e_class; /* [seeds K] output, or NULL */
   dpd_err *errors; /* NULL inside the threads: a failing replicate is run again to word it */
 } theory_job;
 
 static size_t work_doubles(const dpd_nc_problem *pr, size_t block) {
-  return (pr->K + 1 + block) * pr->p + block * (pr->K + 1);
+  return (pr->K + 1 + block) * pr->p + block * (pr->K + 1) + pr->K;
 }
 
-/* Replicate rep: e[rep]. work: sums [K p], mu [p], X [block p], Z [block K], x2 [block]. */
+/* Replicate rep: e[rep] (and e_class[rep K ..]). work: sums [K p], mu [p], X [block p],
+ * Z [block K], x2 [block], class totals [K]. */
 static int theory_replicate(void *job, size_t rep, double *work, dpd__replicate_slot *slot) {
   (void)slot;
   const theory_job *tj = job;
   const dpd_nc_problem *pr = tj->pr;
   const size_t K = pr->K, p = pr->p, B = tj->block;
   double *sums = work, *mu = sums + K * p, *X = mu + p, *Z = X + B * p, *x2 = Z + B * K;
+  double *ctot = x2 + B;
   const size_t npts = tj->per_class ? K : pr->n_test;
   size_t first = 0; /* per_class: the first test index of the next class */
   double total = 0.0;
   int status;
+  memset(ctot, 0, K * sizeof *ctot);
   if ((status = dpd_nc_train_sums(pr, tj->sc->seed, rep, sums, mu, tj->errors)) < 0) {
     return status;
   }
@@ -119,14 +124,23 @@ static int theory_replicate(void *job, size_t rep, double *work, dpd__replicate_
         return status;
       }
       total += weight[b] * pe;
+      ctot[cls[b]] += weight[b] * pe;
     }
   }
   tj->e[rep] = total / (double)pr->n_test;
+  for (size_t k = 0; tj->e_class != NULL && k < K; k++) {
+    tj->e_class[rep * K + k] = ctot[k] / (double)pr->test_counts[k]; /* NaN: no test point */
+  }
   return DPD_OK;
 }
 
 int dpd__nc_theory_replicates(const dpd_nc_problem *pr, const dpd_nc_sim_config *sc, double *e,
                               dpd_err *err) {
+  return dpd__nc_theory_replicates_classes(pr, sc, e, NULL, err);
+}
+
+int dpd__nc_theory_replicates_classes(const dpd_nc_problem *pr, const dpd_nc_sim_config *sc,
+                                      double *e, double *e_class, dpd_err *err) {
   const char *why = dpd__nc_theory_why_not(pr, sc);
   if (why != NULL) {
     return DPD_FAIL(err, DPD_EINVAL, "nc theory: %s", why);
@@ -140,6 +154,7 @@ int dpd__nc_theory_replicates(const dpd_nc_problem *pr, const dpd_nc_sim_config 
                    .centre = pr->cfg.normalize == DPD_NC_NORMALIZE_CENTER ||
                              pr->cfg.normalize == DPD_NC_NORMALIZE_CENTER_L2,
                    .e = e,
+                   .e_class = e_class,
                    .errors = NULL};
   /* Training data and test points that no replicate redraws (the ETF law without shifts, fixed
    * rows; a clean test) give every replicate the same value: one is computed and copied. */
@@ -169,6 +184,9 @@ int dpd__nc_theory_replicates(const dpd_nc_problem *pr, const dpd_nc_sim_config 
   }
   for (size_t rep = 1; same && status == DPD_OK && rep < sc->seeds; rep++) {
     e[rep] = e[0];
+    if (e_class != NULL) {
+      memcpy(e_class + rep * pr->K, e_class, pr->K * sizeof *e_class);
+    }
   }
   return status;
 }
@@ -250,73 +268,62 @@ static const char *thm34(const dpd_nc_problem *pr, const dpd_nc_sim_config *sc, 
   return NULL;
 }
 
-int dpd__nc_compare(dpd_output *out, const dpd_nc_problem *problem, const dpd_nc_sim_config *sc,
-                    const dpd_nc_sim_result *sim, dpd_err *err) {
-  const dpd_nc_problem_config *pc = &problem->cfg;
-  const char *why = dpd__nc_theory_why_not(problem, sc);
+/* The exact error of every replicate, overall and per class, and the paired gap. */
+static int theory_eval(const dpd_nc_problem *pr, const dpd_nc_sim_config *sc,
+                       const dpd_nc_sim_result *sim, dpd__nc_comparison *c, dpd_err *err) {
+  const size_t S = sc->seeds, K = pr->K;
+  double *e = malloc((2 * S + S * K) * sizeof *e);
   int status;
-  if (why != NULL) {
-    dpd_output_na_set(out, "theory_test_error", why);
-    dpd_output_na_set(out, "gap_in_se", why);
-  } else {
+  c->class_theory = malloc(2 * K * sizeof *c->class_theory);
+  c->replicate_theory = malloc(S * sizeof *c->replicate_theory);
+  if (e == NULL || c->class_theory == NULL || c->replicate_theory == NULL) {
+    free(e);
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory (seeds = %zu)", S);
+  }
+  c->class_theory_se = c->class_theory + K;
+  if ((status = dpd__nc_theory_replicates_classes(pr, sc, e, e + 2 * S, err)) == DPD_OK) {
+    dpd__stats_mean_se(e, S, 1, &c->theory, &c->theory_se);
     /* The gap's standard error is that of the paired differences sim_r - theory_r: both sides
      * of replicate r share its training data and test points, so the spread of the
      * differences is what the noise alone adds (the SE of either side alone also carries the
      * data's variation, which cancels in the gap). */
-    double theory, theory_se, gap, gap_se;
-    double *e = malloc(2 * sc->seeds * sizeof *e);
-    if (e == NULL) {
-      return DPD_FAIL(err, DPD_ENOMEM, "out of memory (seeds = %zu)", sc->seeds);
+    for (size_t r = 0; r < S; r++) {
+      e[S + r] = sim->test_error_replicates[r] - e[r];
     }
-    status = dpd__nc_theory_replicates(problem, sc, e, err);
-    if (status == DPD_OK) {
-      dpd__stats_mean_se(e, sc->seeds, 1, &theory, &theory_se);
-      for (size_t r = 0; r < sc->seeds; r++) {
-        e[sc->seeds + r] = sim->test_error_replicates[r] - e[r];
-      }
-      dpd__stats_mean_se(e + sc->seeds, sc->seeds, 1, &gap, &gap_se);
-    }
-    free(e);
-    if (status < 0) {
-      return status;
-    }
-    dpd_output_number_set(out, "theory_test_error", theory);
-    dpd_output_number_set(out, "theory_test_error_se", theory_se);
-    dpd_output_number_set(out, "gap", gap);
-    dpd_output_number_set(out, "gap_se", gap_se);
-    if (gap_se > 0.0) {
-      dpd_output_number_set(out, "gap_in_se", gap / gap_se);
-    } else {
-      dpd_output_na_set(out, "gap_in_se",
-                        "the paired differences sim - theory have standard error 0 (e.g. no "
-                        "simulated error in any replicate): the gap in SE is undefined; see gap");
-    }
+    dpd__stats_mean_se(e + S, S, 1, &c->gap, &c->gap_se);
+    dpd__stats_columns_mean_se(e + 2 * S, S, K, c->class_theory, c->class_theory_se);
+    memcpy(c->replicate_theory, e, S * sizeof *e);
+  }
+  free(e);
+  return status;
+}
+
+int dpd__nc_compare_eval(const dpd_nc_problem *pr, const dpd_nc_sim_config *sc,
+                         const dpd_nc_sim_result *sim, dpd__nc_comparison *c, dpd_err *err) {
+  const dpd_nc_problem_config *pc = &pr->cfg;
+  int status;
+  memset(c, 0, sizeof *c);
+  c->theory = c->theory_se = c->gap = c->gap_se = NAN;
+  c->why_not = dpd__nc_theory_why_not(pr, sc);
+  if (c->why_not == NULL && (status = theory_eval(pr, sc, sim, c, err)) < 0) {
+    return status;
   }
   /* The papers' perfect-collapse bounds (balanced, no shift, no offset, one step). */
-  if (sc->steps == 1 && !problem->from_data && pc->shift == DPD_NC_SHIFT_NONE &&
-      pc->offset == 0.0 && pc->normalize == DPD_NC_NORMALIZE_NONE && !pc->offset_at_test &&
-      pc->imbalance_ratio == 1.0 && pc->test_shift == DPD_NC_SHIFT_NONE && pc->n % pc->K == 0) {
-    dpd_output_number_set(out, "bound_d1_printed",
-                          dpd_nc_bound_d1_printed(pc->K, (double)pc->n, sc->sigma));
-    dpd_output_number_set(out, "bound_d1_union",
-                          dpd_nc_bound_d1_union(pc->K, (double)pc->n, sc->sigma));
+  c->d1 = sc->steps == 1 && !pr->from_data && pc->shift == DPD_NC_SHIFT_NONE &&
+          pc->offset == 0.0 && pc->normalize == DPD_NC_NORMALIZE_NONE && !pc->offset_at_test &&
+          pc->imbalance_ratio == 1.0 && pc->test_shift == DPD_NC_SHIFT_NONE && pc->n % pc->K == 0;
+  if (c->d1) {
+    c->d1_printed = dpd_nc_bound_d1_printed(pc->K, (double)pc->n, sc->sigma);
+    c->d1_union = dpd_nc_bound_d1_union(pc->K, (double)pc->n, sc->sigma);
   }
-  {
-    char buf[256];
-    double bound = NAN, bound_printed = NAN, t = NAN;
-    const char *no = thm34(problem, sc, buf, sizeof buf, &bound, &bound_printed, &t);
-    if (no != NULL) {
-      dpd_output_na_set(out, "bound_thm34", no);
-    } else {
-      dpd_output_number_set(out, "bound_thm34", bound);
-      dpd_output_number_set(out, "bound_thm34_t", t);
-      if (isfinite(bound_printed)) {
-        dpd_output_number_set(out, "bound_thm34_printed_eta", bound_printed);
-      } else {
-        dpd_output_na_set(out, "bound_thm34_printed_eta",
-                          "eta is too large for the printed step rule (no t > 0)");
-      }
-    }
-  }
+  c->thm34 = c->thm34_t = c->thm34_printed_eta = NAN;
+  c->thm34_why = thm34(pr, sc, c->thm34_buf, sizeof c->thm34_buf, &c->thm34,
+                       &c->thm34_printed_eta, &c->thm34_t);
   return DPD_OK;
+}
+
+void dpd__nc_comparison_free(dpd__nc_comparison *c) {
+  free(c->class_theory);
+  free(c->replicate_theory);
+  c->class_theory = c->class_theory_se = c->replicate_theory = NULL;
 }
