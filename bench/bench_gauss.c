@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/isa_impl.h"
+#include "isa/isa_impl.h"
 #include "dpdyn/dpd.h"
 
 /* Gaussians per second on `threads` threads, each filling its own buffer of `len`. */

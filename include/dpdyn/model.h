@@ -131,9 +131,6 @@ struct dpd_model_command {
   const char *summary; /* one line for dpdyn --help */
   const char *files;   /* the files it writes, space-separated (summary.json included) */
   const char *example; /* one command line */
-  /* Transitional (issue 26): a command not yet split into setup + run validates and runs in one
-   * call; used only when the model has no `setup`. */
-  int (*run_keys)(dpd_keys *keys, const dpd_run_env *env, dpd_output **out, dpd_err *err);
   /* The names of the numbers its summary can hold, space-separated, as dpdyn sweep names the
    * columns of sweep.tsv: the top-level numbers, then "object.key" for the numbers one level
    * down in objects other than params and not_available; wall_seconds and

@@ -144,33 +144,6 @@ static int standard_errors(dpd_output *out, const dpd_model_command *c, const dp
   return DPD_OK;
 }
 
-/* Transitional (issue 26): the seeds warning of a model not yet split into setup + run. */
-static int legacy_warning(const dpd_model_command *c, dpd_keys *keys, dpd_output **out,
-                          dpd_err *err) {
-  int status = DPD_OK;
-  if (strcmp(c->name, "compare") == 0 &&
-      dpd_keys_find(keys, "seeds") >= 0) {
-    const char *v = dpd_keys_text_get(keys, "seeds");
-    const double seeds = v != NULL ? strtod(v, NULL) : 0.0;
-    if (seeds >= 2.0 && seeds < 8.0) {
-      char msg[200];
-      cJSON *w = cJSON_GetObjectItemCaseSensitive((*out)->summary, "warnings");
-      snprintf(msg, sizeof msg,
-               "seeds = %g < 8: the standard errors, and the gaps measured in them, are "
-               "unreliable; use seeds >= 8",
-               seeds);
-      if (w == NULL) {
-        w = cJSON_AddArrayToObject((*out)->summary, "warnings");
-      }
-      if (w == NULL || !cJSON_AddItemToArray(w, cJSON_CreateString(msg)) ||
-          dpd__output_note_add(*out, err, "warning: %s", msg) < 0) {
-        return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-      }
-    }
-  }
-  return status;
-}
-
 /* setup, the memory check, validate_only, env->validated, run, release (model.h). */
 static int run_command(const dpd_model_type *m, const dpd_model_command *c, dpd_keys *keys,
                        const dpd_run_env *env, dpd_output **out, dpd_err *err) {
@@ -208,12 +181,10 @@ int dpd_model_run(const dpd_model_type *m, const char *command, dpd_keys *keys,
   if (env == NULL) {
     env = &none;
   }
-  status = m->setup != NULL ? run_command(m, c, keys, env, out, err)
-                            : c->run_keys(keys, env, out, err);
+  status = run_command(m, c, keys, env, out, err);
   if (status == DPD_OK && *out != NULL &&
       (((*out)->ntables > 0 && (status = data_files(*out, err)) < 0) ||
-       (status = standard_errors(*out, c, keys, err)) < 0 ||
-       (m->setup == NULL && (status = legacy_warning(c, keys, out, err)) < 0))) {
+       (status = standard_errors(*out, c, keys, err)) < 0)) {
     dpd_output_free(*out);
     *out = NULL;
   }

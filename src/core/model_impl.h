@@ -9,10 +9,6 @@
 #include "dpdyn/model.h"
 #include "dpdyn/privacy.h"
 
-/* Transitional (issue 26): the command and model tables not yet converted to the
- * per-operation shape are written positionally and leave the new fields zero. */
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-
 #ifndef DPD_HIDDEN_FN
 #define DPD_HIDDEN_FN __attribute__((visibility("hidden")))
 #endif

@@ -18,7 +18,7 @@
 #include <lapacke.h>
 
 #include "core/error_impl.h"
-#include "core/isa_impl.h"
+#include "isa/isa_impl.h"
 #include "dpdyn/clip.h"
 #include "linreg/finite_impl.h"
 

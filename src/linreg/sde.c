@@ -56,7 +56,7 @@
 #include <string.h>
 
 #include "core/error_impl.h"
-#include "core/isa_impl.h"
+#include "isa/isa_impl.h"
 #include "core/replicate_impl.h"
 
 /* Steps of a replicate between two polls of a stop request. */

@@ -40,7 +40,7 @@
 #include <string.h>
 
 #include "core/error_impl.h"
-#include "core/isa_impl.h"
+#include "isa/isa_impl.h"
 #include "core/noise_impl.h"
 #include "core/replicate_impl.h"
 

@@ -61,7 +61,7 @@
 #include <fftw3.h>
 
 #include "core/error_impl.h"
-#include "core/isa_impl.h"
+#include "isa/isa_impl.h"
 #include "dpdyn/volterra.h"
 #include "linreg/ode_impl.h"
 #include "linreg/volterra_impl.h"

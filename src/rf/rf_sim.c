@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "core/error_impl.h"
-#include "core/isa_impl.h"
+#include "isa/isa_impl.h"
 #include "core/replicate_impl.h"
 #include "core/stats_impl.h"
 #include "dpdyn/rf.h"

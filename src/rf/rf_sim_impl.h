@@ -7,7 +7,7 @@
 #include "dpdyn/isa.h"
 
 /* dpd_rf_clipped_gradient_eval with the kernels of `isa` (DPD_ISA_SCALAR, _AVX2, _AVX512; a
- * path this CPU cannot run falls back to the best it can, core/isa_impl.h). Every path gives
+ * path this CPU cannot run falls back to the best it can, isa/isa_impl.h). Every path gives
  * the same bits. */
 __attribute__((visibility("hidden"))) size_t
 dpd__rf_clipped_gradient_isa(const dpd_rf_problem *problem, const double *theta, double C,

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "core/error_impl.h"
-#include "core/isa_impl.h"
+#include "isa/isa_impl.h"
 #include "dpdyn/rng.h"
 #include "dpdyn/semipriv.h"
 #include "core/dot_impl.h"

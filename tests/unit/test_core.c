@@ -1,4 +1,4 @@
-/* Tests of the model-independent core: the ISA dispatch (isa.h, core/isa_impl.h), the replicate
+/* Tests of the model-independent core: the ISA dispatch (isa.h, isa/isa_impl.h), the replicate
  * driver (replicate.h, core/replicate_impl.h) and the replicate statistics (core/stats_impl.h),
  * and the progress callback of the three simulators that use the driver.
  * SPDX-License-Identifier: MIT
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/isa_impl.h"
+#include "isa/isa_impl.h"
 #include "core/output_impl.h"
 #include "core/replicate_impl.h"
 #include "core/stats_impl.h"

@@ -251,9 +251,13 @@ static int coin_simulate(void *ctx, const dpd_keys *keys, const dpd_run_env *env
 }
 
 static const dpd_model_command coin_commands[] = {
-    {"simulate", "the fraction of n uniforms below p", "summary.json replicates.tsv",
-     "dpdyn simulate model=coin p=0.3", NULL, "estimate estimate_se", coin_simulate, 0, NULL, 0},
-    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0}};
+    {.name = "simulate",
+     .summary = "the fraction of n uniforms below p",
+     .files = "summary.json replicates.tsv",
+     .example = "dpdyn simulate model=coin p=0.3",
+     .numbers = "estimate estimate_se",
+     .run = coin_simulate},
+    {.name = NULL}};
 
 static const char *const coin_small[] = {"n", "100", "seeds", "3", NULL};
 
