@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/error_impl.h"
+#include "linreg/setting_impl.h"
 #include "core/noise_impl.h"
 #include "dpdyn/ode.h"
 #include "linreg/ode_impl.h"
@@ -69,17 +70,8 @@ int dpd__ode_validate(const dpd_linreg_problem *problem, const dpd_schedule *sch
   if ((status = dpd__noise_law_check(cfg->noise, cfg->noise_nu, "", "noise_nu", NULL, err)) < 0) {
     return status;
   }
-  if (!(cfg->c > 0.0)) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'c': %g (allowed: > 0 or inf)", cfg->c);
-  }
-  if (!(cfg->rho > 0.0)) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'rho': %g (allowed: > 0 or inf)", cfg->rho);
-  }
-  if (isinf(cfg->c) && !isinf(cfg->rho)) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'c': inf with rho = %g (allowed: finite when rho is "
-                    "finite; the privacy noise scales with c^2)",
-                    cfg->rho);
+  if ((status = dpd__setting_clip_privacy_check(cfg->c, cfg->rho, err)) < 0) {
+    return status;
   }
   if (cfg->grid < 2 || cfg->grid > SIZE_MAX / sizeof(double)) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'grid': %zu (allowed: integer >= 2)",

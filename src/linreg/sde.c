@@ -533,17 +533,8 @@ static int validate(const dpd_linreg_problem *problem, const dpd_schedule *sched
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'zeta': %g (allowed: finite, >= 0)",
                     cfg->zeta);
   }
-  if (!(cfg->c > 0.0)) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'c': %g (allowed: > 0 or inf)", cfg->c);
-  }
-  if (!(cfg->rho > 0.0)) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'rho': %g (allowed: > 0 or inf)", cfg->rho);
-  }
-  if (isinf(cfg->c) && !isinf(cfg->rho)) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'c': inf with rho = %g (allowed: finite when rho is "
-                    "finite; the privacy noise scales with c^2)",
-                    cfg->rho);
+  if (dpd__setting_clip_privacy_check(cfg->c, cfg->rho, err) < 0) {
+    return DPD_EINVAL;
   }
   if (!(cfg->dt >= 0.0 && cfg->dt <= 1.0) || (cfg->dt > 0.0 && 1.0 / cfg->dt > SDE_MAX_STEPS)) {
     return DPD_FAIL(err, DPD_EINVAL,
