@@ -48,7 +48,8 @@ typedef struct {
   unsigned flags;       /* DPD_KEY_* range flags */
   const char *choices;  /* TEXT: the allowed values separated by '|', NULL: free form */
   const char *commands; /* the commands the key applies to, separated by spaces; NULL: all */
-  const char *help;     /* one line */
+  const char *help;     /* one line; may name lists of the library's tables by placeholders
+                           (dpd_key_desc_help_get) */
 } dpd_key_desc;
 
 /* Whether `command` is one of d->commands. */
@@ -122,8 +123,20 @@ DPD_API int dpd_keys_bytes_get(const dpd_keys *keys, const char *name, size_t de
  * for a finite number, 2 for inf, 0 for text (buf holds the text then, truncated to cap). */
 DPD_API int dpd_keys_record_get(const dpd_keys *keys, size_t i, char *buf, size_t cap, double *x);
 
-/* "allowed: ..." text of a key from its table (range or choices), for messages. */
+/* "allowed: ..." text of a key from its table (range or choices; a free-form TEXT key: its help
+ * as dpd_key_desc_help_get writes it), for messages. */
 DPD_API void dpd_key_desc_allowed(const dpd_key_desc *d, char *buf, size_t cap);
+
+/* The help line of a key with its placeholders replaced by lists read from the library's tables
+ * at the time of the call, registered entries included (schedule.h, noise.h), so that a help
+ * text never lists families or laws by hand:
+ *   {schedules}      the values of a schedule key: "const | sqrt | ... | file:PATH"
+ *   {schedules:KEY}  the schedule families that read the key KEY: "const, sqrt, ..."
+ *   {noise_laws}     the values of a label-noise key: "gaussian | ... | student:NU (NU > 2)"
+ * Other text, an unknown placeholder included, is copied as it is; d->help NULL is "". Writes
+ * at most cap bytes (always terminated when cap > 0; a longer text is cut) and returns the
+ * length of the whole text, as snprintf does. `buf` is caller-owned. */
+DPD_API size_t dpd_key_desc_help_get(const dpd_key_desc *d, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -63,6 +63,11 @@ def test_a_bool_for_a_key_that_is_not_on_off_is_refused():
         dpdyn.run("simulate", **dict(SMALL, n=True))
     with pytest.raises(dpdyn.Error, match=r"invalid value for 'c': False"):
         dpdyn.run("simulate", **dict(SMALL, c=False))
+    # a free-form key's "allowed" is its help, with the lists of the library's tables
+    with pytest.raises(dpdyn.Error, match=r"'schedule': True \(allowed: .*: const \| sqrt \| "
+                       r".* \| file:PATH") as e:
+        dpdyn.run("simulate", **dict(SMALL, schedule=True))
+    assert "{" not in str(e.value)
     # an on/off key (integer 0 <= key <= 1) takes True/False
     r = dpdyn.run("compare", **dict(SMALL, seeds=8, sde=True))
     assert r.params["sde"] == 1

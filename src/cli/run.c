@@ -104,21 +104,26 @@ void cli_print_error(const char *command, const char *reason) {
 }
 
 /* dpdyn COMMAND [--model=M] --help: the keys that apply to this command of this model, with
- * default and allowed values, the files it writes and an example. */
+ * default and allowed values, the files it writes and an example. Help texts come with the
+ * lists of the library's tables (dpd_key_desc_help_get); the common key `plot` shows the
+ * command's own default. */
 static void command_help(const cli_params *p) {
   const dpd_model_command *c = dpd_model_command_get(p->model, p->command);
   printf("usage: dpdyn %s [FILE.ini] [--key=value ...]   (model=%s)\n%s.\n\nkeys:\n", p->command,
          p->model->name, c->summary);
   for (size_t i = 0; i < dpd_keys_count(p->keys); i++) {
     const dpd_key_desc *d = dpd_keys_desc_get(p->keys, i);
-    char allowed[512];
+    char allowed[512], help[1024];
     if (!dpd_key_desc_applies(d, p->command)) {
       continue;
     }
     dpd_key_desc_allowed(d, allowed, sizeof allowed);
-    printf("  %-13s %s", d->name, d->help);
+    (void)dpd_key_desc_help_get(d, help, sizeof help);
+    printf("  %-13s %s", d->name, help);
     if (d->def != NULL) {
       printf(" [%s]", d->def);
+    } else if (strcmp(d->name, "plot") == 0) {
+      printf(" [%d]", c->plot_default);
     }
     if (d->kind != DPD_KEY_TEXT || d->choices != NULL) {
       printf("\n  %-13s allowed: %s", "", allowed);

@@ -11,6 +11,8 @@
 #include "core/error_impl.h"
 #include "core/text_impl.h"
 #include "dpdyn/keys.h"
+#include "dpdyn/noise.h"
+#include "dpdyn/schedule.h"
 
 typedef struct {
   const dpd_key_desc *desc; /* borrowed from a table */
@@ -268,6 +270,97 @@ static void format_choices(char *buf, size_t cap, const char *choices) {
   buf[len] = '\0';
 }
 
+/* ---- Help texts: placeholders expanded from the tables ------------------------------------ */
+
+/* A text written into buf[0..cap) that counts the whole length (as snprintf). */
+typedef struct {
+  char *buf;
+  size_t cap, len;
+} help_text;
+
+static void help_put(help_text *h, const char *s, size_t n) {
+  if (h->len + 1 < h->cap) {
+    size_t room = h->cap - 1 - h->len;
+    memcpy(h->buf + h->len, s, n < room ? n : room);
+  }
+  h->len += n;
+}
+
+static void help_puts(help_text *h, const char *s) {
+  help_put(h, s, strlen(s));
+}
+
+/* {schedules}: every family as its value ("file:PATH"), " | "; {schedules:KEY}: the families
+ * that read KEY, ", ". */
+static void schedules_put(help_text *h, const char *key, size_t keylen) {
+  char name[64];
+  const dpd_schedule_family *f;
+  int first = 1;
+  snprintf(name, sizeof name, "%.*s", (int)(keylen < 63 ? keylen : 63), key != NULL ? key : "");
+  for (size_t i = 0; (f = dpd_schedule_family_at(i)) != NULL; i++) {
+    if (key != NULL && !dpd_schedule_family_reads(f, name)) {
+      continue;
+    }
+    help_puts(h, first ? "" : key != NULL ? ", " : " | ");
+    help_puts(h, f->name);
+    if (key == NULL && f->takes_path) {
+      help_puts(h, ":PATH");
+    }
+    first = 0;
+  }
+}
+
+/* {noise_laws}: every law as its value, with its parameter's range ("student:NU (NU > 2)"). */
+static void noise_laws_put(help_text *h) {
+  const dpd_noise_law_type *t;
+  for (size_t i = 0; (t = dpd_noise_law_type_at(i)) != NULL; i++) {
+    help_puts(h, i > 0 ? " | " : "");
+    help_puts(h, t->name);
+    if (t->parameter != NULL) {
+      help_puts(h, ":");
+      help_puts(h, t->parameter);
+      if (t->parameter_allowed != NULL) {
+        help_puts(h, " (");
+        help_puts(h, t->parameter);
+        help_puts(h, " ");
+        help_puts(h, t->parameter_allowed);
+        help_puts(h, ")");
+      }
+    }
+  }
+}
+
+size_t dpd_key_desc_help_get(const dpd_key_desc *d, char *buf, size_t cap) {
+  static const char schedules[] = "{schedules", noise_laws[] = "{noise_laws}";
+  help_text h = {buf, cap, 0};
+  const char *s = d->help != NULL ? d->help : "";
+  while (*s != '\0') {
+    const char *open = strchr(s, '{'), *close;
+    if (open == NULL) {
+      help_puts(&h, s);
+      break;
+    }
+    help_put(&h, s, (size_t)(open - s));
+    close = strchr(open, '}');
+    if (close != NULL && strncmp(open, noise_laws, sizeof noise_laws - 1) == 0) {
+      noise_laws_put(&h);
+    } else if (close != NULL && strncmp(open, schedules, sizeof schedules - 1) == 0 &&
+               (open[sizeof schedules - 1] == '}' || open[sizeof schedules - 1] == ':')) {
+      const char *key = open[sizeof schedules - 1] == ':' ? open + sizeof schedules : NULL;
+      schedules_put(&h, key, key != NULL ? (size_t)(close - key) : 0);
+    } else { /* not a placeholder: the brace itself */
+      help_put(&h, open, 1);
+      s = open + 1;
+      continue;
+    }
+    s = close + 1;
+  }
+  if (cap > 0) {
+    buf[h.len < cap ? h.len : cap - 1] = '\0';
+  }
+  return h.len;
+}
+
 void dpd_key_desc_allowed(const dpd_key_desc *d, char *buf, size_t cap) {
   switch (d->kind) {
   case DPD_KEY_REAL:
@@ -285,7 +378,11 @@ void dpd_key_desc_allowed(const dpd_key_desc *d, char *buf, size_t cap) {
     if (d->choices != NULL) {
       format_choices(buf, cap, d->choices);
     } else {
-      snprintf(buf, cap, "%s", d->help != NULL ? d->help : "text");
+      if (d->help == NULL) {
+        snprintf(buf, cap, "text");
+      } else {
+        (void)dpd_key_desc_help_get(d, buf, cap);
+      }
     }
     break;
   case DPD_KEY_BYTES:

@@ -13,8 +13,9 @@ static const dpd_key_desc common_keys[] = {
     {"model", DPD_KEY_TEXT, "linreg", 0, 0, 0, NULL, NULL, "the model (dpdyn --help lists them)"},
     {"out", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL,
      "output directory (default ./dpdyn-out/<command>-<model>, e.g. ./dpdyn-out/simulate-linreg)"},
-    {"plot", DPD_KEY_INT, NULL, 0, 1, 0, NULL, NULL,
-     "1 = render the figure with gnuplot (default 1 for compare, 0 otherwise)"},
+    /* no table default: each command has its own (dpd_model_command.plot_default), which
+     * `dpdyn COMMAND --help` shows */
+    {"plot", DPD_KEY_INT, NULL, 0, 1, 0, NULL, NULL, "1 = render the figure with gnuplot"},
     {"max_memory", DPD_KEY_BYTES, NULL, 0, 0, 0, NULL, NULL,
      "most memory a run may allocate, in bytes or with K/M/G/T (default: half the RAM)"},
     {NULL, DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL}};

@@ -49,7 +49,7 @@ while read -r model cmd base; do
     continue
   fi
   if python3 - "$work/help$i" "$out/summary.json" "$base" >"$work/check$i" 2>"$work/check$i.absent" <<'PY'; then
-import json, re, sys
+import glob, json, os, re, shutil, sys
 
 help_text = open(sys.argv[1]).read().splitlines()
 j = json.load(open(sys.argv[2]))
@@ -89,6 +89,11 @@ def derived(key, default, text):
         g, x, z = j.get("gamma0"), j.get("xi0"), j.get("zeta")
         want = g * (1 - x - 0.1 * g) if g is not None and x is not None else None
         return z is not None and want is not None and abs(z - want) <= 1e-12 * abs(want), f"zeta {z}, formula {want}"
+    if key == "plot":  # not a parameter: the figure is drawn (where gnuplot is) or not
+        figures = glob.glob(os.path.join(os.path.dirname(sys.argv[2]), "*.png"))
+        if default == "0":
+            return not figures, f"figures {figures}"
+        return bool(figures) or shutil.which("gnuplot") is None, f"figures {figures}"
     return None, "no rule"
 
 # tune replaces the keys it tunes by their optimum: those are not the defaults in effect

@@ -26,6 +26,32 @@ static int keys_small(const dpd_model_type *m, const char *command, const char *
   return status;
 }
 
+/* Help placeholders: the lists come from the tables; other braces stay as written. */
+static void key_help_lists_the_tables(void **state) {
+  static const dpd_key_desc d = {"k", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL,
+                                 "x {schedules}; {noise_laws}; {schedules:a}; q_{K+1} {x} {"};
+  static const char want[] =
+      "x const | sqrt | hyperbolic | optimal | step | cosine | file:PATH; gaussian | laplace | "
+      "rademacher | student:NU (NU > 2); hyperbolic; q_{K+1} {x} {";
+  char buf[512], allowed[512];
+  const dpd_model_type *m;
+  (void)state;
+  assert_int_equal(dpd_key_desc_help_get(&d, buf, sizeof buf), strlen(want));
+  assert_string_equal(buf, want);
+  dpd_key_desc_allowed(&d, allowed, sizeof allowed);
+  assert_string_equal(allowed, want);
+  assert_int_equal(dpd_key_desc_help_get(&d, buf, 1), strlen(want));
+  assert_string_equal(buf, "");
+  /* every help of every model expands (no placeholder left) */
+  for (size_t i = 0; (m = dpd_model_at(i)) != NULL; i++) {
+    for (const dpd_key_desc *k = m->keys; k->name != NULL; k++) {
+      assert_true(dpd_key_desc_help_get(k, buf, sizeof buf) < sizeof buf);
+      assert_null(strstr(buf, "{schedules"));
+      assert_null(strstr(buf, "{noise_laws"));
+    }
+  }
+}
+
 static void every_key_table_is_well_formed(void **state) {
   const dpd_model_type *m;
   (void)state;
@@ -392,6 +418,7 @@ static void every_command_declares_its_summary_numbers(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(key_help_lists_the_tables),
       cmocka_unit_test(every_key_table_is_well_formed),
       cmocka_unit_test(default_keys_validate_for_every_command),
       cmocka_unit_test(simulate_is_well_formed_and_thread_independent),

@@ -351,6 +351,45 @@ static void registered_entries_join_every_list(void **state) {
 
 /* ---- The family through the schedule object ------------------------------------------------ */
 
+/* The help and "allowed" texts of linreg's keys name the registered family and law: they are
+ * built from the tables (dpd_key_desc_help_get), not written by hand. */
+static const dpd_key_desc *linreg_key(const char *name) {
+  const dpd_model_type *m = dpd_model_lookup("linreg");
+  assert_non_null(m);
+  for (const dpd_key_desc *d = m->keys; d->name != NULL; d++) {
+    if (strcmp(d->name, name) == 0) {
+      return d;
+    }
+  }
+  fail_msg("linreg has no key '%s'", name);
+  return NULL;
+}
+
+static void help_names_the_registered_family_and_law(void **state) {
+  char help[1024], small[16];
+  size_t len;
+  (void)state;
+  len = dpd_key_desc_help_get(linreg_key("schedule"), help, sizeof help);
+  assert_int_equal(len, strlen(help));
+  assert_non_null(strstr(help, "const | sqrt | "));
+  assert_non_null(strstr(help, "file:PATH | linear"));
+  assert_null(strchr(help, '{'));
+  dpd_key_desc_allowed(linreg_key("schedule"), help, sizeof help);
+  assert_non_null(strstr(help, "| linear"));
+  /* eta0 names the families that read it: linear does, optimal does not */
+  dpd_key_desc_help_get(linreg_key("eta0"), help, sizeof help);
+  assert_non_null(strstr(help, "cosine, linear"));
+  assert_null(strstr(help, "optimal"));
+  dpd_key_desc_help_get(linreg_key("noise"), help, sizeof help);
+  assert_non_null(strstr(help, "gaussian | laplace | "));
+  assert_non_null(strstr(help, "student:NU (NU > 2) | uniform"));
+  assert_null(strchr(help, '{'));
+  /* cut to the buffer, terminated, with the whole length returned */
+  assert_int_equal(dpd_key_desc_help_get(linreg_key("noise"), small, sizeof small), strlen(help));
+  assert_int_equal(strlen(small), sizeof small - 1);
+  assert_memory_equal(small, help, sizeof small - 1);
+}
+
 static void registered_family_follows_its_formula(void **state) {
   dpd_schedule_config cfg = dpd_schedule_config_default();
   dpd_schedule *s = NULL;
@@ -766,6 +805,7 @@ static void registered_model_runs_through_the_registry(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(registered_entries_join_every_list),
+      cmocka_unit_test(help_names_the_registered_family_and_law),
       cmocka_unit_test(registered_family_follows_its_formula),
       cmocka_unit_test(uniform_draws_have_the_law_moments),
       cmocka_unit_test(uniform_factors_match_monte_carlo_and_their_derivatives),

@@ -21,7 +21,7 @@ static const dpd_key_desc linreg_keys[] = {
     {"zeta", DPD_KEY_REAL, "0.5", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, LR_ALL,
      "label-noise standard deviation"},
     {"noise", DPD_KEY_TEXT, "gaussian", 0, 0, 0, NULL, LR_ALL,
-     "label-noise law (variance zeta^2): gaussian | laplace | rademacher | student:NU (NU > 2)"},
+     "label-noise law (variance zeta^2): {noise_laws}"},
     {"spectrum", DPD_KEY_TEXT, "iso", 0, 0, 0, NULL, LR_ALL,
      "iso | levels:L1*M1,L2*M2,... | powerlaw:ALPHA | file:PATH (renormalised to mean 1)"},
     {"theta_star", DPD_KEY_TEXT, "random", 0, 0, 0, NULL, LR_ALL,
@@ -41,10 +41,9 @@ static const dpd_key_desc linreg_keys[] = {
      "delta in (0, 1) for (epsilon, delta) conversions"},
     {"schedule", DPD_KEY_TEXT, "const", 0, 0, 0, NULL, LR_ALL,
      "learning-rate schedule eta~(t) on t = k/n in [0, 1] (sample k's step is eta~(k/n)/n): "
-     "const | sqrt | hyperbolic | optimal | step | cosine | file:PATH (columns t eta)"},
+     "{schedules} (PATH: columns t eta)"},
     {"eta0", DPD_KEY_REAL, "1", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_ALL,
-     "eta~(0) for const, sqrt, hyperbolic, step, cosine (eta0 = 1: a step of 1/n per sample; "
-     "stable below 2/gamma)"},
+     "eta~(0) for {schedules:eta0} (eta0 = 1: a step of 1/n per sample; stable below 2/gamma)"},
     {"a", DPD_KEY_REAL, "1", -1, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_ALL,
      "hyperbolic decay: eta~(t) = eta0/(1 + a t)"},
     {"c1", DPD_KEY_REAL, "1", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_ALL,

@@ -185,7 +185,7 @@ static int train_setup(dpd_keys *keys, nc_ctx *x, dpd_err *err) {
       (status = dpd__model_save_replicates_get(keys, 1, &x->save_replicates, err)) < 0 ||
       (status = dpd__nc_config_check(&x->pc, x->pca.k > 0 ? &x->pca : NULL, err)) < 0 ||
       (status = privacy_keys(keys, x, err)) < 0 ||
-      (status = dpd__model_plot_get(keys, 0, &x->plot, err)) < 0) {
+      (status = dpd__model_plot_get(keys, x->plot, &x->plot, err)) < 0) {
     return status;
   }
   x->pca_on = x->pca.k > 0;
@@ -206,7 +206,7 @@ static int diagnose_setup(dpd_keys *keys, nc_ctx *x, dpd_err *err) {
       (!x->from_file && ((status = law_keys(keys, x, err)) < 0 ||
                          (status = dpd_keys_u64_get(keys, "seed", &x->pc.seed, err)) < 0 ||
                          (status = dpd__nc_shift_check(&x->pc, err)) < 0)) ||
-      (status = dpd__model_plot_get(keys, 0, &x->plot, err)) < 0 ||
+      (status = dpd__model_plot_get(keys, x->plot, &x->plot, err)) < 0 ||
       (status = dpd_keys_u64_get(keys, "seed", &x->pc.seed, err)) < 0) {
     return status;
   }
@@ -227,6 +227,7 @@ int dpd__nc_setup(const dpd_model_command *c, dpd_keys *keys, const dpd_run_env 
   x->pc = dpd_nc_problem_config_default();
   x->sc = dpd_nc_sim_config_default();
   x->files.x_bound = INFINITY;
+  x->plot = c->plot_default; /* unless plot is given */
   status = (c->uses & NC_USES_DIAGNOSE) ? diagnose_setup(keys, x, err) : train_setup(keys, x, err);
   return status == DPD_OK && x->from_file ? files_read(keys, x, err) : status;
 }
