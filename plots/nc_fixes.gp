@@ -22,11 +22,11 @@ set ytics 0.1
 set grid
 set key bottom left opaque box font ",10"
 acc(e) = 1 - e
-plot data index 0 u ($2*0.94):(acc($5)):(2*$6) w yerrorlines pt 7 ps 0.9 lc rgb "#000000" t "raw features", \
-     data index 1 u ($2*0.97):(acc($5)):(2*$6) w yerrorlines pt 5 ps 0.8 lc rgb "#0072B2" t "normalize = center", \
-     data index 2 u ($2*1.0):(acc($5)):(2*$6) w yerrorlines pt 9 ps 0.9 lc rgb "#009E73" t "pca\\_k = K − 1 = 9", \
-     data index 3 u ($2*1.03):(acc($5)):(2*$6) w yerrorlines pt 11 ps 0.9 lc rgb "#E69F00" t "pca\\_k = 5K = 50", \
-     data index 4 u ($2*1.06):(acc($5)):(2*$6) w yerrorlines pt 13 ps 0.9 lc rgb "#D55E00" t "pca\\_k = 10K = 100"
+plot data index 0 u (column("p")*0.94):(acc(column("test_error"))):(2*column("test_error_se")) w yerrorlines pt 7 ps 0.9 lc rgb "#000000" t "raw features", \
+     data index 1 u (column("p")*0.97):(acc(column("test_error"))):(2*column("test_error_se")) w yerrorlines pt 5 ps 0.8 lc rgb "#0072B2" t "normalize = center", \
+     data index 2 u (column("p")*1.0):(acc(column("test_error"))):(2*column("test_error_se")) w yerrorlines pt 9 ps 0.9 lc rgb "#009E73" t "pca\\_k = K − 1 = 9", \
+     data index 3 u (column("p")*1.03):(acc(column("test_error"))):(2*column("test_error_se")) w yerrorlines pt 11 ps 0.9 lc rgb "#E69F00" t "pca\\_k = 5K = 50", \
+     data index 4 u (column("p")*1.06):(acc(column("test_error"))):(2*column("test_error_se")) w yerrorlines pt 13 ps 0.9 lc rgb "#D55E00" t "pca\\_k = 10K = 100"
 # bottom: why: the sensitivity G of each variant
 set origin 0, 0
 set size 1, 0.4
@@ -38,9 +38,9 @@ set ytics add (2, 5, 20, 50)
 set mytics 10
 set ylabel "G"
 set key top left opaque box font ",9"
-plot data index 0 u 2:4 w lp pt 7 ps 0.8 lc rgb "#000000" t "raw", \
-     data index 1 u 2:4 w lp pt 5 ps 0.8 lc rgb "#0072B2" t "center", \
-     data index 2 u 2:4 w lp pt 9 ps 0.8 lc rgb "#009E73" t "pca\\_k = 9", \
-     data index 3 u 2:4 w lp pt 11 ps 0.8 lc rgb "#E69F00" t "pca\\_k = 50", \
-     data index 4 u 2:4 w lp pt 13 ps 0.8 lc rgb "#D55E00" t "pca\\_k = 100"
+plot data index 0 u "p":"G" w lp pt 7 ps 0.8 lc rgb "#000000" t "raw", \
+     data index 1 u "p":"G" w lp pt 5 ps 0.8 lc rgb "#0072B2" t "center", \
+     data index 2 u "p":"G" w lp pt 9 ps 0.8 lc rgb "#009E73" t "pca\\_k = 9", \
+     data index 3 u "p":"G" w lp pt 11 ps 0.8 lc rgb "#E69F00" t "pca\\_k = 50", \
+     data index 4 u "p":"G" w lp pt 13 ps 0.8 lc rgb "#D55E00" t "pca\\_k = 100"
 unset multiplot

@@ -21,7 +21,7 @@ set key bottom left opaque box font ",10"
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 3 lc rgb "#888888"
 # log axis: the lower end of a bar is clipped at 1e-9 when 2 SE exceeds the mean
 lo(m, s) = (m - 2*s > 1e-9 ? m - 2*s : 1e-9)
-plot data u 2:($3 > 0 ? $3 : NaN):(lo($3, $4)):($3 + 2*$4) w yerrorbars pt 7 ps 0.8 lc rgb "#000000" t "simulation (compare)", \
-     data u 2:5 w l lw 2 lc rgb "#0072B2" t "exact one-step error", \
-     data u 2:7 w l lw 2 dt 2 lc rgb "#009E73" t "union bound (K-1) Φ(-n / (√2 (K-1) σ))", \
-     data u 2:6 w l lw 2 dt 4 lc rgb "#D55E00" t "papers' formula D.1 as printed"
+plot data u "n":(column("test_error") > 0 ? column("test_error") : NaN):(lo(column("test_error"), column("test_error_se"))):(column("test_error") + 2*column("test_error_se")) w yerrorbars pt 7 ps 0.8 lc rgb "#000000" t "simulation (compare)", \
+     data u "n":"theory_test_error" w l lw 2 lc rgb "#0072B2" t "exact one-step error", \
+     data u "n":"bound_d1_union" w l lw 2 dt 2 lc rgb "#009E73" t "union bound (K-1) Φ(-n / (√2 (K-1) σ))", \
+     data u "n":"bound_d1_printed" w l lw 2 dt 4 lc rgb "#D55E00" t "papers' formula D.1 as printed"

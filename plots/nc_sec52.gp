@@ -18,10 +18,10 @@ set yrange [0.88:1.005]
 set grid
 set key bottom left opaque box font ",10"
 acc(e) = 1 - e
-plot data index 0 u ($2*0.93):(acc($5)):(2*$6) w yerrorbars pt 7 ps 0.9 lc rgb "#000000" t "perfect collapse", \
-     data index 1 u ($2*0.97):(acc($5)):(2*$6) w yerrorbars pt 5 ps 0.8 lc rgb "#0072B2" t "imbalance 9:1 (5 × 1800 + 5 × 200)", \
-     data index 1 u 2:(acc($7)) w l lw 2 dt 2 lc rgb "#0072B2" t "perfect and imbalance: exact", \
-     data index 2 u ($2*1.03):(acc($5)):(2*$6) w yerrorbars pt 9 ps 0.9 lc rgb "#E69F00" t "imbalance + training offset ‖ν‖_∞ = 0.1", \
-     data index 2 u 2:(acc($7)) w l lw 2 lc rgb "#E69F00" t "imbalance + offset: exact", \
-     data index 3 u ($2*1.07):(acc($5)):(2*$6) w yerrorbars pt 13 ps 0.9 lc rgb "#D55E00" t "test perturbation, Rademacher β_{test} = 0.1", \
-     data index 3 u 2:(acc($7)) w l lw 2 dt 4 lc rgb "#D55E00" t "test perturbation: exact (conditionally)"
+plot data index 0 u (column("p")*0.93):(acc(column("test_error"))):(2*column("test_error_se")) w yerrorbars pt 7 ps 0.9 lc rgb "#000000" t "perfect collapse", \
+     data index 1 u (column("p")*0.97):(acc(column("test_error"))):(2*column("test_error_se")) w yerrorbars pt 5 ps 0.8 lc rgb "#0072B2" t "imbalance 9:1 (5 × 1800 + 5 × 200)", \
+     data index 1 u "p":(acc(column("theory_test_error"))) w l lw 2 dt 2 lc rgb "#0072B2" t "perfect and imbalance: exact", \
+     data index 2 u (column("p")*1.03):(acc(column("test_error"))):(2*column("test_error_se")) w yerrorbars pt 9 ps 0.9 lc rgb "#E69F00" t "imbalance + training offset ‖ν‖_∞ = 0.1", \
+     data index 2 u "p":(acc(column("theory_test_error"))) w l lw 2 lc rgb "#E69F00" t "imbalance + offset: exact", \
+     data index 3 u (column("p")*1.07):(acc(column("test_error"))):(2*column("test_error_se")) w yerrorbars pt 13 ps 0.9 lc rgb "#D55E00" t "test perturbation, Rademacher β_{test} = 0.1", \
+     data index 3 u "p":(acc(column("theory_test_error"))) w l lw 2 dt 4 lc rgb "#D55E00" t "test perturbation: exact (conditionally)"

@@ -22,15 +22,15 @@ set cbtics ("0.4" 0.4, "0.5" 0.5, "0.7" 0.7, "1" 1, "1.5" 1.5, "2" 2, "≥ 3" 3)
 set palette defined (0 "#0c2c84", 1 "#225ea8", 2 "#41b6c4", 3 "#c7e9b4", 4 "#ffffd9", 5 "#fdae61", 6 "#d7191c")
 tau(c) = c * 100.0 / p
 do for [k = 0:2] {
-  stats data index k u 6 nooutput name "R"
-  stats data index k u ($6 == R_min ? $2 : NaN) nooutput name "BX"
-  stats data index k u ($6 == R_min ? tau($3) : NaN) nooutput name "BY"
+  stats data index k u "test" nooutput name "R"
+  stats data index k u (column("test") == R_min ? column("clip") : NaN) nooutput name "BX"
+  stats data index k u (column("test") == R_min ? tau(column("ctime")) : NaN) nooutput name "BY"
   eps = (k == 0) ? 1 : (k == 1) ? 2 : 4
   set title sprintf("ε = %d: best %.3f at C/√p = %.3g, τ = %.3g", eps, R_min, BX_min, BY_min) font ",10"
   # one colour bar, right of the last panel (the same range in all three)
   if (k < 2) { unset colorbox; unset cblabel } else { set colorbox; set cblabel "test risk" }
   if (k > 0) { unset ylabel }
-  plot data index k u (log10($2)):(log10(tau($3))):6 w image notitle, \
-       data index k u ($6 == R_min ? log10($2) : NaN):(log10(tau($3))) w p pt 1 ps 3 lw 3 lc rgb "#ffffff" notitle
+  plot data index k u (log10(column("clip"))):(log10(tau(column("ctime")))):"test" w image notitle, \
+       data index k u (column("test") == R_min ? log10(column("clip")) : NaN):(log10(tau(column("ctime")))) w p pt 1 ps 3 lw 3 lc rgb "#ffffff" notitle
 }
 unset multiplot

@@ -83,10 +83,11 @@ cols1="p sigma G test_error test_error_se theory_test_error bound_d1_printed bou
   echo "# dpdyn sweep compare --model=nc (scripts/reproduce_nc.sh, $mode): K=10 n=1000 n_test=1000 epsilon=1 delta=1e-4 (GDP calibration), one step, CE, seeds=$s1"
   echo "# blocks (gnuplot index): 0 perfect collapse, 1 cube beta=0.01, 2 cube beta=0.03, 3 cube beta=0.1"
   echo "# columns: beta $cols1"
+  echo "beta $cols1"
 } >"$figs/nc_psweep.tsv"
 extract "$figs/nc_psweep.tsv" "$sweeps/psweep_perfect/sweep.tsv" 0 $cols1
 for b in 0.01 0.03 0.1; do
-  printf '\n\n' >>"$figs/nc_psweep.tsv"
+  printf '\n\nbeta %s\n' "$cols1" >>"$figs/nc_psweep.tsv"
   awk -F'\t' -v b=$b '/^#/ { print; next }
     !h { for (i = 1; i <= NF; i++) if ($i == "beta") cb = i; h = 1; print; next }
     $cb + 0 == b + 0' \
@@ -102,6 +103,7 @@ cols2="n test_error test_error_se theory_test_error bound_d1_printed bound_d1_un
 {
   echo "# dpdyn sweep compare --model=nc (scripts/reproduce_nc.sh, $mode): K=10 p=10 sigma=10 n_test=1000 balanced perfect collapse, one step, CE, seeds=$s2"
   echo "# columns: K $cols2"
+  echo "K $cols2"
 } >"$figs/nc_kformula.tsv"
 extract "$figs/nc_kformula.tsv" "$sweeps/kformula/sweep.tsv" 10 $cols2
 gnuplot -c "$src/plots/nc_kformula.gp" "$figs/nc_kformula.tsv" "$figs/nc_kformula.png" "$s2" "$mode"
@@ -123,6 +125,7 @@ cols3="p sigma G test_error test_error_se theory_test_error gap_in_se"
 i=0
 for s in perfect imbalance offset testpert; do
   [ $i -gt 0 ] && printf '\n\n' >>"$figs/nc_sec52.tsv"
+  echo "setting $cols3" >>"$figs/nc_sec52.tsv"
   extract "$figs/nc_sec52.tsv" "$sweeps/sec52_$s/sweep.tsv" $s $cols3
   i=$((i + 1))
 done
@@ -166,6 +169,7 @@ cols5="p sigma G test_error test_error_se pca_etf_residual pca_x_bound"
 i=0
 for s in raw center pca9 pca50 pca100; do
   [ $i -gt 0 ] && printf '\n\n' >>"$figs/nc_fixes.tsv"
+  echo "fix $cols5" >>"$figs/nc_fixes.tsv"
   extract "$figs/nc_fixes.tsv" "$sweeps/fixes_$s/sweep.tsv" $s $cols5
   i=$((i + 1))
 done

@@ -130,7 +130,10 @@ if has heatmap; then
   # rf_heatmap.gp's layout: scans over T separated by a blank line, epsilon blocks by two
   tsv_awk '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
     { if (rows++ > 0 && $c["clip"] != clip) printf "\n"
+      # gnuplot 5.4 reads the column names from the first row of each index block
       if (rows > 1 && $c["epsilon"] != eps) printf "\n"
+      if (rows == 1 || $c["epsilon"] != eps)
+        print "eps clip ctime T sigma test test_se train clipped_final clipped_mean"
       clip = $c["clip"]; eps = $c["epsilon"]
       printf "%g %.6g %.6g %d %.8g %.8g %.4g %.8g %.6g %.6g\n", $c["epsilon"], $c["clip"],
         $c["steps"] / 100, $c["steps"], $c["sigma"], $c["final_test_risk"], $c["final_test_risk_se"],
@@ -211,7 +214,7 @@ for p in sorted(star):
 PY
   echo
   echo "Heat map at p = $p_heat: best cell per epsilon (tau = ctime d / p)"
-  awk '!/^#/ && NF { if (!($1 in b) || $6 < b[$1]) { b[$1] = $6; r[$1] = $0 } }
+  awk '!/^#/ && NF && $1 != "eps" { if (!($1 in b) || $6 < b[$1]) { b[$1] = $6; r[$1] = $0 } }
        END { for (e in r) { split(r[e], a, " ");
              printf "eps = %s: test risk %.4f +- %.4f at C_clip/sqrt(p) = %.3g, tau = %.3g (T = %d), clipped fraction at the end %.3f\n",
                e, a[6], a[7], a[2], a[3] * 100 / '$p_heat', a[4], a[9] } }' "$figs/rf_heatmap.tsv" | sort
