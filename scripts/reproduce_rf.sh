@@ -173,17 +173,21 @@ fi
 has plots || exit 0
 
 step "figures and tables"
-# Best stopping time per (p, epsilon): one block per epsilon for gnuplot's `index`.
+# Best stopping time per (p, epsilon): one block per epsilon for gnuplot's `index`, each block
+# opening with the row of column names (gnuplot 5.4 reads the names from the selected block).
 awk '$1 == "dpgd" { key = $2 " " $3; if (!(key in best) || $8 < best[key]) { best[key] = $8; row[key] = $0 } }
      END { for (k in row) print row[k] }' "$figs/rf_psweep.tsv" |
-  sort -k3,3g -k2,2n | awk '{ if (NR > 1 && $3 != eps) printf "\n\n"; eps = $3;
+  sort -k3,3g -k2,2n | awk '{ if (NR > 1 && $3 != eps) printf "\n\n"
+    if (NR == 1 || $3 != eps) print "p eps clip ctime T sigma test test_se train clipped_final clipped_mean"
+    eps = $3;
     $1 = ""; $3 = $3 " " ; print substr($0, 2) }' | sed 's/  / /g' >"$work/best_body.tsv"
 {
   echo "# best stopping time per (p, epsilon) from rf_psweep.tsv"
   echo "# columns: p eps clip ctime T sigma test test_se train clipped_final clipped_mean"
   cat "$work/best_body.tsv"
 } >"$figs/rf_psweep_best.tsv"
-awk '$1 == "star" { print $2, $3, $4 }' "$figs/rf_psweep.tsv" >"$work/star.tsv"
+awk 'BEGIN { print "p theta_star_test theta_star_train" } $1 == "star" { print $2, $3, $4 }' \
+  "$figs/rf_psweep.tsv" >"$work/star.tsv"
 # rf_psweep.gp reads: p eps ctime T sigma test test_se ...: drop the clip column.
 awk 'NF == 0 { print; next } /^#/ { next } { print $1, $2, $4, $5, $6, $7, $8, $9, $10, $11 }' \
   "$figs/rf_psweep_best.tsv" >"$work/best.tsv"
@@ -197,11 +201,12 @@ gnuplot -c "$src/plots/rf_heatmap.gp" "$figs/rf_heatmap.tsv" "$figs/rf_heatmap.p
   echo
   python3 - "$work/star.tsv" "$figs/rf_psweep_best.tsv" <<'PY'
 import sys
-star = {int(l.split()[0]): float(l.split()[1]) for l in open(sys.argv[1]) if l.strip()}
+star = {int(l.split()[0]): float(l.split()[1]) for l in open(sys.argv[1])
+        if l.strip() and l.split()[0] != "p"}
 best = {}
 for line in open(sys.argv[2]):
     f = line.split()
-    if len(f) >= 8 and not line.startswith("#"):
+    if len(f) >= 8 and not line.startswith("#") and f[0] != "p":
         best[(int(f[0]), float(f[1]))] = (float(f[6]), float(f[7]), int(f[4]))
 eps = sorted({e for _, e in best})
 print("%8s %12s" % ("p", "theta*") + "".join("   %-28s" % ("DP-GD eps=%g" % e) for e in eps))
