@@ -35,12 +35,13 @@ set title "R_{out} against γ" font ",11"
 # the y range is that of the tuned risks, up to the decade above twice the largest: the fitted
 # references are drawn over it, not allowed to stretch it (the two-constant fit reaches 100 at
 # γ = 0.4 for ρ = 0.1, above every tuned risk)
-stats data u 3 nooutput name "RO"
+# (no index: the name rows of blocks 1 and 2 count as invalid records and are skipped)
+stats data u "R_out" nooutput name "RO"
 set yrange [*:10**ceil(log10(2 * RO_max))]
 set samples 400
-plot data index 0 u 1:3 w lp pt 7 ps 0.9 lw 1.5 lc rgb "#D55E00" t "output perturbation (const)", \
-     data index 1 u 1:3 w lp pt 5 ps 0.9 lw 1.5 lc rgb "#0072B2" t "constant noise (sqrt)", \
-     data index 2 u 1:3 w lp pt 9 ps 1.1 lw 1.5 lc rgb "#009E73" t "optimal (decaying)", \
+plot data index 0 u "gamma":"R_out" w lp pt 7 ps 0.9 lw 1.5 lc rgb "#D55E00" t "output perturbation (const)", \
+     data index 1 u "gamma":"R_out" w lp pt 5 ps 0.9 lw 1.5 lc rgb "#0072B2" t "constant noise (sqrt)", \
+     data index 2 u "gamma":"R_out" w lp pt 9 ps 1.1 lw 1.5 lc rgb "#009E73" t "optimal (decaying)", \
      k_opt * s_opt(x) w l dt 2 lw 1.5 lc rgb "black" t sprintf("%.3g (γ + γ^2/ρ^2), fitted at small γ", k_opt), \
      k_a * x + k_b * x**2 / rho**2 w l dt 4 lw 1.2 lc rgb "#009E73" t sprintf("%.3g γ + %.3g γ^2/ρ^2 (two constants)", k_a, k_b), \
      zeta**2 / 2 * x w l dt 3 lw 1.5 lc rgb "#666666" t "ζ^2γ/2 (non-private minimax)"
@@ -51,12 +52,12 @@ unset logscale y
 set autoscale y
 set format y "%g"
 set ylabel "R_{out} / (γ + γ^2/ρ^2)"
-stats data index 0 u 1:($3 / s_opt($1)) nooutput
+stats data index 0 u "gamma":(column("R_out") / s_opt(column("gamma"))) nooutput
 set yrange [0:1.6 * STATS_max_y]
 set key top left opaque box font ",10"
-plot data index 0 u 1:($3 / s_opt($1)) w lp pt 7 ps 0.9 lw 1.5 lc rgb "#D55E00" t "output perturbation (const)", \
-     data index 1 u 1:($3 / s_opt($1)) w lp pt 5 ps 0.9 lw 1.5 lc rgb "#0072B2" t "constant noise (sqrt)", \
-     data index 2 u 1:($3 / s_opt($1)) w lp pt 9 ps 1.1 lw 1.5 lc rgb "#009E73" t "optimal (decaying)", \
+plot data index 0 u "gamma":(column("R_out") / s_opt(column("gamma"))) w lp pt 7 ps 0.9 lw 1.5 lc rgb "#D55E00" t "output perturbation (const)", \
+     data index 1 u "gamma":(column("R_out") / s_opt(column("gamma"))) w lp pt 5 ps 0.9 lw 1.5 lc rgb "#0072B2" t "constant noise (sqrt)", \
+     data index 2 u "gamma":(column("R_out") / s_opt(column("gamma"))) w lp pt 9 ps 1.1 lw 1.5 lc rgb "#009E73" t "optimal (decaying)", \
      k_const * s_const(x) / s_opt(x) w l dt 2 lw 1.2 lc rgb "#D55E00" t sprintf("%.3g (γL + γ^2L^2/ρ^2), L = log(1/γ)", k_const), \
      k_sqrt * s_sqrt(x) / s_opt(x) w l dt 2 lw 1.2 lc rgb "#0072B2" t sprintf("%.3g (γL^{2/3} + γ^2L^{4/3}/ρ^2)", k_sqrt), \
      k_opt w l dt 2 lw 1.2 lc rgb "#009E73" t sprintf("%.3g (γ + γ^2/ρ^2)", k_opt), \

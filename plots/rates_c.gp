@@ -21,10 +21,10 @@ set xrange [0.01:100]
 set arrow 1 from zeta, graph 0 to zeta, graph 1 nohead dt 3 lc rgb "#888888"
 set label 1 "c = ζ" at zeta * 1.08, graph 0.04 left font ",10" tc rgb "#666666"
 set samples 200
-plot data index 0 u 1:3 w lp pt 7 ps 0.8 lw 1.8 lc rgb "#D55E00" t "output perturbation, η̃0 re-tuned at each c", \
-     data index 0 u 1:4 w l dt 2 lw 1.5 lc rgb "#D55E00" t "output perturbation, η̃0 fixed at the joint optimum", \
-     data index 1 u 1:3 w lp pt 5 ps 0.8 lw 1.8 lc rgb "#0072B2" t "constant noise, η̃0 re-tuned", \
-     data index 1 u 1:4 w l dt 2 lw 1.5 lc rgb "#0072B2" t "constant noise, η̃0 fixed", \
-     data index 2 u 1:3 w lp pt 9 ps 1.0 lw 1.8 lc rgb "#009E73" t "optimal, c1, c2, c3 re-tuned", \
-     data index 2 u 1:4 w l dt 2 lw 1.5 lc rgb "#009E73" t "optimal, c1, c2, c3 fixed", \
+plot data index 0 u "c":"R_out_retuned" w lp pt 7 ps 0.8 lw 1.8 lc rgb "#D55E00" t "output perturbation, η̃0 re-tuned at each c", \
+     data index 0 u "c":"R_out_fixed" w l dt 2 lw 1.5 lc rgb "#D55E00" t "output perturbation, η̃0 fixed at the joint optimum", \
+     data index 1 u "c":"R_out_retuned" w lp pt 5 ps 0.8 lw 1.8 lc rgb "#0072B2" t "constant noise, η̃0 re-tuned", \
+     data index 1 u "c":"R_out_fixed" w l dt 2 lw 1.5 lc rgb "#0072B2" t "constant noise, η̃0 fixed", \
+     data index 2 u "c":"R_out_retuned" w lp pt 9 ps 1.0 lw 1.8 lc rgb "#009E73" t "optimal, c1, c2, c3 re-tuned", \
+     data index 2 u "c":"R_out_fixed" w l dt 2 lw 1.5 lc rgb "#009E73" t "optimal, c1, c2, c3 fixed", \
      (x > 1 ? k_c2 * x**2 : NaN) w l dt 4 lw 2 lc rgb "black" t "∝ c^2 (reference)"

@@ -46,7 +46,8 @@ tune() {
 }
 
 # Tables: one block per family (const, sqrt, optimal: gnuplot index 0, 1, 2), two blank lines
-# between blocks.
+# between blocks, each block opening with the row of column names (gnuplot 5.4 reads the names
+# from the first row of the selected block; rates_fit.py skips it).
 for rho in "${rhos[@]}"; do
   table=$figs/rates_rho$rho.tsv
   for g in $gammas; do
@@ -66,11 +67,13 @@ PY
   {
     echo "# rates: tuned R_out of the ODE (dpdyn tune), iso spectrum, zeta = $zeta, rho = $rho"
     echo "# blocks: const, sqrt, optimal (gnuplot index 0, 1, 2)"
-    echo "# columns: gamma family R_out before_release release_jump c eta_at_0 c1 offset_scale at_bound evaluations"
+    h="gamma family R_out before_release release_jump c eta_at_0 c1 offset_scale at_bound evaluations"
+    echo "# columns: $h"
+    echo "$h"
     cat "$work/block-$rho-const"
-    printf '\n\n'
+    printf '\n\n%s\n' "$h"
     cat "$work/block-$rho-sqrt"
-    printf '\n\n'
+    printf '\n\n%s\n' "$h"
     cat "$work/block-$rho-optimal"
   } >"$table"
 done
@@ -84,6 +87,7 @@ echo "# columns: c family R_out_retuned R_out_fixed eta_at_0_retuned" >>"$ctable
 cs=$($python -c 'print(" ".join("%.6g" % (10 ** (-2 + k / 6)) for k in range(25)))')
 for f in "${families[@]}"; do
   [ $f = const ] || printf '\n\n' >>"$ctable"
+  echo "c family R_out_retuned R_out_fixed eta_at_0_retuned" >>"$ctable"
   joint=$(tune "$work/joint-$f" --gamma=$c_gamma --rho="$rho" --schedule=$f)
   if [ $f = optimal ]; then
     read -r c1 c2 c3 < <($python -c "import json; o = json.load(open('$joint'))['optimum']; print(repr(o['c1']), repr(o['c2']), repr(o['c3']))")

@@ -42,8 +42,8 @@ def shape(family, g, rho):
 def load_rates(path):
     rows = {}
     for line in open(path):
-        if line.startswith("#") or not line.strip():
-            continue
+        if line.startswith("#") or not line.strip() or line.split()[0] == "gamma":
+            continue  # comments, block separators, the row of column names of each block
         f = line.split()
         g, fam = float(f[0]), f[1]
         rows.setdefault(fam, []).append(dict(
@@ -192,7 +192,7 @@ def main():
     # Clipping sweep.
     rows = {}
     for line in open("%s/rates_c.tsv" % figdir):
-        if line.startswith("#") or not line.strip():
+        if line.startswith("#") or not line.strip() or line.split()[0] == "c":
             continue
         f = line.split()
         rows.setdefault(f[1], []).append((float(f[0]), float(f[2]), float(f[3]), float(f[4])))

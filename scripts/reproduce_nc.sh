@@ -21,7 +21,8 @@
 #       the fixes of seed section 4: accuracy and G against p = 10 ... 1e5 (1e3 with --quick) at
 #       K = 10, n = 1000, (1, 1e-4)-DP, offset 0.1 on training and test points, cube beta = 0.01:
 #       raw, normalize = center, pca_k in {9, 50, 100} (n_public = 1000, centred PCA).
-# The nc_*.tsv tables are whitespace columns extracted (by name) from the sweeps' sweep.tsv;
+# The nc_*.tsv tables are whitespace columns extracted (by name) from the sweeps' sweep.tsv,
+# each gnuplot index block opening with a row of the column names the plots/nc_*.gp read;
 # missing numbers (no exact theory under an adversarial test, no D.1 bound off balanced perfect
 # collapse) are NaN. The sweeps live in $SWEEPS (default BUILD/reproduce_nc/{full,quick}): a
 # stopped full run resumes where it stopped (rm -rf it to start over; --quick always starts over). THREADS sets every point's

@@ -16,7 +16,8 @@
 #   rf_seed_scaling_p.txt: the seed's scaling at p = 1000 ... 64000, simulation against OU
 #       (dpdyn sweep compare --p=1000,4000,16000,64000);
 #   rf_study.txt: the tables quoted in docs/rf.md.
-# rf_psweep.tsv and rf_heatmap.tsv keep the layout the figures and tables read; their numbers are
+# rf_psweep.tsv and rf_heatmap.tsv keep the layout the figures and tables read (rf_heatmap.tsv and
+# rf_psweep_best.tsv: each gnuplot index block opens with a row of column names); their numbers are
 # the sweeps' sweep.tsv columns (sigma, final_test_risk(_se), final_train_risk,
 # clipped_fraction_final, clipped_fraction_mean, theta_star_test_risk, theta_star_train_risk).
 # Every point is an ordinary `dpdyn simulate` run with resample = all: each of its replicates
