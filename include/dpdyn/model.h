@@ -188,6 +188,8 @@ DPD_API int dpd_table_builder_add(dpd_table_builder *b, const char *name, const 
 /* Appends a column and returns its storage to fill (rows doubles, zeroed; NULL on failure with
  * err filled). The pointer stays valid until the builder is freed or consumed. */
 DPD_API double *dpd_table_builder_column(dpd_table_builder *b, const char *name, dpd_err *err);
+/* The number of rows of the builder's columns. */
+DPD_API size_t dpd_table_builder_rows(const dpd_table_builder *b);
 /* The column called `name` of the builder, NULL if none. */
 DPD_API double *dpd_table_builder_find(dpd_table_builder *b, const char *name);
 /* Appends the built table to `out` as table `name` drawn by `figure` (NULL: none) and frees the

@@ -85,7 +85,12 @@ int dpd_compare_add(dpd_output *out, dpd_table_builder *table, const dpd_compare
       snprintf(name, sizeof name, "%sgap_in_se", prefix);
     }
     const char *cname = s->column != NULL ? s->column : name;
-    int status = dpd_table_builder_add(table, cname, NULL, err);
+    int status;
+    if (dpd_table_builder_rows(table) != s->g) {
+      return DPD_FAIL(err, DPD_EINVAL, "compare: %zu grid points for a table of %zu rows", s->g,
+                      dpd_table_builder_rows(table));
+    }
+    status = dpd_table_builder_add(table, cname, NULL, err);
     if (status < 0) {
       return status;
     }

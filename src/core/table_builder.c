@@ -34,6 +34,10 @@ void dpd_table_builder_free(dpd_table_builder *b) {
   free(b);
 }
 
+size_t dpd_table_builder_rows(const dpd_table_builder *b) {
+  return b->rows;
+}
+
 double *dpd_table_builder_find(dpd_table_builder *b, const char *name) {
   for (size_t k = 0; k < b->ncols; k++) {
     if (strcmp(b->names[k], name) == 0) {

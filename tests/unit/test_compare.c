@@ -118,6 +118,22 @@ static void compare_add_writes_the_five_numbers_and_the_column(void **state) {
   dpd_output_free(out);
 }
 
+/* A table of another length than the grid is refused (the column would overrun it). */
+static void compare_add_refuses_a_table_of_other_rows(void **state) {
+  dpd_output *out;
+  dpd_table_builder *b;
+  dpd_err err;
+  dpd_compare_spec s = spec("", NULL);
+  (void)state;
+  assert_int_equal(dpd_output_create(&out, &err), DPD_OK);
+  assert_int_equal(dpd_table_builder_create(3, &b, &err), DPD_OK);
+  assert_int_equal(dpd_table_builder_rows(b), 3);
+  assert_int_equal(dpd_compare_add(out, b, &s, 16, NULL, &err), DPD_EINVAL);
+  assert_null(dpd_table_builder_find(b, "gap_in_se"));
+  dpd_table_builder_free(b);
+  dpd_output_free(out);
+}
+
 static void compare_add_names_by_prefix_or_column(void **state) {
   dpd_output *out;
   dpd_table_builder *b;
@@ -255,6 +271,7 @@ int main(void) {
       cmocka_unit_test(gap_in_se_with_zero_se_is_zero_or_inf),
       cmocka_unit_test(gap_in_se_is_nan_for_nan_inputs),
       cmocka_unit_test(compare_add_writes_the_five_numbers_and_the_column),
+      cmocka_unit_test(compare_add_refuses_a_table_of_other_rows),
       cmocka_unit_test(compare_add_names_by_prefix_or_column),
       cmocka_unit_test(compare_add_zero_se_and_nan),
       cmocka_unit_test(seeds_warning_once_for_two_to_seven),
