@@ -11,19 +11,6 @@
 
 #ifndef DPD_HIDDEN_FN
 #define DPD_HIDDEN_FN __attribute__((visibility("hidden")))
-/* The names of the ODE methods whose flags include all of `with` and none of `without` (0, 0:
- * all), ", "-separated. */
-DPD_HIDDEN_FN void dpd__linreg_method_names(unsigned with, unsigned without, char *buf,
-                                            size_t size);
-
-/* The requirements of the ODE method `type` (its capability flags), in messages that name the
- * user's keys: with tune = 1, a thread-safe method that gives the bounds (tune solves from
- * several threads at varying c and schedules); else a constant schedule (`schedule`: the
- * key's value) or no clipping (c = inf) where the method needs them. DPD_EINVAL. */
-DPD_HIDDEN_FN int dpd__linreg_method_check(const dpd_ode_method_type *type, int tune,
-                                           const dpd_schedule *s, const char *schedule, double c,
-                                           dpd_err *err);
-
 #endif
 
 /* Largest system whose error is estimated by a second solve at rtol/10. */
