@@ -183,13 +183,13 @@ int dpd_model_run(const dpd_model_type *m, const char *command, dpd_keys *keys,
     env = &none;
   }
   status = run_command(m, c, keys, env, out, err);
-  if (status == DPD_OK && *out != NULL &&
-      (((*out)->ntables > 0 && (status = data_files(*out, err)) < 0) ||
-       (status = standard_errors(*out, c, keys, err)) < 0)) {
-    dpd_output_free(*out);
-    *out = NULL;
+  if (status == DPD_OK && *out != NULL && (*out)->ntables > 0) {
+    status = data_files(*out, err);
   }
-  if (status < 0 && *out != NULL) {
+  if (status == DPD_OK && *out != NULL) {
+    status = standard_errors(*out, c, keys, err);
+  }
+  if (status < 0 && *out != NULL) { /* a run's failure, or the two steps above */
     dpd_output_free(*out);
     *out = NULL;
   }
