@@ -81,6 +81,14 @@ typedef struct {
    * dpd_linreg_finite_size_matters, see dpd_ode_finite_size_applies). Needs method bdf or adams
    * and no frozen factors; the bounds keep the asymptotic factors. */
   int finite_size;
+  /* Clipping factors supplied by the caller (the data-driven factors of a dataset,
+   * docs/real_data_theory.md): when non-NULL, mu, nu and their derivatives in the excess risk R
+   * come from factors(factors_user, R, &mu, &nu, &dmu_dR, &dnu_dR) in place of the label-noise
+   * law's, in the main system and in the bounds (P = R + zeta^2/2 as always). It returns 0, 1 for
+   * an R outside its domain (CVODE retries with a smaller step), or a negative status. Needs
+   * method bdf or adams, no frozen factors and finite_size off. NULL (default): the law's. */
+  int (*factors)(void *user, double R, double *mu, double *nu, double *dmu_dR, double *dnu_dR);
+  void *factors_user; /* borrowed for the solve */
 } dpd_ode_config;
 
 enum { DPD_FINITE_OFF = 0, DPD_FINITE_ON = 1, DPD_FINITE_AUTO = 2 };

@@ -46,6 +46,8 @@ dpd_ode_config dpd_ode_config_default(void) {
   cfg.sigma2_const = NAN;
   cfg.mu_frozen = NAN;
   cfg.nu_frozen = NAN;
+  cfg.factors = NULL;
+  cfg.factors_user = NULL;
   return cfg;
 }
 

@@ -1,0 +1,59 @@
+/* A data matrix of N rows x d columns read from a file, kept in its own precision (internal;
+ * documented in docs/input.md, "Data matrices"). The real-data inputs (linreg features=file:,
+ * targets=file:, rf input=file:) read their rows through it.
+ * SPDX-License-Identifier: MIT
+ *
+ * A C-order little-endian .npy of float64 or float32 is memory-mapped read-only (no copy: float32
+ * stays float32, converted to double row by row by dpd__datamat_row). A Fortran-order .npy is
+ * transposed once into memory of its own precision; a text/TSV matrix (table_impl.h's
+ * dpd__read_matrix rules) is read as doubles. The integer dtypes of npy_impl.h are converted to
+ * float64 in memory. Every value is checked finite when opened (the first bad one is named by row
+ * and column, 1-based). */
+#ifndef DPD_DATAMAT_IMPL_H
+#define DPD_DATAMAT_IMPL_H
+
+#include <stddef.h>
+
+#include "dpdyn/status.h"
+
+#ifndef DPD_HIDDEN_FN
+#define DPD_HIDDEN_FN __attribute__((visibility("hidden")))
+#endif
+
+typedef struct {
+  size_t rows, cols; /* N x d; a 1-D .npy of length N, or a one-column text file, is N x 1 */
+  int f32;           /* 1: the values are float (4 bytes), 0: double */
+  const void *data;  /* rows x cols values, row-major, of the type f32 says */
+  /* storage (dpd__datamat_close releases it) */
+  void *map;         /* the mmap'd file, or NULL */
+  size_t map_len;
+  void *owned;       /* malloc'd values, or NULL */
+  int mapped;        /* 1 when data points into the mapping (no copy) */
+} dpd__datamat;
+
+/* The bytes the file's matrix takes in memory once opened, from its header (.npy: exact, in its
+ * own precision, 0 extra for a mapped C-order float file since the pages are the file's; text: at
+ * most one double per 2 bytes of the file). DPD_EINVAL naming `key` for a file that cannot be
+ * opened or a bad header. */
+DPD_HIDDEN_FN int dpd__datamat_bytes(const char *key, const char *path, double *bytes,
+                                     dpd_err *err);
+
+/* Opens `path` (value of key `key`, named in every error with the file): .npy by extension, else
+ * text. Refuses, with DPD_EINVAL and a message naming the key, the value and the allowed range:
+ * a file that cannot be opened, a bad or unsupported .npy header (big-endian, complex, object,
+ * strings...), a truncated file, ragged text rows, a non-finite value ("row R, column C"), fewer
+ * than min_rows rows, more than max_bytes of memory (0: no limit; the mapped pages of a C-order
+ * float file count too, as they are resident once read). *m is zero-initialised first, so
+ * dpd__datamat_close is safe after a failure. */
+DPD_HIDDEN_FN int dpd__datamat_open(const char *key, const char *path, size_t min_rows,
+                                    size_t max_bytes, dpd__datamat *m, dpd_err *err);
+
+/* Row i (0-based, < rows) as doubles into out[0 .. cols). */
+DPD_HIDDEN_FN void dpd__datamat_row(const dpd__datamat *m, size_t i, double *out);
+
+/* Element (i, j) as a double. */
+DPD_HIDDEN_FN double dpd__datamat_at(const dpd__datamat *m, size_t i, size_t j);
+
+DPD_HIDDEN_FN void dpd__datamat_close(dpd__datamat *m);
+
+#endif
