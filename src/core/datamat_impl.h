@@ -48,11 +48,27 @@ DPD_HIDDEN_FN int dpd__datamat_bytes(const char *key, const char *path, double *
 DPD_HIDDEN_FN int dpd__datamat_open(const char *key, const char *path, size_t min_rows,
                                     size_t max_bytes, dpd__datamat *m, dpd_err *err);
 
-/* Row i (0-based, < rows) as doubles into out[0 .. cols). */
-DPD_HIDDEN_FN void dpd__datamat_row(const dpd__datamat *m, size_t i, double *out);
+/* Row i (0-based, < rows) as doubles into out[0 .. cols) (inline: the kernels' inner loop). */
+static inline void dpd__datamat_row(const dpd__datamat *m, size_t i, double *out) {
+  const size_t d = m->cols;
+  if (m->f32) {
+    const float *src = (const float *)m->data + i * d;
+    for (size_t k = 0; k < d; k++) {
+      out[k] = (double)src[k];
+    }
+  } else {
+    const double *src = (const double *)m->data + i * d;
+    for (size_t k = 0; k < d; k++) {
+      out[k] = src[k];
+    }
+  }
+}
 
 /* Element (i, j) as a double. */
-DPD_HIDDEN_FN double dpd__datamat_at(const dpd__datamat *m, size_t i, size_t j);
+static inline double dpd__datamat_at(const dpd__datamat *m, size_t i, size_t j) {
+  return m->f32 ? (double)((const float *)m->data)[i * m->cols + j]
+                : ((const double *)m->data)[i * m->cols + j];
+}
 
 DPD_HIDDEN_FN void dpd__datamat_close(dpd__datamat *m);
 
