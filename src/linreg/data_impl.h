@@ -42,7 +42,7 @@ typedef struct {
   int scale_trace;           /* 1: one factor on all features so that tr Sigma^ = d */
   int target_unit;           /* 1: file targets scaled to unit variance */
   double test_fraction;      /* [0, 1): rows held out by a seeded split (stream
-                                DPD_RNG_STREAM_PROBLEM + 1 of seed) */
+                                DPD_RNG_STREAM_PROBLEM - 1 of seed; linreg only, rf has its own) */
   uint64_t seed;
   size_t max_bytes; /* memory limit of the inputs (0: none) */
   int threads;      /* OpenMP threads (<= 0: all); results do not depend on it */
