@@ -10,8 +10,9 @@ packages=(build-essential cmake pkg-config
           libgsl-dev libsundials-dev libfftw3-dev libopenblas-dev liblapacke-dev
           librandom123-dev libsleef-dev libinih-dev libcjson-dev libcmocka-dev
           gnuplot-nox fonts-dejavu-core python3 python3-numpy python3-sklearn time help2man
-          python3-cffi python3-pytest
-          libopenmpi-dev openmpi-bin)
+          python3-cffi python3-pytest python3-scipy
+          libopenmpi-dev openmpi-bin
+          dataset-fashion-mnist)  # Fashion-MNIST for scripts/datasets.sh (docs/datasets.md), 30 MB
 
 missing=()
 for p in "${packages[@]}"; do
