@@ -53,6 +53,8 @@ typedef struct {
   double *ou_c;                      /* [draws * g] continuous OU risk */
   double *a_max, *a_min;             /* [draws] 2 s^2 / n, largest and smallest kept */
   size_t *rank, *exit_step;          /* [draws]; exit_step T + 1: never leaves the no-clip set */
+  double *rows_hash;                 /* [draws] dpd__rf_rows_hash of the draw's data rows (NAN:
+                                        inputs not from a file) */
   size_t polls;                      /* progress polls so far */
 } dpd__rf_draws;
 
@@ -94,6 +96,17 @@ typedef struct {
 DPD_HIDDEN_FN int dpd__rf_draws_ou_summary(const dpd__rf_draws *w, const double *sim,
                                            dpd__rf_ou_summary *s, dpd_err *err);
 DPD_HIDDEN_FN void dpd__rf_ou_summary_free(dpd__rf_ou_summary *s);
+
+/* The path of the data's inputs file (target = 0) or targets file (1; NULL: none), for
+ * messages (rf_data.c). */
+DPD_HIDDEN_FN const char *dpd__rf_data_path(const dpd_rf_data *data, int target);
+/* The checks of dpd_rf_problem_create on a config, without building anything (rf.c): the
+ * adapter's setup runs them so that bad sizes against a data file stop before any work. */
+DPD_HIDDEN_FN int dpd__rf_config_check(const dpd_rf_config *cfg, dpd_err *err);
+/* A hash of the data rows a problem drew (input = FILE; NAN otherwise): FNV-1a (64 bits) over
+ * the n + n_test row indices in order, its top 32 bits as an integer (ten digits: printed
+ * exactly in the tables) (rf.c). Equal for two problems on the same rows in the same order. */
+DPD_HIDDEN_FN double dpd__rf_rows_hash(const dpd_rf_problem *problem);
 
 /* The memory model of the rf kernels: bytes by the size that drives them. Each kernel's function
  * (beside the kernel) adds its bytes to the terms. */
