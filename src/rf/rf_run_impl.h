@@ -108,6 +108,21 @@ DPD_HIDDEN_FN int dpd__rf_config_check(const dpd_rf_config *cfg, dpd_err *err);
  * exactly in the tables) (rf.c). Equal for two problems on the same rows in the same order. */
 DPD_HIDDEN_FN double dpd__rf_rows_hash(const dpd_rf_problem *problem);
 
+/* The keys `input` (gaussian | sphere | file:PATH) and `target` (linear | sign | hermite2 |
+ * file:PATH; a file only with input = file) into pc->input, pc->target (rf_data_keys.c). With
+ * input = file:PATH and `open` (a command that builds a problem): the files read and preprocessed
+ * (dpd_rf_data_create, bounded by env->max_memory; *data returned-owned, pc->data = *data), d from
+ * the file (a d given must agree; the value in effect recorded) and pc's sizes checked against it
+ * (dpd__rf_config_check), so that bad input stops at setup. pc->d, n, n_test: read before.
+ * DPD_EINVAL naming the key, value and allowed range; DPD_ENOMEM. */
+DPD_HIDDEN_FN int dpd__rf_inputs_keys(dpd_keys *keys, const dpd_run_env *env, int open,
+                                      dpd_rf_config *pc, dpd_rf_data **data, dpd_err *err);
+/* input = file: the data's numbers in the summary (data_rows, data_input_scale,
+ * data_input_mean_norm; with targets data_target_mean, data_target_scale; the files and dtype as
+ * text) and a note on the rows each of the `draws` data draws takes (rf_data_keys.c). */
+DPD_HIDDEN_FN int dpd__rf_data_report(dpd_output *out, const dpd_rf_config *pc, size_t draws,
+                                      dpd_err *err);
+
 /* The memory model of the rf kernels: bytes by the size that drives them. Each kernel's function
  * (beside the kernel) adds its bytes to the terms. */
 typedef struct {

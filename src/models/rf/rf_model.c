@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/datamat_impl.h"
 #include "core/error_impl.h"
 #include "models/rf/rf_impl.h"
 #include "rf/rf_run_impl.h"
@@ -32,23 +31,17 @@
 #define TWO24 16777216.0
 
 static const dpd_key_desc rf_keys[] = {
-    {"d", DPD_KEY_INT, "100", 1, TWO24, 0, NULL, NULL,
-     "input dimension d (input = file:PATH: the file's columns)"},
-    {"n", DPD_KEY_INT, "2000", 1, TWO24, 0, NULL, NULL,
-     "training samples n (input = file:PATH: rows drawn from the file, n + n_test <= its rows)"},
-    {"n_test", DPD_KEY_INT, "1000", 1, TWO24, 0, NULL, "simulate ou compare",
-     "test samples (input = file:PATH: rows of the file, distinct from the training rows)"},
+    {"d", DPD_KEY_INT, "100", 1, TWO24, 0, NULL, NULL, "input dimension d (file: its columns)"},
+    {"n", DPD_KEY_INT, "2000", 1, TWO24, 0, NULL, NULL, "training samples n"},
+    {"n_test", DPD_KEY_INT, "1000", 1, TWO24, 0, NULL, "simulate ou compare", "test samples"},
     {"p", DPD_KEY_INT, "4000", 1, 2147483648.0, 0, NULL, NULL, "number of random features p"},
     {"activation", DPD_KEY_TEXT, "tanh", 0, 0, 0, "tanh|relu_centered|hermite13",
      "simulate ou compare", "activation of the features"},
     {"target", DPD_KEY_TEXT, "sign", 0, 0, 0, NULL, "simulate ou compare",
-     "target function: linear | sign | hermite2 (of u^T x, |u| = 1) | file:PATH (input = "
-     "file:PATH only: N values, one per row, .npy or text; centred and scaled to unit variance)"},
+     "linear | sign | hermite2 (of u^T x) | file:PATH (N values; only with input = file:PATH)"},
     {"input", DPD_KEY_TEXT, "gaussian", 0, 0, 0, NULL, "simulate ou compare",
-     "inputs: gaussian | sphere (radius sqrt(d)) | file:PATH (an N x d matrix, .npy float32 or "
-     "float64, or text: each feature centred by its mean over the N rows, all scaled by one "
-     "factor to mean |x|^2 = d; every data draw takes n training and n_test test rows of it "
-     "at random, distinct; docs/rf.md)"},
+     "gaussian | sphere (radius sqrt(d)) | file:PATH (N x d, .npy or text; features centred, one "
+     "scale to mean |x|^2 = d; each data draw takes n + n_test distinct rows: docs/rf.md)"},
     {"zeta", DPD_KEY_REAL, "0", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, "simulate ou compare",
      "label-noise standard deviation"},
     {"eta", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
@@ -95,89 +88,19 @@ static const dpd_key_desc rf_keys[] = {
        ? status                                                                                    \
        : getter(dpd_keys_text_get(keys, key), field, err))
 
-/* The key `input` or `target`: one of the law's names or file:PATH (*path: its PATH, else NULL;
- * *value: the enumerator, DPD_RF_INPUT_FILE / DPD_RF_TARGET_FILE for a file). */
-static int law_or_file(const dpd_keys *keys, const char *key, const char *names, int *value,
-                       const char **path, dpd_err *err) {
-  const char *text = dpd_keys_text_get(keys, key);
-  dpd_rf_input input;
-  dpd_rf_target target;
-  int status;
-  *path = dpd__model_file_path(text);
-  if (*path != NULL) {
-    *value = key[0] == 'i' ? (int)DPD_RF_INPUT_FILE : (int)DPD_RF_TARGET_FILE;
-    return **path != '\0' ? DPD_OK
-                          : DPD_FAIL(err, DPD_EINVAL,
-                                     "invalid value for '%s': 'file:' (allowed: %s, file:PATH "
-                                     "with a non-empty PATH)",
-                                     key, names);
-  }
-  status =
-      key[0] == 'i' ? dpd_rf_input_get(text, &input, NULL) : dpd_rf_target_get(text, &target, NULL);
-  if (status < 0 || strcmp(text, "file") == 0) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': '%s' (allowed: %s, file:PATH)", key,
-                    text != NULL ? text : "", names);
-  }
-  *value = key[0] == 'i' ? (int)input : (int)target;
-  return DPD_OK;
-}
-
-/* input = file:PATH: the files read and preprocessed (bounded by max_memory), d from the file
- * (a d given must agree), and the sizes checked against its rows, before any work. */
-static int setup_data(dpd_keys *keys, const dpd_run_env *env, const char *inputs,
-                      const char *targets, dpd__rf_ctx *r, dpd_err *err) {
-  dpd_rf_data_info info;
-  double bytes = 0.0;
-  int status;
-  if ((status = dpd__datamat_bytes("input", inputs, &bytes, err)) < 0 ||
-      (status = dpd__model_memory_check(keys, env, bytes, "input", err)) < 0 ||
-      (status = dpd_rf_data_create(inputs, targets, env->max_memory, &r->data, err)) < 0) {
-    return status;
-  }
-  dpd_rf_data_info_get(r->data, &info);
-  if (dpd_keys_given(keys, "d") && r->pc.d != info.d) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'd': %zu (allowed: d = %zu, the columns of the input file "
-                    "%s; or leave d out)",
-                    r->pc.d, info.d, inputs);
-  }
-  r->pc.d = info.d;
-  r->pc.data = r->data;
-  if ((status = dpd_keys_effective_real_set(keys, "d", (double)info.d, err)) < 0) {
-    return status;
-  }
-  return dpd__rf_config_check(&r->pc, err);
-}
-
 /* The problem's keys. */
 static int setup_problem(dpd_keys *keys, const dpd_model_command *c, const dpd_run_env *env,
                          dpd__rf_ctx *r, dpd_err *err) {
   size_t choice;
-  int status, input, target;
-  const char *inputs = NULL, *targets = NULL;
+  int status;
   r->pc = dpd_rf_config_default();
   if ((status = dpd_keys_size_get(keys, "d", &r->pc.d, err)) < 0 ||
       (status = dpd_keys_size_get(keys, "n", &r->pc.n, err)) < 0 ||
       (status = dpd_keys_size_get(keys, "n_test", &r->pc.n_test, err)) < 0 ||
       (status = dpd_keys_size_get(keys, "p", &r->pc.p, err)) < 0 ||
       (status = RF_ENUM("activation", dpd_rf_activation_get, &r->pc.activation)) < 0 ||
-      (status = law_or_file(keys, "target", "linear, sign, hermite2", &target, &targets, err)) <
-          0 ||
-      (status = law_or_file(keys, "input", "gaussian, sphere", &input, &inputs, err)) < 0 ||
-      (status = dpd_keys_real_get(keys, "zeta", &r->pc.zeta, err)) < 0) {
-    return status;
-  }
-  r->pc.input = (dpd_rf_input)input;
-  r->pc.target = (dpd_rf_target)target;
-  if (targets != NULL && inputs == NULL) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'target': 'file:%s' with input = %s (allowed: file:PATH "
-                    "only with input = file:PATH, whose rows it labels; or linear, sign, "
-                    "hermite2)",
-                    targets, dpd_rf_input_name(r->pc.input));
-  }
-  if (inputs != NULL && c->uses != 0 &&
-      (status = setup_data(keys, env, inputs, targets, r, err)) < 0) {
+      (status = dpd_keys_real_get(keys, "zeta", &r->pc.zeta, err)) < 0 ||
+      (status = dpd__rf_inputs_keys(keys, env, c->uses != 0, &r->pc, &r->data, err)) < 0) {
     return status;
   }
   if (!dpd_keys_given(keys, "delta") && r->pc.n < 2) {
@@ -305,9 +228,7 @@ static int setup(const dpd_model_command *c, dpd_keys *keys, const dpd_run_env *
 }
 
 static void release(void *ctx) {
-  if (ctx != NULL) {
-    dpd_rf_data_free(((dpd__rf_ctx *)ctx)->data);
-  }
+  dpd_rf_data_free(ctx != NULL ? ((dpd__rf_ctx *)ctx)->data : NULL);
   free(ctx);
 }
 
@@ -331,8 +252,7 @@ static double workspace_bytes(const void *ctx, const dpd_model_command *c, const
   "theta_star_train_risk theta_star_test_risk theta_star_test_risk_se seeds data_draws "           \
   "final_test_risk final_test_risk_se final_train_risk final_train_risk_se "                       \
   "clipped_fraction_final clipped_fraction_mean first_clip_step_min first_clip_step_median"
-/* input = file:PATH (and target = file:PATH): the data's rows and preprocessing factors */
-#define RF_DATA_NUMBERS                                                                            \
+#define RF_DATA_NUMBERS /* input = file:PATH (and target = file:PATH) */                           \
   " data_rows data_input_scale data_input_mean_norm data_target_mean data_target_scale"
 
 static const dpd_model_command rf_commands[] = {

@@ -93,31 +93,6 @@ int dpd__rf_run_account(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
   return status;
 }
 
-/* input = file:PATH: the data's sizes and preprocessing factors in the summary, and a note on
- * the rows each data draw takes. */
-static int data_summary(dpd_output *out, const dpd__rf_ctx *r, size_t draws, dpd_err *err) {
-  dpd_rf_data_info info;
-  const char *targets = dpd__rf_data_path(r->data, 1);
-  dpd_rf_data_info_get(r->data, &info);
-  const double v[] = {(double)info.rows, info.input_scale, info.input_mean_norm, info.target_mean,
-                      info.target_scale};
-  cJSON_AddStringToObject(out->summary, "data_input_file", dpd__rf_data_path(r->data, 0));
-  cJSON_AddStringToObject(out->summary, "data_input_dtype", info.f32 ? "float32" : "float64");
-  numbers_set(out, "data_", "rows input_scale input_mean_norm", v, NULL);
-  if (targets != NULL) {
-    cJSON_AddStringToObject(out->summary, "data_target_file", targets);
-    numbers_set(out, "data_", "target_mean target_scale", v + 3, NULL);
-  }
-  return dpd__output_note_add(
-      out, err,
-      "note: input = file: %s (%zu here) takes n = %zu training and n_test = %zu test rows, "
-      "distinct, drawn at random from the N = %zu rows (centred, scaled by %.6g to mean "
-      "|x|^2 = d = %zu)%s",
-      draws > 1 ? "every data draw" : "the data draw", draws, r->pc.n, r->pc.n_test, info.rows,
-      info.input_scale, info.d,
-      targets != NULL ? "; targets from the file, centred and scaled to unit variance" : "");
-}
-
 /* One run of simulate, ou or compare. */
 typedef struct {
   const dpd__rf_ctx *r;
@@ -257,11 +232,8 @@ static int trajectory(rf_job *j, const double *t, const double *kk, double ts_te
 static int add_replicates(const rf_job *j, const double *t, const double *kk, dpd_err *err) {
   const dpd_rf_sim_result *s = j->s;
   const size_t S = s->seeds, g = j->g;
-  const size_t ncols = !j->per_draw ? 3 : j->ou ? 5 : 4;
-  const int rows = j->r->data != NULL; /* a last column: each replicate's data rows */
   double *buf = malloc(6 * S * sizeof *buf);
-  const double *fin[6] = {buf, buf + S, buf + 2 * S, buf + 3 * S, buf + 4 * S, NULL};
-  char names[160];
+  const double *fin[6] = {buf, buf + S, buf + 2 * S, buf + 3 * S, buf + 4 * S, buf + 5 * S};
   const double *shared[2] = {t, kk}, *per[2] = {s->train_replicates, s->test_replicates};
   int status;
   if (buf == NULL) {
@@ -275,14 +247,15 @@ static int add_replicates(const rf_job *j, const double *t, const double *kk, dp
     buf[4 * S + i] = j->per_draw && j->ou ? j->w->ou_d[i * g + g - 1] : NAN;
     buf[5 * S + i] = j->w->rows_hash[j->per_draw ? i : 0];
   }
-  /* the columns in effect, then data_rows_hash (the rows of the replicate's data draw) */
-  snprintf(names, sizeof names, "final_test_risk final_train_risk first_clip_step%s%s%s",
-           ncols > 3 ? " theta_star_test_risk" : "", ncols > 4 ? " ou_final_test_risk" : "",
-           rows ? " data_rows_hash" : "");
-  if (rows) {
-    fin[ncols] = buf + 5 * S;
-  }
-  status = dpd__output_replicates_add(j->out, NULL, names, S, ncols + (size_t)rows, fin, err);
+  status = dpd__output_replicates_add(j->out, NULL,
+                                      "final_test_risk final_train_risk first_clip_step "
+                                      "theta_star_test_risk ou_final_test_risk data_rows_hash",
+                                      S,
+                                      j->r->data != NULL ? 6 /* file: the draw's rows as well */
+                                      : !j->per_draw     ? 3
+                                      : j->ou            ? 5
+                                                         : 4,
+                                      fin, err);
   free(buf);
   if (status == DPD_OK && j->r->save_replicates >= 2) {
     status = dpd__output_replicate_trajectory_add(j->out, NULL, "t step train_risk test_risk", S, g,
@@ -337,11 +310,8 @@ static int output(rf_job *j, const dpd_keys *keys, const char *figure, dpd_err *
   dpd__rf_draws_mean_se(j->w->ts_train, draws, 1, &ts_train, &ts_train_se);
   dpd__rf_draws_mean_se(j->w->ts_test, draws, 1, &ts_test, &ts_test_se);
   if (status < 0 || (status = output_begin(keys, j->r, &j->out, err)) < 0 ||
-      (status = dpd__output_figure_set(j->out, figure, err)) < 0) {
-    free(t);
-    return status;
-  }
-  if (j->r->data != NULL && (status = data_summary(j->out, j->r, draws, err)) < 0) {
+      (status = dpd__output_figure_set(j->out, figure, err)) < 0 ||
+      (j->r->data != NULL && (status = dpd__rf_data_report(j->out, &j->r->pc, draws, err)) < 0)) {
     free(t);
     return status;
   }
