@@ -56,6 +56,7 @@ void dpd_rf_problem_free(dpd_rf_problem *problem) {
   free(problem->y);
   free(problem->y_test);
   free(problem->row_norm);
+  free(problem->rows);
   free(problem);
 }
 
@@ -83,10 +84,12 @@ static const name_entry activation_names[] = {{"tanh", DPD_RF_ACT_TANH},
                                               {"relu_centered", DPD_RF_ACT_RELU_CENTERED},
                                               {"hermite13", DPD_RF_ACT_HERMITE13}};
 static const name_entry input_names[] = {{"gaussian", DPD_RF_INPUT_GAUSSIAN},
-                                         {"sphere", DPD_RF_INPUT_SPHERE}};
+                                         {"sphere", DPD_RF_INPUT_SPHERE},
+                                         {"file", DPD_RF_INPUT_FILE}};
 static const name_entry target_names[] = {{"linear", DPD_RF_TARGET_LINEAR},
                                           {"sign", DPD_RF_TARGET_SIGN},
-                                          {"hermite2", DPD_RF_TARGET_HERMITE2}};
+                                          {"hermite2", DPD_RF_TARGET_HERMITE2},
+                                          {"file", DPD_RF_TARGET_FILE}};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -114,8 +117,8 @@ static const char *name_of(const name_entry *table, size_t count, int value) {
 }
 
 #define ACT_ALLOWED "tanh, relu_centered, hermite13"
-#define INPUT_ALLOWED "gaussian, sphere"
-#define TARGET_ALLOWED "linear, sign, hermite2"
+#define INPUT_ALLOWED "gaussian, sphere, file"
+#define TARGET_ALLOWED "linear, sign, hermite2, file"
 
 int dpd_rf_activation_get(const char *name, dpd_rf_activation *out, dpd_err *err) {
   int v = 0;
@@ -157,7 +160,49 @@ const char *dpd_rf_target_name(dpd_rf_target target) {
   return name_of(target_names, COUNT(target_names), (int)target);
 }
 
+/* The data file against the config: present for input = file, d its columns, n + n_test at
+ * most its rows (naming n when n alone leaves no test row, else n_test), targets for
+ * target = file. */
+static int data_check(const dpd_rf_config *cfg, dpd_err *err) {
+  dpd_rf_data_info info;
+  if (cfg->input != DPD_RF_INPUT_FILE) {
+    return cfg->target != DPD_RF_TARGET_FILE
+               ? DPD_OK
+               : DPD_FAIL(err, DPD_EINVAL,
+                          "invalid value for 'target': file (allowed: file:PATH only with input = "
+                          "file:PATH, whose rows it labels; or linear, sign, hermite2)");
+  }
+  if (cfg->data == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'input': file without data (allowed: input = file with "
+                    "dpd_rf_config.data from dpd_rf_data_create)");
+  }
+  dpd_rf_data_info_get(cfg->data, &info);
+  if (cfg->d != info.d) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'd': %zu (allowed: d = %zu, the columns of the input file "
+                    "%s; or leave d out)",
+                    cfg->d, info.d, dpd__rf_data_path(cfg->data, 0));
+  }
+  if (cfg->n >= info.rows || cfg->n_test > info.rows - cfg->n) {
+    const int name_n = cfg->n >= info.rows;
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for '%s': %zu with %s = %zu (allowed: n + n_test <= N = %zu, "
+                    "the rows of the input file %s: the training and test rows are distinct "
+                    "rows of it)",
+                    name_n ? "n" : "n_test", name_n ? cfg->n : cfg->n_test, name_n ? "n_test" : "n",
+                    name_n ? cfg->n_test : cfg->n, info.rows, dpd__rf_data_path(cfg->data, 0));
+  }
+  if (cfg->target == DPD_RF_TARGET_FILE && !info.has_targets) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'target': file without a targets file (allowed: "
+                    "file:PATH, or linear, sign, hermite2)");
+  }
+  return DPD_OK;
+}
+
 static int validate(const dpd_rf_config *cfg, dpd_err *err) {
+  int status;
   const struct {
     const char *key;
     size_t value;
@@ -184,6 +229,9 @@ static int validate(const dpd_rf_config *cfg, dpd_err *err) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'target': %d (allowed: %s)",
                     (int)cfg->target, TARGET_ALLOWED);
   }
+  if ((status = data_check(cfg, err)) < 0) {
+    return status;
+  }
   if (cfg->draw > DPD_RF_DRAW_MAX) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'draw': %llu (allowed: integer 0 <= draw <= 2^56)",
@@ -201,6 +249,10 @@ static int validate(const dpd_rf_config *cfg, dpd_err *err) {
                     cfg->d, cfg->n, cfg->n_test, cfg->p, max_dim);
   }
   return DPD_OK;
+}
+
+int dpd__rf_config_check(const dpd_rf_config *cfg, dpd_err *err) {
+  return validate(cfg, err);
 }
 
 /* Sum of squares of x[0..m) in a fixed order. */
@@ -224,6 +276,8 @@ static double target_eval(dpd_rf_target target, double s) {
     return (double)((s > 0.0) - (s < 0.0));
   case DPD_RF_TARGET_HERMITE2:
     return (s * s - 1.0) / sqrt(2.0);
+  case DPD_RF_TARGET_FILE: /* the data's targets (build_set) */
+    break;
   }
   return NAN;
 }
@@ -252,13 +306,57 @@ static void features_eval(dpd_rf_activation act, const double *X, size_t rows, c
   }
 }
 
-/* Draws `rows` inputs into X (work, rows x d) and builds labels and features:
- * y = f*(x) + zeta z, Phi = phi(X V^T). */
-static void build_set(const dpd_rf_problem *pr, size_t rows, int stream_x, int stream_z, double *X,
-                      double *y, double *phi) {
+/* The data rows of a problem (input = file): the first n + n_test positions of a partial
+ * Fisher-Yates shuffle of 0..N-1 drawn from stream (S, B - 2) (rf.h) into pr->rows; idx: N
+ * entries of work. */
+static void rows_sample(dpd_rf_problem *pr, size_t N, size_t *idx) {
+  const dpd_rf_config *cfg = &pr->cfg;
+  const size_t m = pr->n + pr->n_test;
+  dpd_rng rng;
+  dpd_rng_init(&rng, cfg->seed,
+               DPD_RNG_STREAM_PROBLEM - DPD_RF_DRAW_STREAMS * cfg->draw - (uint64_t)STREAM_X);
+  for (size_t i = 0; i < N; i++) {
+    idx[i] = i;
+  }
+  for (size_t k = 0; k < m; k++) {
+    size_t j = k + (size_t)(dpd_rng_uniform(&rng) * (double)(N - k));
+    j = j < N ? j : N - 1;
+    const size_t tmp = idx[k];
+    idx[k] = idx[j];
+    idx[j] = tmp;
+    pr->rows[k] = idx[k];
+  }
+}
+
+double dpd__rf_rows_hash(const dpd_rf_problem *problem) {
+  uint64_t h = UINT64_C(14695981039346656037);
+  if (problem->rows == NULL) {
+    return NAN;
+  }
+  for (size_t k = 0; k < problem->n + problem->n_test; k++) {
+    uint64_t v = (uint64_t)problem->rows[k];
+    for (int b = 0; b < 8; b++) {
+      h ^= (v >> (8 * b)) & 0xffu;
+      h *= UINT64_C(1099511628211);
+    }
+  }
+  return (double)(h >> 32);
+}
+
+/* Draws `rows` inputs into X (work, rows x d), or gathers the preprocessed data rows
+ * pr->rows[first ..] (input = file), and builds labels and features: y = f*(x) + zeta z (or the
+ * rows' targets + zeta z), Phi = phi(X V^T). */
+static void build_set(const dpd_rf_problem *pr, size_t rows, size_t first, int stream_x,
+                      int stream_z, double *X, double *y, double *phi) {
   const dpd_rf_config *cfg = &pr->cfg;
   const size_t d = pr->d, p = pr->p;
-  fill_stream(cfg, stream_x, X, rows * d);
+  if (cfg->input == DPD_RF_INPUT_FILE) {
+    for (size_t i = 0; i < rows; i++) {
+      dpd_rf_data_row_get(cfg->data, pr->rows[first + i], X + i * d);
+    }
+  } else {
+    fill_stream(cfg, stream_x, X, rows * d);
+  }
   if (cfg->input == DPD_RF_INPUT_SPHERE) {
     for (size_t i = 0; i < rows; i++) {
       double norm = sqrt(sum_sq(X + i * d, d));
@@ -274,7 +372,10 @@ static void build_set(const dpd_rf_problem *pr, size_t rows, int stream_x, int s
     for (size_t k = 0; k < d; k++) {
       s += pr->u[k] * X[i * d + k];
     }
-    y[i] = target_eval(cfg->target, s) + cfg->zeta * y[i];
+    const double f = cfg->target == DPD_RF_TARGET_FILE
+                         ? dpd_rf_data_target_get(cfg->data, pr->rows[first + i])
+                         : target_eval(cfg->target, s);
+    y[i] = f + cfg->zeta * y[i];
   }
   features_eval(cfg->activation, X, rows, pr->V, p, d, phi);
 }
@@ -292,7 +393,13 @@ int dpd_rf_problem_create(const dpd_rf_config *cfg, dpd_rf_problem **out, dpd_er
   }
   const size_t d = cfg->d, n = cfg->n, nt = cfg->n_test, p = cfg->p;
   const size_t rows = n > nt ? n : nt;
+  dpd_rf_data_info info = {0};
+  if (cfg->input == DPD_RF_INPUT_FILE) {
+    dpd_rf_data_info_get(cfg->data, &info);
+  }
+  const size_t N = info.rows; /* 0: inputs drawn, no rows */
   double *X = NULL;
+  size_t *idx = NULL;
   dpd_rf_problem *pr = calloc(1, sizeof *pr);
   if (pr != NULL) {
     pr->cfg = *cfg;
@@ -308,11 +415,17 @@ int dpd_rf_problem_create(const dpd_rf_config *cfg, dpd_rf_problem **out, dpd_er
     pr->y_test = malloc(nt * sizeof *pr->y_test);
     pr->row_norm = malloc(n * sizeof *pr->row_norm);
     X = malloc(rows * d * sizeof *X);
+    if (N > 0) {
+      pr->rows = malloc((n + nt) * sizeof *pr->rows);
+      idx = malloc(N * sizeof *idx);
+    }
   }
   if (pr == NULL || pr->V == NULL || pr->u == NULL || pr->phi == NULL || pr->phi_test == NULL ||
-      pr->y == NULL || pr->y_test == NULL || pr->row_norm == NULL || X == NULL) {
+      pr->y == NULL || pr->y_test == NULL || pr->row_norm == NULL || X == NULL ||
+      (N > 0 && (pr->rows == NULL || idx == NULL))) {
     dpd_rf_problem_free(pr);
     free(X);
+    free(idx);
     return DPD_FAIL(err, DPD_ENOMEM, "rf: out of memory (n = %zu, n_test = %zu, p = %zu, d = %zu)",
                     n, nt, p, d);
   }
@@ -327,8 +440,12 @@ int dpd_rf_problem_create(const dpd_rf_config *cfg, dpd_rf_problem **out, dpd_er
   for (size_t k = 0; k < d; k++) {
     pr->u[k] /= unorm;
   }
-  build_set(pr, n, STREAM_X, STREAM_Z, X, pr->y, pr->phi);
-  build_set(pr, nt, STREAM_X_TEST, STREAM_Z_TEST, X, pr->y_test, pr->phi_test);
+  if (N > 0) {
+    rows_sample(pr, N, idx);
+    free(idx);
+  }
+  build_set(pr, n, 0, STREAM_X, STREAM_Z, X, pr->y, pr->phi);
+  build_set(pr, nt, n, STREAM_X_TEST, STREAM_Z_TEST, X, pr->y_test, pr->phi_test);
   for (size_t i = 0; i < n; i++) {
     pr->row_norm[i] = sqrt(sum_sq(pr->phi + i * p, p));
   }
@@ -341,4 +458,10 @@ void dpd__rf_problem_bytes(const dpd_rf_config *pc, dpd__rf_bytes *b) {
   const double d = (double)pc->d, n = (double)pc->n, nt = (double)pc->n_test, p = (double)pc->p;
   b->p += 8.0 * (p * d + (n + nt) * p + 2.0 * p);
   b->d += 8.0 * ((n > nt ? n : nt) * d + 4.0 * n + 2.0 * nt);
+  if (pc->input == DPD_RF_INPUT_FILE && pc->data != NULL) {
+    dpd_rf_data_info info;
+    dpd_rf_data_info_get(pc->data, &info);
+    /* the data themselves, the shuffle of 0..N-1 while the rows are drawn, the rows kept */
+    b->d += info.bytes + 8.0 * ((double)info.rows + n + nt);
+  }
 }

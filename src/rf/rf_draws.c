@@ -29,6 +29,7 @@ void dpd__rf_draws_free(dpd__rf_draws *w) {
   free(w->a_min);
   free(w->rank);
   free(w->exit_step);
+  free(w->rows_hash);
   free(w);
 }
 
@@ -51,9 +52,10 @@ int dpd__rf_draws_create(const dpd__rf_draws_config *cfg, dpd__rf_draws **out, d
   w->a_min = malloc(m * sizeof *w->a_min);
   w->rank = malloc(m * sizeof *w->rank);
   w->exit_step = malloc(m * sizeof *w->exit_step);
-  if (w->kgrid == NULL || w->ts_train == NULL || w->ts_test == NULL || w->ou_d == NULL ||
-      w->ou_bias == NULL || w->ou_noise == NULL || w->ou_c == NULL || w->a_max == NULL ||
-      w->a_min == NULL || w->rank == NULL || w->exit_step == NULL) {
+  w->rows_hash = malloc(m * sizeof *w->rows_hash);
+  if (w->rows_hash == NULL || w->kgrid == NULL || w->ts_train == NULL || w->ts_test == NULL ||
+      w->ou_d == NULL || w->ou_bias == NULL || w->ou_noise == NULL || w->ou_c == NULL ||
+      w->a_max == NULL || w->a_min == NULL || w->rank == NULL || w->exit_step == NULL) {
     dpd__rf_draws_free(w);
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory (%zu draws of the problem)", m);
   }
@@ -177,6 +179,7 @@ int dpd__rf_draws_eval(void *user, size_t rep, const dpd_rf_problem *problem, dp
   const int polled = w->cfg.ou || w->cfg.theta_star;
   dpd_ou *ou = NULL;
   int status;
+  w->rows_hash[rep] = dpd__rf_rows_hash(problem);
   if ((polled && (status = draw_poll(w, err)) < 0) ||
       (status = theta_star_eval(w, rep, problem, err)) < 0 ||
       (polled && (status = draw_poll(w, err)) < 0) || !w->cfg.ou) {

@@ -53,6 +53,8 @@ typedef struct {
   double *ou_c;                      /* [draws * g] continuous OU risk */
   double *a_max, *a_min;             /* [draws] 2 s^2 / n, largest and smallest kept */
   size_t *rank, *exit_step;          /* [draws]; exit_step T + 1: never leaves the no-clip set */
+  double *rows_hash;                 /* [draws] dpd__rf_rows_hash of the draw's data rows (NAN:
+                                        inputs not from a file) */
   size_t polls;                      /* progress polls so far */
 } dpd__rf_draws;
 
@@ -94,6 +96,32 @@ typedef struct {
 DPD_HIDDEN_FN int dpd__rf_draws_ou_summary(const dpd__rf_draws *w, const double *sim,
                                            dpd__rf_ou_summary *s, dpd_err *err);
 DPD_HIDDEN_FN void dpd__rf_ou_summary_free(dpd__rf_ou_summary *s);
+
+/* The path of the data's inputs file (target = 0) or targets file (1; NULL: none), for
+ * messages (rf_data.c). */
+DPD_HIDDEN_FN const char *dpd__rf_data_path(const dpd_rf_data *data, int target);
+/* The checks of dpd_rf_problem_create on a config, without building anything (rf.c): the
+ * adapter's setup runs them so that bad sizes against a data file stop before any work. */
+DPD_HIDDEN_FN int dpd__rf_config_check(const dpd_rf_config *cfg, dpd_err *err);
+/* A hash of the data rows a problem drew (input = FILE; NAN otherwise): FNV-1a (64 bits) over
+ * the n + n_test row indices in order, its top 32 bits as an integer (ten digits: printed
+ * exactly in the tables) (rf.c). Equal for two problems on the same rows in the same order. */
+DPD_HIDDEN_FN double dpd__rf_rows_hash(const dpd_rf_problem *problem);
+
+/* The keys `input` (gaussian | sphere | file:PATH) and `target` (linear | sign | hermite2 |
+ * file:PATH; a file only with input = file) into pc->input, pc->target (rf_data_keys.c). With
+ * input = file:PATH and `open` (a command that builds a problem): the files read and preprocessed
+ * (dpd_rf_data_create, bounded by env->max_memory; *data returned-owned, pc->data = *data), d from
+ * the file (a d given must agree; the value in effect recorded) and pc's sizes checked against it
+ * (dpd__rf_config_check), so that bad input stops at setup. pc->d, n, n_test: read before.
+ * DPD_EINVAL naming the key, value and allowed range; DPD_ENOMEM. */
+DPD_HIDDEN_FN int dpd__rf_inputs_keys(dpd_keys *keys, const dpd_run_env *env, int open,
+                                      dpd_rf_config *pc, dpd_rf_data **data, dpd_err *err);
+/* input = file: the data's numbers in the summary (data_rows, data_input_scale,
+ * data_input_mean_norm; with targets data_target_mean, data_target_scale; the files and dtype as
+ * text) and a note on the rows each of the `draws` data draws takes (rf_data_keys.c). */
+DPD_HIDDEN_FN int dpd__rf_data_report(dpd_output *out, const dpd_rf_config *pc, size_t draws,
+                                      dpd_err *err);
 
 /* The memory model of the rf kernels: bytes by the size that drives them. Each kernel's function
  * (beside the kernel) adds its bytes to the terms. */

@@ -82,8 +82,8 @@ expect_error rf_eps_zero "'epsilon': 0 \(allowed: 0 < epsilon" simulate "${rf[@]
 expect_error rf_delta_zero "'delta': 0 \(allowed: 0 < delta < 1\)" compare "${rf[@]}" --clip=1 --epsilon=1 --delta=0
 expect_error rf_delta_one "'delta': 1 \(allowed: 0 < delta < 1\)" simulate "${rf[@]}" --clip=1 --epsilon=1 --delta=1
 expect_error rf_activation "'activation': 'sigmoid' \(allowed: tanh, relu_centered, hermite13\)" simulate "${rf[@]}" --activation=sigmoid
-expect_error rf_target "'target': 'cubic' \(allowed: linear, sign, hermite2\)" ou "${rf[@]}" --target=cubic
-expect_error rf_input "'input': 'cube' \(allowed: gaussian, sphere\)" compare "${rf[@]}" --input=cube
+expect_error rf_target "'target': 'cubic' \(allowed: linear, sign, hermite2, file:PATH\)" ou "${rf[@]}" --target=cubic
+expect_error rf_input "'input': 'cube' \(allowed: gaussian, sphere, file:PATH\)" compare "${rf[@]}" --input=cube
 expect_error rf_clip_zero "'clip': 0 \(allowed: 0 < clip, or inf\)" simulate "${rf[@]}" --clip=0
 expect_error rf_private_noclip "'clip': inf with epsilon given \(allowed: finite clip" simulate "${rf[@]}" --epsilon=2
 expect_error rf_sigma_noclip "'clip': inf with sigma > 0 \(allowed: finite clip" compare "${rf[@]}" --sigma=2

@@ -14,7 +14,8 @@
 enum { DPD__RF_USES_SIM = 1u, DPD__RF_USES_OU = 2u };
 
 typedef struct {
-  dpd_rf_config pc;             /* problem */
+  dpd_rf_config pc;             /* problem (pc.data: `data` below) */
+  dpd_rf_data *data;            /* input = file:PATH: the data files (setup); NULL otherwise */
   dpd_rf_sim_config sc;         /* DP-GD (eta, T, clip, sigma, seeds, seed, grid, threads) */
   double delta;                 /* privacy delta (default 1/n) */
   dpd__rf_privacy_plan privacy; /* the budget, sigma (sc.sigma) and the epsilons it delivers */

@@ -31,16 +31,17 @@
 #define TWO24 16777216.0
 
 static const dpd_key_desc rf_keys[] = {
-    {"d", DPD_KEY_INT, "100", 1, TWO24, 0, NULL, NULL, "input dimension d"},
+    {"d", DPD_KEY_INT, "100", 1, TWO24, 0, NULL, NULL, "input dimension d (file: its columns)"},
     {"n", DPD_KEY_INT, "2000", 1, TWO24, 0, NULL, NULL, "training samples n"},
     {"n_test", DPD_KEY_INT, "1000", 1, TWO24, 0, NULL, "simulate ou compare", "test samples"},
     {"p", DPD_KEY_INT, "4000", 1, 2147483648.0, 0, NULL, NULL, "number of random features p"},
     {"activation", DPD_KEY_TEXT, "tanh", 0, 0, 0, "tanh|relu_centered|hermite13",
      "simulate ou compare", "activation of the features"},
-    {"target", DPD_KEY_TEXT, "sign", 0, 0, 0, "linear|sign|hermite2", "simulate ou compare",
-     "target function"},
-    {"input", DPD_KEY_TEXT, "gaussian", 0, 0, 0, "gaussian|sphere", "simulate ou compare",
-     "input law (sphere: radius sqrt(d))"},
+    {"target", DPD_KEY_TEXT, "sign", 0, 0, 0, NULL, "simulate ou compare",
+     "linear | sign | hermite2 (of u^T x) | file:PATH (N values; only with input = file:PATH)"},
+    {"input", DPD_KEY_TEXT, "gaussian", 0, 0, 0, NULL, "simulate ou compare",
+     "gaussian | sphere (radius sqrt(d)) | file:PATH (N x d, .npy or text; features centred, one "
+     "scale to mean |x|^2 = d; each data draw takes n + n_test distinct rows: docs/rf.md)"},
     {"zeta", DPD_KEY_REAL, "0", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, "simulate ou compare",
      "label-noise standard deviation"},
     {"eta", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
@@ -88,7 +89,8 @@ static const dpd_key_desc rf_keys[] = {
        : getter(dpd_keys_text_get(keys, key), field, err))
 
 /* The problem's keys. */
-static int setup_problem(dpd_keys *keys, dpd__rf_ctx *r, dpd_err *err) {
+static int setup_problem(dpd_keys *keys, const dpd_model_command *c, const dpd_run_env *env,
+                         dpd__rf_ctx *r, dpd_err *err) {
   size_t choice;
   int status;
   r->pc = dpd_rf_config_default();
@@ -97,9 +99,8 @@ static int setup_problem(dpd_keys *keys, dpd__rf_ctx *r, dpd_err *err) {
       (status = dpd_keys_size_get(keys, "n_test", &r->pc.n_test, err)) < 0 ||
       (status = dpd_keys_size_get(keys, "p", &r->pc.p, err)) < 0 ||
       (status = RF_ENUM("activation", dpd_rf_activation_get, &r->pc.activation)) < 0 ||
-      (status = RF_ENUM("target", dpd_rf_target_get, &r->pc.target)) < 0 ||
-      (status = RF_ENUM("input", dpd_rf_input_get, &r->pc.input)) < 0 ||
-      (status = dpd_keys_real_get(keys, "zeta", &r->pc.zeta, err)) < 0) {
+      (status = dpd_keys_real_get(keys, "zeta", &r->pc.zeta, err)) < 0 ||
+      (status = dpd__rf_inputs_keys(keys, env, c->uses != 0, &r->pc, &r->data, err)) < 0) {
     return status;
   }
   if (!dpd_keys_given(keys, "delta") && r->pc.n < 2) {
@@ -210,8 +211,8 @@ static int setup(const dpd_model_command *c, dpd_keys *keys, const dpd_run_env *
   if ((*ctx = r) == NULL) {
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
   }
-  if ((status = setup_problem(keys, r, err)) < 0 || (status = setup_dpgd(keys, r, err)) < 0 ||
-      (status = setup_privacy(keys, c, r, err)) < 0 ||
+  if ((status = setup_problem(keys, c, env, r, err)) < 0 ||
+      (status = setup_dpgd(keys, r, err)) < 0 || (status = setup_privacy(keys, c, r, err)) < 0 ||
       (status = dpd__model_plot_get(keys, c->plot_default, &r->plot, err)) < 0) {
     return status;
   }
@@ -227,6 +228,7 @@ static int setup(const dpd_model_command *c, dpd_keys *keys, const dpd_run_env *
 }
 
 static void release(void *ctx) {
+  dpd_rf_data_free(ctx != NULL ? ((dpd__rf_ctx *)ctx)->data : NULL);
   free(ctx);
 }
 
@@ -250,13 +252,15 @@ static double workspace_bytes(const void *ctx, const dpd_model_command *c, const
   "theta_star_train_risk theta_star_test_risk theta_star_test_risk_se seeds data_draws "           \
   "final_test_risk final_test_risk_se final_train_risk final_train_risk_se "                       \
   "clipped_fraction_final clipped_fraction_mean first_clip_step_min first_clip_step_median"
+#define RF_DATA_NUMBERS /* input = file:PATH (and target = file:PATH) */                           \
+  " data_rows data_input_scale data_input_mean_norm data_target_mean data_target_scale"
 
 static const dpd_model_command rf_commands[] = {
     {.name = "simulate",
      .summary = "DP-GD replicates: train and test risk with standard errors, clipped fraction",
      .files = "trajectory.tsv clipping.tsv [replicates.tsv replicates_trajectory.tsv] summary.json",
      .example = "dpdyn simulate --model=rf --p=500 --n=400 --epsilon=2 --clip=1",
-     .numbers = RF_PRIVACY_NUMBERS RF_DPGD_NUMBERS,
+     .numbers = RF_PRIVACY_NUMBERS RF_DPGD_NUMBERS RF_DATA_NUMBERS,
      .run = dpd__rf_run_simulate,
      .uses = DPD__RF_USES_SIM},
     {.name = "ou",
@@ -267,7 +271,7 @@ static const dpd_model_command rf_commands[] = {
      .numbers = RF_PRIVACY_NUMBERS
      "theta_star_train_risk theta_star_test_risk ou_rank ou_a_max ou_a_min ou_eta_a_max "
      "ou_exit_step ou_exit_tau final_test_risk final_test_risk_se final_bias final_noise "
-     "final_test_risk_continuous ou_final_test_risk_se",
+     "final_test_risk_continuous ou_final_test_risk_se" RF_DATA_NUMBERS,
      .run = dpd__rf_run_ou,
      .uses = DPD__RF_USES_OU},
     {.name = "compare",
@@ -278,7 +282,7 @@ static const dpd_model_command rf_commands[] = {
      .numbers = RF_PRIVACY_NUMBERS RF_DPGD_NUMBERS
      " ou_rank ou_a_max ou_a_min ou_eta_a_max ou_exit_step ou_exit_tau ou_final_test_risk "
      "ou_final_test_risk_se ou_final_bias ou_final_noise ou_final_test_risk_continuous sup_gap "
-     "sup_gap_in_se final_gap final_gap_se final_gap_in_se",
+     "sup_gap_in_se final_gap final_gap_se final_gap_in_se" RF_DATA_NUMBERS,
      .run = dpd__rf_run_compare,
      .uses = DPD__RF_USES_SIM | DPD__RF_USES_OU,
      .plot_default = 1},

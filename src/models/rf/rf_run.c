@@ -232,8 +232,8 @@ static int trajectory(rf_job *j, const double *t, const double *kk, double ts_te
 static int add_replicates(const rf_job *j, const double *t, const double *kk, dpd_err *err) {
   const dpd_rf_sim_result *s = j->s;
   const size_t S = s->seeds, g = j->g;
-  double *buf = malloc(5 * S * sizeof *buf);
-  const double *fin[5] = {buf, buf + S, buf + 2 * S, buf + 3 * S, buf + 4 * S};
+  double *buf = malloc(6 * S * sizeof *buf);
+  const double *fin[6] = {buf, buf + S, buf + 2 * S, buf + 3 * S, buf + 4 * S, buf + 5 * S};
   const double *shared[2] = {t, kk}, *per[2] = {s->train_replicates, s->test_replicates};
   int status;
   if (buf == NULL) {
@@ -245,14 +245,16 @@ static int add_replicates(const rf_job *j, const double *t, const double *kk, dp
     buf[2 * S + i] = s->first_clip[i] < j->T ? (double)s->first_clip[i] : -1.0;
     buf[3 * S + i] = j->per_draw ? j->w->ts_test[i] : NAN;
     buf[4 * S + i] = j->per_draw && j->ou ? j->w->ou_d[i * g + g - 1] : NAN;
+    buf[5 * S + i] = j->w->rows_hash[j->per_draw ? i : 0];
   }
   status = dpd__output_replicates_add(j->out, NULL,
                                       "final_test_risk final_train_risk first_clip_step "
-                                      "theta_star_test_risk ou_final_test_risk",
+                                      "theta_star_test_risk ou_final_test_risk data_rows_hash",
                                       S,
-                                      !j->per_draw ? 3
-                                      : j->ou      ? 5
-                                                   : 4,
+                                      j->r->data != NULL ? 6 /* file: the draw's rows as well */
+                                      : !j->per_draw     ? 3
+                                      : j->ou            ? 5
+                                                         : 4,
                                       fin, err);
   free(buf);
   if (status == DPD_OK && j->r->save_replicates >= 2) {
@@ -308,7 +310,8 @@ static int output(rf_job *j, const dpd_keys *keys, const char *figure, dpd_err *
   dpd__rf_draws_mean_se(j->w->ts_train, draws, 1, &ts_train, &ts_train_se);
   dpd__rf_draws_mean_se(j->w->ts_test, draws, 1, &ts_test, &ts_test_se);
   if (status < 0 || (status = output_begin(keys, j->r, &j->out, err)) < 0 ||
-      (status = dpd__output_figure_set(j->out, figure, err)) < 0) {
+      (status = dpd__output_figure_set(j->out, figure, err)) < 0 ||
+      (j->r->data != NULL && (status = dpd__rf_data_report(j->out, &j->r->pc, draws, err)) < 0)) {
     free(t);
     return status;
   }
