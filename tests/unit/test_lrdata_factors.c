@@ -533,6 +533,46 @@ static void unclipped_data_factors_rescale_the_sgd_noise(void **state) {
   free(z);
 }
 
+/* The Jacobian-vector product with data factors (their derivatives in R) against central
+ * differences of the right-hand side. */
+static void jacobian_with_data_factors_matches_finite_differences(void **state) {
+  enum { N = 4000 };
+  dpd_linreg_problem *p = make_levels(40);
+  dpd_schedule *s = make_schedule(DPD_SCHEDULE_SQRT, 0.9);
+  double *a = malloc(N * sizeof *a), *z = malloc(N * sizeof *z);
+  (void)state;
+  assert_non_null(a);
+  assert_non_null(z);
+  skewed_rows(N, 31, a, z);
+  for (int withz = 0; withz < 2; withz++) {
+    dpd__lrdata_factors_ctx ctx = {a, withz ? z : NULL, N, 0.7, mean_sq(z, N), 1};
+    dpd_ode_config cfg = dpd_ode_config_default();
+    cfg.gamma = 0.5;
+    cfg.zeta = sqrt(ctx.zeta2);
+    cfg.c = ctx.c;
+    cfg.rho = 2.3;
+    cfg.factors = dpd__lrdata_factors;
+    cfg.factors_user = &ctx;
+    double S[3], Sp[3], Sm[3], fp[3], fm[3], Jv[3], v[3] = {0.31, -0.87, 1.4};
+    const double h = 1e-6;
+    for (size_t k = 0; k < 3; k++) {
+      S[k] = 0.61 * p->group_S0[k];
+      Sp[k] = S[k] + h * v[k];
+      Sm[k] = S[k] - h * v[k];
+    }
+    assert_int_equal(dpd_ode_jtimes_eval(p, s, &cfg, 0.37, S, v, Jv), 0);
+    assert_int_equal(dpd_ode_rhs_eval(p, s, &cfg, 0.37, Sp, fp), 0);
+    assert_int_equal(dpd_ode_rhs_eval(p, s, &cfg, 0.37, Sm, fm), 0);
+    for (size_t k = 0; k < 3; k++) {
+      assert_rel(Jv[k], (fp[k] - fm[k]) / (2.0 * h), 1e-6);
+    }
+  }
+  dpd_schedule_free(s);
+  dpd_linreg_problem_free(p);
+  free(a);
+  free(z);
+}
+
 static void expect_refused(const dpd_linreg_problem *p, const dpd_schedule *s,
                            const dpd_ode_config *cfg, int want, const char *needle) {
   dpd_ode_result *res = NULL;
@@ -617,6 +657,7 @@ int main(void) {
       cmocka_unit_test(gaussian_factors_function_reproduces_the_default_bit_for_bit),
       cmocka_unit_test(gaussian_rows_reproduce_the_default_solve),
       cmocka_unit_test(unclipped_data_factors_rescale_the_sgd_noise),
+      cmocka_unit_test(jacobian_with_data_factors_matches_finite_differences),
       cmocka_unit_test(factors_with_volterra_frozen_or_finite_size_are_refused),
       cmocka_unit_test(finite_size_auto_steps_aside_for_factors),
   };
