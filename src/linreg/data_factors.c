@@ -37,7 +37,6 @@
 
 #include <omp.h>
 
-#include "core/error_impl.h"
 #include "linreg/data_impl.h"
 
 /* Rows per chunk, and the most chunks one evaluation uses (their partial sums live on the stack:
