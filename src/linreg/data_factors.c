@@ -2,10 +2,10 @@
  * linreg/data_impl.h).
  * SPDX-License-Identifier: MIT
  *
- * Model (docs/real_data_theory.md §2): x = sqrt(a) g~ with g~ ~ N(0, Sigma) independent of the row's
- * a = |x|^2/d and residual z, u = g~^T (theta - theta^*) ~ N(0, 2R), r = sqrt(a) u - z. Clipping
- * g = r x at C = c sqrt(d) clips w = r at b = c/sqrt(a) (|g| = |r| sqrt(a d)). Given the row,
- * w ~ N(-z, s^2) with s^2 = 2 a R (file targets) or w ~ N(0, s^2), s^2 = 2 a R + zeta^2 (model
+ * Model (docs/real_data_theory.md §2): x = sqrt(a) g~ with g~ ~ N(0, Sigma) independent of the
+ * row's a = |x|^2/d and residual z, u = g~^T (theta - theta^*) ~ N(0, 2R), r = sqrt(a) u - z.
+ * Clipping g = r x at C = c sqrt(d) clips w = r at b = c/sqrt(a) (|g| = |r| sqrt(a d)). Given the
+ * row, w ~ N(-z, s^2) with s^2 = 2 a R (file targets) or w ~ N(0, s^2), s^2 = 2 a R + zeta^2 (model
  * targets: z Gaussian, z NULL), and |w| has the law of |X|, X ~ N(m, s^2), m = |z| (0). Per row,
  * with alpha = (b - m)/s, beta = (b + m)/s (Johnson, Kotz & Balakrishnan, Continuous Univariate
  * Distributions vol. 1, 2nd ed., Wiley 1994, ch. 13, the truncated normal's moments):
@@ -191,8 +191,8 @@ static void chunk_sums(const dpd__lrdata_factors_ctx *ctx, double R, size_t lo, 
 }
 
 /* The same without clipping (c = INFINITY): p_in = 1, e_min = m^2 + s^2, derivatives 0 and 1. */
-static void chunk_sums_unclipped(const dpd__lrdata_factors_ctx *ctx, double R, size_t lo,
-                                 size_t hi, factor_sums *out) {
+static void chunk_sums_unclipped(const dpd__lrdata_factors_ctx *ctx, double R, size_t lo, size_t hi,
+                                 factor_sums *out) {
   const double *a = ctx->a, *z = ctx->z, two_r = 2.0 * R;
   double smu = 0.0, sn = 0.0, sdn = 0.0;
   for (size_t j = lo; j < hi; j++) {
@@ -220,8 +220,8 @@ int dpd__lrdata_factors(void *user, double R, double *mu, double *nu, double *dm
   if (!(R >= 0.0) || !isfinite(R)) {
     return 1;
   }
-  if (ctx == NULL || ctx->a == NULL || ctx->n == 0 || !(ctx->c > 0.0) ||
-      !(ctx->zeta2 >= 0.0) || !isfinite(ctx->zeta2)) {
+  if (ctx == NULL || ctx->a == NULL || ctx->n == 0 || !(ctx->c > 0.0) || !(ctx->zeta2 >= 0.0) ||
+      !isfinite(ctx->zeta2)) {
     return DPD_EINVAL;
   }
   if (ctx->n > (size_t)FACTORS_CHUNK * FACTORS_MAXCHUNKS) {

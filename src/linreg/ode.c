@@ -37,7 +37,8 @@
  *    stiff as the full system.
  * Every evaluation is O(m) and evaluates the schedule and the clipping factors
  * once: the label-noise law's (clip.h), or the caller's (dpd_ode_config.factors, e.g. the
- * data-driven factors of a dataset, docs/real_data_theory.md) in the main system and the bounds. For schedules ending like sqrt(1 - t), CVODE integrates in tau with
+ * data-driven factors of a dataset, docs/real_data_theory.md) in the main system and the bounds.
+ * For schedules ending like sqrt(1 - t), CVODE integrates in tau with
  * t = 1 - (1 - tau)^4 (see time_map), in which they are smooth at t = 1.
  * Tolerances: the scalar atol is on R; since R = (1/d) sum lambda_j S_j, group
  * j gets atol_j = atol m_j / lambda_j, so that the absolute tolerances of all
@@ -272,10 +273,10 @@ static double model_risk(const ode_model *model, const double *S) {
 
 /* Clipping factors of a non-Gaussian label-noise law at the excess risk R (clip.h; GSL
  * quadrature for Laplace and Student-t), or the caller's (model->factors: a status > 0 of theirs
- * is 1, a negative one is returned with a reason naming 'factors'). Returns 0; 1 (recoverable: CVODE retries with a
- * smaller step) when R is negative or not finite, a trial state outside the model's domain;
- * or the negative status of a failed quadrature, with its reason in *err. The derivatives
- * cost as much again as the factors and are computed only when `derivs`. */
+ * is 1, a negative one is returned with a reason naming 'factors'). Returns 0; 1 (recoverable:
+ * CVODE retries with a smaller step) when R is negative or not finite, a trial state outside the
+ * model's domain; or the negative status of a failed quadrature, with its reason in *err. The
+ * derivatives cost as much again as the factors and are computed only when `derivs`. */
 static int coef_factors_law(const ode_model *model, double R, int derivs, ode_coef *co,
                             dpd_err *err) {
   co->dmu = NAN;
@@ -286,8 +287,8 @@ static int coef_factors_law(const ode_model *model, double R, int derivs, ode_co
     return 1;
   }
   if (model->factors != NULL) {
-    int status = model->factors(model->factors_user, R, &co->mu, &co->nu,
-                                derivs ? &co->dmu : NULL, derivs ? &co->dnu : NULL);
+    int status = model->factors(model->factors_user, R, &co->mu, &co->nu, derivs ? &co->dmu : NULL,
+                                derivs ? &co->dnu : NULL);
     if (status < 0) {
       return DPD_FAIL(err, status, "the caller's clipping factors ('factors') failed at R = %.17g",
                       R);
@@ -862,7 +863,8 @@ int dpd_ode_finite_size_applies(const dpd_linreg_problem *problem, const dpd_ode
     return 1;
   }
   return cfg->finite_size == DPD_FINITE_AUTO && cfg->method != DPD_ODE_VOLTERRA &&
-         cfg->factors == NULL && isnan(cfg->mu_frozen) && isnan(cfg->nu_frozen) && dpd_linreg_finite_size_matters(problem);
+         cfg->factors == NULL && isnan(cfg->mu_frozen) && isnan(cfg->nu_frozen) &&
+         dpd_linreg_finite_size_matters(problem);
 }
 
 int dpd_linreg_finite_size_matters(const dpd_linreg_problem *problem) {

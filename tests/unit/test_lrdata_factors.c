@@ -198,8 +198,8 @@ static void thread_count_does_not_change_a_bit(void **state) {
 static void derivatives_match_finite_differences(void **state) {
   enum { N = 3000 };
   /* (c, R): a window narrower than 0.05 s for most rows, moderate and mild clipping, small R */
-  static const double cases[][2] = {{0.01, 2.0}, {0.4, 0.05}, {1.3, 0.7}, {3.0, 0.2}, {0.8, 1e-4},
-                                    {0.25, 37.0}};
+  static const double cases[][2] = {{0.01, 2.0}, {0.4, 0.05}, {1.3, 0.7},
+                                    {3.0, 0.2},  {0.8, 1e-4}, {0.25, 37.0}};
   double *a = malloc(N * sizeof *a), *z = malloc(N * sizeof *z);
   (void)state;
   assert_non_null(a);
@@ -302,15 +302,16 @@ static void monte_carlo_on_elliptical_rows_matches(void **state) {
     }
     const double r = sa * u - z[j]; /* x^T e - z_j */
     const double gnorm = fabs(r) * sqrt(x2), f = gnorm > C ? C / gnorm : 1.0;
-    const double X = f * r * sa * u / (2.0 * R);  /* e^T clip(g) / (e^T Sigma e) */
-    const double Y = f * f * r * r * x2 / MC_D;   /* |clip(g)|^2 / d */
+    const double X = f * r * sa * u / (2.0 * R); /* e^T clip(g) / (e^T Sigma e) */
+    const double Y = f * f * r * r * x2 / MC_D;  /* |clip(g)|^2 / d */
     sx += X;
     sxx += X * X;
     sy += Y;
     syy += Y * Y;
   }
   const double mx = sx / M, my = sy / M;
-  const double se_x = sqrt((sxx / M - mx * mx) / (M - 1)), se_y = sqrt((syy / M - my * my) / (M - 1));
+  const double se_x = sqrt((sxx / M - mx * mx) / (M - 1)),
+               se_y = sqrt((syy / M - my * my) / (M - 1));
   const double zeta2 = mean_sq(z, MC_ROWS), P = R + 0.5 * zeta2;
   dpd__lrdata_factors_ctx ctx = {a, z, MC_ROWS, c, zeta2, 1};
   factors4 f = eval_data(&ctx, R);
@@ -341,8 +342,7 @@ static int gauss_factors(void *user, double R, double *mu, double *nu, double *d
   return 0;
 }
 
-static int failing_factors(void *user, double R, double *mu, double *nu, double *dmu,
-                           double *dnu) {
+static int failing_factors(void *user, double R, double *mu, double *nu, double *dmu, double *dnu) {
   (void)user;
   (void)dmu;
   (void)dnu;
@@ -580,8 +580,8 @@ static void expect_refused(const dpd_linreg_problem *p, const dpd_schedule *s,
   dpd_err_reset(&err);
   int status = dpd_ode_solve(p, s, cfg, &res, &err);
   if (status != want || strstr(err.reason, needle) == NULL) {
-    print_error("status %d (want %d), reason: %s (want it to name %s)\n", status, want,
-                err.reason, needle);
+    print_error("status %d (want %d), reason: %s (want it to name %s)\n", status, want, err.reason,
+                needle);
     fail();
   }
   assert_null(res);
