@@ -85,8 +85,10 @@ typedef struct {
    * docs/real_data_theory.md): when non-NULL, mu, nu and their derivatives in the excess risk R
    * come from factors(factors_user, R, &mu, &nu, &dmu_dR, &dnu_dR) in place of the label-noise
    * law's, in the main system and in the bounds (P = R + zeta^2/2 as always). It returns 0, 1 for
-   * an R outside its domain (CVODE retries with a smaller step), or a negative status. Needs
-   * method bdf or adams, no frozen factors and finite_size off. NULL (default): the law's. */
+   * an R outside its domain (CVODE retries with a smaller step), or a negative status (the
+   * solve then fails with it, the reason naming 'factors'). Needs method bdf or adams, no frozen
+   * factors and finite_size off or auto (auto does not apply with factors: they already average
+   * over the rows' norms); DPD_EINVAL naming 'factors' otherwise. NULL (default): the law's. */
   int (*factors)(void *user, double R, double *mu, double *nu, double *dmu_dR, double *dnu_dR);
   void *factors_user; /* borrowed for the solve */
 } dpd_ode_config;
@@ -108,7 +110,8 @@ DPD_API int dpd_linreg_finite_size_matters(const dpd_linreg_problem *problem);
 DPD_API double dpd_linreg_m2(const dpd_linreg_problem *problem);
 
 /* 1 when a solve of `problem` with `cfg` applies the finite-size correction: finite_size on, or
- * auto where dpd_linreg_finite_size_matters, with a method that supports it; else 0. */
+ * auto where dpd_linreg_finite_size_matters, with a method that supports it and no caller-supplied
+ * factors; else 0. */
 DPD_API int dpd_ode_finite_size_applies(const dpd_linreg_problem *problem,
                                         const dpd_ode_config *cfg);
 

@@ -97,7 +97,8 @@ DPD_API void dpd_volterra_plan_free(dpd_volterra_plan *plan);
  *    sigma~^2 = sigma2_const, or the calibrated profile -d/dt[eta~^2]/rho^2 = 0 of a constant
  *    schedule when it is NAN; the release jump 2 c^2 gamma^2 eta~^2/rho^2 follows rho as in
  *    dpd_ode_solve. c = inf gives mu = nu = 1; with a finite c both mu_frozen and nu_frozen
- *    must be set (clipping at the current risk makes the equation nonlinear). The CVODE
+ *    must be set (clipping at the current risk makes the equation nonlinear); factors must be
+ *    NULL (DPD_EINVAL naming 'factors' otherwise). The CVODE
  *    fields (method, rtol, atol, max_steps, bounds, linsol, krylov_maxl) and the label-noise
  *    law (which enters only through mu, nu) are ignored.
  *  - out: *out is returned-owned (dpd_ode_result_free), NULL on failure. risk[j] = R(t_j)

@@ -120,7 +120,8 @@ DPD_HIDDEN_FN void dpd__lrdata_to_original(const dpd__lrdata *D, const double *t
  * (model targets), u ~ N(0, 2R) independent of the row, r_j = sqrt(a_j) u - z_j:
  *   mu(R)     = mean_j a_j P(|r_j| <= c / sqrt(a_j))
  *   nu(R) P   = (1/2) mean_j E[min(a_j r_j^2, c^2)],   P = R + zeta^2/2
- * (mu = nu = 1 for Gaussian rows, a_j = 1: the published closed forms). */
+ * (a_j = 1 with z NULL gives the published closed forms mu_c(P), nu_c(P) of clip.h; the ODE's
+ * P = R + zeta^2/2 must use the same zeta^2 as the context, since it multiplies nu back). */
 typedef struct {
   const double *a, *z; /* [n] (z NULL: Gaussian label noise of sd zeta) */
   size_t n;

@@ -36,7 +36,9 @@
  *    Jacobian, for either method: the lower bound carries lambda_max and is as
  *    stiff as the full system.
  * Every evaluation is O(m) and evaluates the schedule and the clipping factors
- * once. For schedules ending like sqrt(1 - t), CVODE integrates in tau with
+ * once: the label-noise law's (clip.h), or the caller's (dpd_ode_config.factors, e.g. the
+ * data-driven factors of a dataset, docs/real_data_theory.md) in the main system and the bounds.
+ * For schedules ending like sqrt(1 - t), CVODE integrates in tau with
  * t = 1 - (1 - tau)^4 (see time_map), in which they are smooth at t = 1.
  * Tolerances: the scalar atol is on R; since R = (1/d) sum lambda_j S_j, group
  * j gets atol_j = atol m_j / lambda_j, so that the absolute tolerances of all
@@ -88,6 +90,9 @@ typedef struct {
   double noise_const;          /* 2 c^2 gamma^2 sigma2_const */
   double mu_frozen, nu_frozen; /* in place of mu_c(P), nu_c(P) */
   const dpd__fs_law *fs;       /* finite-size correction (docs/finite_size.md); NULL: off */
+  /* the caller's clipping factors (dpd_ode_config.factors, e.g. a dataset's); NULL: the law's */
+  int (*factors)(void *user, double R, double *mu, double *nu, double *dmu_dR, double *dnu_dR);
+  void *factors_user;
 } ode_model;
 
 /* Scalar coefficients at one (t, S), computed once per evaluation. */
@@ -142,6 +147,8 @@ static void model_init(ode_model *model, const dpd_linreg_problem *problem,
   model->mu_frozen = cfg->mu_frozen;
   model->nu_frozen = cfg->nu_frozen;
   model->fs = NULL;
+  model->factors = cfg->factors;
+  model->factors_user = cfg->factors_user;
 }
 
 /* The largest per-step decay rate -log(1 + x_j) the factor rho_j gives a group (below it 1 + x_j
@@ -265,10 +272,11 @@ static double model_risk(const ode_model *model, const double *S) {
 }
 
 /* Clipping factors of a non-Gaussian label-noise law at the excess risk R (clip.h; GSL
- * quadrature for Laplace and Student-t). Returns 0; 1 (recoverable: CVODE retries with a
- * smaller step) when R is negative or not finite, a trial state outside the model's domain;
- * or the negative status of a failed quadrature, with its reason in *err. The derivatives
- * cost as much again as the factors and are computed only when `derivs`. */
+ * quadrature for Laplace and Student-t), or the caller's (model->factors: a status > 0 of theirs
+ * is 1, a negative one is returned with a reason naming 'factors'). Returns 0; 1 (recoverable:
+ * CVODE retries with a smaller step) when R is negative or not finite, a trial state outside the
+ * model's domain; or the negative status of a failed quadrature, with its reason in *err. The
+ * derivatives cost as much again as the factors and are computed only when `derivs`. */
 static int coef_factors_law(const ode_model *model, double R, int derivs, ode_coef *co,
                             dpd_err *err) {
   co->dmu = NAN;
@@ -278,12 +286,22 @@ static int coef_factors_law(const ode_model *model, double R, int derivs, ode_co
     co->nu = NAN;
     return 1;
   }
+  if (model->factors != NULL) {
+    int status = model->factors(model->factors_user, R, &co->mu, &co->nu, derivs ? &co->dmu : NULL,
+                                derivs ? &co->dnu : NULL);
+    if (status < 0) {
+      return DPD_FAIL(err, status, "the caller's clipping factors ('factors') failed at R = %.17g",
+                      R);
+    }
+    return status > 0 ? 1 : 0;
+  }
   return dpd_clip_noise_factors_eval(&model->noise, model->c, R, &co->mu, &co->nu,
                                      derivs ? &co->dmu : NULL, derivs ? &co->dnu : NULL, err);
 }
 
 /* Coefficients that depend on t and the full risk P only. The Gaussian law keeps the closed
- * forms in P (with derivatives, which cost nothing there); the other laws evaluate the
+ * forms in P (with derivatives, which cost nothing there); the other laws, and the caller's
+ * factors (dpd_ode_config.factors, which replace the law's whatever it is), evaluate the
  * derivatives only when `derivs` (Jacobian paths). Returns 0, or coef_factors_law's 1 or
  * negative status (Gaussian noise: always 0, callers test P as before). */
 static int coef_at(const ode_model *model, double t, double R, int derivs, ode_coef *co,
@@ -312,7 +330,7 @@ static int coef_at(const ode_model *model, double t, double R, int derivs, ode_c
     co->C = noise_term(model, t);
     return 0;
   }
-  if (model->gaussian_noise) {
+  if (model->gaussian_noise && model->factors == NULL) {
     dpd_clip_factors_eval(model->c, co->P, &co->mu, &co->nu, &co->dmu, &co->dnu);
   } else if (!factors_frozen(model)) {
     int status = coef_factors_law(model, R, derivs, co, err);
@@ -807,7 +825,7 @@ static int model_bounds_rhs(const ode_model *model, double lambda_min, double la
     if (!isfinite(P)) {
       return 1;
     }
-    if (model->gaussian_noise) {
+    if (model->gaussian_noise && model->factors == NULL) {
       dpd_clip_factors_eval(model->c, P, &mu, &nu, &dmu, &dnu);
     } else if (!factors_frozen(model)) {
       ode_coef co;
@@ -845,7 +863,8 @@ int dpd_ode_finite_size_applies(const dpd_linreg_problem *problem, const dpd_ode
     return 1;
   }
   return cfg->finite_size == DPD_FINITE_AUTO && cfg->method != DPD_ODE_VOLTERRA &&
-         isnan(cfg->mu_frozen) && isnan(cfg->nu_frozen) && dpd_linreg_finite_size_matters(problem);
+         cfg->factors == NULL && isnan(cfg->mu_frozen) && isnan(cfg->nu_frozen) &&
+         dpd_linreg_finite_size_matters(problem);
 }
 
 int dpd_linreg_finite_size_matters(const dpd_linreg_problem *problem) {
@@ -1201,6 +1220,11 @@ static int cv_fail(const ode_run *run, int flag, const char *what, double tau, d
   } else if (run->work.nonfinite) {
     status = DPD_FAIL(err, DPD_ENONFINITE, "%s: the risk became non-finite near %s (%s)", what,
                       when, flag_name);
+  } else if (run->work.outside && run->work.model.factors != NULL) {
+    status = DPD_FAIL(err, DPD_ESOLVER,
+                      "%s: the risk became negative near %s (%s); the caller's clipping factors "
+                      "('factors') are defined for R >= 0",
+                      what, when, flag_name);
   } else if (run->work.outside) {
     status = DPD_FAIL(err, DPD_ESOLVER,
                       "%s: the risk became negative near %s (%s); the clipping factors of the "

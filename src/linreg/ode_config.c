@@ -135,6 +135,17 @@ int dpd__ode_validate(const dpd_linreg_problem *problem, const dpd_schedule *sch
                     type != NULL ? type->name : "(unchecked)",
                     isnan(cfg->mu_frozen) && isnan(cfg->nu_frozen) ? "" : " and frozen factors");
   }
+  if (cfg->factors != NULL && (cfg->method == DPD_ODE_VOLTERRA || !isnan(cfg->mu_frozen) ||
+                               !isnan(cfg->nu_frozen) || cfg->finite_size == DPD_FINITE_ON)) {
+    return DPD_FAIL(
+        err, DPD_EINVAL,
+        "invalid value for 'factors': a function with %s (allowed: NULL, or a "
+        "function with method bdf or adams, no frozen clipping factors and "
+        "finite_size off or auto)",
+        cfg->method == DPD_ODE_VOLTERRA
+            ? "method volterra"
+            : (cfg->finite_size == DPD_FINITE_ON ? "finite_size on" : "frozen clipping factors"));
+  }
   if (!isinf(cfg->rho) && !dpd_schedule_is_nonincreasing(schedule)) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'schedule': %s increases somewhere on [0, 1] with rho = %g "

@@ -710,6 +710,11 @@ static int model_check(const dpd_volterra_plan *plan, const dpd_linreg_problem *
                     "finite; clipping at the current risk makes the equation nonlinear)",
                     isnan(model->mu_frozen) ? "mu_frozen" : "nu_frozen", model->c);
   }
+  if (model->factors != NULL) { /* the Volterra form has no state-dependent factors */
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'factors': a function with the Volterra form (allowed: "
+                    "NULL; use dpd_ode_solve with method bdf or adams)");
+  }
   if (plan->nc % (model->grid - 1) != 0) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'grid': %zu (allowed: grid - 1 dividing the plan's %zu "
