@@ -83,13 +83,15 @@ typedef struct {
   int finite_size;
   /* Clipping factors supplied by the caller (the data-driven factors of a dataset,
    * docs/real_data_theory.md): when non-NULL, mu, nu and their derivatives in the excess risk R
-   * come from factors(factors_user, R, &mu, &nu, &dmu_dR, &dnu_dR) in place of the label-noise
+   * come from factors(factors_user, c, R, &mu, &nu, &dmu_dR, &dnu_dR) (c: the solve's
+   * clipping scale, which the tuner varies) in place of the label-noise
    * law's, in the main system and in the bounds (P = R + zeta^2/2 as always). It returns 0, 1 for
    * an R outside its domain (CVODE retries with a smaller step), or a negative status (the
    * solve then fails with it, the reason naming 'factors'). Needs method bdf or adams, no frozen
    * factors and finite_size off or auto (auto does not apply with factors: they already average
    * over the rows' norms); DPD_EINVAL naming 'factors' otherwise. NULL (default): the law's. */
-  int (*factors)(void *user, double R, double *mu, double *nu, double *dmu_dR, double *dnu_dR);
+  int (*factors)(void *user, double c, double R, double *mu, double *nu, double *dmu_dR,
+                 double *dnu_dR);
   void *factors_user; /* borrowed for the solve */
 } dpd_ode_config;
 

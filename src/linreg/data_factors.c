@@ -211,8 +211,9 @@ static void chunk_sums_unclipped(const dpd__lrdata_factors_ctx *ctx, double R, s
   out->dN = sdn;
 }
 
-int dpd__lrdata_factors(void *user, double R, double *mu, double *nu, double *dmu_dR,
+int dpd__lrdata_factors(void *user, double c, double R, double *mu, double *nu, double *dmu_dR,
                         double *dnu_dR) {
+  dpd__lrdata_factors_ctx local;
   const dpd__lrdata_factors_ctx *ctx = user;
   factor_sums part[FACTORS_MAXCHUNKS], tot = {0.0, 0.0, 0.0, 0.0};
   size_t chunk = FACTORS_CHUNK, nchunks;
@@ -220,10 +221,13 @@ int dpd__lrdata_factors(void *user, double R, double *mu, double *nu, double *dm
   if (!(R >= 0.0) || !isfinite(R)) {
     return 1;
   }
-  if (ctx == NULL || ctx->a == NULL || ctx->n == 0 || !(ctx->c > 0.0) || !(ctx->zeta2 >= 0.0) ||
+  if (ctx == NULL || ctx->a == NULL || ctx->n == 0 || !(c > 0.0) || !(ctx->zeta2 >= 0.0) ||
       !isfinite(ctx->zeta2)) {
     return DPD_EINVAL;
   }
+  local = *ctx; /* the call's c (the tuner varies it) */
+  local.c = c;
+  ctx = &local;
   if (ctx->n > (size_t)FACTORS_CHUNK * FACTORS_MAXCHUNKS) {
     chunk = (ctx->n + FACTORS_MAXCHUNKS - 1) / FACTORS_MAXCHUNKS;
   }

@@ -125,14 +125,14 @@ DPD_HIDDEN_FN void dpd__lrdata_to_original(const dpd__lrdata *D, const double *t
 typedef struct {
   const double *a, *z; /* [n] (z NULL: Gaussian label noise of sd zeta) */
   size_t n;
-  double c;     /* clipping scale (INFINITY: none) */
+  double c;     /* clipping scale (INFINITY: none); a call's own c replaces it */
   double zeta2; /* the zeta^2 of P = R + zeta^2/2 (mean z^2, or the model's zeta^2) */
   int threads;  /* OpenMP threads; the sum is over fixed chunks added in order */
 } dpd__lrdata_factors_ctx;
 
 /* The factors and their derivatives in R (any output may be NULL). The signature of
  * dpd_ode_config.factors (ode.h). Returns 0; 1 for R < 0 or not finite. */
-DPD_HIDDEN_FN int dpd__lrdata_factors(void *ctx, double R, double *mu, double *nu, double *dmu_dR,
+DPD_HIDDEN_FN int dpd__lrdata_factors(void *ctx, double c, double R, double *mu, double *nu, double *dmu_dR,
                                       double *dnu_dR);
 
 /* ---- the simulation on the rows (data_sim.c) ----

@@ -91,7 +91,8 @@ typedef struct {
   double mu_frozen, nu_frozen; /* in place of mu_c(P), nu_c(P) */
   const dpd__fs_law *fs;       /* finite-size correction (docs/finite_size.md); NULL: off */
   /* the caller's clipping factors (dpd_ode_config.factors, e.g. a dataset's); NULL: the law's */
-  int (*factors)(void *user, double R, double *mu, double *nu, double *dmu_dR, double *dnu_dR);
+  int (*factors)(void *user, double c, double R, double *mu, double *nu, double *dmu_dR,
+                 double *dnu_dR);
   void *factors_user;
 } ode_model;
 
@@ -287,7 +288,7 @@ static int coef_factors_law(const ode_model *model, double R, int derivs, ode_co
     return 1;
   }
   if (model->factors != NULL) {
-    int status = model->factors(model->factors_user, R, &co->mu, &co->nu, derivs ? &co->dmu : NULL,
+    int status = model->factors(model->factors_user, model->c, R, &co->mu, &co->nu, derivs ? &co->dmu : NULL,
                                 derivs ? &co->dnu : NULL);
     if (status < 0) {
       return DPD_FAIL(err, status, "the caller's clipping factors ('factors') failed at R = %.17g",

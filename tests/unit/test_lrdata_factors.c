@@ -37,7 +37,7 @@ typedef struct {
 
 static factors4 eval_data(dpd__lrdata_factors_ctx *ctx, double R) {
   factors4 f;
-  assert_int_equal(dpd__lrdata_factors(ctx, R, &f.mu, &f.nu, &f.dmu, &f.dnu), 0);
+  assert_int_equal(dpd__lrdata_factors(ctx, ctx->c, R, &f.mu, &f.nu, &f.dmu, &f.dnu), 0);
   return f;
 }
 
@@ -153,15 +153,15 @@ static void limits_are_exact(void **state) {
   /* outside the domain, and a bad context */
   {
     double mu = 7.0;
-    assert_int_equal(dpd__lrdata_factors(&ctx, -1e-300, &mu, NULL, NULL, NULL), 1);
-    assert_int_equal(dpd__lrdata_factors(&ctx, NAN, &mu, NULL, NULL, NULL), 1);
-    assert_int_equal(dpd__lrdata_factors(&ctx, INFINITY, &mu, NULL, NULL, NULL), 1);
+    assert_int_equal(dpd__lrdata_factors(&ctx, ctx.c, -1e-300, &mu, NULL, NULL, NULL), 1);
+    assert_int_equal(dpd__lrdata_factors(&ctx, ctx.c, NAN, &mu, NULL, NULL, NULL), 1);
+    assert_int_equal(dpd__lrdata_factors(&ctx, ctx.c, INFINITY, &mu, NULL, NULL, NULL), 1);
     assert_true(mu == 7.0);
     /* any output may be NULL */
-    assert_int_equal(dpd__lrdata_factors(&ctx, 0.3, NULL, NULL, NULL, NULL), 0);
+    assert_int_equal(dpd__lrdata_factors(&ctx, ctx.c, 0.3, NULL, NULL, NULL, NULL), 0);
     ctx.n = 0;
-    assert_int_equal(dpd__lrdata_factors(&ctx, 0.3, &mu, NULL, NULL, NULL), DPD_EINVAL);
-    assert_int_equal(dpd__lrdata_factors(NULL, 0.3, &mu, NULL, NULL, NULL), DPD_EINVAL);
+    assert_int_equal(dpd__lrdata_factors(&ctx, ctx.c, 0.3, &mu, NULL, NULL, NULL), DPD_EINVAL);
+    assert_int_equal(dpd__lrdata_factors(NULL, 1.0, 0.3, &mu, NULL, NULL, NULL), DPD_EINVAL);
   }
   free(a);
   free(z);
@@ -336,14 +336,17 @@ typedef struct {
 } gauss_user;
 
 /* The published closed forms, as the solver evaluates them by default (P = R + zeta^2/2). */
-static int gauss_factors(void *user, double R, double *mu, double *nu, double *dmu, double *dnu) {
+static int gauss_factors(void *user, double c, double R, double *mu, double *nu, double *dmu,
+                         double *dnu) {
   const gauss_user *g = user;
-  dpd_clip_factors_eval(g->c, R + g->half_zeta2, mu, nu, dmu, dnu);
+  dpd_clip_factors_eval(c, R + g->half_zeta2, mu, nu, dmu, dnu);
   return 0;
 }
 
-static int failing_factors(void *user, double R, double *mu, double *nu, double *dmu, double *dnu) {
+static int failing_factors(void *user, double c, double R, double *mu, double *nu, double *dmu,
+                           double *dnu) {
   (void)user;
+  (void)c;
   (void)dmu;
   (void)dnu;
   if (R < 0.3) { /* fails once the risk has come down from R(0) */
