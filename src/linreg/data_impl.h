@@ -82,6 +82,10 @@ typedef struct {
   double *z;            /* [n_pop] residuals y_j - x_j^T theta^* (file targets), NULL for model */
   size_t n_floored;     /* eigenvalues raised to the floor in the ODE's problem */
   dpd__lrdata_diag diag;
+  /* storage that dpd__lrdata_problem_config lends to the problem's configuration */
+  double *theta_eig;    /* [d] U^T theta^* (file targets; 0 beyond the rank), NULL for model */
+  double *pc_values;    /* [d] lambda floored at DPD_LRDATA_LAMBDA_FLOOR lambda_max */
+  size_t *pc_mult;      /* [d] ones */
 } dpd__lrdata;
 
 /* Reads, validates and prepares the dataset: the files (dpd__datamat_open; min 2 rows), row
