@@ -25,16 +25,19 @@ typedef struct {
   int f32;           /* 1: the values are float (4 bytes), 0: double */
   const void *data;  /* rows x cols values, row-major, of the type f32 says */
   /* storage (dpd__datamat_close releases it) */
-  void *map;         /* the mmap'd file, or NULL */
+  void *map; /* the mmap'd file, or NULL */
   size_t map_len;
-  void *owned;       /* malloc'd values, or NULL */
-  int mapped;        /* 1 when data points into the mapping (no copy) */
+  void *owned; /* malloc'd values, or NULL */
+  int mapped;  /* 1 when data points into the mapping (no copy) */
 } dpd__datamat;
 
-/* The bytes the file's matrix takes in memory once opened, from its header (.npy: exact, in its
- * own precision, 0 extra for a mapped C-order float file since the pages are the file's; text: at
- * most one double per 2 bytes of the file). DPD_EINVAL naming `key` for a file that cannot be
- * opened or a bad header. */
+/* The bytes the file's matrix takes in memory once opened, from its header, before reading it:
+ * .npy float64/float32: exactly rows x cols x 8 or 4 (its own precision; for a mapped C-order file
+ * these are the file's pages, resident once read, with no copy on top), the integer dtypes:
+ * rows x cols x 8 (converted to doubles); text: at most one double per 2 bytes of the file (the
+ * bound of datafile_impl.h; open compares the matrix it read). For .npy this is the number
+ * dpd__datamat_open compares with max_bytes.
+ * DPD_EINVAL naming `key` for a file that cannot be opened or a bad header. */
 DPD_HIDDEN_FN int dpd__datamat_bytes(const char *key, const char *path, double *bytes,
                                      dpd_err *err);
 
