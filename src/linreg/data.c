@@ -17,13 +17,15 @@
  * Why centre before the product rather than subtract mean mean^T afterwards: the latter loses
  * every digit of a feature whose mean is large against its spread (pixels near 255).
  *
- * Determinism: every sum over rows runs in row order on one thread, the OpenMP loops only convert
- * rows or work row by row, so the results do not depend on `threads`. The BLAS calls run on
- * OpenBLAS's own threads. */
+ * Threads: the passes are one thread around the BLAS calls, which run on OpenBLAS's own threads;
+ * every sum over rows runs in row order, so the results do not depend on cfg->threads (not read
+ * here). Why no OpenMP loop around the BLAS calls: converting a block costs a few percent of the
+ * dsyrk/dgemm it feeds, and OpenMP workers spinning after each region (libgomp's default wait
+ * policy) took the cores from OpenBLAS's threads: 3x the CPU time of the covariance pass at
+ * d = 784, N = 60000 on two cores. */
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,10 +39,6 @@
 
 /* The largest d whose d x d matrices the BLAS index (int) can address. */
 #define MAX_D 46340
-
-static int nthreads(int threads) {
-  return threads > 0 ? threads : omp_get_max_threads();
-}
 
 static size_t min_size(size_t a, size_t b) {
   return a < b ? a : b;
@@ -330,11 +328,10 @@ void dpd__lrdata_row(const dpd__lrdata *D, size_t j, double *x, double *y) {
 }
 
 /* Population rows [j0, j0 + b) into buf (b x d): centred, times `scale`; their targets into yb
- * (file targets, yb not NULL). Row by row on `nt` threads: no sums across rows. */
+ * (file targets, yb not NULL). */
 static void load_block(const dpd__lrdata *D, size_t j0, size_t b, double scale, double *buf,
-                       double *yb, int nt) {
+                       double *yb) {
   const size_t d = D->d;
-#pragma omp parallel for num_threads(nt) schedule(static)
   for (size_t i = 0; i < b; i++) {
     const size_t r = D->pop_idx[j0 + i];
     double *x = buf + i * d;
@@ -353,7 +350,6 @@ static void load_block(const dpd__lrdata *D, size_t j0, size_t b, double scale, 
 /* Pass 2: Sigma^ (full symmetric), trace_raw, scale and b = X^T y / n (file targets). */
 static int covariance(dpd__lrdata *D, const dpd__lrdata_config *cfg, double *b, dpd_err *err) {
   const size_t d = D->d, n = D->n_pop, B = min_size(BLOCK_ROWS, n);
-  const int nt = nthreads(cfg->threads);
   double *buf = malloc(B * d * sizeof *buf), *yb = malloc(B * sizeof *yb);
   if (buf == NULL || yb == NULL) {
     free(buf);
@@ -362,7 +358,7 @@ static int covariance(dpd__lrdata *D, const dpd__lrdata_config *cfg, double *b, 
   }
   for (size_t j0 = 0; j0 < n; j0 += B) {
     const size_t nb = min_size(B, n - j0);
-    load_block(D, j0, nb, 1.0, buf, D->model_targets ? NULL : yb, nt);
+    load_block(D, j0, nb, 1.0, buf, D->model_targets ? NULL : yb);
     cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)d, (int)nb, 1.0 / (double)n, buf,
                 (int)d, 1.0, D->sigma, (int)d);
     if (!D->model_targets) {
@@ -480,10 +476,9 @@ static double excess_kurtosis(const double *v, size_t n, size_t stride) {
   return m2 > 0.0 ? m4 / (m2 * m2) - 3.0 : NAN;
 }
 
-static int rows_pass(dpd__lrdata *D, const dpd__lrdata_config *cfg, dpd_err *err) {
+static int rows_pass(dpd__lrdata *D, dpd_err *err) {
   const size_t d = D->d, n = D->n_pop, B = min_size(BLOCK_ROWS, n), rank = D->diag.rank;
   const size_t ntop = min_size(D->diag.ntop, rank);
-  const int nt = nthreads(cfg->threads);
   double *buf = malloc(B * d * sizeof *buf), *yb = malloc(B * sizeof *yb);
   double *P = malloc(B * rank * sizeof *P), *h = malloc(B * sizeof *h);
   double *top = malloc((ntop > 0 ? ntop : 1) * n * sizeof *top), *inv = malloc(rank * sizeof *inv);
@@ -498,10 +493,9 @@ static int rows_pass(dpd__lrdata *D, const dpd__lrdata_config *cfg, dpd_err *err
   }
   for (size_t j0 = 0; j0 < n; j0 += B) {
     const size_t nb = min_size(B, n - j0);
-    load_block(D, j0, nb, D->scale, buf, D->model_targets ? NULL : yb, nt);
+    load_block(D, j0, nb, D->scale, buf, D->model_targets ? NULL : yb);
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nb, (int)rank, (int)d, 1.0, buf,
                 (int)d, D->U, (int)d, 0.0, P, (int)rank);
-#pragma omp parallel for num_threads(nt) schedule(static)
     for (size_t i = 0; i < nb; i++) {
       const double *x = buf + i * d, *p = P + i * rank;
       double q = 0.0, hj = 0.0;
@@ -635,7 +629,7 @@ int dpd__lrdata_create(const dpd__lrdata_config *cfg, dpd__lrdata **out, dpd_err
   if (!D->model_targets) {
     fit(D, b);
   }
-  if ((status = rows_pass(D, cfg, err)) < 0) {
+  if ((status = rows_pass(D, err)) < 0) {
     goto fail;
   }
   free(b);
