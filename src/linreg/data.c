@@ -403,8 +403,14 @@ static int eigen(dpd__lrdata *D, dpd_err *err) {
     goto done;
   }
   memcpy(A, D->sigma, d * d * sizeof *A);
+  /* One OpenBLAS thread for the eigensolver: its threaded BLAS-2/3 calls change the last bits of
+   * the eigenpairs with the thread count (dsyrk and dgemm here do not), and it takes 0.1 s at
+   * d = 784. The count is restored after. */
+  const int blas_threads = openblas_get_num_threads();
+  openblas_set_num_threads(1);
   info = LAPACKE_dsyevr(LAPACK_COL_MAJOR, 'V', 'A', 'L', (lapack_int)d, A, (lapack_int)d, 0.0, 0.0,
                         0, 0, 0.0, &found, w, Z, (lapack_int)d, isuppz);
+  openblas_set_num_threads(blas_threads);
   if (info != 0 || (size_t)found != d) {
     status = DPD_FAIL(err, DPD_ESOLVER,
                       "LAPACKE_dsyevr failed on the features' covariance (info = %d, %d of %zu "

@@ -5,6 +5,7 @@
  * written to temporary .npy files; every quantity the dataset prepares is recomputed here by the
  * direct formula (O(N d^2) loops, the normal equations by Cholesky) and compared. */
 #define _POSIX_C_SOURCE 200809L
+#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -696,6 +697,44 @@ static void bad_data_is_refused_naming_the_key(void **state) {
   assert_true(bytes >= (double)(N0 * D0 + N0) * 8.0);
 }
 
+/* The OpenBLAS thread count changes no bit either (d = 160, N = 3000: the threaded BLAS paths). */
+static void openblas_thread_count_changes_nothing(void **state) {
+  enum { N = 3000, d = 160 };
+  double *X = malloc(N * d * sizeof *X), *y = malloc(N * sizeof *y);
+  dpd_rng rng;
+  (void)state;
+  assert_non_null(X);
+  assert_non_null(y);
+  dpd_rng_init(&rng, 4242, 5);
+  dpd_rng_gaussian_fill(&rng, X, N * d);
+  dpd_rng_gaussian_fill(&rng, y, N);
+  for (size_t i = 0; i < N; i++) {
+    for (size_t k = 0; k < d; k++) {
+      X[i * d + k] = X[i * d + k] * (1.0 + 0.05 * (double)k) + 0.3 * X[i * d + (k * 7) % d];
+      y[i] += 0.01 * (double)k * X[i * d + k];
+    }
+  }
+  write_npy("t.npy", X, N, d, 0);
+  write_npy("ty.npy", y, N, 0, 0);
+  dpd__lrdata_config c = config("t.npy", "ty.npy");
+  const int saved = openblas_get_num_threads();
+  openblas_set_num_threads(1);
+  dpd__lrdata *A = create_ok(&c);
+  openblas_set_num_threads(2);
+  dpd__lrdata *B = create_ok(&c);
+  openblas_set_num_threads(saved);
+  assert_memory_equal(A->sigma, B->sigma, d * d * sizeof *A->sigma);
+  assert_memory_equal(A->lambda, B->lambda, d * sizeof *A->lambda);
+  assert_memory_equal(A->U, B->U, d * d * sizeof *A->U);
+  assert_memory_equal(A->theta_hat, B->theta_hat, d * sizeof *A->theta_hat);
+  assert_memory_equal(A->z, B->z, N * sizeof *A->z);
+  assert_memory_equal(&A->diag, &B->diag, sizeof A->diag);
+  dpd__lrdata_free(A);
+  dpd__lrdata_free(B);
+  free(X);
+  free(y);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(preprocessing_factors_are_exact),
@@ -707,6 +746,7 @@ int main(void) {
       cmocka_unit_test(split_is_seeded_sorted_and_disjoint),
       cmocka_unit_test(problem_config_gives_the_data_risk),
       cmocka_unit_test(float32_and_thread_count_change_nothing),
+      cmocka_unit_test(openblas_thread_count_changes_nothing),
       cmocka_unit_test(bad_data_is_refused_naming_the_key),
   };
   return cmocka_run_group_tests(tests, setup_dir, remove_dir);
