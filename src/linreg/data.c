@@ -126,8 +126,8 @@ static int open_files(const dpd__lrdata_config *cfg, dpd__datamat *X, dpd__datam
   if (cfg->targets_path == NULL) {
     return DPD_OK;
   }
-  if ((status = dpd__datamat_open(cfg->targets_key, cfg->targets_path, 2, cfg->max_bytes, Y,
-                                  err)) < 0) {
+  if ((status = dpd__datamat_open(cfg->targets_key, cfg->targets_path, 2, cfg->max_bytes, Y, err)) <
+      0) {
     return status;
   }
   if (Y->cols != 1) {
