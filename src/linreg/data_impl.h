@@ -82,6 +82,10 @@ typedef struct {
   double *z;            /* [n_pop] residuals y_j - x_j^T theta^* (file targets), NULL for model */
   size_t n_floored;     /* eigenvalues raised to the floor in the ODE's problem */
   dpd__lrdata_diag diag;
+  /* storage that dpd__lrdata_problem_config lends to the problem's configuration */
+  double *theta_eig;    /* [d] U^T theta^* (file targets; 0 beyond the rank), NULL for model */
+  double *pc_values;    /* [d] lambda floored at DPD_LRDATA_LAMBDA_FLOOR lambda_max */
+  size_t *pc_mult;      /* [d] ones */
 } dpd__lrdata;
 
 /* Reads, validates and prepares the dataset: the files (dpd__datamat_open; min 2 rows), row
@@ -89,7 +93,8 @@ typedef struct {
  * split, the preprocessing, Sigma^ (blocked dsyrk over the rows converted in blocks: memory
  * O(block d + d^2)), its eigen-decomposition (LAPACK dsyevr), theta^* and zeta^2, a and z, and
  * the diagnostics. Errors name the key, the value and the allowed range; nothing is returned on
- * failure. */
+ * failure. Serial around the BLAS/LAPACK calls, which use OpenBLAS's threads (cfg->threads is not
+ * read); every sum over rows runs in row order. */
 DPD_HIDDEN_FN int dpd__lrdata_create(const dpd__lrdata_config *cfg, dpd__lrdata **out,
                                      dpd_err *err);
 DPD_HIDDEN_FN void dpd__lrdata_free(dpd__lrdata *D);
@@ -107,7 +112,9 @@ DPD_HIDDEN_FN void dpd__lrdata_row(const dpd__lrdata *D, size_t j, double *x, do
 /* The ODE's problem: lambda = Sigma^'s eigenvalues (floored), theta* components in its
  * eigenbasis (U^T theta^*, as they are: theta_norm = 0) for file targets. For model targets pc
  * must already hold the theta* rule (random/flat/given in the eigenbasis, theta_norm). Fills
- * pc->d, spectrum = LIST, values, mult, nvalues (storage in D, borrowed by pc). */
+ * pc->d, spectrum = LIST, values, mult, nvalues (storage in D, borrowed by pc). DPD_EINVAL when
+ * tr Sigma^ differs from d by more than 1e-6 d (scale_trace off): dpd_linreg_problem_create
+ * renormalises the eigenvalues to mean 1, so its problem would not be these rows'. */
 DPD_HIDDEN_FN int dpd__lrdata_problem_config(dpd__lrdata *D, dpd_linreg_problem_config *pc,
                                              dpd_err *err);
 
