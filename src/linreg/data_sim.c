@@ -45,11 +45,14 @@
  * number of threads.
  *
  * Speed: the rows are read in place in their own precision (float32 converted in the kernel,
- * eight values at a time), the population shuffle is computed one step ahead so that the next
- * row is prefetched while the current step runs, and a step is two passes over d coordinates
- * (the dot products storing the preprocessed row; the update), both in L1/L2 for d up to a few
- * thousand. The index shuffle needs O(n) memory per thread: the dense permutation when n_pop is
- * at most twice the hash capacity, else a hash of the displaced entries (open addressing). */
+ * eight values at a time). A replicate draws its n rows before its first step (the shuffle's
+ * random reads overlap there; drawn step by step, each one stalled a step), so that the rows
+ * of the next AHEAD steps are prefetched while a step runs. A step is two passes over the d
+ * coordinates (the dot products, storing the preprocessed row; the update), both in L1/L2 for
+ * d up to a few thousand; with privacy noise the d Gaussians of a step cost about as much again
+ * (bench/bench_lrdata_sim.c measures both limits). The shuffle needs O(n) memory per thread:
+ * the dense permutation when n_pop is at most twice the hash capacity (a power of two >= 2 n),
+ * else a hash of the displaced entries (open addressing) and the n drawn rows. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -74,6 +77,9 @@
 
 /* Bytes of a cache line, for the prefetch of the next row. */
 #define LINE_BYTES 64
+
+/* Steps ahead whose rows are prefetched (1, 2 and 4 measured alike, bench/bench_lrdata_sim.c). */
+#define AHEAD 2
 
 /* An empty slot of the index hash. */
 #define HASH_EMPTY SIZE_MAX
@@ -105,17 +111,17 @@ typedef struct {
   int model;                /* 1: targets=model */
   dpd_noise_spec noise;     /* label-noise law (model targets) */
   double (*sample)(const dpd_noise_spec *, double, dpd_rng *); /* the law's (noise.h) */
-  double half_zeta2;        /* zeta^2 / 2 (the held-out risk of model targets) */
-  double C;                 /* c sqrt(d); INFINITY: no clipping */
+  double half_zeta2; /* zeta^2 / 2 (the held-out risk of model targets) */
+  double C;          /* c sqrt(d); INFINITY: no clipping */
   uint64_t seed;
-  size_t rep0;              /* replicate i of the driver is replicate rep0 + i of the stream rule */
-  int want_test;            /* 1: the held-out risk of each replicate */
+  size_t rep0;   /* replicate i of the driver is replicate rep0 + i of the stream rule */
+  int want_test; /* 1: the held-out risk of each replicate */
   /* workspace of a thread (doubles): w [vec_len], x [vec_len], buf [buf_len], v [vec_len],
    * then the index storage [idx_len] (size_t) */
   size_t vec_len, buf_len, idx_len;
-  size_t hash_cap;  /* power of two >= 2 n: capacity of the index hash */
-  int hash_shift;   /* 64 - log2(hash_cap) */
-  int dense;        /* 1: the dense permutation of n_pop entries, 0: the hash */
+  size_t hash_cap;      /* power of two >= 2 n: capacity of the index hash */
+  int hash_shift;       /* 64 - log2(hash_cap) */
+  int dense;            /* 1: the dense permutation of n_pop entries, 0: the hash */
   double *risk_rows;    /* [seeds * grid] outputs: replicate r writes row r of each */
   double *clip_rows;    /* [seeds * grid] */
   replicate_info *info; /* [seeds] */
@@ -142,13 +148,13 @@ static inline double data_target(const dpd__lrdata *D, size_t row) {
   return D->y_scale * (dpd__datamat_at(&D->Y, row, 0) - D->y_mean);
 }
 
-/* ---- the drawn rows: a partial Fisher-Yates shuffle, one step ahead ---- */
+/* ---- the drawn rows: a partial Fisher-Yates shuffle ---- */
 
 typedef struct {
-  size_t *slot;   /* dense: p [n_pop]; hash: keys [cap] then values [cap] */
+  size_t *slot; /* dense: p [n_pop]; hash: keys [cap] then values [cap] */
   size_t n_pop, k, cap;
   int shift, dense;
-  dpd_rng rng;    /* the uniforms: blocks 0 .. of the replicate's stream */
+  dpd_rng rng; /* the uniforms: blocks 0 .. of the replicate's stream */
 } row_drawer;
 
 ALWAYS_INLINE size_t hash_of(size_t key, int shift) {
@@ -223,6 +229,17 @@ ALWAYS_INLINE size_t drawer_next(row_drawer *dr) {
   const size_t pi = drawer_get(dr, i);
   drawer_put(dr, i, pk);
   return pi;
+}
+
+/* The file rows of the n steps of a replicate into rows[0 .. n), all drawn before the first
+ * step: the shuffle's random reads then overlap (out-of-order execution across its short
+ * iterations), where drawn one step at a time each would stall a step. For the dense
+ * permutation rows may be its own storage (position k is final once step k is drawn). */
+ALWAYS_INLINE void draw_rows(row_drawer *dr, const size_t *restrict pop_idx, size_t n,
+                             size_t *rows) {
+  for (size_t k = 0; k < n; k++) {
+    rows[k] = pop_idx[drawer_next(dr)];
+  }
 }
 
 /* ---- the kernels ---- */
@@ -346,9 +363,10 @@ ALWAYS_INLINE double test_risk_of(const sim_plan *plan, const double *restrict w
   return 0.5 * (sum / (double)D->n_test) + (plan->model ? plan->half_zeta2 : 0.0);
 }
 
-/* Prefetches the d values of file row `row` (read once per replicate, from anywhere in the
- * file: their latency would otherwise stall the step). */
-ALWAYS_INLINE void prefetch_row(const dpd__lrdata *D, size_t row) {
+/* Prefetches the d values of file row `row` and its target (read once per replicate, from
+ * anywhere in the file: their latency would otherwise stall the step). Non-temporal: the row is
+ * not needed again in this replicate. */
+ALWAYS_INLINE void prefetch_row(const dpd__lrdata *D, size_t row, int model) {
   const size_t width = D->X.f32 ? sizeof(float) : sizeof(double);
   const char *p = (const char *)D->X.data + row * D->d * width;
   const size_t bytes = D->d * width;
@@ -356,6 +374,10 @@ ALWAYS_INLINE void prefetch_row(const dpd__lrdata *D, size_t row) {
     __builtin_prefetch(p + o, 0, 0);
   }
   __builtin_prefetch(p + bytes - 1, 0, 0);
+  if (!model) {
+    __builtin_prefetch((const char *)D->Y.data + row * (D->Y.f32 ? sizeof(float) : sizeof(double)),
+                       0, 0);
+  }
 }
 
 /* Runs replicate `rep` (stream (seed, rep)): writes risk_row[grid], clip_row[grid] (clipped
@@ -397,18 +419,22 @@ ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *
       clip_row[next] = 0.0;
     }
   }
-  size_t row_next = D->pop_idx[drawer_next(&dr)];
-  prefetch_row(D, row_next);
+  /* the steps' file rows (over the dense permutation, or after the hash), the first AHEAD
+   * prefetched */
+  size_t *rows = plan->dense ? idx : idx + 2 * plan->hash_cap;
+  draw_rows(&dr, D->pop_idx, n, rows);
+  for (size_t j = 0; j < AHEAD && j < n; j++) {
+    prefetch_row(D, rows[j], model);
+  }
   for (size_t k = 0; k < n; k++) {
     /* A stop request is heard between steps (sim.c). */
     if (k % POLL_STEPS == POLL_STEPS - 1 && dpd__replicate_progress(slot, 0)) {
       info->status = DPD_ECANCELLED;
       return;
     }
-    const size_t row = row_next;
-    if (k + 1 < n) {
-      row_next = D->pop_idx[drawer_next(&dr)];
-      prefetch_row(D, row_next);
+    const size_t row = rows[k];
+    if (k + AHEAD < n) {
+      prefetch_row(D, rows[k + AHEAD], model);
     }
     const double sigma = plan->sigma[k];
     const int noisy = sigma > 0.0;
@@ -523,8 +549,7 @@ static size_t hash_capacity(size_t n, int *log2cap) {
 }
 
 static int validate(const dpd__lrdata *D, const double *theta_star, const dpd_schedule *schedule,
-                    const dpd_linreg_sim_config *cfg, dpd_linreg_sim_result **out,
-                    dpd_err *err) {
+                    const dpd_linreg_sim_config *cfg, dpd_linreg_sim_result **out, dpd_err *err) {
   int status;
   if (D == NULL || schedule == NULL || cfg == NULL || out == NULL) {
     return DPD_FAIL(err, DPD_EINVAL, "simulate: NULL argument (data, schedule, cfg, out)");
@@ -592,7 +617,7 @@ static size_t work_doubles(size_t d, size_t n, size_t n_pop, size_t *vec_len, si
   *buf_len = (d + 2 + CACHE_DOUBLES - 1) / CACHE_DOUBLES * CACHE_DOUBLES;
   *cap = hash_capacity(n, log2cap);
   *dense = n_pop <= 2 * *cap;
-  *idx_len = *dense ? n_pop : 2 * *cap;
+  *idx_len = *dense ? n_pop : 2 * *cap + n;
   return 3 * *vec_len + *buf_len + *idx_len;
 }
 
@@ -733,8 +758,8 @@ int dpd__lrdata_sim_run(const dpd__lrdata *D, const double *theta_star,
 
 int dpd__lrdata_sim_theta(const dpd__lrdata *D, const double *theta_star,
                           const dpd_schedule *schedule, const dpd_linreg_sim_config *cfg,
-                          size_t rep, double *theta, dpd_linreg_sim_result **out,
-                          double *test_risk, dpd_err *err) {
+                          size_t rep, double *theta, dpd_linreg_sim_result **out, double *test_risk,
+                          dpd_err *err) {
   if (cfg == NULL || theta == NULL) {
     if (out != NULL) {
       *out = NULL;
@@ -752,9 +777,9 @@ double dpd__lrdata_sim_bytes(size_t d, size_t n, size_t seeds, size_t grid, doub
   const double cap = (double)hash_capacity(n, &log2cap);
   const double vec = (double)((d + CACHE_DOUBLES - 1) / CACHE_DOUBLES * CACHE_DOUBLES);
   const double buf = (double)((d + 2 + CACHE_DOUBLES - 1) / CACHE_DOUBLES * CACHE_DOUBLES);
-  /* per thread: w, x, v, the Gaussians and the index storage (at most 2 cap entries), one cache
-   * line of alignment */
-  const double per_thread = 8.0 * (3.0 * vec + buf + 2.0 * cap + CACHE_DOUBLES);
+  /* per thread: w, x, v, the Gaussians and the index storage (at most 2 cap + n entries), one
+   * cache line of alignment */
+  const double per_thread = 8.0 * (3.0 * vec + buf + 2.0 * cap + (double)n + CACHE_DOUBLES);
   /* the schedule (eta, sigma), the grid steps; the result: t, means, SEs, clip fractions on the
    * grid, each replicate's risk and clipping rows, three numbers and its record here */
   return threads * per_thread + 16.0 * (double)n + 8.0 * g + 8.0 * 4.0 * g +

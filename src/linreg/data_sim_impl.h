@@ -14,8 +14,8 @@
  * theta[0 .. d). Same statuses. For tests that follow one replicate exactly. */
 DPD_HIDDEN_FN int dpd__lrdata_sim_theta(const dpd__lrdata *D, const double *theta_star,
                                         const dpd_schedule *schedule,
-                                        const dpd_linreg_sim_config *cfg, size_t rep,
-                                        double *theta, dpd_linreg_sim_result **out,
-                                        double *test_risk, dpd_err *err);
+                                        const dpd_linreg_sim_config *cfg, size_t rep, double *theta,
+                                        dpd_linreg_sim_result **out, double *test_risk,
+                                        dpd_err *err);
 
 #endif

@@ -13,6 +13,7 @@
 
 #include "dpd_test.h"
 #include "core/noise_impl.h"
+#include "dpdyn/isa.h"
 #include "dpdyn/linreg.h"
 #include "dpdyn/rng.h"
 #include "dpdyn/schedule.h"
@@ -298,9 +299,9 @@ static void direct_run(const dataset *s, const double *theta_star, const dpd_sch
       }
     }
     for (; next < grid &&
-           (next == grid - 1 ? n
-                             : (size_t)floor((double)next * (double)n / (double)(grid - 1) + 0.5)) ==
-               k + 1;
+           (next == grid - 1
+                ? n
+                : (size_t)floor((double)next * (double)n / (double)(grid - 1) + 0.5)) == k + 1;
          next++) {
       o->risk[next] = k + 1 == n ? o->before : direct_risk(s, o->theta, ref);
     }
@@ -504,6 +505,42 @@ static void results_are_bit_identical_for_any_thread_count(void **state) {
   dpd_schedule_free(sch);
 }
 
+/* Every instruction-set path (scalar, AVX2, AVX-512, those this CPU has) gives the same bytes:
+ * the kernels' fixed-order sums without FMA contraction. d = 29 has a tail of 5 coordinates. */
+static void results_are_bit_identical_on_every_kernel_path(void **state) {
+  (void)state;
+  dpd_schedule *sch = make_schedule(DPD_SCHEDULE_SQRT, 1.1);
+  dataset s;
+  make_data(&s, 200, 29, 25, 1);
+  double theta_star[29];
+  for (size_t i = 0; i < 29; i++) {
+    theta_star[i] = 0.3 * cos(0.7 * (double)i + 0.2);
+  }
+  const dpd_isa paths[3] = {DPD_ISA_SCALAR, DPD_ISA_AVX2, DPD_ISA_AVX512};
+  for (int model = 0; model <= 1; model++) {
+    dpd_linreg_sim_config cfg = base_cfg(170, 0.8, 2.6);
+    cfg.seeds = 3;
+    cfg.noise = DPD_NOISE_LAPLACE;
+    double t0[3], t1[3];
+    assert_int_equal(dpd_isa_set(DPD_ISA_SCALAR), DPD_OK);
+    dpd_linreg_sim_result *a = run_ok(&s, model ? theta_star : NULL, sch, &cfg, t0);
+    for (size_t p = 1; p < 3; p++) {
+      if (!dpd_isa_available(paths[p])) {
+        continue;
+      }
+      assert_int_equal(dpd_isa_set(paths[p]), DPD_OK);
+      dpd_linreg_sim_result *b = run_ok(&s, model ? theta_star : NULL, sch, &cfg, t1);
+      assert_same_result(a, b);
+      assert_memory_equal(t0, t1, sizeof t0);
+      dpd_linreg_sim_result_free(b);
+    }
+    dpd_linreg_sim_result_free(a);
+  }
+  assert_int_equal(dpd_isa_set(DPD_ISA_AUTO), DPD_OK);
+  free_data(&s);
+  dpd_schedule_free(sch);
+}
+
 /* (d) The same (float-representable) data stored as float32 or float64: identical results. */
 static void float32_and_float64_storage_give_identical_results(void **state) {
   (void)state;
@@ -619,13 +656,13 @@ static void mean_risk_agrees_with_an_independent_monte_carlo(void **state) {
     reference_mc(&s, ts, sch, &cfg, reps, ref);
     const double zf = (res->final_risk - ref[0]) /
                       sqrt(res->final_risk_se * res->final_risk_se + ref[1] * ref[1]);
-    const double zm = (res->risk_mean[1] - ref[2]) /
-                      sqrt(res->risk_se[1] * res->risk_se[1] + ref[3] * ref[3]);
+    const double zm =
+        (res->risk_mean[1] - ref[2]) / sqrt(res->risk_se[1] * res->risk_se[1] + ref[3] * ref[3]);
     if (!(fabs(zf) < 4.0 && fabs(zm) < 4.0)) {
       print_error("targets %s: released %.6g +- %.2g vs %.6g +- %.2g (z %.2f); t = 1/2 %.6g +- "
                   "%.2g vs %.6g +- %.2g (z %.2f) (seed %llu)\n",
-                  model ? "model" : "file", res->final_risk, res->final_risk_se, ref[0], ref[1],
-                  zf, res->risk_mean[1], res->risk_se[1], ref[2], ref[3], zm,
+                  model ? "model" : "file", res->final_risk, res->final_risk_se, ref[0], ref[1], zf,
+                  res->risk_mean[1], res->risk_se[1], ref[2], ref[3], zm,
                   (unsigned long long)cfg.seed);
       fail();
     }
@@ -652,8 +689,7 @@ static void held_out_risk_is_the_direct_formula(void **state) {
     dpd_linreg_sim_config cfg = base_cfg(100, 1.1, 4.0);
     double tr = NAN;
     dpd_linreg_sim_result *res = NULL;
-    assert_int_equal(dpd__lrdata_sim_theta(&s.D, ts, sch, &cfg, 3, theta, &res, &tr, NULL),
-                     DPD_OK);
+    assert_int_equal(dpd__lrdata_sim_theta(&s.D, ts, sch, &cfg, 3, theta, &res, &tr, NULL), DPD_OK);
     double sum = 0.0;
     for (size_t t = 0; t < s.D.n_test; t++) {
       pre_row(&s, s.test[t], x);
@@ -735,6 +771,7 @@ int main(void) {
       cmocka_unit_test(plain_sgd_on_the_rows_equals_the_direct_loop),
       cmocka_unit_test(clipped_private_steps_equal_the_direct_loop),
       cmocka_unit_test(results_are_bit_identical_for_any_thread_count),
+      cmocka_unit_test(results_are_bit_identical_on_every_kernel_path),
       cmocka_unit_test(float32_and_float64_storage_give_identical_results),
       cmocka_unit_test(mean_risk_agrees_with_an_independent_monte_carlo),
       cmocka_unit_test(held_out_risk_is_the_direct_formula),
