@@ -46,10 +46,11 @@
  *
  * Speed: the rows are read in place in their own precision (float32 converted in the kernel,
  * eight values at a time). A replicate draws its n rows before its first step (the shuffle's
- * random reads overlap there; drawn step by step, each one stalled a step), so that the rows
- * of the next AHEAD steps are prefetched while a step runs. A step is two passes over the d
- * coordinates (the dot products, storing the preprocessed row; the update), both in L1/L2 for
- * d up to a few thousand; with privacy noise the d Gaussians of a step cost about as much again
+ * random reads overlap there; drawn step by step, each one stalled a step), so that the row of
+ * step k + AHEAD is prefetched during step k's pass 1, one line per line read (a burst of
+ * prefetches per step was 35 % slower). A step is two passes over the d coordinates (the dot
+ * products, storing the preprocessed row; the update), both in L1/L2 for d up to a few
+ * thousand; with privacy noise the d Gaussians of a step cost about twice as much again
  * (bench/bench_lrdata_sim.c measures both limits). The shuffle needs O(n) memory per thread:
  * the dense permutation when n_pop is at most twice the hash capacity (a power of two >= 2 n),
  * else a hash of the displaced entries (open addressing) and the n drawn rows. */
@@ -78,8 +79,9 @@
 /* Bytes of a cache line, for the prefetch of the next row. */
 #define LINE_BYTES 64
 
-/* Steps ahead whose rows are prefetched (1, 2 and 4 measured alike, bench/bench_lrdata_sim.c). */
-#define AHEAD 2
+/* Steps ahead whose rows are prefetched (at d = 784: 2, 4 and 8 alike, 1 slower by 15 %;
+ * bench/bench_lrdata_sim.c). */
+#define AHEAD 4
 
 /* An empty slot of the index hash. */
 #define HASH_EMPTY SIZE_MAX
@@ -244,16 +246,22 @@ ALWAYS_INLINE void draw_rows(row_drawer *dr, const size_t *restrict pop_idx, siz
 
 /* ---- the kernels ---- */
 
-/* Pass 1: x = scale (row - mean) stored into x[0 .. d), returns x . w and |x|^2. */
+/* Pass 1: x = scale (row - mean) stored into x[0 .. d), returns x . w and |x|^2. With `pf` (the
+ * first byte of a row of a later step, or NULL) it prefetches that row, one line per 64 bytes of
+ * this one read: spread over the pass, the prefetches keep the memory busy without stalling on
+ * a burst of them (35 % faster than a burst per step at d = 784, bench/bench_lrdata_sim.c). */
 ALWAYS_INLINE void pass_dot(const dpd__lrdata *D, size_t row, const double *restrict mean,
                             const double *restrict w, double *restrict x, size_t d, double *dot,
-                            double *xx) {
+                            double *xx, const char *pf) {
   const double scale = D->scale;
   v8d sd = {0, 0, 0, 0, 0, 0, 0, 0}, sx = {0, 0, 0, 0, 0, 0, 0, 0};
   size_t i = 0;
   if (D->X.f32) {
     const float *restrict src = (const float *)D->X.data + row * d;
     for (; i + 8 <= d; i += 8) {
+      if (pf != NULL && (i & 8u) == 0) {
+        __builtin_prefetch(pf + i * sizeof(float), 0, 0);
+      }
       const v8d xv = scale * (LOAD8F(src + i) - LOAD8(mean + i));
       STORE8(x + i, xv);
       sd += xv * LOAD8(w + i);
@@ -265,9 +273,15 @@ ALWAYS_INLINE void pass_dot(const dpd__lrdata *D, size_t row, const double *rest
       sd[j] += xs * w[i + j];
       sx[j] += xs * xs;
     }
+    if (pf != NULL) {
+      __builtin_prefetch(pf + d * sizeof(float) - 1, 0, 0);
+    }
   } else {
     const double *restrict src = (const double *)D->X.data + row * d;
     for (; i + 8 <= d; i += 8) {
+      if (pf != NULL) {
+        __builtin_prefetch(pf + i * sizeof(double), 0, 0);
+      }
       const v8d xv = scale * (LOAD8(src + i) - LOAD8(mean + i));
       STORE8(x + i, xv);
       sd += xv * LOAD8(w + i);
@@ -278,6 +292,9 @@ ALWAYS_INLINE void pass_dot(const dpd__lrdata *D, size_t row, const double *rest
       x[i + j] = xs;
       sd[j] += xs * w[i + j];
       sx[j] += xs * xs;
+    }
+    if (pf != NULL) {
+      __builtin_prefetch(pf + d * sizeof(double) - 1, 0, 0);
     }
   }
   *dot = SUM8(sd);
@@ -356,27 +373,36 @@ ALWAYS_INLINE double test_risk_of(const sim_plan *plan, const double *restrict w
   for (size_t t = 0; t < D->n_test; t++) {
     const size_t row = D->test_idx[t];
     double dot, xx;
-    pass_dot(D, row, D->mean, w, x, plan->d, &dot, &xx);
+    pass_dot(D, row, D->mean, w, x, plan->d, &dot, &xx, NULL);
     const double r = plan->model ? dot : dot - data_target(D, row);
     sum += r * r;
   }
   return 0.5 * (sum / (double)D->n_test) + (plan->model ? plan->half_zeta2 : 0.0);
 }
 
-/* Prefetches the d values of file row `row` and its target (read once per replicate, from
- * anywhere in the file: their latency would otherwise stall the step). Non-temporal: the row is
- * not needed again in this replicate. */
+/* The first byte of file row `row`. */
+ALWAYS_INLINE const char *row_address(const dpd__lrdata *D, size_t row) {
+  return (const char *)D->X.data + row * D->d * (D->X.f32 ? sizeof(float) : sizeof(double));
+}
+
+/* Prefetches the target of file row `row`. */
+ALWAYS_INLINE void prefetch_target(const dpd__lrdata *D, size_t row) {
+  __builtin_prefetch((const char *)D->Y.data + row * (D->Y.f32 ? sizeof(float) : sizeof(double)), 0,
+                     0);
+}
+
+/* Prefetches the d values of file row `row` and its target (the rows of the first steps; later
+ * rows are prefetched during pass 1). Rows are read once per replicate, from anywhere in the
+ * file: their latency would otherwise stall the step. Non-temporal: not needed again. */
 ALWAYS_INLINE void prefetch_row(const dpd__lrdata *D, size_t row, int model) {
-  const size_t width = D->X.f32 ? sizeof(float) : sizeof(double);
-  const char *p = (const char *)D->X.data + row * D->d * width;
-  const size_t bytes = D->d * width;
+  const char *p = row_address(D, row);
+  const size_t bytes = D->d * (D->X.f32 ? sizeof(float) : sizeof(double));
   for (size_t o = 0; o < bytes; o += LINE_BYTES) {
     __builtin_prefetch(p + o, 0, 0);
   }
   __builtin_prefetch(p + bytes - 1, 0, 0);
   if (!model) {
-    __builtin_prefetch((const char *)D->Y.data + row * (D->Y.f32 ? sizeof(float) : sizeof(double)),
-                       0, 0);
+    prefetch_target(D, row);
   }
 }
 
@@ -433,8 +459,12 @@ ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *
       return;
     }
     const size_t row = rows[k];
+    const char *pf = NULL; /* the row AHEAD steps on, prefetched during pass 1 */
     if (k + AHEAD < n) {
-      prefetch_row(D, rows[k + AHEAD], model);
+      pf = row_address(D, rows[k + AHEAD]);
+      if (!model) {
+        prefetch_target(D, rows[k + AHEAD]);
+      }
     }
     const double sigma = plan->sigma[k];
     const int noisy = sigma > 0.0;
@@ -445,7 +475,7 @@ ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *
     /* t: the target (file) or the label noise z (model, w = theta - theta*). */
     const double t = model ? plan->sample(&plan->noise, buf[0], &rng) : data_target(D, row);
     double dot, xx;
-    pass_dot(D, row, mean, w, x, d, &dot, &xx);
+    pass_dot(D, row, mean, w, x, d, &dot, &xx, pf);
     const double r = dot - t;
     if (!isfinite(r) || !isfinite(xx)) {
       info->status = DPD_ENONFINITE;
