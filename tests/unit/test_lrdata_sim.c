@@ -374,16 +374,16 @@ static void free_direct(direct_out *o) {
 }
 
 /* (a) No clipping, no noise: theta_n and the risks are those of the direct loop over the same
- * drawn rows, with n = n_pop (the dense shuffle) and n << n_pop (the hashed one), several
- * replicates, float32 and float64 storage, d not a multiple of 8. */
+ * drawn rows, with n = n_pop (the dense shuffle) and n << n_pop (the hashed one; n = 1 too),
+ * several replicates, float32 and float64 storage, d not a multiple of 8. */
 static void plain_sgd_on_the_rows_equals_the_direct_loop(void **state) {
   (void)state;
   dpd_schedule *sch = make_schedule(DPD_SCHEDULE_SQRT, 1.3);
   for (int f32 = 0; f32 <= 1; f32++) {
     dataset s;
     make_data(&s, 200, 13, 0, f32);
-    const size_t ns[2] = {200, 20};
-    for (size_t a = 0; a < 2; a++) {
+    const size_t ns[3] = {200, 20, 1};
+    for (size_t a = 0; a < 3; a++) {
       for (size_t rep = 0; rep < 3; rep++) {
         dpd_linreg_sim_config cfg = base_cfg(ns[a], INFINITY, INFINITY);
         direct_out o;
