@@ -50,7 +50,7 @@
  * step k + AHEAD is prefetched during step k's pass 1, one line per line read (a burst of
  * prefetches per step was 35 % slower). A step is two passes over the d coordinates (the dot
  * products, storing the preprocessed row; the update), both in L1/L2 for d up to a few
- * thousand; with privacy noise the d Gaussians of a step cost about twice as much again
+ * thousand; with privacy noise the d Gaussians of a step cost nearly three times as much again
  * (bench/bench_lrdata_sim.c measures both limits). The shuffle needs O(n) memory per thread:
  * the dense permutation when n_pop is at most twice the hash capacity (a power of two >= 2 n),
  * else a hash of the displaced entries (open addressing) and the n drawn rows. */
