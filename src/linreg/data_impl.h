@@ -144,21 +144,32 @@ DPD_HIDDEN_FN int dpd__lrdata_factors(void *ctx, double c, double R, double *mu,
 
 /* ---- the simulation on the rows (data_sim.c) ----
  * cfg's n (rows per replicate, <= n_pop, drawn without replacement, in the drawn order), c, rho,
- * seeds, seed, grid, threads, progress; zeta and noise for model targets. Replicate r uses stream
- * (seed, r): first the n row indices (a partial Fisher-Yates shuffle of the population), then per
- * step the privacy noise (d Gaussians when sigma_k > 0) and, for model targets, the label noise.
+ * seeds, seed, grid, threads, progress; zeta and noise for model targets (file targets ignore
+ * them, but they are validated as by dpd_linreg_sim_run). Replicate r uses stream (seed, r):
+ * first the n row indices (a partial Fisher-Yates shuffle of the population driven by the first
+ * n uniforms), then per step one Gaussian fill of, in this order, the label-noise Gaussian (model
+ * targets) and the privacy noise (d Gaussians when sigma_k > 0); the exact rule is in data_sim.c.
  * Replicates redraw the rows and the noise. The risks are R(theta) = (1/2)(theta - theta^*)^T
  * Sigma^ (theta - theta^*) on the grid (before release) and of the released iterate; with held-out
  * rows, test_risk[r] = (1/2) mean over them of (x^T theta_n - y)^2 (released; model targets: the
- * label-noise-free target plus zeta^2/2). theta_star: [d] original coordinates (model targets),
- * NULL for file targets (theta^*). */
+ * label-noise-free target plus zeta^2/2). theta_star: [d] original coordinates (model targets:
+ * given, the labels are drawn, D's targets are not read), NULL for file targets (theta^* =
+ * D->theta_hat). test_risk: [cfg->seeds] caller's, or NULL; set on DPD_OK only (NAN when
+ * D->n_test = 0). Reads D->X, Y, pop_idx, test_idx, mean, scale, y_mean, y_scale, sigma and
+ * theta_hat only. *out is returned-owned (dpd_linreg_sim_result_free), the same result as
+ * dpd_linreg_sim_run's (setting from cfg). Returns DPD_EINVAL as dpd_linreg_sim_run does and
+ * for n > n_pop, an incomplete dataset, or file targets without theta^* (or D->model_targets
+ * with theta_star NULL); DPD_ENONFINITE naming the replicate and the step; DPD_ECANCELLED;
+ * DPD_ENOMEM. Bit-identical for any thread count and kernel path. */
 DPD_HIDDEN_FN int dpd__lrdata_sim_run(const dpd__lrdata *D, const double *theta_star,
                                       const dpd_schedule *schedule,
                                       const dpd_linreg_sim_config *cfg,
                                       dpd_linreg_sim_result **out, double *test_risk,
                                       dpd_err *err);
 
-/* Memory of dpd__lrdata_sim_run beyond the dataset (bytes), for the memory check. */
+/* Memory of dpd__lrdata_sim_run beyond the dataset (bytes), for the memory check: n = cfg->n
+ * (steps; the per-thread row shuffle is bounded in n whatever n_pop), threads = the threads
+ * that will run (at most seeds). */
 DPD_HIDDEN_FN double dpd__lrdata_sim_bytes(size_t d, size_t n, size_t seeds, size_t grid,
                                            double threads);
 
