@@ -11,20 +11,21 @@
 #include "linreg/problem_spec_impl.h"
 
 /* The problem: spectrum, d (given, or implied by a levels:/file: spectrum), theta*. */
-int dpd__linreg_problem_keys(dpd_keys *keys, uint64_t seed, size_t max_memory,
+int dpd__linreg_problem_keys(dpd_keys *keys, uint64_t seed, size_t max_memory, size_t data_d,
                              dpd__linreg_inputs *in, dpd_linreg_problem_config *pc,
                              int *d_from_spectrum, dpd_err *err) {
-  size_t spectrum_d, d;
+  size_t spectrum_d = data_d, d;
   double norm;
   int status;
   *pc = dpd_linreg_problem_config_default();
-  if ((status = dpd__linreg_spectrum_parse(dpd_keys_text_get(keys, "spectrum"), max_memory, in, pc,
+  if (data_d == 0 &&
+      (status = dpd__linreg_spectrum_parse(dpd_keys_text_get(keys, "spectrum"), max_memory, in, pc,
                                            &spectrum_d, err)) < 0) {
     return status;
   }
-  *d_from_spectrum = !dpd_keys_given(keys, "d") && spectrum_d != 0;
+  *d_from_spectrum = !dpd_keys_given(keys, "d") && spectrum_d != 0 && data_d == 0;
   d = spectrum_d;
-  if (!*d_from_spectrum &&
+  if (data_d == 0 && !*d_from_spectrum &&
       (status = dpd_keys_size_range_get(keys, "d", 1, LINREG_MAX_DIM, &d, err)) < 0) {
     return status;
   }

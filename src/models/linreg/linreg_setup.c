@@ -80,10 +80,14 @@ static void memory_estimate(const dpd_model_command *c, const dpd_keys *keys, li
   if (c->uses & LR_USES_SEQUENCE) {
     by_n += 16.0 * (double)r->n; /* the steps and noise scales */
   }
+  by_d += r->ds.bytes; /* the dataset (0 without one) */
   if (by_n >= by_d && by_n >= by_seeds) {
     r->driver = dpd_keys_given(keys, "n") || !dpd_keys_given(keys, "gamma") ? "n" : "gamma";
   } else {
-    r->driver = by_seeds >= by_d ? "seeds" : r->d_from_spectrum ? "spectrum" : "d";
+    r->driver = by_seeds >= by_d   ? "seeds"
+                : r->ds.on           ? "features"
+                : r->d_from_spectrum ? "spectrum"
+                                     : "d";
   }
   r->memory_estimate = by_d + by_n + by_seeds + 8.0 * 8.0 * (double)r->grid;
 }
@@ -189,18 +193,26 @@ static int setup(const dpd_model_command *c, dpd_keys *keys, linreg_run *r, dpd_
   }
   r->method = dpd_ode_method_lookup(method)->id;
   if ((status = dpd__model_plot_get(keys, c->plot_default, &r->plot, err)) < 0 ||
-      (status = dpd__linreg_problem_keys(keys, r->seed, r->env->max_memory, &r->inputs, &r->pc,
-                                         &r->d_from_spectrum, err)) < 0) {
+      (status = dpd__linreg_dataset_keys(keys, r->seed, r->env->max_memory, r->threads,
+                                         (c->uses & (LR_USES_ODE | LR_USES_TUNE)) != 0, &r->ds,
+                                         err)) < 0 ||
+      (r->ds.on && r->with_sde &&
+       (status = DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': the SDE with features = "
+                          "file:PATH (allowed: simulate, ode, compare without sde, tune)",
+                          (c->uses & LR_USES_SDE) ? "command" : "sde")) < 0) ||
+      (status = dpd__linreg_problem_keys(keys, r->seed, r->env->max_memory, r->ds.d, &r->inputs,
+                                         &r->pc, &r->d_from_spectrum, err)) < 0) {
     return status;
   }
   r->d = r->pc.d;
-  if ((status = dpd__linreg_size_keys(keys, r->d, &r->n, err)) < 0) {
+  if ((status = r->ds.on ? dpd__linreg_dataset_n(keys, &r->ds, &r->n, err)
+                         : dpd__linreg_size_keys(keys, r->d, &r->n, err)) < 0) {
     return status;
   }
   r->gamma = (double)r->d / (double)r->n;
   /* the per-coordinate problem: a simulation, or an ODE that a spectral problem cannot do */
-  r->full =
-      !(c->uses & LR_USES_ODE_ONLY) || r->compress == 0 || !dpd__linreg_spectral_direct(&r->pc);
+  r->full = !(c->uses & LR_USES_ODE_ONLY) || r->compress == 0 || r->ds.on ||
+            !dpd__linreg_spectral_direct(&r->pc);
   if ((status = dpd_keys_effective_real_set(keys, "d", (double)r->d, err)) < 0 ||
       (status = dpd_keys_effective_real_set(keys, "n", (double)r->n, err)) < 0 ||
       (status = dpd_keys_effective_real_set(keys, "gamma", r->gamma, err)) < 0 ||
@@ -260,6 +272,7 @@ void dpd__linreg_release(void *ctx) {
   free(r->sched_cols[0]);
   free(r->sched_cols[1]);
   dpd__linreg_inputs_free(&r->inputs);
+  dpd__linreg_dataset_free(&r->ds);
   free(r);
 }
 
@@ -274,7 +287,10 @@ double dpd__linreg_workspace_bytes(const void *ctx, const dpd_model_command *c,
 int dpd__linreg_build(linreg_run *r, dpd_err *err) {
   dpd_linreg_problem *sp = NULL;
   int status;
-  if (r->full && (status = dpd_linreg_problem_create(&r->pc, &r->problem, err)) < 0) {
+  if ((r->ds.on && (status = dpd__linreg_dataset_build(&r->ds, &r->pc, err)) < 0) ||
+      (r->full && (status = dpd_linreg_problem_create(&r->pc, &r->problem, err)) < 0) ||
+      (r->ds.on && (status = dpd__linreg_dataset_bind(&r->ds, r->problem, r->c, r->seeds, &r->zeta,
+                                                      &r->oc, &r->simc, err)) < 0)) {
     return status;
   }
   r->ode_problem = r->problem;
