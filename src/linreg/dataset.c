@@ -224,6 +224,8 @@ void dpd__linreg_dataset_compare(dpd__linreg_report *rp, dpd__linreg_dataset *ds
                           .final_se = sim->final_risk_se};
     char name[64];
     dpd__linreg_report_column(rp, rp->traj, "", column[k], by[k]->risk);
+    snprintf(name, sizeof name, "ode_%safter", prefix[k]);
+    dpd__linreg_report_column(rp, rp->rel, "", name, &by[k]->final_risk);
     snprintf(name, sizeof name, "ode_%sfinal_excess_risk", prefix[k]);
     dpd_output_number_set(rp->out, name, by[k]->final_risk);
     snprintf(name, sizeof name, "ode_%sexcess_risk_before_release", prefix[k]);

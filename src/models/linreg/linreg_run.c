@@ -194,7 +194,7 @@ int dpd__linreg_compare(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
                                   j.r->seeds);
     }
   }
-  return job_end(&j, j.sde != NULL ? "compare3" : "compare", out);
+  return job_end(&j, j.r->ds.on ? "compare_data" : j.sde != NULL ? "compare3" : "compare", out);
 }
 
 int dpd__linreg_account(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dpd_output **out,
