@@ -194,3 +194,29 @@ int dpd__linreg_privacy_keys(const dpd_keys *keys, dpd__linreg_privacy *r, dpd_e
   }
   return status;
 }
+
+/* account --sequence FILE: only the keys of this mode apply (a --d or --rho here would be
+ * silently ignored otherwise). */
+int dpd__linreg_sequence_keys(dpd_keys *keys, dpd__linreg_privacy *priv, dpd_err *err) {
+  static const char *const allowed[] = {"model", "sequence", "delta", "out", "max_memory", NULL};
+  for (size_t i = 0; i < dpd_keys_count(keys); i++) {
+    const char *name = dpd_keys_desc_get(keys, i)->name;
+    int in = 0;
+    for (size_t k = 0; allowed[k] != NULL; k++) {
+      in |= strcmp(allowed[k], name) == 0;
+    }
+    if (!in && dpd_keys_given_at(keys, i)) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "key '%s' does not apply to account --sequence (allowed keys: model, "
+                      "sequence, delta, out, max_memory)",
+                      name);
+    }
+    if (!in) {
+      dpd_keys_unset(keys, name);
+    }
+  }
+  priv->have_delta = dpd_keys_given(keys, "delta");
+  return priv->have_delta
+             ? dpd_keys_real_range_get(keys, "delta", 0.0, 0, 1.0, 0, 0, &priv->delta, err)
+             : DPD_OK;
+}

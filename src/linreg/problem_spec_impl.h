@@ -96,5 +96,9 @@ typedef struct {
 } dpd__linreg_privacy;
 DPD_HIDDEN_FN int dpd__linreg_privacy_keys(const dpd_keys *keys, dpd__linreg_privacy *r,
                                            dpd_err *err);
+/* account --sequence FILE: refuses every key but model, sequence, delta, out, max_memory (drops
+ * the others' defaults) and reads delta when given. */
+DPD_HIDDEN_FN int dpd__linreg_sequence_keys(dpd_keys *keys, dpd__linreg_privacy *priv,
+                                            dpd_err *err);
 
 #endif

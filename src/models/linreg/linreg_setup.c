@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/error_impl.h"
+#include "core/noise_impl.h"
 #include "core/table_impl.h"
 #include "dpdyn/clip.h"
 #include "dpdyn/linreg_setting.h"
@@ -107,33 +108,6 @@ static void keys_in_effect(dpd_keys *keys) {
       }
     }
   }
-}
-
-/* account --sequence FILE: only the keys of this mode apply (a --d or --rho here would be
- * silently ignored otherwise). */
-static int sequence_keys(dpd_keys *keys, linreg_run *r, dpd_err *err) {
-  static const char *const allowed[] = {"model", "sequence", "delta", "out", "max_memory", NULL};
-  for (size_t i = 0; i < dpd_keys_count(keys); i++) {
-    const char *name = dpd_keys_desc_get(keys, i)->name;
-    int in = 0;
-    for (size_t k = 0; allowed[k] != NULL; k++) {
-      in |= strcmp(allowed[k], name) == 0;
-    }
-    if (!in && dpd_keys_given_at(keys, i)) {
-      return DPD_FAIL(err, DPD_EINVAL,
-                      "key '%s' does not apply to account --sequence (allowed keys: model, "
-                      "sequence, delta, out, max_memory)",
-                      name);
-    }
-    if (!in) {
-      dpd_keys_unset(keys, name);
-    }
-  }
-  r->sequence = 1;
-  r->priv.have_delta = dpd_keys_given(keys, "delta");
-  return r->priv.have_delta
-             ? dpd_keys_real_range_get(keys, "delta", 0.0, 0, 1.0, 0, 0, &r->priv.delta, err)
-             : DPD_OK;
 }
 
 /* The configurations of the runs, from the one setting of the run (linreg_setting.h): simulate,
@@ -249,7 +223,8 @@ int dpd__linreg_setup(const dpd_model_command *c, dpd_keys *keys, const dpd_run_
   r->uses_ode = (c->uses & LR_USES_ODE) != 0;
   r->spectral.pc = &r->pc;
   if ((c->uses & LR_USES_SEQUENCE) && dpd_keys_given(keys, "sequence")) {
-    return sequence_keys(keys, r, err);
+    r->sequence = 1;
+    return dpd__linreg_sequence_keys(keys, &r->priv, err);
   }
   if ((status = setup(c, keys, r, err)) < 0) {
     dpd__linreg_release(r);
@@ -312,18 +287,6 @@ int dpd__linreg_build(linreg_run *r, dpd_err *err) {
   return DPD_OK;
 }
 
-/* Whether a noise law has a parameter (student:NU): the one place the adapter asks (a
- * behaviour table of noise laws can carry it). */
-static int law_has_parameter(dpd_noise_law law) {
-  const dpd_noise_law_type *t;
-  for (size_t i = 0; (t = dpd_noise_law_type_at(i)) != NULL; i++) {
-    if (t->law == law) {
-      return t->parameter != NULL;
-    }
-  }
-  return 0;
-}
-
 int dpd__linreg_output_begin(const dpd_keys *keys, const linreg_run *r, dpd_output **outp,
                              dpd_err *err) {
   const dpd_linreg_problem *p = r->problem != NULL ? r->problem : r->ode_problem;
@@ -341,7 +304,7 @@ int dpd__linreg_output_begin(const dpd_keys *keys, const linreg_run *r, dpd_outp
   cJSON_AddNumberToObject(s, "n", (double)r->n);
   cJSON_AddNumberToObject(s, "gamma", r->gamma);
   cJSON_AddStringToObject(s, "noise_law", dpd_noise_law_name(r->noise.law));
-  if (law_has_parameter(r->noise.law)) {
+  if (dpd__noise_law_has_parameter(r->noise.law)) {
     cJSON_AddNumberToObject(s, "noise_nu", r->noise.nu);
   }
   cJSON_AddStringToObject(s, "schedule", dpd_schedule_name(r->schedule));
