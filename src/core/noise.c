@@ -340,3 +340,13 @@ int dpd_clip_noise_factors_eval(const dpd_noise_spec *noise, double c, double R,
   }
   return DPD_OK;
 }
+
+int dpd__noise_law_has_parameter(dpd_noise_law law) {
+  const dpd_noise_law_type *t;
+  for (size_t i = 0; (t = dpd_noise_law_type_at(i)) != NULL; i++) {
+    if (t->law == law) {
+      return t->parameter != NULL;
+    }
+  }
+  return 0;
+}

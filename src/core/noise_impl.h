@@ -36,4 +36,7 @@ __attribute__((visibility("hidden"))) int dpd__clip_moments_quadrature(const dpd
                                                                        int derivs, double out[4],
                                                                        dpd_err *err);
 
+/* 1 when the law `law` of the table has a parameter (student:NU), else 0 (unknown laws too). */
+__attribute__((visibility("hidden"))) int dpd__noise_law_has_parameter(dpd_noise_law law);
+
 #endif /* DPD_NOISE_IMPL_H */

@@ -11,20 +11,21 @@
 #include "linreg/problem_spec_impl.h"
 
 /* The problem: spectrum, d (given, or implied by a levels:/file: spectrum), theta*. */
-int dpd__linreg_problem_keys(dpd_keys *keys, uint64_t seed, size_t max_memory,
+int dpd__linreg_problem_keys(dpd_keys *keys, uint64_t seed, size_t max_memory, size_t data_d,
                              dpd__linreg_inputs *in, dpd_linreg_problem_config *pc,
                              int *d_from_spectrum, dpd_err *err) {
-  size_t spectrum_d, d;
+  size_t spectrum_d = data_d, d;
   double norm;
   int status;
   *pc = dpd_linreg_problem_config_default();
-  if ((status = dpd__linreg_spectrum_parse(dpd_keys_text_get(keys, "spectrum"), max_memory, in, pc,
+  if (data_d == 0 &&
+      (status = dpd__linreg_spectrum_parse(dpd_keys_text_get(keys, "spectrum"), max_memory, in, pc,
                                            &spectrum_d, err)) < 0) {
     return status;
   }
-  *d_from_spectrum = !dpd_keys_given(keys, "d") && spectrum_d != 0;
+  *d_from_spectrum = !dpd_keys_given(keys, "d") && spectrum_d != 0 && data_d == 0;
   d = spectrum_d;
-  if (!*d_from_spectrum &&
+  if (data_d == 0 && !*d_from_spectrum &&
       (status = dpd_keys_size_range_get(keys, "d", 1, LINREG_MAX_DIM, &d, err)) < 0) {
     return status;
   }
@@ -192,4 +193,30 @@ int dpd__linreg_privacy_keys(const dpd_keys *keys, dpd__linreg_privacy *r, dpd_e
     r->rho = sqrt(2.0 * zcdp);
   }
   return status;
+}
+
+/* account --sequence FILE: only the keys of this mode apply (a --d or --rho here would be
+ * silently ignored otherwise). */
+int dpd__linreg_sequence_keys(dpd_keys *keys, dpd__linreg_privacy *priv, dpd_err *err) {
+  static const char *const allowed[] = {"model", "sequence", "delta", "out", "max_memory", NULL};
+  for (size_t i = 0; i < dpd_keys_count(keys); i++) {
+    const char *name = dpd_keys_desc_get(keys, i)->name;
+    int in = 0;
+    for (size_t k = 0; allowed[k] != NULL; k++) {
+      in |= strcmp(allowed[k], name) == 0;
+    }
+    if (!in && dpd_keys_given_at(keys, i)) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "key '%s' does not apply to account --sequence (allowed keys: model, "
+                      "sequence, delta, out, max_memory)",
+                      name);
+    }
+    if (!in) {
+      dpd_keys_unset(keys, name);
+    }
+  }
+  priv->have_delta = dpd_keys_given(keys, "delta");
+  return priv->have_delta
+             ? dpd_keys_real_range_get(keys, "delta", 0.0, 0, 1.0, 0, 0, &priv->delta, err)
+             : DPD_OK;
 }

@@ -72,8 +72,10 @@ DPD_HIDDEN_FN void dpd__linreg_sim_bytes(size_t d, size_t n, size_t seeds, size_
 /* The keys of the problem (problem_keys.c), each validated in the order of the messages:
  * spectrum, d (given, or implied by a levels:/file: spectrum: *d_from_spectrum = 1),
  * theta_norm, theta_star (a file's norm recorded as theta_norm in effect when not given) into
- * pc (d, seed set); storage in `in`. */
+ * pc (d, seed set); storage in `in`. data_d > 0: a dataset's d (features=file:, checked against
+ * the key d by the dataset), no spectrum read (the data's replaces it at build). */
 DPD_HIDDEN_FN int dpd__linreg_problem_keys(dpd_keys *keys, uint64_t seed, size_t max_memory,
+                                           size_t data_d,
                                            dpd__linreg_inputs *in, dpd_linreg_problem_config *pc,
                                            int *d_from_spectrum, dpd_err *err);
 /* n, or gamma = d/n (both: consistent). */
@@ -94,5 +96,9 @@ typedef struct {
 } dpd__linreg_privacy;
 DPD_HIDDEN_FN int dpd__linreg_privacy_keys(const dpd_keys *keys, dpd__linreg_privacy *r,
                                            dpd_err *err);
+/* account --sequence FILE: refuses every key but model, sequence, delta, out, max_memory (drops
+ * the others' defaults) and reads delta when given. */
+DPD_HIDDEN_FN int dpd__linreg_sequence_keys(dpd_keys *keys, dpd__linreg_privacy *priv,
+                                            dpd_err *err);
 
 #endif

@@ -12,6 +12,7 @@
 #include "core/model_impl.h"
 #include "dpdyn/noise.h"
 #include "dpdyn/sde.h"
+#include "linreg/dataset_impl.h"
 #include "linreg/ode_estimate_impl.h"
 #include "linreg/problem_spec_impl.h"
 #include "linreg/tune_surface_impl.h"
@@ -64,6 +65,7 @@ typedef struct linreg_run {
   dpd_linreg_sim_config simc; /* the simulation's */
   dpd_linreg_sde_config sdec; /* the SDE's */
   dpd__tune_options tune;
+  dpd__linreg_dataset ds; /* features=file: (ds.on) */
 } linreg_run;
 
 /* The model type's operations (model.h). */

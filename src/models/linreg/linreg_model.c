@@ -11,6 +11,7 @@
 #define LR_SIM "simulate sde compare tune"
 #define LR_ALL "simulate sde ode compare account tune"
 #define LR_THEORY "ode compare tune"
+#define LR_DATA "simulate ode compare tune"
 
 static const dpd_key_desc linreg_keys[] = {
     {"d", DPD_KEY_INT, NULL, 1, 2147483648.0, 0, NULL, LR_ALL, "dimension d"},
@@ -28,6 +29,18 @@ static const dpd_key_desc linreg_keys[] = {
      "random | flat | file:PATH (eigenbasis components)"},
     {"theta_norm", DPD_KEY_REAL, "1", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_ALL,
      "|theta*|"},
+    {"features", DPD_KEY_TEXT, "gaussian", 0, 0, 0, NULL, LR_DATA,
+     "gaussian (the model of docs/math.md) | file:PATH (an N x d dataset: .npy or text)"},
+    {"targets", DPD_KEY_TEXT, "model", 0, 0, 0, NULL, LR_DATA,
+     "with features=file: model (y = <x, theta*> + noise) | file:PATH (N values)"},
+    {"center", DPD_KEY_INT, "1", 0, 1, 0, NULL, LR_DATA, "1 = centre features and targets"},
+    {"scale", DPD_KEY_TEXT, "trace", 0, 0, 0, "trace|none", LR_DATA,
+     "one factor on all features so that tr Sigma^ = d (none: simulate only)"},
+    {"target_scale", DPD_KEY_TEXT, "unit", 0, 0, 0, "unit|none", LR_DATA,
+     "file targets scaled to unit variance"},
+    {"test_fraction", DPD_KEY_REAL, "0", 0, 0.9, 0, NULL, LR_DATA, "rows held out (seeded)"},
+    {"factors", DPD_KEY_TEXT, "gaussian", 0, 0, 0, "gaussian|data", LR_DATA,
+     "clipping factors of the theory: the published closed forms or the rows' own"},
     {"c", DPD_KEY_REAL, "inf", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, LR_ALL,
      "clipping scale, C = c sqrt(d); inf = no clipping"},
     {"rho", DPD_KEY_REAL, "inf", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, LR_ALL,

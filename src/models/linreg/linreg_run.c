@@ -45,13 +45,15 @@ static int job_start(lr_job *j, void *ctx, const dpd_keys *keys, int sim, int od
   }
   if (rp->status >= 0 && sim) {
     dpd_linreg_sim_config sc = r->simc;
-    rp->status = dpd_linreg_sim_run(r->problem, r->schedule, &sc, &j->sim, err);
+    rp->status = r->ds.on ? dpd__linreg_dataset_sim(&r->ds, r->schedule, &sc, &j->sim, err)
+                          : dpd_linreg_sim_run(r->problem, r->schedule, &sc, &j->sim, err);
   }
   if (rp->status >= 0 && r->with_sde) {
     dpd_linreg_sde_config ec = r->sdec;
     rp->status = dpd_linreg_sde_run(r->problem, r->schedule, &ec, &j->sde, err);
   }
   if (rp->status >= 0) {
+    dpd__linreg_dataset_report(rp->out, &r->ds, r->n, r->seeds, sim);
     dpd__linreg_report_column(rp, rp->traj, "", "t",
                               j->sim != NULL   ? j->sim->t
                               : j->sde != NULL ? j->sde->t
@@ -186,8 +188,13 @@ int dpd__linreg_compare(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
       dpd__linreg_report_sim(&j.rp, "sde_", j.sde, "expected_clipped_fraction");
     }
     gaps(&j);
+    if (j.r->ds.on) {
+      dpd__linreg_dataset_compare(&j.rp, &j.r->ds, &j.r->spectral, &j.r->ode_problem,
+                                  j.r->schedule, &j.r->oc, j.r->compress_tol, j.ode, j.sim,
+                                  j.r->seeds);
+    }
   }
-  return job_end(&j, j.sde != NULL ? "compare3" : "compare", out);
+  return job_end(&j, j.r->ds.on ? "compare_data" : j.sde != NULL ? "compare3" : "compare", out);
 }
 
 int dpd__linreg_account(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dpd_output **out,

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/error_impl.h"
+#include "core/noise_impl.h"
 #include "core/table_impl.h"
 #include "dpdyn/clip.h"
 #include "dpdyn/linreg_setting.h"
@@ -80,10 +81,14 @@ static void memory_estimate(const dpd_model_command *c, const dpd_keys *keys, li
   if (c->uses & LR_USES_SEQUENCE) {
     by_n += 16.0 * (double)r->n; /* the steps and noise scales */
   }
+  by_d += r->ds.bytes; /* the dataset (0 without one) */
   if (by_n >= by_d && by_n >= by_seeds) {
     r->driver = dpd_keys_given(keys, "n") || !dpd_keys_given(keys, "gamma") ? "n" : "gamma";
   } else {
-    r->driver = by_seeds >= by_d ? "seeds" : r->d_from_spectrum ? "spectrum" : "d";
+    r->driver = by_seeds >= by_d   ? "seeds"
+                : r->ds.on           ? "features"
+                : r->d_from_spectrum ? "spectrum"
+                                     : "d";
   }
   r->memory_estimate = by_d + by_n + by_seeds + 8.0 * 8.0 * (double)r->grid;
 }
@@ -103,33 +108,6 @@ static void keys_in_effect(dpd_keys *keys) {
       }
     }
   }
-}
-
-/* account --sequence FILE: only the keys of this mode apply (a --d or --rho here would be
- * silently ignored otherwise). */
-static int sequence_keys(dpd_keys *keys, linreg_run *r, dpd_err *err) {
-  static const char *const allowed[] = {"model", "sequence", "delta", "out", "max_memory", NULL};
-  for (size_t i = 0; i < dpd_keys_count(keys); i++) {
-    const char *name = dpd_keys_desc_get(keys, i)->name;
-    int in = 0;
-    for (size_t k = 0; allowed[k] != NULL; k++) {
-      in |= strcmp(allowed[k], name) == 0;
-    }
-    if (!in && dpd_keys_given_at(keys, i)) {
-      return DPD_FAIL(err, DPD_EINVAL,
-                      "key '%s' does not apply to account --sequence (allowed keys: model, "
-                      "sequence, delta, out, max_memory)",
-                      name);
-    }
-    if (!in) {
-      dpd_keys_unset(keys, name);
-    }
-  }
-  r->sequence = 1;
-  r->priv.have_delta = dpd_keys_given(keys, "delta");
-  return r->priv.have_delta
-             ? dpd_keys_real_range_get(keys, "delta", 0.0, 0, 1.0, 0, 0, &r->priv.delta, err)
-             : DPD_OK;
 }
 
 /* The configurations of the runs, from the one setting of the run (linreg_setting.h): simulate,
@@ -189,18 +167,26 @@ static int setup(const dpd_model_command *c, dpd_keys *keys, linreg_run *r, dpd_
   }
   r->method = dpd_ode_method_lookup(method)->id;
   if ((status = dpd__model_plot_get(keys, c->plot_default, &r->plot, err)) < 0 ||
-      (status = dpd__linreg_problem_keys(keys, r->seed, r->env->max_memory, &r->inputs, &r->pc,
-                                         &r->d_from_spectrum, err)) < 0) {
+      (status = dpd__linreg_dataset_keys(keys, r->seed, r->env->max_memory, r->threads,
+                                         (c->uses & (LR_USES_ODE | LR_USES_TUNE)) != 0, &r->ds,
+                                         err)) < 0 ||
+      (r->ds.on && r->with_sde &&
+       (status = DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': the SDE with features = "
+                          "file:PATH (allowed: simulate, ode, compare without sde, tune)",
+                          (c->uses & LR_USES_SDE) ? "command" : "sde")) < 0) ||
+      (status = dpd__linreg_problem_keys(keys, r->seed, r->env->max_memory, r->ds.d, &r->inputs,
+                                         &r->pc, &r->d_from_spectrum, err)) < 0) {
     return status;
   }
   r->d = r->pc.d;
-  if ((status = dpd__linreg_size_keys(keys, r->d, &r->n, err)) < 0) {
+  if ((status = r->ds.on ? dpd__linreg_dataset_n(keys, &r->ds, &r->n, err)
+                         : dpd__linreg_size_keys(keys, r->d, &r->n, err)) < 0) {
     return status;
   }
   r->gamma = (double)r->d / (double)r->n;
   /* the per-coordinate problem: a simulation, or an ODE that a spectral problem cannot do */
-  r->full =
-      !(c->uses & LR_USES_ODE_ONLY) || r->compress == 0 || !dpd__linreg_spectral_direct(&r->pc);
+  r->full = !(c->uses & LR_USES_ODE_ONLY) || r->compress == 0 || r->ds.on ||
+            !dpd__linreg_spectral_direct(&r->pc);
   if ((status = dpd_keys_effective_real_set(keys, "d", (double)r->d, err)) < 0 ||
       (status = dpd_keys_effective_real_set(keys, "n", (double)r->n, err)) < 0 ||
       (status = dpd_keys_effective_real_set(keys, "gamma", r->gamma, err)) < 0 ||
@@ -237,7 +223,8 @@ int dpd__linreg_setup(const dpd_model_command *c, dpd_keys *keys, const dpd_run_
   r->uses_ode = (c->uses & LR_USES_ODE) != 0;
   r->spectral.pc = &r->pc;
   if ((c->uses & LR_USES_SEQUENCE) && dpd_keys_given(keys, "sequence")) {
-    return sequence_keys(keys, r, err);
+    r->sequence = 1;
+    return dpd__linreg_sequence_keys(keys, &r->priv, err);
   }
   if ((status = setup(c, keys, r, err)) < 0) {
     dpd__linreg_release(r);
@@ -260,6 +247,7 @@ void dpd__linreg_release(void *ctx) {
   free(r->sched_cols[0]);
   free(r->sched_cols[1]);
   dpd__linreg_inputs_free(&r->inputs);
+  dpd__linreg_dataset_free(&r->ds);
   free(r);
 }
 
@@ -274,7 +262,10 @@ double dpd__linreg_workspace_bytes(const void *ctx, const dpd_model_command *c,
 int dpd__linreg_build(linreg_run *r, dpd_err *err) {
   dpd_linreg_problem *sp = NULL;
   int status;
-  if (r->full && (status = dpd_linreg_problem_create(&r->pc, &r->problem, err)) < 0) {
+  if ((r->ds.on && (status = dpd__linreg_dataset_build(&r->ds, &r->pc, err)) < 0) ||
+      (r->full && (status = dpd_linreg_problem_create(&r->pc, &r->problem, err)) < 0) ||
+      (r->ds.on && (status = dpd__linreg_dataset_bind(&r->ds, r->problem, r->c, r->seeds, &r->zeta,
+                                                      &r->oc, &r->simc, err)) < 0)) {
     return status;
   }
   r->ode_problem = r->problem;
@@ -296,18 +287,6 @@ int dpd__linreg_build(linreg_run *r, dpd_err *err) {
   return DPD_OK;
 }
 
-/* Whether a noise law has a parameter (student:NU): the one place the adapter asks (a
- * behaviour table of noise laws can carry it). */
-static int law_has_parameter(dpd_noise_law law) {
-  const dpd_noise_law_type *t;
-  for (size_t i = 0; (t = dpd_noise_law_type_at(i)) != NULL; i++) {
-    if (t->law == law) {
-      return t->parameter != NULL;
-    }
-  }
-  return 0;
-}
-
 int dpd__linreg_output_begin(const dpd_keys *keys, const linreg_run *r, dpd_output **outp,
                              dpd_err *err) {
   const dpd_linreg_problem *p = r->problem != NULL ? r->problem : r->ode_problem;
@@ -325,7 +304,7 @@ int dpd__linreg_output_begin(const dpd_keys *keys, const linreg_run *r, dpd_outp
   cJSON_AddNumberToObject(s, "n", (double)r->n);
   cJSON_AddNumberToObject(s, "gamma", r->gamma);
   cJSON_AddStringToObject(s, "noise_law", dpd_noise_law_name(r->noise.law));
-  if (law_has_parameter(r->noise.law)) {
+  if (dpd__noise_law_has_parameter(r->noise.law)) {
     cJSON_AddNumberToObject(s, "noise_nu", r->noise.nu);
   }
   cJSON_AddStringToObject(s, "schedule", dpd_schedule_name(r->schedule));

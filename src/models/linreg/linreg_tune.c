@@ -68,7 +68,8 @@ static int confirm(lr_tune *u, dpd_err *err) {
       simc.seeds == 0) {
     return status;
   }
-  return dpd_linreg_sim_run(u->r->problem, u->schedule, &simc, &u->sim, err);
+  return u->r->ds.on ? dpd__linreg_dataset_sim(&u->r->ds, u->schedule, &simc, &u->sim, err)
+                     : dpd_linreg_sim_run(u->r->problem, u->schedule, &simc, &u->sim, err);
 }
 
 int dpd__linreg_tune(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dpd_output **outp,
@@ -83,12 +84,11 @@ int dpd__linreg_tune(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dp
   u.tc.c_max = t->c_max;
   u.tc.xtol = t->xtol;
   u.tc.restarts = t->restarts;
-  u.tc.ode = u.r->oc;
   u.tc.threads = u.r->threads;
   u.tc.progress = env->progress != NULL ? dpd__model_progress : NULL;
   u.tc.progress_user = &solves;
   if ((status = dpd__linreg_build(u.r, err)) == DPD_OK &&
-      (status = dpd_tune_run(u.r->ode_problem, &u.r->schedule_cfg, &u.tc, &u.res, err)) == DPD_OK &&
+      (u.tc.ode = u.r->oc, status = dpd_tune_run(u.r->ode_problem, &u.r->schedule_cfg, &u.tc, &u.res, err)) == DPD_OK &&
       (status = record_keys(&u, err)) == DPD_OK &&
       (status = dpd__linreg_output_begin(keys, u.r, &u.out, err)) == DPD_OK &&
       (status = dpd__linreg_report_finite_size(u.out, u.r->ode_problem, &u.tc.ode, err)) ==
