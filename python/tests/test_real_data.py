@@ -101,9 +101,9 @@ def test_simulate_agrees_in_law_with_numpy(digits):
         gap = abs(mean - ref.mean()) / math.hypot(se, ref_se)
         assert gap < 4.0, "%s: dpdyn %g +- %g, numpy %g +- %g (%.1f SE)" % (
             name, mean, se, ref.mean(), ref_se, gap)
-    # the test has power: the risk moves by many SE between the two points
-    assert abs(res["final_excess_risk"] - res["excess_risk_before_release"]) > \
-        10 * res["final_excess_risk_se"]
+    # the test has power: the SE is under 2 % of the mean, so a 10 % error on either side (a
+    # preprocessing factor, the noise calibration, rows drawn with replacement) is > 5 SE
+    assert res["final_excess_risk_se"] < 0.02 * res["final_excess_risk"]
 
 
 def gaussian_factors(c, big_p):
