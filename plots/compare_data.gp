@@ -1,10 +1,11 @@
 # dpdyn compare on a dataset (features=file:, docs/real_data.md): DP-SGD on the rows (mean +- 2 SE)
 # against the deterministic equivalent built from the data's spectrum with the published Gaussian
 # clipping factors and with the rows' own (data-driven) factors; the released iterate of each;
-# below, each equivalent's gap (sim. - theory) / SE, dashed lines at +-3.
+# below, each equivalent's signed gap (sim. - theory) / SE, dashed lines at +-3 (its absolute
+# value is the gap_in_se column of the table, whose largest is the summary's sup_gap_in_se).
 # usage: gnuplot -c compare_data.gp trajectory.tsv release.tsv OUT [png|svg|pdf] [title] [caption]
 # trajectory.tsv columns: t excess_risk excess_risk_se ode_gaussian_excess_risk
-#                         ode_data_excess_risk gaussian_gap_in_se data_gap_in_se (others ignored)
+#                         ode_data_excess_risk (others ignored)
 # release.tsv columns:    t after after_se ode_gaussian_after ode_data_after (others ignored)
 # dpdyn-figure: second=release.tsv (embedded in dpdyn; the second data file it reads, ARG2)
 set datafile separator "\t"
@@ -44,8 +45,9 @@ span = log10(yhi / ylo)
 span = (span < 0.05) ? 0.05 : span
 ymin = ylo / 10**(0.06 * span)
 ymax = yhi * 10**(0.55 * span)
-stats data u (abs(column("gaussian_gap_in_se"))) nooutput name "R1"
-stats data u (abs(column("data_gap_in_se"))) nooutput name "R2"
+res(m, s, o) = (s > 0) ? (m - o) / s : NaN
+stats data u (abs(res(column("excess_risk"), column("excess_risk_se"), column("ode_gaussian_excess_risk")))) nooutput name "R1"
+stats data u (abs(res(column("excess_risk"), column("excess_risk_se"), column("ode_data_excess_risk")))) nooutput name "R2"
 rmax = max2(R1_max, R2_max)
 rlim = (rmax * 1.15 > 4.5) ? rmax * 1.15 : 4.5
 set multiplot
@@ -81,6 +83,6 @@ set key top left horizontal font ",10"
 set arrow 1 from 0, 3 to 1.08, 3 nohead dt 2 lc rgb grey lw 1.2
 set arrow 2 from 0, -3 to 1.08, -3 nohead dt 2 lc rgb grey lw 1.2
 set arrow 3 from 0, 0 to 1.08, 0 nohead lc rgb black lw 0.8
-plot data u "t":"gaussian_gap_in_se" w lp pt 9 ps 0.6 lw 1.2 lc rgb vermillion t "Gaussian factors", \
-     data u "t":"data_gap_in_se" w lp pt 5 ps 0.5 lw 1.2 lc rgb green t "data-driven factors"
+plot data u "t":(res(column("excess_risk"), column("excess_risk_se"), column("ode_gaussian_excess_risk"))) w lp pt 9 ps 0.6 lw 1.2 lc rgb vermillion t "Gaussian factors", \
+     data u "t":(res(column("excess_risk"), column("excess_risk_se"), column("ode_data_excess_risk"))) w lp pt 5 ps 0.5 lw 1.2 lc rgb green t "data-driven factors"
 unset multiplot

@@ -112,6 +112,13 @@ int dpd__linreg_dataset_keys(const dpd_keys *keys, uint64_t seed, size_t max_mem
   return DPD_OK;
 }
 
+void dpd__linreg_dataset_keys_in_effect(dpd_keys *keys, const dpd__linreg_dataset *ds) {
+  static const char *const population[] = {"spectrum", "theta_star", "theta_norm", "noise"};
+  for (size_t k = 0; ds->on && k < (ds->cfg.targets_path != NULL ? 4u : 1u); k++) {
+    dpd_keys_unset(keys, population[k]); /* the data's, not a Gaussian model's */
+  }
+}
+
 int dpd__linreg_dataset_n(const dpd_keys *keys, const dpd__linreg_dataset *ds, size_t *n,
                           dpd_err *err) {
   size_t test = ds->cfg.test_fraction > 0.0 ? (size_t)floor(ds->cfg.test_fraction * (double)ds->N)

@@ -40,6 +40,11 @@ DPD_HIDDEN_FN int dpd__linreg_dataset_keys(const dpd_keys *keys, uint64_t seed, 
                                            int threads, int theory, dpd__linreg_dataset *ds,
                                            dpd_err *err);
 
+/* Drops the keys that describe a Gaussian model's population (spectrum; with targets=file: also
+ * theta_star, theta_norm, noise): the data's replace them in the keys in effect. */
+DPD_HIDDEN_FN void dpd__linreg_dataset_keys_in_effect(dpd_keys *keys,
+                                                      const dpd__linreg_dataset *ds);
+
 /* n: the key n (or gamma), at most the population's rows; default all of them. */
 DPD_HIDDEN_FN int dpd__linreg_dataset_n(const dpd_keys *keys, const dpd__linreg_dataset *ds,
                                         size_t *n, dpd_err *err);

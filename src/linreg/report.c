@@ -123,7 +123,7 @@ int dpd__linreg_report_finite_size(dpd_output *out, const dpd_linreg_problem *p,
   cJSON_AddBoolToObject(out->summary, "finite_size", applied);
   cJSON_AddNumberToObject(out->summary, "m2", m2);
   cJSON_AddNumberToObject(out->summary, "lambda_max_over_d", lmax);
-  if (applied || !dpd_linreg_finite_size_matters(p)) {
+  if (applied || oc->factors != NULL || !dpd_linreg_finite_size_matters(p)) {
     return DPD_OK;
   }
   snprintf(msg, sizeof msg,

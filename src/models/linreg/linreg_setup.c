@@ -96,7 +96,8 @@ static void memory_estimate(const dpd_model_command *c, const dpd_keys *keys, li
 /* Drops the keys not in effect: those of other commands (table) and the parameters of the
  * schedule families other than the run's, so that summaries and headers record only what the
  * run used. */
-static void keys_in_effect(dpd_keys *keys) {
+static void keys_in_effect(dpd_keys *keys, const dpd__linreg_dataset *ds) {
+  dpd__linreg_dataset_keys_in_effect(keys, ds);
   const char *schedule = dpd_keys_text_get(keys, "schedule");
   const dpd_schedule_family *own = schedule != NULL ? dpd_schedule_family_lookup(schedule) : NULL;
   const dpd_schedule_family *f;
@@ -205,7 +206,7 @@ static int setup(const dpd_model_command *c, dpd_keys *keys, linreg_run *r, dpd_
   }
   memory_estimate(c, keys, r);
   configs(r);
-  keys_in_effect(keys);
+  keys_in_effect(keys, &r->ds);
   return DPD_OK;
 }
 
@@ -265,7 +266,8 @@ int dpd__linreg_build(linreg_run *r, dpd_err *err) {
   if ((r->ds.on && (status = dpd__linreg_dataset_build(&r->ds, &r->pc, err)) < 0) ||
       (r->full && (status = dpd_linreg_problem_create(&r->pc, &r->problem, err)) < 0) ||
       (r->ds.on && (status = dpd__linreg_dataset_bind(&r->ds, r->problem, r->c, r->seeds, &r->zeta,
-                                                      &r->oc, &r->simc, err)) < 0)) {
+                                                      &r->oc, &r->simc, err)) < 0) ||
+      (r->ds.on && (status = dpd_keys_effective_real_set(r->keys, "zeta", r->zeta, err)) < 0)) {
     return status;
   }
   r->ode_problem = r->problem;
