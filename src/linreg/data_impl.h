@@ -81,6 +81,10 @@ typedef struct {
   double *a;            /* [n_pop] |x_j|^2 / d of the population rows (preprocessed) */
   double *z;            /* [n_pop] residuals y_j - x_j^T theta^* (file targets), NULL for model */
   size_t n_floored;     /* eigenvalues raised to the floor in the ODE's problem */
+  int with_replacement; /* set by the caller before dpd__lrdata_sim_run: 1 = each step draws a
+                           population row uniformly at random, independently (the i.i.d. sampling
+                           the deterministic equivalent assumes; n may exceed n_pop); 0 (default,
+                           as created) = n distinct rows (one pass without replacement) */
   dpd__lrdata_diag diag;
   /* storage that dpd__lrdata_problem_config lends to the problem's configuration */
   double *theta_eig;    /* [d] U^T theta^* (file targets; 0 beyond the rank), NULL for model */

@@ -28,6 +28,8 @@
  *    shuffle of the population 0 .. n_pop - 1: with p = (0, 1, ..., n_pop - 1), for k = 0..n-1,
  *    m = n_pop - k, i = k + min(floor(u_k m), m - 1), swap p[k] and p[i]; step k uses population
  *    row j_k = p[k] (file row pop_idx[j_k]). The min() only guards the rounding of u_k m to m.
+ *    With D->with_replacement the same uniforms draw i.i.d. rows, j_k = min(floor(u_k n_pop),
+ *    n_pop - 1), and n may exceed n_pop.
  *  - The steps start at block ceil(n/2). Step k draws one dpd_rng_gaussian_fill of m_k values,
  *    m_k = (model targets ? 1 : 0) + (sigma_k > 0 ? d : 0) (none when m_k = 0), used in that
  *    order as the label-noise Gaussian G (model targets) and xi_k (d). The label noise is the
@@ -448,7 +450,14 @@ ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *
   /* the steps' file rows (over the dense permutation, or after the hash), the first AHEAD
    * prefetched */
   size_t *rows = plan->dense ? idx : idx + 2 * plan->hash_cap;
-  draw_rows(&dr, D->pop_idx, n, rows);
+  if (D->with_replacement) { /* i.i.d. rows: j_k = min(floor(u_k n_pop), n_pop - 1) */
+    for (size_t k = 0; k < n; k++) {
+      const size_t j = (size_t)(dpd_rng_uniform(&dr.rng) * (double)D->n_pop);
+      rows[k] = D->pop_idx[j < D->n_pop ? j : D->n_pop - 1];
+    }
+  } else {
+    draw_rows(&dr, D->pop_idx, n, rows);
+  }
   for (size_t j = 0; j < AHEAD && j < n; j++) {
     prefetch_row(D, rows[j], model);
   }
@@ -595,7 +604,7 @@ static int validate(const dpd__lrdata *D, const double *theta_star, const dpd_sc
                     "simulate: targets=model needs theta_star; file targets need the targets and "
                     "their least-squares fit");
   }
-  if (cfg->n < 1 || cfg->n > D->n_pop) {
+  if (cfg->n < 1 || (!D->with_replacement && cfg->n > D->n_pop)) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "simulate: n = %zu, must be >= 1 and <= the population rows (%zu): the rows "
                     "of a replicate are drawn without replacement",
@@ -641,13 +650,19 @@ static int validate(const dpd__lrdata *D, const double *theta_star, const dpd_sc
 }
 
 /* Per-thread workspace lengths (doubles) for d coordinates and n steps from n_pop rows. */
-static size_t work_doubles(size_t d, size_t n, size_t n_pop, size_t *vec_len, size_t *buf_len,
-                           size_t *idx_len, size_t *cap, int *log2cap, int *dense) {
+static size_t work_doubles(size_t d, size_t n, size_t n_pop, int replace, size_t *vec_len,
+                           size_t *buf_len, size_t *idx_len, size_t *cap, int *log2cap,
+                           int *dense) {
   *vec_len = (d + CACHE_DOUBLES - 1) / CACHE_DOUBLES * CACHE_DOUBLES;
   *buf_len = (d + 2 + CACHE_DOUBLES - 1) / CACHE_DOUBLES * CACHE_DOUBLES;
   *cap = hash_capacity(n, log2cap);
   *dense = n_pop <= 2 * *cap;
   *idx_len = *dense ? n_pop : 2 * *cap + n;
+  if (replace) { /* no permutation: the n drawn rows alone */
+    *cap = 0;
+    *dense = 0;
+    *idx_len = n;
+  }
   return 3 * *vec_len + *buf_len + *idx_len;
 }
 
@@ -666,8 +681,8 @@ static int sim_run(const dpd__lrdata *D, const double *theta_star, const dpd_sch
   const size_t d = D->d, n = cfg->n, seeds = cfg->seeds, grid = cfg->grid;
   size_t vec_len, buf_len, idx_len, cap;
   int log2cap, dense;
-  const size_t wd =
-      work_doubles(d, n, D->n_pop, &vec_len, &buf_len, &idx_len, &cap, &log2cap, &dense);
+  const size_t wd = work_doubles(d, n, D->n_pop, D->with_replacement, &vec_len, &buf_len, &idx_len,
+                                 &cap, &log2cap, &dense);
 
   dpd_linreg_sim_result *res = dpd__sim_result_create(grid, seeds);
   double *eta = malloc(n * sizeof *eta);

@@ -14,8 +14,8 @@
 #include "linreg/problem_spec_impl.h"
 
 /* Keys that apply only with features=file:PATH. */
-static const char *const data_only[] = {"targets", "center", "scale", "target_scale",
-                                        "test_fraction", "factors"};
+static const char *const data_only[] = {"targets",       "center",  "scale",      "target_scale",
+                                        "test_fraction", "factors", "replacement"};
 /* Keys that describe the Gaussian model's population (none applies to a dataset). */
 static const char *const gaussian_only[] = {"spectrum"};
 /* Keys of the label model (none applies with targets=file:). */
@@ -39,18 +39,21 @@ static int refuse_given(const dpd_keys *keys, const char *const *names, size_t n
 /* targets, the preprocessing switches, test_fraction, factors. */
 static int data_keys(const dpd_keys *keys, int theory, dpd__linreg_dataset *ds, dpd_err *err) {
   const char *targets = dpd_keys_text_get(keys, "targets");
-  size_t center, scale, tscale, factors;
+  size_t center, scale, tscale, factors, replacement;
   int status;
   if (strcmp(targets, "model") != 0) {
     if ((status = dpd__model_file_key(keys, "targets", &ds->cfg.targets_path, err)) < 0) {
-      return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'targets': '%s' (allowed: model, "
-                      "file:PATH)", targets);
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for 'targets': '%s' (allowed: model, "
+                      "file:PATH)",
+                      targets);
     }
     if ((status = refuse_given(keys, model_only, 4, "targets = file:PATH", err)) < 0) {
       return status;
     }
   }
   if ((status = dpd_keys_size_range_get(keys, "center", 0, 1, &center, err)) < 0 ||
+      (status = dpd_keys_size_range_get(keys, "replacement", 0, 1, &replacement, err)) < 0 ||
       (status = dpd_keys_choice_get(keys, "scale", &scale, err)) < 0 ||
       (status = dpd_keys_choice_get(keys, "target_scale", &tscale, err)) < 0 ||
       (status = dpd_keys_choice_get(keys, "factors", &factors, err)) < 0 ||
@@ -62,6 +65,7 @@ static int data_keys(const dpd_keys *keys, int theory, dpd__linreg_dataset *ds, 
   ds->cfg.scale_trace = scale == 0;  /* trace|none */
   ds->cfg.target_unit = tscale == 0; /* unit|none */
   ds->factors_data = factors == 1;   /* gaussian|data */
+  ds->replacement = (int)replacement;
   if (theory && !ds->cfg.scale_trace) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'scale': none with a command that solves the deterministic "
@@ -76,7 +80,7 @@ int dpd__linreg_dataset_keys(const dpd_keys *keys, uint64_t seed, size_t max_mem
   const char *path;
   int status;
   memset(ds, 0, sizeof *ds);
-  if ((status = dpd__model_features_key(keys, "gaussian", data_only, 6, &path, err)) < 0) {
+  if ((status = dpd__model_features_key(keys, "gaussian", data_only, 7, &path, err)) < 0) {
     return status;
   }
   if (path == NULL) {
@@ -121,8 +125,8 @@ void dpd__linreg_dataset_keys_in_effect(dpd_keys *keys, const dpd__linreg_datase
 
 int dpd__linreg_dataset_n(const dpd_keys *keys, const dpd__linreg_dataset *ds, size_t *n,
                           dpd_err *err) {
-  size_t test = ds->cfg.test_fraction > 0.0 ? (size_t)floor(ds->cfg.test_fraction * (double)ds->N)
-                                            : 0;
+  size_t test =
+      ds->cfg.test_fraction > 0.0 ? (size_t)floor(ds->cfg.test_fraction * (double)ds->N) : 0;
   size_t pop;
   int status;
   test = ds->cfg.test_fraction > 0.0 && test == 0 ? 1 : test;
@@ -134,12 +138,12 @@ int dpd__linreg_dataset_n(const dpd_keys *keys, const dpd__linreg_dataset *ds, s
   if ((status = dpd__linreg_size_keys(keys, ds->d, n, err)) < 0) {
     return status;
   }
-  if (*n > pop) {
+  if (*n > pop && !ds->replacement) {
     const char *key = dpd_keys_given(keys, "n") ? "n" : "gamma";
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for '%s': n = %zu rows per replicate but the population has "
                     "%zu rows (N = %zu, %zu held out) (allowed: 1 <= n <= %zu; rows are drawn "
-                    "without replacement)",
+                    "without replacement unless replacement = 1)",
                     key, *n, pop, ds->N, test, pop);
   }
   return DPD_OK;
@@ -158,6 +162,7 @@ int dpd__linreg_dataset_bind(dpd__linreg_dataset *ds, const dpd_linreg_problem *
                              size_t seeds, double *zeta, dpd_ode_config *oc,
                              dpd_linreg_sim_config *simc, dpd_err *err) {
   dpd__lrdata *D = ds->D;
+  D->with_replacement = ds->replacement;
   if (D->model_targets) {
     if ((ds->theta_model = malloc(D->d * sizeof *ds->theta_model)) == NULL) {
       return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
@@ -275,9 +280,15 @@ void dpd__linreg_dataset_report(dpd_output *out, const dpd__linreg_dataset *ds, 
   cJSON_AddStringToObject(o, "factors", ds->factors_data ? "data" : "gaussian");
   if (simulated) {
     cJSON_AddStringToObject(o, "replicates_redraw",
-                            D->model_targets ? "rows (without replacement), label noise and "
-                                               "privacy noise"
-                                             : "rows (without replacement) and privacy noise");
+                            ds->replacement
+                                ? (D->model_targets ? "rows (i.i.d., with "
+                                                      "replacement), label noise and privacy noise"
+                                                    : "rows (i.i.d., with "
+                                                      "replacement) and privacy noise")
+                            : D->model_targets ? "rows (without replacement), label noise and "
+                                                 "privacy noise"
+                                               : "rows (without replacement) and privacy noise");
+    cJSON_AddBoolToObject(o, "with_replacement", ds->replacement);
   }
   if ((pre = cJSON_AddObjectToObject(o, "preprocessing")) != NULL) {
     cJSON_AddBoolToObject(pre, "center", ds->cfg.center);

@@ -23,6 +23,7 @@ typedef struct {
   int on;           /* features=file:PATH */
   int factors_data; /* factors=data (else the Gaussian closed forms) */
   int theory;       /* the command solves the ODE (scale=none refused) */
+  int replacement;  /* replacement=1: rows drawn i.i.d. (with replacement) */
   dpd__lrdata_config cfg;
   size_t N, d;  /* the file's shape */
   double bytes; /* the data in memory, O(d^2) and O(N) (dpd__lrdata_check) */
