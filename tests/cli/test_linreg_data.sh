@@ -119,6 +119,13 @@ else
   bad "targets=model: $(cat "$work/e")"
 fi
 
+if "$dpdyn" simulate "$X" "$Y" $small --seeds=4 --replacement=1 --n=600 --out="$work/iid" >/dev/null 2>"$work/e" &&
+   "$py" -c 'import json,sys; s=json.load(open(sys.argv[1])); D=s["data"]; assert D["with_replacement"] is True and D["rows_per_replicate"]==600 and "i.i.d." in D["replicates_redraw"], D' "$work/iid/summary.json"; then
+  ok "replacement = 1: 600 i.i.d. rows from 400"
+else
+  bad "replacement = 1: $(cat "$work/e")"
+fi
+
 # 4. Bad input: exit 1, the key, the value and the allowed range named, nothing written.
 err nan "'features': .*row 7, column 3" simulate --features=file:"$d/x_nan.npy" $Y
 err rows "'targets': .*399.*400" simulate "$X" --targets=file:"$d/y_short.npy"
