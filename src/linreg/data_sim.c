@@ -71,6 +71,7 @@
 #include "linreg/data_impl.h"
 #include "linreg/data_sim_impl.h"
 #include "linreg/result_impl.h"
+#include "linreg/setting_impl.h"
 
 /* Steps of a replicate between two polls of a stop request (as sim.c). */
 #define POLL_STEPS 64
@@ -610,36 +611,8 @@ static int validate(const dpd__lrdata *D, const double *theta_star, const dpd_sc
                     "of a replicate are drawn without replacement",
                     cfg->n, D->n_pop);
   }
-  if (cfg->seeds < 1) {
-    return DPD_FAIL(err, DPD_EINVAL, "simulate: seeds = %zu, must be >= 1", cfg->seeds);
-  }
-  if (cfg->grid < 2) {
-    return DPD_FAIL(err, DPD_EINVAL, "simulate: grid = %zu, must be >= 2", cfg->grid);
-  }
-  if (!(cfg->zeta >= 0.0) || !isfinite(cfg->zeta)) {
-    return DPD_FAIL(err, DPD_EINVAL, "simulate: zeta = %g, must be finite and >= 0", cfg->zeta);
-  }
-  if ((status = dpd__noise_law_check(cfg->noise, cfg->noise_nu, "simulate: ", "noise_nu", NULL,
-                                     err)) < 0) {
+  if ((status = dpd__linreg_sim_config_check(cfg, schedule, err)) < 0) {
     return status;
-  }
-  if (!(cfg->c > 0.0)) {
-    return DPD_FAIL(err, DPD_EINVAL, "simulate: c = %g, must be > 0 (inf: no clipping)", cfg->c);
-  }
-  if (!(cfg->rho > 0.0)) {
-    return DPD_FAIL(err, DPD_EINVAL, "simulate: rho = %g, must be > 0 (inf: no privacy)", cfg->rho);
-  }
-  if (isfinite(cfg->rho) && !isfinite(cfg->c)) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "simulate: rho = %g is finite but c = inf; privacy needs a finite clipping "
-                    "scale (the sensitivity is C = c sqrt(d))",
-                    cfg->rho);
-  }
-  if (isfinite(cfg->rho) && !dpd_schedule_is_nonincreasing(schedule)) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "simulate: schedule '%s' is increasing somewhere; the privacy calibration "
-                    "rho^2 sigma_k^2 = eta_k^2 - eta_{k+1}^2 needs a non-increasing schedule",
-                    dpd_schedule_name(schedule));
   }
   const size_t max_doubles = SIZE_MAX / sizeof(double) / 8;
   if (cfg->seeds > max_doubles / cfg->grid || D->d > max_doubles || cfg->n > max_doubles / 4) {

@@ -410,36 +410,8 @@ static int validate(const dpd_linreg_problem *problem, const dpd_schedule *sched
   if (cfg->n < 1) {
     return DPD_FAIL(err, DPD_EINVAL, "simulate: n = %zu, must be >= 1", cfg->n);
   }
-  if (cfg->seeds < 1) {
-    return DPD_FAIL(err, DPD_EINVAL, "simulate: seeds = %zu, must be >= 1", cfg->seeds);
-  }
-  if (cfg->grid < 2) {
-    return DPD_FAIL(err, DPD_EINVAL, "simulate: grid = %zu, must be >= 2", cfg->grid);
-  }
-  if (!(cfg->zeta >= 0.0) || !isfinite(cfg->zeta)) {
-    return DPD_FAIL(err, DPD_EINVAL, "simulate: zeta = %g, must be finite and >= 0", cfg->zeta);
-  }
-  if ((status = dpd__noise_law_check(cfg->noise, cfg->noise_nu, "simulate: ", "noise_nu", NULL,
-                                     err)) < 0) {
+  if ((status = dpd__linreg_sim_config_check(cfg, schedule, err)) < 0) {
     return status;
-  }
-  if (!(cfg->c > 0.0)) {
-    return DPD_FAIL(err, DPD_EINVAL, "simulate: c = %g, must be > 0 (inf: no clipping)", cfg->c);
-  }
-  if (!(cfg->rho > 0.0)) {
-    return DPD_FAIL(err, DPD_EINVAL, "simulate: rho = %g, must be > 0 (inf: no privacy)", cfg->rho);
-  }
-  if (isfinite(cfg->rho) && !isfinite(cfg->c)) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "simulate: rho = %g is finite but c = inf; privacy needs a finite clipping "
-                    "scale (the sensitivity is C = c sqrt(d))",
-                    cfg->rho);
-  }
-  if (isfinite(cfg->rho) && !dpd_schedule_is_nonincreasing(schedule)) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "simulate: schedule '%s' is increasing somewhere; the privacy calibration "
-                    "rho^2 sigma_k^2 = eta_k^2 - eta_{k+1}^2 needs a non-increasing schedule",
-                    dpd_schedule_name(schedule));
   }
   const size_t max_doubles = SIZE_MAX / sizeof problem->lambda[0];
   if (cfg->seeds > max_doubles / cfg->grid || problem->d > (max_doubles - 4 * CACHE_DOUBLES) / 4 ||
