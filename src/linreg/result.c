@@ -72,3 +72,26 @@ void dpd__sim_result_release_set(dpd_linreg_sim_result *res, dpd_linreg_setting 
   res->release_jump_se = seeds > 1 ? sqrt(ss / (double)(seeds - 1) / (double)seeds) : 0.0;
   res->setting = setting;
 }
+
+void dpd__sim_result_reduce(dpd_linreg_sim_result *res, const size_t *kgrid, size_t n) {
+  const size_t seeds = res->seeds, grid = res->grid;
+  double *clip_rows = res->clip_replicates, clipped_total = 0.0;
+  dpd__stats_columns_mean_se(res->risk_replicates, seeds, grid, res->risk_mean, res->risk_se);
+  for (size_t j = 0; j < grid; j++) {
+    const double clipped = dpd__stats_sum(clip_rows + j, seeds, grid);
+    clipped_total += clipped;
+    size_t steps = j > 0 ? kgrid[j] - kgrid[j - 1] : 0;
+    res->clip_fraction[j] = steps > 0 ? clipped / ((double)steps * (double)seeds) : 0.0;
+  }
+  res->clip_fraction_total = clipped_total / ((double)n * (double)seeds);
+  for (size_t r = 0; r < seeds; r++) {
+    /* each replicate's own fractions, from its counts (already reduced above) */
+    double *row = clip_rows + r * grid, total = 0.0;
+    for (size_t j = 0; j < grid; j++) {
+      size_t steps = j > 0 ? kgrid[j] - kgrid[j - 1] : 0;
+      total += row[j];
+      row[j] = steps > 0 ? row[j] / (double)steps : 0.0;
+    }
+    res->clip_total_replicates[r] = total / (double)n;
+  }
+}

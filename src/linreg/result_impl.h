@@ -21,4 +21,12 @@ __attribute__((visibility("hidden"))) dpd_linreg_sim_result *dpd__sim_result_cre
 __attribute__((visibility("hidden"))) void dpd__sim_result_release_set(dpd_linreg_sim_result *res,
                                                                        dpd_linreg_setting setting);
 
+/* The reductions every simulator shares, serial in replicate order (identical for any thread
+ * count): risk_mean and risk_se from risk_replicates, and from clip_rows (res->clip_replicates:
+ * replicate r's clipped-step counts per grid interval, turned here into fractions) the
+ * clip_fraction of each interval, clip_fraction_total and clip_total_replicates. kgrid: the grid's
+ * steps (kgrid[grid - 1] = n). */
+__attribute__((visibility("hidden"))) void dpd__sim_result_reduce(dpd_linreg_sim_result *res,
+                                                                  const size_t *kgrid, size_t n);
+
 #endif

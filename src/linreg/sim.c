@@ -503,24 +503,8 @@ int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
   }
 
   /* Serial reduction in replicate order: identical for any thread count. */
-  dpd__stats_columns_mean_se(res->risk_replicates, seeds, grid, res->risk_mean, res->risk_se);
-  double clipped_total = 0.0;
-  for (size_t j = 0; j < grid; j++) {
-    const double clipped = dpd__stats_sum(clip_rows + j, seeds, grid);
-    clipped_total += clipped;
-    size_t steps = j > 0 ? kgrid[j] - kgrid[j - 1] : 0;
-    res->clip_fraction[j] = steps > 0 ? clipped / ((double)steps * (double)seeds) : 0.0;
-  }
-  res->clip_fraction_total = clipped_total / ((double)n * (double)seeds);
+  dpd__sim_result_reduce(res, kgrid, n);
   for (size_t r = 0; r < seeds; r++) {
-    /* each replicate's own fractions, from its counts (already reduced above) */
-    double *row = clip_rows + r * grid, total = 0.0;
-    for (size_t j = 0; j < grid; j++) {
-      size_t steps = j > 0 ? kgrid[j] - kgrid[j - 1] : 0;
-      total += row[j];
-      row[j] = steps > 0 ? row[j] / (double)steps : 0.0;
-    }
-    res->clip_total_replicates[r] = total / (double)n;
     res->before_release_replicates[r] = info[r].before_release;
     res->final_replicates[r] = info[r].released;
   }
