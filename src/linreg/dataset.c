@@ -160,7 +160,8 @@ int dpd__linreg_dataset_build(dpd__linreg_dataset *ds, dpd_linreg_problem_config
 
 int dpd__linreg_dataset_bind(dpd__linreg_dataset *ds, const dpd_linreg_problem *p, double c,
                              size_t seeds, double *zeta, dpd_ode_config *oc,
-                             dpd_linreg_sim_config *simc, dpd_err *err) {
+                             dpd_linreg_sim_config *simc, dpd_linreg_sde_config *sdec,
+                             dpd_err *err) {
   dpd__lrdata *D = ds->D;
   D->with_replacement = ds->replacement;
   if (D->model_targets) {
@@ -170,8 +171,8 @@ int dpd__linreg_dataset_bind(dpd__linreg_dataset *ds, const dpd_linreg_problem *
     dpd__lrdata_to_original(D, p->theta_star, ds->theta_model);
   } else {
     *zeta = sqrt(D->zeta2);
-    oc->zeta = simc->zeta = *zeta;
-    oc->noise = simc->noise = DPD_NOISE_GAUSSIAN;
+    oc->zeta = simc->zeta = sdec->zeta = *zeta;
+    oc->noise = simc->noise = sdec->noise = DPD_NOISE_GAUSSIAN;
   }
   if (D->n_test > 0 && (ds->test_risk = malloc(seeds * sizeof *ds->test_risk)) == NULL) {
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory");

@@ -11,6 +11,7 @@
 #include "dpdyn/model.h"
 #include "dpdyn/noise.h"
 #include "dpdyn/ode.h"
+#include "dpdyn/sde.h"
 #include "linreg/data_impl.h"
 #include "linreg/ode_estimate_impl.h"
 #include "linreg/report_impl.h"
@@ -57,12 +58,12 @@ DPD_HIDDEN_FN int dpd__linreg_dataset_build(dpd__linreg_dataset *ds, dpd_linreg_
 
 /* After the problem is built: theta* in original coordinates (targets=model), zeta from the fit
  * (targets=file: zeta^2 = the mean squared residual, Gaussian law in the theory), the
- * data-driven factors' context, into the configurations (oc, simc; the ODE's factors when
- * factors=data), *zeta the run's label-noise scale. */
+ * data-driven factors' context, into the configurations (oc, simc, sdec; the ODE's factors when
+ * factors=data: the SDE keeps the Gaussian closed forms), *zeta the run's label-noise scale. */
 DPD_HIDDEN_FN int dpd__linreg_dataset_bind(dpd__linreg_dataset *ds, const dpd_linreg_problem *p,
                                            double c, size_t seeds, double *zeta,
                                            dpd_ode_config *oc, dpd_linreg_sim_config *simc,
-                                           dpd_err *err);
+                                           dpd_linreg_sde_config *sdec, dpd_err *err);
 
 /* The DP-SGD simulation on the rows (dpd__lrdata_sim_run) with the run's configuration. */
 DPD_HIDDEN_FN int dpd__linreg_dataset_sim(dpd__linreg_dataset *ds, const dpd_schedule *schedule,

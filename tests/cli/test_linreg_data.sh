@@ -126,6 +126,13 @@ else
   bad "replacement = 1: $(cat "$work/e")"
 fi
 
+if "$dpdyn" compare "$X" "$Y" $small --seeds=8 --sde=1 --out="$work/sde" >/dev/null 2>"$work/e" &&
+   "$py" -c 'import json,sys,math; s=json.load(open(sys.argv[1])); assert math.isfinite(s["sde_final_excess_risk"]) and s["params"]["zeta"] == s["data"]["zeta_hat"], s["params"]["zeta"]' "$work/sde/summary.json"; then
+  ok "compare --sde=1: the SDE on the data's spectrum, zeta = the fit's"
+else
+  bad "compare --sde=1: $(cat "$work/e")"
+fi
+
 # 4. Bad input: exit 1, the key, the value and the allowed range named, nothing written.
 err nan "'features': .*row 7, column 3" simulate --features=file:"$d/x_nan.npy" $Y
 err rows "'targets': .*399.*400" simulate "$X" --targets=file:"$d/y_short.npy"
@@ -142,7 +149,6 @@ err scale_none "'scale': none with a command that solves" compare "$X" "$Y" --sc
 err features_bad "'features': 'foo' \(allowed: gaussian, file:PATH\)" simulate --features=foo
 err targets_bad "'targets': 'bar' \(allowed: model, file:PATH\)" simulate "$X" --targets=bar
 err targets_alone "'targets': given with features = gaussian" simulate "$Y"
-err sde "'sde': the SDE with features = file:PATH" compare "$X" "$Y" --sde=1
 err memory "'features': .*max_memory" simulate --features=file:"$d/x_big.npy" --max_memory=2M
 err missing "'features': cannot open" simulate --features=file:"$d/none.npy"
 "$dpdyn" simulate --features=file:"$d/x.npy" --targets=file:"$d/x.npy" --out="$work/err-2d" >/dev/null 2>"$work/e"

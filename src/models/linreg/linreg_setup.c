@@ -171,10 +171,6 @@ static int setup(const dpd_model_command *c, dpd_keys *keys, linreg_run *r, dpd_
       (status = dpd__linreg_dataset_keys(keys, r->seed, r->env->max_memory, r->threads,
                                          (c->uses & (LR_USES_ODE | LR_USES_TUNE)) != 0, &r->ds,
                                          err)) < 0 ||
-      (r->ds.on && r->with_sde &&
-       (status = DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': the SDE with features = "
-                          "file:PATH (allowed: simulate, ode, compare without sde, tune)",
-                          (c->uses & LR_USES_SDE) ? "command" : "sde")) < 0) ||
       (status = dpd__linreg_problem_keys(keys, r->seed, r->env->max_memory, r->ds.d, &r->inputs,
                                          &r->pc, &r->d_from_spectrum, err)) < 0) {
     return status;
@@ -266,7 +262,7 @@ int dpd__linreg_build(linreg_run *r, dpd_err *err) {
   if ((r->ds.on && (status = dpd__linreg_dataset_build(&r->ds, &r->pc, err)) < 0) ||
       (r->full && (status = dpd_linreg_problem_create(&r->pc, &r->problem, err)) < 0) ||
       (r->ds.on && (status = dpd__linreg_dataset_bind(&r->ds, r->problem, r->c, r->seeds, &r->zeta,
-                                                      &r->oc, &r->simc, err)) < 0) ||
+                                                      &r->oc, &r->simc, &r->sdec, err)) < 0) ||
       (r->ds.on && (status = dpd_keys_effective_real_set(r->keys, "zeta", r->zeta, err)) < 0)) {
     return status;
   }
