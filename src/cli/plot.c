@@ -224,6 +224,18 @@ static const char *header_get(const header *h, const char *key) {
   return NULL;
 }
 
+/* The file name of a dataset run's features (features=file:PATH; its last path component, at
+ * most 40 characters), or NULL. */
+static const char *data_file(const header *h) {
+  const char *f = header_get(h, "features"), *slash;
+  if (f == NULL || strncmp(f, "file:", 5) != 0 || f[5] == '\0') {
+    return NULL;
+  }
+  slash = strrchr(f + 5, '/');
+  f = slash != NULL && slash[1] != '\0' ? slash + 1 : f + 5;
+  return strlen(f) <= 40 ? f : NULL;
+}
+
 /* The figure's title: the model and command, the few parameters that matter, and the replicates;
  * and its caption: every parameter in effect (key = value, numbers in %g form), wrapped into
  * lines of at most about 130 characters so that nothing is cut off at 900 pixels. */
@@ -260,8 +272,10 @@ static void read_title(const char *data, const char *script, char *title, size_t
     }
     snprintf(zeta, sizeof zeta, "%.4g", strtod(val[3], NULL));
     len = (size_t)snprintf(title, tcap,
-                           "linreg tune (%s schedule): d = %s, n = %s, %s, ζ = %s, %s spectrum",
-                           val[0], val[1], val[2], privacy, zeta, val[4]);
+                           "linreg tune (%s schedule): d = %s, n = %s, %s, ζ = %s, %s%s%s", val[0],
+                           val[1], val[2], privacy, zeta, data_file(&h) != NULL ? "data " : "",
+                           data_file(&h) != NULL ? data_file(&h) : val[4],
+                           data_file(&h) != NULL ? "" : " spectrum");
     if (strcmp(val[5], "0") != 0 && len < tcap) {
       snprintf(title + len, tcap - len, " (%s replicate%s)", val[5],
                strcmp(val[5], "1") == 0 ? "" : "s");
@@ -283,6 +297,9 @@ static void read_title(const char *data, const char *script, char *title, size_t
     }
     if (spectrum != NULL && strcmp(spectrum, "iso") != 0 && strlen(spectrum) <= 16 && len < tcap) {
       len += (size_t)snprintf(title + len, tcap - len, ", %s spectrum", spectrum);
+    }
+    if (data_file(&h) != NULL && len < tcap) {
+      len += (size_t)snprintf(title + len, tcap - len, ", data %s", data_file(&h));
     }
     if (len < tcap) {
       len += (size_t)snprintf(title + len, tcap - len, ")");

@@ -52,7 +52,7 @@ static int data_keys(const dpd_keys *keys, int theory, dpd__linreg_dataset *ds, 
       return status;
     }
   }
-  if ((status = dpd_keys_size_range_get(keys, "center", 0, 1, &center, err)) < 0 ||
+  if ((status = dpd_keys_choice_get(keys, "center", &center, err)) < 0 ||
       (status = dpd_keys_size_range_get(keys, "replacement", 0, 1, &replacement, err)) < 0 ||
       (status = dpd_keys_choice_get(keys, "scale", &scale, err)) < 0 ||
       (status = dpd_keys_choice_get(keys, "target_scale", &tscale, err)) < 0 ||
@@ -61,7 +61,7 @@ static int data_keys(const dpd_keys *keys, int theory, dpd__linreg_dataset *ds, 
                                         &ds->cfg.test_fraction, err)) < 0) {
     return status;
   }
-  ds->cfg.center = (int)center;
+  ds->cfg.center = center == 1;      /* no|yes */
   ds->cfg.scale_trace = scale == 0;  /* trace|none */
   ds->cfg.target_unit = tscale == 0; /* unit|none */
   ds->factors_data = factors == 1;   /* gaussian|data */

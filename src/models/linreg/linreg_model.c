@@ -33,7 +33,7 @@ static const dpd_key_desc linreg_keys[] = {
      "gaussian (the model of docs/math.md) | file:PATH (an N x d dataset: .npy or text)"},
     {"targets", DPD_KEY_TEXT, "model", 0, 0, 0, NULL, LR_DATA,
      "with features=file: model (y = <x, theta*> + noise) | file:PATH (N values)"},
-    {"center", DPD_KEY_INT, "1", 0, 1, 0, NULL, LR_DATA, "1 = centre features and targets"},
+    {"center", DPD_KEY_TEXT, "yes", 0, 0, 0, "no|yes", LR_DATA, "centre features and targets"},
     {"scale", DPD_KEY_TEXT, "trace", 0, 0, 0, "trace|none", LR_DATA, "one factor: tr Sigma^ = d"},
     {"target_scale", DPD_KEY_TEXT, "unit", 0, 0, 0, "unit|none", LR_DATA, "unit-variance targets"},
     {"replacement", DPD_KEY_INT, "0", 0, 1, 0, NULL, LR_DATA,
