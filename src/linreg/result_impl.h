@@ -1,5 +1,5 @@
-/* Private: the result object shared by the stochastic drivers (simulate, sde); the replicate
- * statistics are in core/stats_impl.h.
+/* Private: the result object shared by the stochastic drivers (simulate, sde) and the checks of a
+ * simulation configuration; the replicate statistics are in core/stats_impl.h.
  * SPDX-License-Identifier: MIT */
 #ifndef DPD_RESULT_IMPL_H
 #define DPD_RESULT_IMPL_H
@@ -7,6 +7,8 @@
 #include <stddef.h>
 
 #include "dpdyn/linreg.h"
+#include "dpdyn/schedule.h"
+#include "dpdyn/status.h"
 
 /* A result with every array allocated for `grid` points and `seeds`
  * replicates (contents unset); NULL when out of memory. */
@@ -28,5 +30,12 @@ __attribute__((visibility("hidden"))) void dpd__sim_result_release_set(dpd_linre
  * steps (kgrid[grid - 1] = n). */
 __attribute__((visibility("hidden"))) void dpd__sim_result_reduce(dpd_linreg_sim_result *res,
                                                                   const size_t *kgrid, size_t n);
+
+/* The checks of a simulation configuration shared by the Gaussian and the dataset simulators
+ * (sim.c, data_sim.c): seeds, grid, zeta, the noise law, c, rho, a finite c with finite rho and a
+ * non-increasing schedule with finite rho; messages start with "simulate: ". */
+__attribute__((visibility("hidden"))) int
+dpd__linreg_sim_config_check(const dpd_linreg_sim_config *cfg, const dpd_schedule *schedule,
+                             dpd_err *err);
 
 #endif

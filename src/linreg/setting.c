@@ -11,8 +11,6 @@
 #include "core/error_impl.h"
 #include "dpdyn/clip.h"
 #include "dpdyn/linreg_setting.h"
-#include "core/noise_impl.h"
-#include "dpdyn/schedule.h"
 #include "linreg/setting_impl.h"
 
 /* Defaults of dpd_linreg_setting: those of dpd_linreg_sim_config_default,
@@ -170,43 +168,6 @@ int dpd_linreg_setting_check(const dpd_linreg_setting *setting, size_t d,
                       "configurations from one dpd_linreg_setting)",
                       sa, d, ref.n, sb, ref_name, SETTING_GAMMA_RTOL);
     }
-  }
-  return DPD_OK;
-}
-
-int dpd__linreg_sim_config_check(const dpd_linreg_sim_config *cfg, const dpd_schedule *schedule,
-                                 dpd_err *err) {
-  int status;
-  if (cfg->seeds < 1) {
-    return DPD_FAIL(err, DPD_EINVAL, "simulate: seeds = %zu, must be >= 1", cfg->seeds);
-  }
-  if (cfg->grid < 2) {
-    return DPD_FAIL(err, DPD_EINVAL, "simulate: grid = %zu, must be >= 2", cfg->grid);
-  }
-  if (!(cfg->zeta >= 0.0) || !isfinite(cfg->zeta)) {
-    return DPD_FAIL(err, DPD_EINVAL, "simulate: zeta = %g, must be finite and >= 0", cfg->zeta);
-  }
-  if ((status = dpd__noise_law_check(cfg->noise, cfg->noise_nu, "simulate: ", "noise_nu", NULL,
-                                     err)) < 0) {
-    return status;
-  }
-  if (!(cfg->c > 0.0)) {
-    return DPD_FAIL(err, DPD_EINVAL, "simulate: c = %g, must be > 0 (inf: no clipping)", cfg->c);
-  }
-  if (!(cfg->rho > 0.0)) {
-    return DPD_FAIL(err, DPD_EINVAL, "simulate: rho = %g, must be > 0 (inf: no privacy)", cfg->rho);
-  }
-  if (isfinite(cfg->rho) && !isfinite(cfg->c)) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "simulate: rho = %g is finite but c = inf; privacy needs a finite clipping "
-                    "scale (the sensitivity is C = c sqrt(d))",
-                    cfg->rho);
-  }
-  if (isfinite(cfg->rho) && !dpd_schedule_is_nonincreasing(schedule)) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "simulate: schedule '%s' is increasing somewhere; the privacy calibration "
-                    "rho^2 sigma_k^2 = eta_k^2 - eta_{k+1}^2 needs a non-increasing schedule",
-                    dpd_schedule_name(schedule));
   }
   return DPD_OK;
 }

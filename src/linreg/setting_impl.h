@@ -38,11 +38,4 @@ static inline int dpd__setting_clip_privacy_check(double c, double rho, dpd_err 
   return DPD_OK;
 }
 
-/* The checks of a simulation configuration shared by the Gaussian and the dataset simulators
- * (sim.c, data_sim.c): seeds, grid, zeta, the noise law, c, rho, a finite c with finite rho and a
- * non-increasing schedule with finite rho; messages start with "simulate: ". */
-__attribute__((visibility("hidden"))) int
-dpd__linreg_sim_config_check(const dpd_linreg_sim_config *cfg, const dpd_schedule *schedule,
-                             dpd_err *err);
-
 #endif /* DPD_SETTING_IMPL_H */
