@@ -51,6 +51,9 @@ n_np=${NUMPY_N:-0}
 sed 's/^/numpy_/' "$tmp/np"
 t_np=$(sed -n 's/^seconds=//p' "$tmp/np")
 
+if [ -x "$build/dpd_bench_lrdata_phases" ]; then
+  "$build/dpd_bench_lrdata_phases" "$x" "$y"     # Sigma^ + eigen: target < 1 s
+fi
 "$build/dpd_bench_real_data" "$x" "$y" "$seeds" | tee "$tmp/lib"
 t_lib=$(sed -n 's/^sim_noisy_seconds=//p' "$tmp/lib")
 
