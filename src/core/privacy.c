@@ -192,6 +192,18 @@ double dpd_privacy_rho_from_eps_bun_steinke(double eps, double delta) {
   return M_SQRT2 * s; /* rho = sqrt(2 rho_z) */
 }
 
+/* The tight conversion at one order (see core/privacy_impl.h): the zCDP objective below and the
+ * RDP accountant (core/rdp.c) both evaluate it here, term by term in this order. */
+double dpd__privacy_tight_eps_at_order(double rdp, double alpha_m1, double log_alpha,
+                                       double log1m_inv_alpha, double log_inv_delta) {
+  return rdp + log1m_inv_alpha + (log_inv_delta - log_alpha) / alpha_m1;
+}
+
+double dpd__privacy_tight_log_delta_at_order(double rdp, double alpha_m1, double log_alpha,
+                                             double log1m_inv_alpha, double eps) {
+  return alpha_m1 * (rdp - eps) - alpha_m1 * -log1m_inv_alpha - log_alpha;
+}
+
 /* Parameters of the tight-conversion objective, minimised over v with u = u0 + v. */
 typedef struct {
   double rho_z;
@@ -206,7 +218,8 @@ static double tight_objective_u(double u, const tight_params *p) {
   double am1 = exp(u); /* alpha - 1 */
   double log_alpha = log1p(am1);
   double log1m_inv_alpha = -log1p(exp(-u)); /* log1p(-1/alpha) = log((alpha-1)/alpha) */
-  return (1.0 + am1) * p->rho_z + log1m_inv_alpha + (p->log_inv_delta - log_alpha) / am1;
+  return dpd__privacy_tight_eps_at_order((1.0 + am1) * p->rho_z, am1, log_alpha, log1m_inv_alpha,
+                                         p->log_inv_delta);
 }
 
 /* GSL callback in v = u - u0. Values that overflow are capped at DBL_MAX: GSL rejects non-finite
@@ -799,7 +812,8 @@ double dpd_privacy_gdp_gaussian(double sigma, size_t steps) {
  * (alpha-1)(alpha rho_z - eps) + (alpha-1) log1p(-1/alpha) - log alpha. */
 static double zcdp_log_delta_u(double u, double rho_z, double eps) {
   double am1 = exp(u);
-  return am1 * ((1.0 + am1) * rho_z - eps) - am1 * log1p(exp(-u)) - log1p(am1);
+  return dpd__privacy_tight_log_delta_at_order((1.0 + am1) * rho_z, am1, log1p(am1),
+                                               -log1p(exp(-u)), eps);
 }
 
 /* Its derivative in alpha, (2 alpha - 1) rho_z - eps + log1p(-1/alpha): increasing in u. */
