@@ -278,27 +278,39 @@ int dpd_pld_subsampled_gaussian(double sigma, double q, double h, dpd_pld **pld,
 
 /* ---- Chernoff window ---------------------------------------------------------------------- */
 
-/* Upper bound of log E[e^{lambda L}] (finite part) from blocks of the distribution. */
-static double log_mgf_bound(const pld_dist *d, double h, double lambda) {
+/* A coarsened copy of a distribution for the Chernoff bounds: block masses and the grid indices
+ * of each block's smallest and largest loss. */
+typedef struct {
+  size_t nb;
+  double mass[COARSE_BLOCKS];
+  long long first[COARSE_BLOCKS], last[COARSE_BLOCKS];
+} pld_coarse;
+
+static void coarsen(const pld_dist *d, pld_coarse *c) {
   size_t block = (d->n + COARSE_BLOCKS - 1) / COARSE_BLOCKS;
-  double top = -INFINITY, sum = 0.0;
-  /* exponent of each block: lambda * (largest loss if lambda > 0, smallest otherwise) */
-  for (int pass = 0; pass < 2; pass++) {
-    for (size_t a = 0; a < d->n; a += block) {
-      size_t b = a + block < d->n ? a + block : d->n;
-      double mass = 0.0;
-      for (size_t k = a; k < b; k++)
-        mass += d->p[k];
-      if (!(mass > 0.0))
-        continue;
-      long long idx = d->lo + (long long)(lambda > 0.0 ? b - 1 : a);
-      double e = lambda * (double)idx * h;
-      if (pass == 0)
-        top = fmax(top, e);
-      else
-        sum += mass * exp(e - top);
-    }
+  c->nb = 0;
+  for (size_t a = 0; a < d->n; a += block) {
+    size_t b = a + block < d->n ? a + block : d->n;
+    double mass = 0.0;
+    for (size_t k = a; k < b; k++)
+      mass += d->p[k];
+    if (!(mass > 0.0))
+      continue;
+    c->mass[c->nb] = mass;
+    c->first[c->nb] = d->lo + (long long)a;
+    c->last[c->nb] = d->lo + (long long)(b - 1);
+    c->nb++;
   }
+}
+
+/* Upper bound of log E[e^{lambda L}] (finite part): block mass times e^{lambda * (largest loss
+ * of the block if lambda > 0, smallest otherwise)}. */
+static double log_mgf_bound(const pld_coarse *c, double h, double lambda) {
+  double top = -INFINITY, sum = 0.0;
+  for (size_t k = 0; k < c->nb; k++)
+    top = fmax(top, lambda * (double)(lambda > 0.0 ? c->last[k] : c->first[k]) * h);
+  for (size_t k = 0; k < c->nb; k++)
+    sum += c->mass[k] * exp(lambda * (double)(lambda > 0.0 ? c->last[k] : c->first[k]) * h - top);
   return sum > 0.0 ? top + log(sum) : -INFINITY;
 }
 
@@ -307,12 +319,13 @@ typedef struct {
   double mult[2];
   int count;
   double h;
+  pld_coarse *coarse; /* count entries, filled by compose_dists */
 } pld_sum;
 
 static double sum_log_mgf(const pld_sum *sm, double lambda) {
   double k = 0.0;
   for (int j = 0; j < sm->count; j++)
-    k += sm->mult[j] * log_mgf_bound(sm->d[j], sm->h, lambda);
+    k += sm->mult[j] * log_mgf_bound(&sm->coarse[j], sm->h, lambda);
   return k;
 }
 
@@ -364,7 +377,7 @@ static long long mod_ll(long long a, long long n) {
 }
 
 /* Composes sm (one distribution to the power mult[0], or two distributions once each) into out. */
-static int compose_dists(const pld_sum *sm, int pessimistic, pld_dist *out, dpd_err *err) {
+static int compose_dists(pld_sum *sm, int pessimistic, pld_dist *out, dpd_err *err) {
   double h = sm->h;
   long long supp_lo = 0, supp_hi = 0, base = 0;
   double log_keep = 0.0, log_alias = 0.0;
@@ -383,6 +396,11 @@ static int compose_dists(const pld_sum *sm, int pessimistic, pld_dist *out, dpd_
   if (support <= 8.0 * COARSE_BLOCKS) {
     N = next_pow2((size_t)support);
   } else {
+    sm->coarse = malloc((size_t)sm->count * sizeof *sm->coarse);
+    if (!sm->coarse)
+      return DPD_FAIL(err, DPD_ENOMEM, "PLD composition: out of memory");
+    for (int j = 0; j < sm->count; j++)
+      coarsen(sm->d[j], &sm->coarse[j]);
     double log_tol = log(DPD_PLD_WRAP_TOL);
     double lo_edge = chernoff(sm, -1.0, NAN, log_tol), hi_edge = chernoff(sm, 1.0, NAN, log_tol);
     long long a = (long long)floor(lo_edge / h) - 1, b = (long long)ceil(hi_edge / h) + 1;
@@ -391,11 +409,13 @@ static int compose_dists(const pld_sum *sm, int pessimistic, pld_dist *out, dpd_
     if (b > supp_hi)
       b = supp_hi;
     double need = (double)(b - a) + 1.0;
-    if (!(need <= (double)DPD_PLD_MAX_POINTS))
+    if (!(need <= (double)DPD_PLD_MAX_POINTS)) {
+      free(sm->coarse);
       return DPD_FAIL(err, DPD_EINVAL,
                       "the composition needs a grid of %.0f points (> %zu, the memory limit): "
                       "h = %g is too fine for this many steps; the allowed range is h >= %g",
                       need, DPD_PLD_MAX_POINTS, h, h * need / (double)DPD_PLD_MAX_POINTS);
+    }
     N = next_pow2((size_t)need);
     if ((double)N >= support) {
       N = next_pow2((size_t)support);
@@ -406,6 +426,8 @@ static int compose_dists(const pld_sum *sm, int pessimistic, pld_dist *out, dpd_
       if (w0 + (long long)N - 1 < supp_hi)
         tail_hi = exp(chernoff(sm, 1.0, (double)(w0 + (long long)N) * h, 0.0));
     }
+    free(sm->coarse);
+    sm->coarse = NULL;
   }
   if (N < 2)
     N = 2;
@@ -493,7 +515,7 @@ int dpd_pld_compose_self(const dpd_pld *pld, size_t T, dpd_pld **out, dpd_err *e
   int status = pld_new(pld->h, pld->orders, &res, err);
   for (int o = 0; o < pld->orders && status == DPD_OK; o++)
     for (int b = 0; b < 2 && status == DPD_OK; b++) {
-      pld_sum sm = {{&pld->d[o][b], NULL}, {(double)T, 0.0}, 1, pld->h};
+      pld_sum sm = {{&pld->d[o][b], NULL}, {(double)T, 0.0}, 1, pld->h, NULL};
       status = compose_dists(&sm, b == 0, &res->d[o][b], err);
     }
   if (status < 0) {
@@ -517,7 +539,7 @@ int dpd_pld_compose(const dpd_pld *a, const dpd_pld *b, dpd_pld **out, dpd_err *
   for (int o = 0; o < orders && status == DPD_OK; o++)
     for (int k = 0; k < 2 && status == DPD_OK; k++) {
       pld_sum sm = {{&a->d[o < a->orders ? o : 0][k], &b->d[o < b->orders ? o : 0][k]},
-                    {1.0, 1.0}, 2, a->h};
+                    {1.0, 1.0}, 2, a->h, NULL};
       status = compose_dists(&sm, k == 0, &res->d[o][k], err);
     }
   if (status < 0) {
