@@ -10,6 +10,7 @@
 #include "dpdyn/clip.h"
 #include "dpdyn/schedule.h"
 #include "dpdyn/privacy.h"
+#include "dpdyn/pld.h"
 #include "dpdyn/linreg.h"
 #include "dpdyn/ode.h"
 #include "dpdyn/sde.h"
