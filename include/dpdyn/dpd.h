@@ -11,6 +11,7 @@
 #include "dpdyn/schedule.h"
 #include "dpdyn/privacy.h"
 #include "dpdyn/pld.h"
+#include "dpdyn/rdp.h"
 #include "dpdyn/linreg.h"
 #include "dpdyn/ode.h"
 #include "dpdyn/sde.h"
