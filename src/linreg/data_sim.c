@@ -671,12 +671,7 @@ static int sim_run(const dpd__lrdata *D, const double *theta_star, const dpd_sch
   }
 
   dpd_schedule_steps(schedule, n, cfg->rho, eta, sigma);
-  for (size_t j = 0; j < grid; j++) {
-    /* k_j = round(t_j n), t_j = j / (grid - 1), as sim.c. */
-    res->t[j] = (double)j / (double)(grid - 1);
-    kgrid[j] = (size_t)floor((double)j * (double)n / (double)(grid - 1) + 0.5);
-  }
-  kgrid[grid - 1] = n;
+  dpd__sim_result_grid(res, n, kgrid);
 
   const int model = theta_star != NULL;
   sim_plan plan = {.D = D,

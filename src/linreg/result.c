@@ -76,6 +76,15 @@ void dpd__sim_result_release_set(dpd_linreg_sim_result *res, dpd_linreg_setting 
   res->setting = setting;
 }
 
+void dpd__sim_result_grid(dpd_linreg_sim_result *res, size_t n, size_t *kgrid) {
+  const size_t grid = res->grid;
+  for (size_t j = 0; j < grid; j++) {
+    res->t[j] = (double)j / (double)(grid - 1);
+    kgrid[j] = (size_t)floor((double)j * (double)n / (double)(grid - 1) + 0.5);
+  }
+  kgrid[grid - 1] = n;
+}
+
 void dpd__sim_result_reduce(dpd_linreg_sim_result *res, const size_t *kgrid, size_t n) {
   const size_t seeds = res->seeds, grid = res->grid;
   double *clip_rows = res->clip_replicates, clipped_total = 0.0;

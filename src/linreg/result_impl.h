@@ -23,6 +23,11 @@ __attribute__((visibility("hidden"))) dpd_linreg_sim_result *dpd__sim_result_cre
 __attribute__((visibility("hidden"))) void dpd__sim_result_release_set(dpd_linreg_sim_result *res,
                                                                        dpd_linreg_setting setting);
 
+/* The recorded steps of a simulation of n steps: res->t[j] = j/(grid - 1) and kgrid[j] =
+ * round(t_j n) (exact in doubles while j n < 2^53), kgrid[grid - 1] = n. */
+__attribute__((visibility("hidden"))) void dpd__sim_result_grid(dpd_linreg_sim_result *res,
+                                                                size_t n, size_t *kgrid);
+
 /* The reductions every simulator shares, serial in replicate order (identical for any thread
  * count): risk_mean and risk_se from risk_replicates, and from clip_rows (res->clip_replicates:
  * replicate r's clipped-step counts per grid interval, turned here into fractions) the

@@ -453,12 +453,7 @@ int dpd_linreg_sim_run(const dpd_linreg_problem *problem, const dpd_schedule *sc
   }
 
   dpd_schedule_steps(schedule, n, cfg->rho, eta, sigma);
-  for (size_t j = 0; j < grid; j++) {
-    /* k_j = round(t_j n), t_j = j / (grid - 1): exact in doubles while j n < 2^53. */
-    res->t[j] = (double)j / (double)(grid - 1);
-    kgrid[j] = (size_t)floor((double)j * (double)n / (double)(grid - 1) + 0.5);
-  }
-  kgrid[grid - 1] = n;
+  dpd__sim_result_grid(res, n, kgrid);
 
   sim_plan plan = {.d = d,
                    .n = n,
