@@ -2,6 +2,7 @@
  * (dataset_impl.h; docs/real_data.md).
  * SPDX-License-Identifier: MIT */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -280,15 +281,11 @@ void dpd__linreg_dataset_report(dpd_output *out, const dpd__linreg_dataset *ds, 
   dpd_io_json_number_set(o, "rows_per_replicate", (double)n);
   cJSON_AddStringToObject(o, "factors", ds->factors_data ? "data" : "gaussian");
   if (simulated) {
-    cJSON_AddStringToObject(o, "replicates_redraw",
-                            ds->replacement
-                                ? (D->model_targets ? "rows (i.i.d., with "
-                                                      "replacement), label noise and privacy noise"
-                                                    : "rows (i.i.d., with "
-                                                      "replacement) and privacy noise")
-                            : D->model_targets ? "rows (without replacement), label noise and "
-                                                 "privacy noise"
-                                               : "rows (without replacement) and privacy noise");
+    char redraw[96];
+    snprintf(redraw, sizeof redraw, "rows (%s)%s and privacy noise",
+             ds->replacement ? "i.i.d., with replacement" : "without replacement",
+             D->model_targets ? ", label noise" : "");
+    cJSON_AddStringToObject(o, "replicates_redraw", redraw);
     cJSON_AddBoolToObject(o, "with_replacement", ds->replacement);
   }
   if ((pre = cJSON_AddObjectToObject(o, "preprocessing")) != NULL) {
