@@ -12,6 +12,7 @@
 #include "dpdyn/privacy.h"
 #include "dpdyn/pld.h"
 #include "dpdyn/rdp.h"
+#include "dpdyn/account.h"
 #include "dpdyn/linreg.h"
 #include "dpdyn/ode.h"
 #include "dpdyn/sde.h"

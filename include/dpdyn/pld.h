@@ -51,6 +51,42 @@ DPD_API int dpd_pld_gaussian(double sigma, double h, dpd_pld **pld, dpd_err *err
 DPD_API int dpd_pld_subsampled_gaussian(double sigma, double q, double h, dpd_pld **pld,
                                         dpd_err *err);
 
+/* Neighbouring relations. add/remove: D' = D plus or minus one record, one record's contribution
+ * to a step's sum has norm <= C (the clipping norm), so the noise multiplier sigma is the noise
+ * standard deviation over C. replace-one: one record replaced by another; the two contributions
+ * each have norm <= C, so they differ by up to 2C (worst case g' = -g). */
+typedef enum { DPD_NEIGHBOURS_ADD_REMOVE = 0, DPD_NEIGHBOURS_REPLACE_ONE = 1 } dpd_neighbours;
+
+/* How one step picks its batch. */
+typedef enum {
+  DPD_SAMPLING_POISSON = 0,     /* each record independently with probability q in (0, 1] */
+  DPD_SAMPLING_FIXED = 1,       /* b distinct records drawn without replacement from n (the
+                                   record is in the batch with probability q = b/n); defined for
+                                   replace-one neighbours only (n is fixed) */
+  DPD_SAMPLING_REPLACEMENT = 2  /* b draws with replacement from n records: the number of copies
+                                   of a record is Binomial(b, 1/n); replace-one only */
+} dpd_sampling;
+
+/* One step of a subsampled Gaussian mechanism with the noise multiplier sigma in (0, inf). */
+typedef struct {
+  dpd_sampling sampling;
+  dpd_neighbours neighbours;
+  double sigma;
+  double q;          /* POISSON: the rate in (0, 1]; ignored otherwise */
+  size_t batch, n;   /* FIXED, REPLACEMENT: the batch size b in [1, n] and the data set size n */
+} dpd_pld_step;
+
+/* The PLD of one step (a dominating pair of it, discretised as dpd_pld_gaussian's is).
+ * POISSON + ADD_REMOVE is dpd_pld_subsampled_gaussian. DPD_EINVAL names the member and its
+ * allowed range (e.g. FIXED with ADD_REMOVE). *pld: returned-owned. */
+DPD_API int dpd_pld_step_create(const dpd_pld_step *step, double h, dpd_pld **pld, dpd_err *err);
+
+/* The estimate of eps(delta) between the two bounds (the value a user reads as "the" epsilon
+ * of the discretised mechanism; see docs/privacy.md for how it is made): eps_low <= eps_est <=
+ * eps_up. */
+DPD_API int dpd_pld_epsilon_estimate(const dpd_pld *pld, double delta, double *eps_est,
+                                     dpd_err *err);
+
 /* T >= 1 compositions of `pld` (borrowed) with itself, by an FFT power. *out is returned-owned. */
 DPD_API int dpd_pld_compose_self(const dpd_pld *pld, size_t T, dpd_pld **out, dpd_err *err);
 
