@@ -146,6 +146,8 @@ struct dpd_model_command {
   const char *replicates_key; /* the key counting the replicates behind the summary's standard
                                  errors (NULL: "seeds"); one replicate makes them null */
   int plot_default;           /* 1: the figure is drawn unless plot = 0 */
+  const char *selected_by;    /* keys (space-separated) that pick this model for this command
+                                 when the user names no model (dpd_model_find_keyed); NULL */
 };
 
 typedef struct dpd_model_type {
@@ -221,6 +223,11 @@ DPD_API int dpd_model_keys_create(const dpd_model_type *m, const char *command, 
  * when no model has it. */
 DPD_API int dpd_model_find(const char *name, const char *command, const dpd_model_type **m,
                            dpd_err *err);
+/* dpd_model_find with the names of the keys the user gave (keys[0..nkeys), borrowed): with
+ * name NULL, the first model of the registry whose command lists one of those keys in its
+ * `selected_by` (dpdyn account --mechanism=... is model=dpsgd), else as dpd_model_find. */
+DPD_API int dpd_model_find_keyed(const char *name, const char *command, const char *const *keys,
+                                 size_t nkeys, const dpd_model_type **m, dpd_err *err);
 /* Whether a model of the registry has a key called `name` (the common keys aside). */
 DPD_API int dpd_model_key_known(const char *name);
 /* Sets a key the user gave (dpd_keys_set) in a set made by dpd_model_keys_create for `m`. A name

@@ -32,7 +32,7 @@ DECLARATIONS = (
     "dpd_output_summary_print", "dpd_run_progress_fn", "dpd_run_env", "dpd_run_env_default",
     "dpd_run_progress_flag", "dpd_model_command", "dpd_model_type", "dpd_model_common_keys",
     "dpd_model_at", "dpd_model_lookup", "dpd_model_command_get", "dpd_model_list",
-    "dpd_model_command_list", "dpd_model_keys_create", "dpd_model_find", "dpd_model_key_known",
+    "dpd_model_command_list", "dpd_model_keys_create", "dpd_model_find", "dpd_model_find_keyed", "dpd_model_key_known",
     "dpd_model_key_set", "dpd_model_run",
 )
 # Declared here, not taken from the headers: types of other libraries the headers use (only

@@ -87,9 +87,9 @@ def small(model="linreg"):
     return out
 
 
-def _choose(command, model, err):
-    """The model as the CLI chooses it (dpd_model_find, with its messages); a command no model
-    has lists the registry's commands."""
+def _choose(command, model, err, keys=()):
+    """The model as the CLI chooses it (dpd_model_find_keyed on the names of the keys given,
+    with its messages); a command no model has lists the registry's commands."""
     lib, ffi = _lib.lib(), _lib.ffi
     all_models = _models()
     if not any(_has(m, command) for m in all_models):
@@ -104,7 +104,15 @@ def _choose(command, model, err):
                     -1, command)
     mp = ffi.new("dpd_model_type **")
     name = ffi.NULL if model is None else str(model).encode()
-    _check(lib.dpd_model_find(name, command.encode(), mp, err), err, command)
+    names = []
+    for k in keys:  # a name that is not UTF-8 is refused later, naming it (_key_set)
+        try:
+            names.append(ffi.new("char[]", str(k).encode()))
+        except UnicodeEncodeError:
+            pass
+    arr = ffi.new("const char *[]", names) if names else ffi.NULL
+    _check(lib.dpd_model_find_keyed(name, command.encode(), arr, len(names), mp, err), err,
+           command)
     return mp[0]
 
 
@@ -297,7 +305,7 @@ def run(command, model=None, **keys):
     if problem is not None:  # as the CLI refuses it (docs/kernels.md)
         raise Error(problem, -1, command)
     err = ffi.new("dpd_err *")
-    m = _choose(command, model, err)
+    m = _choose(command, model, err, list(keys))
     cmd = command.encode()
     keysp = ffi.new("dpd_keys **")
     _check(lib.dpd_model_keys_create(m, cmd, keysp, err), err, command)

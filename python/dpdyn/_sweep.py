@@ -96,7 +96,7 @@ def sweep(command, model=None, out=None, ini=None, plot_y=None, **keys):
     lib, ffi = _lib.lib(), _lib.ffi
     err = ffi.new("dpd_err *")
     first = model[0] if isinstance(model, (list, tuple)) and model else model
-    m = _choose(command, first, err)  # the kinds of the keys (integer, real, text)
+    m = _choose(command, first, err, list(keys))  # the kinds of the keys (integer, real, text)
     keysp = ffi.new("dpd_keys **")
     kset = None
     if lib.dpd_model_keys_create(m, command.encode(), keysp, err) >= 0:

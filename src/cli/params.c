@@ -146,11 +146,24 @@ int cli_check_memory(const cli_params *p, double bytes, const char *driver, dpd_
   return DPD_OK;
 }
 
-/* The model of the run: the key `model` (a flag wins over the INI file), or the first model of
- * the registry that has the command when it is not given (dpdyn ou is model=rf). */
+/* The model of the run: the key `model` (a flag wins over the INI file), or, when it is not
+ * given, the model that has the command and takes every key given (dpd_model_find_keyed: linreg
+ * first; dpdyn ou is model=rf). */
 static int choose_model(cli_params *p, dpd_err *err) {
   const cli_raw *given = raw_find(p, "model");
-  return dpd_model_find(given != NULL ? given->value : NULL, p->command, &p->model, err);
+  const char **names = NULL;
+  int status;
+  if (given == NULL && p->nraw > 0 && (names = malloc(p->nraw * sizeof *names)) == NULL) {
+    return CLI_FAIL(err, DPD_ENOMEM, "out of memory");
+  }
+  for (size_t i = 0; names != NULL && i < p->nraw; i++) {
+    names[i] = p->raw[i].key;
+  }
+  status = dpd_model_find_keyed(given != NULL ? given->value : NULL, p->command,
+                                (const char *const *)names, names != NULL ? p->nraw : 0,
+                                &p->model, err);
+  free(names);
+  return status;
 }
 
 /* A key of the INI file that no model has (the message names the file and the line); any other

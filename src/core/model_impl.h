@@ -63,6 +63,14 @@ DPD_HIDDEN_FN int dpd__output_headline_set(dpd_output *out, dpd_err *err, const 
     __attribute__((format(printf, 3, 4)));
 DPD_HIDDEN_FN int dpd__output_figure_set(dpd_output *out, const char *figure, dpd_err *err);
 /* Appends a note line / report text (printf-style). */
+/* Summary numbers named prefix + each of the space-separated `names` (at most 63 characters),
+ * set to v[k]; with `why`, a NaN is null with that reason under "not_available". */
+DPD_HIDDEN_FN void dpd__output_numbers_set(dpd_output *out, const char *prefix, const char *names,
+                                           const double *v, const char *why);
+/* Appends builder columns named prefix + each of the space-separated `names` (cols[k]). */
+DPD_HIDDEN_FN int dpd__table_builder_add_named(dpd_table_builder *tb, const char *prefix,
+                                               const char *names, const double *const *cols,
+                                               dpd_err *err);
 DPD_HIDDEN_FN int dpd__output_note_add(dpd_output *out, dpd_err *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 DPD_HIDDEN_FN int dpd__output_report_add(dpd_output *out, dpd_err *err, const char *fmt, ...)

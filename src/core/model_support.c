@@ -291,3 +291,29 @@ int dpd__output_replicate_trajectory_add(dpd_output *out, const char *figure, co
   free(built);
   return status;
 }
+
+void dpd__output_numbers_set(dpd_output *out, const char *prefix, const char *names,
+                             const double *v, const char *why) {
+  for (size_t k = 0, w; *names != '\0'; k++, names += w + (names[w] == ' ')) {
+    char key[64];
+    w = strcspn(names, " ");
+    snprintf(key, sizeof key, "%s%.*s", prefix, (int)w, names);
+    if (why != NULL && isnan(v[k])) {
+      dpd_output_na_set(out, key, why);
+    } else {
+      dpd_output_number_set(out, key, v[k]);
+    }
+  }
+}
+
+int dpd__table_builder_add_named(dpd_table_builder *tb, const char *prefix, const char *names,
+                                 const double *const *cols, dpd_err *err) {
+  int status = DPD_OK;
+  for (size_t k = 0, w; status == DPD_OK && *names != '\0'; k++, names += w + (names[w] == ' ')) {
+    char name[64];
+    w = strcspn(names, " ");
+    snprintf(name, sizeof name, "%s%.*s", prefix, (int)w, names);
+    status = dpd_table_builder_add(tb, name, cols[k], err);
+  }
+  return status;
+}

@@ -20,6 +20,34 @@ static void models_with(const char *command, char *buf, size_t cap) {
   }
 }
 
+/* Whether `word` is one of the space-separated words of `list`. */
+static int word_in(const char *list, const char *word) {
+  size_t len = strlen(word);
+  for (const char *w = list; *w != '\0'; w += strspn(w, " ")) {
+    size_t wl = strcspn(w, " ");
+    if (wl == len && strncmp(w, word, len) == 0) {
+      return 1;
+    }
+    w += wl;
+  }
+  return 0;
+}
+
+int dpd_model_find_keyed(const char *name, const char *command, const char *const *keys,
+                         size_t nkeys, const dpd_model_type **out, dpd_err *err) {
+  const dpd_model_type *m;
+  for (size_t i = 0; name == NULL && (m = dpd_model_at(i)) != NULL; i++) {
+    const dpd_model_command *c = dpd_model_command_get(m, command);
+    for (size_t k = 0; c != NULL && c->selected_by != NULL && k < nkeys; k++) {
+      if (word_in(c->selected_by, keys[k])) {
+        *out = m;
+        return DPD_OK;
+      }
+    }
+  }
+  return dpd_model_find(name, command, out, err);
+}
+
 int dpd_model_find(const char *name, const char *command, const dpd_model_type **out,
                    dpd_err *err) {
   const dpd_model_type *m;

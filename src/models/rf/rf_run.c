@@ -18,22 +18,6 @@
 #include "models/rf/rf_impl.h"
 #include "rf/rf_run_impl.h"
 
-/* Summary numbers: prefix + each of the space-separated `names` (at most 63 characters) set to
- * v[k]; with `why`, a NaN is null with that reason under "not_available". */
-static void numbers_set(dpd_output *out, const char *prefix, const char *names, const double *v,
-                        const char *why) {
-  for (size_t k = 0, w; *names != '\0'; k++, names += w + (names[w] == ' ')) {
-    char key[64];
-    w = strcspn(names, " ");
-    snprintf(key, sizeof key, "%s%.*s", prefix, (int)w, names);
-    if (why != NULL && isnan(v[k])) {
-      dpd_output_na_set(out, key, why);
-    } else {
-      dpd_output_number_set(out, key, v[k]);
-    }
-  }
-}
-
 /* The output every rf command starts from: headline, the run's scalars and its privacy (the
  * moments calibration is undefined without privacy and outside its bound's range). */
 static int output_begin(const dpd_keys *keys, const dpd__rf_ctx *r, dpd_output **out,
@@ -63,7 +47,7 @@ static int output_begin(const dpd_keys *keys, const dpd__rf_ctx *r, dpd_output *
   }
   dpd_output_number_set(*out, "clip_norm",
                         isfinite(r->sc.clip) ? r->sc.clip * sqrt((double)r->pc.p) : INFINITY);
-  numbers_set(*out, "",
+  dpd__output_numbers_set(*out, "",
               "sigma sigma_exact sigma_moments sigma_ratio_moments_over_exact epsilon "
               "epsilon_exact epsilon_of_sigma_moments delta mu_gdp",
               v,
@@ -119,7 +103,7 @@ static int sim_summary(rf_job *j, dpd_err *err) {
   cJSON_AddNumberToObject(j->out->summary, "seeds", (double)r->sc.seeds);
   cJSON_AddStringToObject(j->out->summary, "resample", dpd_rf_resample_name(r->resample));
   cJSON_AddNumberToObject(j->out->summary, "data_draws", (double)j->w->cfg.draws);
-  numbers_set(j->out, "",
+  dpd__output_numbers_set(j->out, "",
               "final_test_risk final_test_risk_se final_train_risk final_train_risk_se "
               "clipped_fraction_final clipped_fraction_mean first_clip_step_min "
               "first_clip_step_median",
@@ -163,30 +147,17 @@ static int ou_summary(rf_job *j, dpd_err *err) {
                       th->noise[g - 1],
                       th->risk_continuous[g - 1]};
   cJSON_AddNumberToObject(j->out->summary, "ou_rank", (double)th->rank);
-  numbers_set(j->out, "ou_", "a_max a_min eta_a_max exit_step exit_tau", v, NULL);
-  numbers_set(j->out, j->sim ? "ou_" : "", "final_test_risk", v + 5, NULL);
+  dpd__output_numbers_set(j->out, "ou_", "a_max a_min eta_a_max exit_step exit_tau", v, NULL);
+  dpd__output_numbers_set(j->out, j->sim ? "ou_" : "", "final_test_risk", v + 5, NULL);
   if (!j->sim) {
     dpd_output_number_set(j->out, "final_test_risk_se", 0.0);
   }
   if (j->per_draw) {
     dpd_output_number_set(j->out, "ou_final_test_risk_se", v[6]);
   }
-  numbers_set(j->out, j->sim ? "ou_" : "", "final_bias final_noise final_test_risk_continuous",
+  dpd__output_numbers_set(j->out, j->sim ? "ou_" : "", "final_bias final_noise final_test_risk_continuous",
               v + 7, NULL);
   return DPD_OK;
-}
-
-/* Appends columns named prefix + each of the space-separated `names` (cols[k]: g values). */
-static int columns_add(dpd_table_builder *tb, const char *prefix, const char *names,
-                       const double *const *cols, dpd_err *err) {
-  int status = DPD_OK;
-  for (size_t k = 0, w; status == DPD_OK && *names != '\0'; k++, names += w + (names[w] == ' ')) {
-    char name[64];
-    w = strcspn(names, " ");
-    snprintf(name, sizeof name, "%s%.*s", prefix, (int)w, names);
-    status = dpd_table_builder_add(tb, name, cols[k], err);
-  }
-  return status;
 }
 
 /* trajectory.tsv on the grid: t, step, the DP-GD risks, the OU curves, theta*, the SEs. */
@@ -199,12 +170,12 @@ static int trajectory(rf_job *j, const double *t, const double *kk, double ts_te
   double *col;
   int status;
   if ((status = dpd_table_builder_create(g, &j->tb, err)) < 0 ||
-      (status = columns_add(j->tb, "", "t step", grid, err)) < 0) {
+      (status = dpd__table_builder_add_named(j->tb, "", "t step", grid, err)) < 0) {
     return status;
   }
   if (s != NULL) {
     const double *sim[4] = {s->train_mean, s->train_se, s->test_mean, s->test_se};
-    if ((status = columns_add(j->tb, "", "train_risk train_risk_se test_risk test_risk_se", sim,
+    if ((status = dpd__table_builder_add_named(j->tb, "", "train_risk train_risk_se test_risk test_risk_se", sim,
                               err)) < 0 ||
         (col = dpd_table_builder_column(j->tb, "clipped_fraction", err)) == NULL) {
       return status < 0 ? status : DPD_ENOMEM;
@@ -213,7 +184,7 @@ static int trajectory(rf_job *j, const double *t, const double *kk, double ts_te
       col[i] = s->clip_fraction[j->w->kgrid[i] < j->T ? j->w->kgrid[i] : j->T - 1];
     }
   }
-  if ((j->ou && (status = columns_add(j->tb, s != NULL ? "ou_" : "",
+  if ((j->ou && (status = dpd__table_builder_add_named(j->tb, s != NULL ? "ou_" : "",
                                       "test_risk bias noise test_risk_continuous", th, err)) < 0) ||
       (col = dpd_table_builder_column(j->tb, "theta_star_test_risk", err)) == NULL) {
     return status < 0 ? status : DPD_ENOMEM;
@@ -221,7 +192,7 @@ static int trajectory(rf_job *j, const double *t, const double *kk, double ts_te
   for (size_t i = 0; i < g; i++) {
     col[i] = ts_test;
   }
-  return j->th.gap_se == NULL ? DPD_OK : columns_add(j->tb, "", "ou_test_risk_se gap_se", se, err);
+  return j->th.gap_se == NULL ? DPD_OK : dpd__table_builder_add_named(j->tb, "", "ou_test_risk_se gap_se", se, err);
 }
 
 /* save_replicates: replicates.tsv (each replicate's final test and train risk, and its first
@@ -317,7 +288,7 @@ static int output(rf_job *j, const dpd_keys *keys, const char *figure, dpd_err *
   }
   if (j->r->theta_star) {
     const double v[] = {ts_train, ts_test, ts_test_se};
-    numbers_set(j->out, "theta_star_",
+    dpd__output_numbers_set(j->out, "theta_star_",
                 j->per_draw ? "train_risk test_risk test_risk_se" : "train_risk test_risk", v,
                 NULL);
   }
