@@ -65,7 +65,8 @@ typedef struct {
 struct dpd_pld {
   double h;
   int orders;         /* 1 (symmetric: both orders equal) or 2 (0 remove, 1 add) */
-  pld_dist d[2][2];   /* [order][0 pessimistic, 1 optimistic] */
+  pld_dist d[2][3];   /* [order][0 pessimistic, 1 optimistic, 2 pessimistic on the grid 2h
+                         (the extrapolation of dpd_pld_epsilon_estimate; n = 0 when absent)] */
 };
 
 /* ---- One step: a dominating pair of Gaussian mixtures -------------------------------------- */
@@ -269,7 +270,7 @@ void dpd_pld_free(dpd_pld *pld) {
   if (!pld)
     return;
   for (int o = 0; o < 2; o++)
-    for (int b = 0; b < 2; b++)
+    for (int b = 0; b < 3; b++)
       dist_clear(&pld->d[o][b]);
   free(pld);
 }
@@ -499,7 +500,7 @@ static int discretise(const pld_pair *pr, double h, pld_dist *up, pld_dist *low,
   if (c.M < 1)
     c.M = 1;
   int status = dist_alloc(up, c.M + 1, err);
-  if (status == DPD_OK)
+  if (status == DPD_OK && low)
     status = dist_alloc(low, c.M + 1, err);
   c.Pc = malloc(2 * c.M * sizeof *c.Pc);
   if (status == DPD_OK && !c.Pc)
@@ -511,14 +512,17 @@ static int discretise(const pld_pair *pr, double h, pld_dist *up, pld_dist *low,
   c.Qc = c.Pc + c.M;
   cells_fill(pr, h, &c);
   discretise_up(pr, &c, h, up);
-  status = discretise_low(&c, h, low, err);
-  if (status == 0)
-    discretise_low_round(&c, low);
+  if (low) {
+    status = discretise_low(&c, h, low, err);
+    if (status == 0)
+      discretise_low_round(&c, low);
+  }
   free(c.Pc);
   if (status < 0)
     return status;
   dist_trim(up, 1);
-  dist_trim(low, 0);
+  if (low)
+    dist_trim(low, 0);
   return DPD_OK;
 }
 
@@ -587,8 +591,11 @@ static void pair_poisson(double s, double q, int order, pld_pair *pr) {
 static int make_pairs(const pld_pair *pairs, int orders, double h, dpd_pld **pld, dpd_err *err) {
   dpd_pld *out = NULL;
   int status = pld_new(h, orders, &out, err);
-  for (int o = 0; o < orders && status == DPD_OK; o++)
+  for (int o = 0; o < orders && status == DPD_OK; o++) {
     status = discretise(&pairs[o], h, &out->d[o][0], &out->d[o][1], err);
+    if (status == DPD_OK && 2.0 * h <= DPD_PLD_H_MAX)
+      status = discretise(&pairs[o], 2.0 * h, &out->d[o][2], NULL, err);
+  }
   if (status < 0) {
     dpd_pld_free(out);
     return status;
@@ -1012,9 +1019,12 @@ int dpd_pld_compose_self(const dpd_pld *pld, size_t T, dpd_pld **out, dpd_err *e
   dpd_pld *res = NULL;
   int status = pld_new(pld->h, pld->orders, &res, err);
   for (int o = 0; o < pld->orders && status == DPD_OK; o++)
-    for (int b = 0; b < 2 && status == DPD_OK; b++) {
-      pld_sum sm = {{&pld->d[o][b], NULL}, {(double)T, 0.0}, 1, pld->h, NULL};
-      status = compose_dists(&sm, b == 0, &res->d[o][b], err);
+    for (int b = 0; b < 3 && status == DPD_OK; b++) {
+      if (b == 2 && pld->d[o][2].n == 0)
+        continue;
+      pld_sum sm = {{&pld->d[o][b], NULL}, {(double)T, 0.0}, 1, b == 2 ? 2.0 * pld->h : pld->h,
+                    NULL};
+      status = compose_dists(&sm, b != 1, &res->d[o][b], err);
     }
   if (status < 0) {
     dpd_pld_free(res);
@@ -1035,10 +1045,12 @@ int dpd_pld_compose(const dpd_pld *a, const dpd_pld *b, dpd_pld **out, dpd_err *
   dpd_pld *res = NULL;
   int status = pld_new(a->h, orders, &res, err);
   for (int o = 0; o < orders && status == DPD_OK; o++)
-    for (int k = 0; k < 2 && status == DPD_OK; k++) {
-      pld_sum sm = {{&a->d[o < a->orders ? o : 0][k], &b->d[o < b->orders ? o : 0][k]},
-                    {1.0, 1.0}, 2, a->h, NULL};
-      status = compose_dists(&sm, k == 0, &res->d[o][k], err);
+    for (int k = 0; k < 3 && status == DPD_OK; k++) {
+      const pld_dist *da = &a->d[o < a->orders ? o : 0][k], *db = &b->d[o < b->orders ? o : 0][k];
+      if (k == 2 && (da->n == 0 || db->n == 0))
+        continue;
+      pld_sum sm = {{da, db}, {1.0, 1.0}, 2, k == 2 ? 2.0 * a->h : a->h, NULL};
+      status = compose_dists(&sm, k != 1, &res->d[o][k], err);
     }
   if (status < 0) {
     dpd_pld_free(res);
@@ -1155,6 +1167,36 @@ int dpd_pld_epsilon(const dpd_pld *pld, double delta, double *eps_up, double *ep
     *eps_up = up;
   if (eps_low)
     *eps_low = fmin(low, up);
+  return DPD_OK;
+}
+
+/* The pessimistic eps is exact at h -> 0 up to a second-order term: eps_up(h) ~ eps + c h^2
+ * (each step's delta curve is a chord of the true one). With eps_up on the grid 2h as well,
+ * eps_up(h) - (eps_up(2h) - eps_up(h)) / 3 removes that term (Richardson extrapolation; both
+ * without the FFT rounding allowance); the result is clamped into [eps_low, eps_up]. Without a
+ * 2h grid (h > DPD_PLD_H_MAX / 2, or composed with such a PLD) the estimate is eps_up. */
+int dpd_pld_epsilon_estimate(const dpd_pld *pld, double delta, double *eps_est, dpd_err *err) {
+  double up = NAN, low = NAN;
+  int status = dpd_pld_epsilon(pld, delta, &up, &low, err);
+  if (status < 0)
+    return status;
+  double est = -INFINITY;
+  for (int o = 0; o < pld->orders; o++) {
+    const pld_dist *d = &pld->d[o][0], *d2 = &pld->d[o][2];
+    double e1 = dist_eps(d, pld->h, delta, 0.0), e = e1;
+    if (d2->n > 0 && isfinite(e1)) {
+      double e2 = dist_eps(d2, 2.0 * pld->h, delta, 0.0);
+      if (isfinite(e2))
+        e = e1 - (e2 - e1) / 3.0;
+    }
+    est = fmax(est, e);
+  }
+  if (!(est >= low)) /* also NAN */
+    est = low;
+  if (est > up)
+    est = up;
+  if (eps_est)
+    *eps_est = est;
   return DPD_OK;
 }
 
