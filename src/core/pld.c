@@ -51,6 +51,7 @@
 #define DPD_PLD_WRAP_TOL 1e-22 /* Chernoff bound of the mass outside a composition's window */
 #define DPD_PLD_TRIM 1e-30     /* mass trimmed off the ends of a result (pessimistically) */
 #define DPD_PLD_NOISE_SHARE 0.1 /* the most of delta the FFT rounding allowance may be */
+#define DPD_PLD_H_PILOT 0.02    /* dpd_pld_step_h_for's pilot grid */
 #define COARSE_BLOCKS 4096
 
 typedef struct {
@@ -1209,4 +1210,46 @@ size_t dpd_pld_points(const dpd_pld *pld) {
       for (int b = 0; b < 2; b++)
         n = pld->d[o][b].n > n ? pld->d[o][b].n : n;
   return n;
+}
+
+int dpd_pld_step_h_for(const dpd_pld_step *step, size_t T, double delta, double rel, double *h,
+                       dpd_err *err) {
+  if (!step || !h)
+    return DPD_FAIL(err, DPD_EINVAL, "PLD h_for: step or output pointer is NULL");
+  if (!(rel > 0.0 && rel <= 0.5))
+    return DPD_FAIL(err, DPD_EINVAL, "rel = %g is invalid: the allowed range is (0, 0.5]", rel);
+  if (!(delta > 0.0 && delta < 1.0))
+    return DPD_FAIL(err, DPD_EINVAL, "delta = %g is invalid: the allowed range is (0, 1)",
+                    delta);
+  if (T < 1 || T > ((size_t)1 << 40))
+    return DPD_FAIL(err, DPD_EINVAL, "T = %zu is invalid: the allowed range is [1, 2^40]", T);
+  /* a pilot on a coarse grid: eps_up(h0) - eps_est ~ c h0^2 gives c; at delta >= 1e-6 (above
+   * the pilot's FFT floor; c varies slowly with delta). A pilot that cannot answer (too small a
+   * delta for its grid) falls back to h0 / 20. */
+  double h0 = DPD_PLD_H_PILOT, up = NAN, est = NAN, pilot_delta = fmax(delta, 1e-6);
+  dpd_pld *one = NULL, *all = NULL;
+  dpd_err perr;
+  int status = dpd_pld_step_create(step, h0, &one, err);
+  if (status < 0)
+    return status; /* the step itself is invalid */
+  status = dpd_pld_compose_self(one, T, &all, &perr);
+  if (status == DPD_OK)
+    status = dpd_pld_epsilon(all, pilot_delta, &up, NULL, &perr);
+  if (status == DPD_OK)
+    status = dpd_pld_epsilon_estimate(all, pilot_delta, &est, &perr);
+  dpd_pld_free(one);
+  dpd_pld_free(all);
+  if (status == DPD_ENOMEM)
+    return DPD_FAIL(err, DPD_ENOMEM, "%s", perr.reason);
+  if (status < 0) {
+    *h = h0 / 20.0;
+    return DPD_OK;
+  }
+  double out = h0;
+  if (isfinite(up) && est > 0.0 && up - est > rel * est)
+    out = 0.7 * h0 * sqrt(rel * est / (up - est));
+  else if (!isfinite(up))
+    out = 0.1 * h0;
+  *h = fmin(fmax(out, DPD_PLD_H_MIN), DPD_PLD_H_MAX);
+  return DPD_OK;
 }
