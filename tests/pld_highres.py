@@ -39,7 +39,7 @@ import sys
 import time
 
 import numpy as np
-from scipy.optimize import brentq
+from scipy.optimize import brentq, minimize_scalar
 from scipy.special import ndtr, log_ndtr
 
 RTOL = 1e-4  # target bracket width relative to eps
@@ -206,10 +206,17 @@ def chernoff_outside(w, kmin, T, jlo, jhi):
         if dist <= 0:
             return 1.0
         t0 = dist / (T * var) if var > 0 else 1.0
-        best = 0.0
-        for f in (0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 1.0, 1.4, 2.0):
-            t = side * t0 * f
-            best = min(best, T * logmgf(t) - abs(t) * dist)
+        # the exponent is convex in t: a log-spaced scan, then a bounded minimisation around
+        # the best scanned point (any t gives a valid bound)
+        ts = t0 * np.logspace(-6, 1, 36)
+        vals = [T * logmgf(side * t) - t * dist for t in ts]
+        i = int(np.argmin(vals))
+        best = min(0.0, vals[i])
+        lo_t, hi_t = ts[max(i - 1, 0)], ts[min(i + 1, ts.size - 1)]
+        r = minimize_scalar(lambda t: T * logmgf(side * t) - t * dist, bounds=(lo_t, hi_t),
+                            method="bounded", options={"xatol": 1e-3 * lo_t})
+        if r.success:
+            best = min(best, float(r.fun))
         tot += math.exp(best)
     return tot
 
@@ -238,7 +245,7 @@ def noise_of(c, full):
 class OrderBounds:
     """Composed lattice laws of one order at step h and tilt lam; delta_up(eps), delta_low(eps)."""
 
-    def __init__(self, o, T, delta, h, lam, K=12.0):
+    def __init__(self, o, T, delta, h, lam, K=12.0, lower=True):
         self.h, self.T, self.lam = h, T, lam
         lmin, lmax = body_bounds(o, T, delta)
         kmin, kmax, mP, mQ, FQb, SPa = lattice(o, h, lmin, lmax)
@@ -246,21 +253,26 @@ class OrderBounds:
         self.points = mP.size
         su = spread_upper(kmin, h, mP, mQ, FQb)
         wu, self.logMu = tilt(su, kmin, h, lam)
-        wp, self.logMp = tilt(mP, kmin, h, lam - 1.0)
-        wq, self.logMq = tilt(mQ, kmin, h, lam)
+        if lower:
+            wp, self.logMp = tilt(mP, kmin, h, lam - 1.0)
+            wq, self.logMq = tilt(mQ, kmin, h, lam)
+        else:  # the upper bound only (bench/bench_pld_numpy.py)
+            wp = wq = wu
         mu, var = moments(wu, kmin)
         sd = math.sqrt(T * var) + 1.0
         full = T * (mP.size + 1) + 1  # the whole composed support: no aliasing at all
+        self.full = False
         while True:
             if full <= max(1 << 22, 2 * (2 * K * sd + 2 * T)):
                 jlo, N = T * kmin, 1 << int(math.ceil(math.log2(full)))
                 al = [0.0, 0.0, 0.0]
+                self.full = True
                 break
             jlo = int(math.floor(T * mu - K * sd - 2 * T))  # 2T: floor laws sit <= T lower
             jhi = int(math.ceil(T * mu + K * sd + 2))
             N = 1 << int(math.ceil(math.log2(jhi - jlo + 1)))
             jhi = jlo + N - 1
-            al = [chernoff_outside(w, kmin, T, jlo, jhi) for w in (wu, wp, wq)]
+            al = [chernoff_outside(w, kmin, T, jlo, jhi) for w in ((wu, wp, wq) if lower else (wu,))] * (1 if lower else 3)
             if max(al) < 1e-13 or K > 40:
                 break
             K *= 1.4
@@ -268,9 +280,12 @@ class OrderBounds:
         self.N, self.jlo = N, jlo
         self.L = (jlo + np.arange(N)) * h
         self.cu = compose(wu, kmin, T, jlo, N)
-        self.cp = compose(wp, kmin, T, jlo, N)
-        self.cq = compose(wq, kmin, T, jlo, N)
-        self.nu = [noise_of(c, al == [0.0, 0.0, 0.0]) for c in (self.cu, self.cp, self.cq)]
+        if lower:
+            self.cp = compose(wp, kmin, T, jlo, N)
+            self.cq = compose(wq, kmin, T, jlo, N)
+        else:
+            self.cp = self.cq = self.cu
+        self.nu = [noise_of(c, self.full) for c in (self.cu, self.cp, self.cq)]
         self.center = T * mu * h
         self.sd = math.sqrt(T * var) * h
 
