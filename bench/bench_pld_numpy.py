@@ -21,7 +21,7 @@ def eps_up_at(q, s, T, delta, h):
     for kind in ("remove", "add"):
         o = ref.Order(kind, q, s)
         lmin, lmax = ref.body_bounds(o, T, delta)
-        lam, eps0, _ = ref.saddle_lambda(o, T, delta, max((lmax - lmin) / 2e5, 1e-9))
+        lam, eps0, _, _ = ref.saddle_lambda(o, T, delta, max((lmax - lmin) / 2e5, 1e-9))
         ob = ref.OrderBounds(o, T, delta, h, lam, lower=False)
         eps = max(eps, ref.solve(ob.log_delta_up, delta, 0.0, max(2 * eps0, 1.0)))
         points = max(points, ob.N)

@@ -31,6 +31,13 @@ every bin.  Errors: upper O(T h^2), lower O(T h^2) in the variance (not T h as r
 h = c * sd(per-step tilted loss) with c ~ 1e-2 gives a bracket width ~1e-5 relative; the bracket is
 shrunk by halving c until (eps_up - eps_low) <= rtol * eps_up.
 
+LIMITS. A lumpy composed law (tiny q, small T, tiny delta: q = 1e-4, sigma = 2, T = 100,
+delta = 1e-12, where delta comes from a few extreme subsampled steps) is bracketed only loosely
+([0.00358, 0.0115] at c = 6e-4, 150 s): the tilt that centres the composed law on eps is a
+bimodal single-step law there and the FFT's relative precision near eps is lost. The bounds stay
+valid; such rows are left out of the table (the width is printed: check it).
+T = 1: delta(eps) = P(L > eps) - e^eps Q(L > eps) from the exact CDFs (method single_step_exact).
+
 Usage: pld_highres.py q sigma T delta [add_remove|replace_one]        (one row, prints it)
        pld_highres.py --table OUT.tsv [--rows N,M,...]                  (the stored table)
 """
@@ -295,6 +302,8 @@ class OrderBounds:
         m = x > 0
         om = np.exp((1 - lam) * x[m]) - np.exp(-lam * x[m])
         s = float(np.dot(np.maximum(self.cu[m], 0.0), om)) + self.alpha[0] + self.nu[0] * m.sum()
+        if s <= 0:  # nothing above eps (the whole support is composed): the tail term only
+            return math.log(self.tail) if self.tail > 0 else -math.inf
         ld = self.T * self.logMu + (1 - lam) * eps + math.log(s)
         return np.logaddexp(ld, math.log(self.tail)) if self.tail > 0 else ld
 
@@ -343,10 +352,24 @@ def saddle_lambda(o, T, delta, h0):
         b *= 2
     if g(a) < 0:
         lam = a
+    elif g(b) > 0:  # a loss bounded above (add order): delta is reached only near the bound
+        lam = b
     else:
         lam = brentq(g, a, b, xtol=1e-6)
     logM, mu, var = stats(lam)
-    return lam, T * mu, math.sqrt(var)
+
+    def retilt(eps):
+        """(lam >= 1 whose T-fold tilted mean is eps, the per-step tilted sd there)."""
+        f = lambda l: T * stats(l)[1] - eps
+        if f(1.0) >= 0:
+            l = 1.0
+        else:
+            hi = 2.0
+            while f(hi) < 0 and hi < 1e5:
+                hi *= 2
+            l = hi if f(hi) < 0 else brentq(f, 1.0, hi, xtol=1e-9, rtol=1e-9)
+        return l, math.sqrt(stats(l)[2])
+    return lam, T * mu, math.sqrt(var), retilt
 
 
 def solve(fun, delta, lo, hi):
@@ -363,19 +386,23 @@ def eps_order(o, T, delta, c):
     # guide from a coarse lattice: per-step Q sd
     lmin, lmax = body_bounds(o, T, delta)
     h0 = max((lmax - lmin) / 2e5, 1e-9)
-    lam, eps0, sdl = saddle_lambda(o, T, delta, h0)
-    h = c * sdl
-    h = min(h, max(eps0, sdl) / (20.0 * math.sqrt(T)))
-    h = max(h, (lmax - lmin) / 4e6)  # at most 4e6 cells per step (time and memory)
-    for _ in range(3):
+    lam, eps0, sdl, retilt = saddle_lambda(o, T, delta, h0)
+    for it in range(4):
+        h = c * sdl
+        h = min(h, max(eps0, sdl) / (20.0 * math.sqrt(T)))
+        h = max(h, (lmax - lmin) / 4e6)  # at most 4e6 cells per step (time and memory)
         ob = OrderBounds(o, T, delta, h, lam)
         e_up = solve(ob.log_delta_up, delta, 0.0, max(2 * eps0, 1.0))
         e_low = solve(ob.log_delta_low, delta, 0.0, max(2 * eps0, 1.0))
-        # re-centre the tilt when eps lands far from the tilted mean
-        if abs(e_up - ob.center) <= 4 * ob.sd + 2 * T * h or e_up == 0:
+        if e_up - e_low <= 0.5 * RTOL * e_up or e_up == 0 or it == 3:
             break
-        lam2 = lam + (e_up - ob.center) / (T * (ob.sd / math.sqrt(T)) ** 2)
-        lam = max(1.0, lam2)
+        # the saddle-point guess may miss (a lumpy composed law: few subsampled hits): re-centre
+        # the tilt on the bracket found and redo (the bounds are valid for any tilt; it decides
+        # only where the FFT's relative precision is best)
+        lam2, sd2 = retilt(0.5 * (e_low + e_up) if e_low > 0 else e_up)
+        if abs(lam2 - lam) <= 1e-3 * lam:
+            break
+        lam, sdl, eps0 = lam2, sd2, e_up
     return e_low, e_up, h, lam, ob.N, ob.points
 
 
@@ -422,18 +449,22 @@ def reference(q, s, T, delta, neighbours="add_remove", rtol=RTOL, force_numeric=
         return dict(eps_low=e * (1 - 1e-9), eps_up=e * (1 + 1e-9), method="single_step_exact",
                     h=0.0, seconds=time.time() - t0, detail="")
     c = 0.02
+    res = {}
+    todo = list(kinds)
     while True:
-        lows, ups, hs, det = [], [], [], []
-        for kind in kinds:
+        for kind in todo:
             el, eu, h, lam, N, pts = eps_order(Order(kind, q, s), T, delta, c)
-            lows.append(el)
-            ups.append(eu)
-            hs.append(h)
-            det.append("%s:h=%.3g,lam=%.4g,N=%d,pts=%d,eps=[%.9g,%.9g]" % (kind, h, lam, N, pts, el, eu))
-        el, eu = max(lows), max(ups)
+            res[kind] = (el, eu, h, "%s:c=%g,h=%.3g,lam=%.4g,N=%d,pts=%d,eps=[%.9g,%.9g]"
+                         % (kind, c, h, lam, N, pts, el, eu))
+        el = max(r[0] for r in res.values())
+        eu = max(r[1] for r in res.values())
         if eu - el <= rtol * eu or c < 0.0011:
             break
         c /= 2
+        # refine only the orders that can be the maximum (the others' eps <= their eps_up <= el)
+        todo = [k for k in kinds if res[k][1] > el]
+    hs = [r[2] for r in res.values()]
+    det = [res[k][3] for k in kinds]
     return dict(eps_low=el, eps_up=eu, method="lattice_spread_test_c%g" % c, h=max(hs),
                 seconds=time.time() - t0, detail=";".join(det))
 
@@ -480,7 +511,7 @@ ROWS = [
     (1e-3, 20.0, 100000, 1e-5, "add_remove"),
     (1e-4, 0.5, 100000, 1e-12, "add_remove"),
     (1e-4, 1.0, 10000, 1e-5, "add_remove"),
-    (1e-4, 2.0, 100, 1e-12, "add_remove"),
+    (1e-4, 2.0, 1000, 1e-5, "add_remove"),  # not (1e-4, 2, 100, 1e-12): see LIMITS
     (1e-4, 5.0, 100000, 1e-5, "add_remove"),
     (1e-4, 20.0, 1, 1e-12, "add_remove"),
     (1e-4, 20.0, 100000, 1e-12, "add_remove"),
@@ -497,11 +528,13 @@ def write_table(path, only=None):
     out = open(path, "w")
     out.write("# High-resolution PLD reference for issue 28 s1 (tests/unit/test_pld_table.c reads it).\n")
     out.write("# Produced by: /usr/bin/python3 tests/pld_highres.py --table tests/pld_reference_table.tsv\n")
-    out.write("# (numpy %s, scipy, python %s). eps_low_ref <= true eps(delta) <= eps_up_ref, rigorous up to\n"
+    out.write("# (numpy %s, scipy, python %s). eps_low_ref <= true eps(delta) <= eps_up_ref: both bounds are\n"
               % (np.__version__, platform.python_version()))
-    out.write("# floating point (see the docstring of tests/pld_highres.py): upper = mean-preserving spread of\n")
-    out.write("# e^L per lattice cell (Jensen), lower = the Neyman-Pearson test on sum floor(L/h) (data\n")
-    out.write("# processing), both composed by tilted FFT powers with Chernoff-bounded aliasing.\n")
+    out.write("# rigorous in exact arithmetic (docstring of tests/pld_highres.py): upper = mean-preserving spread\n")
+    out.write("# of e^L per lattice cell (Jensen), lower = the test {sum floor(L/h) >= a} (any test's\n")
+    out.write("# P(A) - e^eps Q(A) is <= delta), both composed by tilted FFT powers with Chernoff-bounded\n")
+    out.write("# aliasing; the FFT's rounding is bounded empirically (10x the largest negative or far-out value,\n")
+    out.write("# >= 1e-15 of the peak, on every bin). Target width (eps_up - eps_low)/eps_up <= 1e-4.\n")
     out.write("# method gaussian_exact: q = 1, the closed form delta = Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu),\n")
     out.write("# mu = sqrt(T)/sigma (replace-one: sensitivity 2, mu = 2 sqrt(T)/sigma), bracket +-1e-12 relative.\n")
     out.write("# h: the lattice step (largest of the orders); seconds: this row's time on the producing machine.\n")
