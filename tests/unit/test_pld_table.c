@@ -19,6 +19,7 @@
  * Replace-one rows need dpd_pld_step_create (built when the library defines it: DPD_HAVE_PLD_STEP,
  * set by tests/CMakeLists.txt); without it they are skipped with a message.
  * Usage: unit_test_pld_table [TABLE]   (default: the source tree's table). */
+#define _POSIX_C_SOURCE 200809L
 #include "dpd_test.h"
 
 #include <stdlib.h>
