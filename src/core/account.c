@@ -9,9 +9,9 @@
  * differ by up to 2C); shuffle counts one step per epoch.
  *
  * The grid step. The pessimistic and optimistic discretisations differ by less than h per
- * step, so eps_up - eps_low is about T h. With h = 0 the accountant starts from
- * h = accuracy * eps_guess / T (eps_guess: RDP's epsilon, else 1) and refines h by the measured
- * width until (eps_up - eps_low) <= accuracy * eps_up, DPD_ACCOUNT_REFINE_MAX grids, h =
+ * step, so eps_up - eps_low is at most about T h. With h = 0 the accountant starts from the
+ * coarse h = accuracy * eps_guess / sqrt(T) (eps_guess: RDP's epsilon, else 1) and refines h by
+ * the measured width (taken as proportional to h) until (eps_up - eps_low) <= accuracy * eps_up, DPD_ACCOUNT_REFINE_MAX grids, h =
  * DPD_PLD_H_MIN or a grid the memory limit refuses: then the last grid that worked is reported,
  * its width as measured (never hidden: epsilon and epsilon_lower are both in the result). */
 #include "dpdyn/account.h"
@@ -247,7 +247,7 @@ static void rdp_epsilon(const dpd_account *a, double delta, double *eps, double 
   }
 }
 
-static double rdp_delta(const dpd_account *a, double eps) {
+double dpd__account_rdp_delta(const dpd_account *a, double eps) {
   double total[RDP_ORDERS_MAX], delta, alpha;
   const double *alphas;
   size_t n = rdp_curve(a, total, &alphas);
@@ -255,8 +255,7 @@ static double rdp_delta(const dpd_account *a, double eps) {
                                                                                         : NAN;
 }
 
-/* CLT mu (Bu, Dong, Long, Su 2020): sqrt(sum T_i q_i^2 (e^{1/s_i^2} - 1)); Poisson add/remove. */
-static double clt_mu(const dpd_account *a) {
+double dpd__account_clt_mu(const dpd_account *a) {
   double sum = 0.0;
   if (!poisson(a) || a->neighbours != DPD_NEIGHBOURS_ADD_REMOVE) {
     return NAN;
@@ -278,7 +277,10 @@ double dpd__account_eps_guess(const dpd_account *a, double delta) {
 static int auto_pld(const dpd_account *a, double delta, dpd_pld **out, double *h_used,
                     size_t *points, dpd_err *err) {
   const double acc = dpd__account_accuracy(a);
-  double h = dpd__account_h_for(a, dpd__account_eps_guess(a, delta), total_steps(a));
+  const double guess = dpd__account_eps_guess(a, delta);
+  /* a coarse first grid (cheap): the width measured there sets the next one */
+  double h = fmax(dpd__account_h_for(a, guess, total_steps(a)),
+                  fmin(DPD_PLD_H_MAX, acc * guess / sqrt((double)total_steps(a))));
   dpd_pld *best = NULL;
   for (int it = 0; it < DPD_ACCOUNT_REFINE_MAX; it++) {
     dpd_err local;
@@ -309,23 +311,29 @@ static int auto_pld(const dpd_account *a, double delta, dpd_pld **out, double *h
   return DPD_OK;
 }
 
-int dpd_account_pld(const dpd_account *a, double delta_hint, dpd_pld **pld, double *h_used,
-                    dpd_err *err) {
-  size_t points;
-  double h = 0.0;
+int dpd__account_run(const dpd_account *a, double delta_hint, dpd_pld **pld, double *h_used,
+                     size_t *points, dpd_err *err) {
   int status = dpd_account_check(a, err);
   if (status < 0) {
     return status;
   }
-  if (pld == NULL) {
-    return DPD_FAIL(err, DPD_EINVAL, "account: NULL output pointer pld");
+  if (pld == NULL || h_used == NULL || points == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "account: NULL output pointer");
   }
   if (!(delta_hint > 0.0 && delta_hint < 1.0)) {
     return DPD_FAIL(err, DPD_EINVAL, "delta = %g is invalid: the allowed range is (0, 1)",
                     delta_hint);
   }
-  status = a->h > 0.0 ? run_pld(a, h = a->h, pld, &points, err)
-                      : auto_pld(a, delta_hint, pld, &h, &points, err);
+  *h_used = a->h;
+  return a->h > 0.0 ? run_pld(a, a->h, pld, points, err)
+                    : auto_pld(a, delta_hint, pld, h_used, points, err);
+}
+
+int dpd_account_pld(const dpd_account *a, double delta_hint, dpd_pld **pld, double *h_used,
+                    dpd_err *err) {
+  size_t points;
+  double h;
+  int status = dpd__account_run(a, delta_hint, pld, &h, &points, err);
   if (status == DPD_OK && h_used != NULL) {
     *h_used = h;
   }
@@ -338,8 +346,7 @@ static double estimate(double up, double low) {
   return up < INFINITY ? low + 0.5 * (up - low) : low;
 }
 
-/* Every member of r from the run's PLD at delta. */
-static int fill(const dpd_account *a, const dpd_pld *p, double delta, double h, size_t points,
+int dpd__account_fill(const dpd_account *a, const dpd_pld *p, double delta, double h, size_t points,
                 dpd_account_result *r, dpd_err *err) {
   dpd_account_result x;
   int status = dpd_pld_epsilon(p, delta, &x.epsilon, &x.epsilon_lower, err);
@@ -348,7 +355,7 @@ static int fill(const dpd_account *a, const dpd_pld *p, double delta, double h, 
   }
   x.epsilon_estimate = estimate(x.epsilon, x.epsilon_lower);
   rdp_epsilon(a, delta, &x.epsilon_rdp, &x.best_alpha);
-  x.mu_clt = clt_mu(a);
+  x.mu_clt = dpd__account_clt_mu(a);
   if (!(x.mu_clt >= 0.0) || dpd_privacy_gdp_eps(x.mu_clt, delta, &x.epsilon_clt, NULL) < 0) {
     x.mu_clt = x.epsilon_clt = NAN;
   }
@@ -371,7 +378,7 @@ int dpd__account_epsilon_at_h(const dpd_account *a, double delta, double h, dpd_
   size_t points;
   int status = run_pld(a, h, &p, &points, err);
   if (status == DPD_OK) {
-    status = fill(a, p, delta, h, points, r, err);
+    status = dpd__account_fill(a, p, delta, h, points, r, err);
   }
   dpd_pld_free(p);
   return status;
@@ -381,17 +388,12 @@ int dpd_account_epsilon(const dpd_account *a, double delta, dpd_account_result *
   dpd_pld *p = NULL;
   size_t points = 0;
   double h = 0.0;
-  int status = dpd_account_check(a, err);
-  if (status < 0 || (status = check_delta(delta, err)) < 0) {
-    return status;
+  int status = check_delta(delta, err);
+  if (status == DPD_OK && r == NULL) {
+    status = DPD_FAIL(err, DPD_EINVAL, "account: NULL result pointer");
   }
-  if (r == NULL) {
-    return DPD_FAIL(err, DPD_EINVAL, "account: NULL result pointer");
-  }
-  status = a->h > 0.0 ? run_pld(a, h = a->h, &p, &points, err)
-                      : auto_pld(a, delta, &p, &h, &points, err);
-  if (status == DPD_OK) {
-    status = fill(a, p, delta, h, points, r, err);
+  if (status == DPD_OK && (status = dpd__account_run(a, delta, &p, &h, &points, err)) == DPD_OK) {
+    status = dpd__account_fill(a, p, delta, h, points, r, err);
   }
   dpd_pld_free(p);
   return status;
@@ -399,7 +401,7 @@ int dpd_account_epsilon(const dpd_account *a, double delta, dpd_account_result *
 
 /* The delta to pick the grid by for queries at eps: RDP's delta there, within [1e-12, 1e-2]. */
 static double delta_hint(const dpd_account *a, double eps) {
-  double d = rdp_delta(a, eps);
+  double d = dpd__account_rdp_delta(a, eps);
   return d >= 1e-12 && d <= 1e-2 ? d : d > 1e-2 ? 1e-2 : 1e-12;
 }
 
@@ -423,7 +425,7 @@ int dpd_account_delta(const dpd_account *a, double eps, double *delta_up, double
       *delta_low = low;
     }
     if (delta_rdp != NULL) {
-      *delta_rdp = rdp_delta(a, eps);
+      *delta_rdp = dpd__account_rdp_delta(a, eps);
     }
   }
   dpd_pld_free(p);

@@ -30,4 +30,17 @@ DPD_HIDDEN_FN double dpd__account_eps_guess(const dpd_account *a, double delta);
 DPD_HIDDEN_FN int dpd__account_epsilon_at_h(const dpd_account *a, double delta, double h,
                                             dpd_account_result *r, dpd_err *err);
 
+/* The run's PLD (validated first): a->h, or the automatic grid step for delta_hint; *h_used
+ * and *points (the largest grid) beside it. *pld returned-owned. */
+DPD_HIDDEN_FN int dpd__account_run(const dpd_account *a, double delta_hint, dpd_pld **pld,
+                                   double *h_used, size_t *points, dpd_err *err);
+/* Every member of r at delta from the run's PLD p (grid step h, largest grid points). */
+DPD_HIDDEN_FN int dpd__account_fill(const dpd_account *a, const dpd_pld *p, double delta, double h,
+                                    size_t points, dpd_account_result *r, dpd_err *err);
+/* RDP's delta at eps (tight conversion), NAN where RDP is not computed. */
+DPD_HIDDEN_FN double dpd__account_rdp_delta(const dpd_account *a, double eps);
+/* The CLT mu (Bu, Dong, Long, Su 2020): sqrt(sum T_i q_i^2 (e^{1/s_i^2} - 1)) for Poisson
+ * add/remove runs; NAN otherwise. */
+DPD_HIDDEN_FN double dpd__account_clt_mu(const dpd_account *a);
+
 #endif
