@@ -186,15 +186,26 @@ static int bracket(search *s, double x0, double lo, double hi, double *good, dou
   return 0;
 }
 
+static int unreachable(double eps, double delta, dpd_err *err) {
+  return DPD_FAIL(err, DPD_EINVAL,
+                  "epsilon = %g is invalid at delta = %g: no noise multiplier in [%g, %g] reaches "
+                  "it (the PLD upper bound at sigma = %g exceeds it); the allowed range is a "
+                  "larger epsilon",
+                  eps, delta, DPD_ACCOUNT_SIGMA_LO, DPD_ACCOUNT_SIGMA_HI, DPD_ACCOUNT_SIGMA_HI);
+}
+
 int dpd_account_sigma_for(const dpd_account *a, double eps, double delta, double *sigma,
                           dpd_account_result *at, dpd_err *err) {
-  search s = {.a = a, .eps = eps, .delta = delta, .steps = 0};
+  search s = {.a = a, .eps = eps, .delta = delta, .steps = 0, .scale = 1.0};
   double good, bad, fg = 0.0, fb = 0.0, x0;
   int status = check_target(a, eps, delta, err);
   if (status < 0) {
     return status;
   }
   s.seg = a->segments[0];
+  if (!(f_at(&s, DPD_ACCOUNT_SIGMA_HI) <= 0.0)) { /* cheap: one step's loss is tiny there */
+    return unreachable(eps, delta, err);
+  }
   x0 = dpd__account_rdp_sigma(a, eps, delta);
   x0 = x0 > DPD_ACCOUNT_SIGMA_LO && x0 < DPD_ACCOUNT_SIGMA_HI ? x0 : 1.0;
   var_set(&s, x0);
@@ -202,11 +213,7 @@ int dpd_account_sigma_for(const dpd_account *a, double eps, double delta, double
   if (bracket(&s, x0, DPD_ACCOUNT_SIGMA_LO, DPD_ACCOUNT_SIGMA_HI, &good, &fg, &bad, &fb)) {
     refine(&s, &good, fg, &bad, fb);
   } else if (!(good == good)) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "epsilon = %g is invalid at delta = %g: no noise multiplier in [%g, %g] "
-                    "reaches it (the PLD upper bound at sigma = %g exceeds it); the allowed "
-                    "range is a larger epsilon",
-                    eps, delta, DPD_ACCOUNT_SIGMA_LO, DPD_ACCOUNT_SIGMA_HI, DPD_ACCOUNT_SIGMA_HI);
+    return unreachable(eps, delta, err);
   }
   s.seg.sigma = good; /* the bracket's smallest sigma when it meets the target already */
   if (at != NULL && (status = trial(&s, at, err)) < 0) {
@@ -227,7 +234,8 @@ int dpd_account_steps_for(const dpd_account *a, double eps, double delta, size_t
     return status;
   }
   s.seg = a->segments[0];
-  x0 = dpd__account_rdp_steps(a, eps, delta);
+  s.scale = 1.0;
+  x0 = f_at(&s, 1.0) <= 0.0 ? dpd__account_rdp_steps(a, eps, delta) : 1.0; /* one step: cheap */
   x0 = x0 >= 1.0 && x0 < (double)DPD_ACCOUNT_STEPS_MAX ? floor(x0) : 1.0;
   var_set(&s, x0);
   calibrate(&s);
