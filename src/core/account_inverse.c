@@ -39,19 +39,19 @@ typedef struct {
   dpd_account_segment seg;
   double eps, delta;
   int steps;
-  double scale; /* the grid step of a trial: scale * accuracy * eps / T (see calibrate) */
+  double scale; /* the grid step of a trial: scale * accuracy * eps / sqrt(T) (calibrate) */
 } search;
 
 /* The grid step of a trial (a pure function of the trial's segment, so that the answer is
- * recomputed on the grid that found it): a->h, or scale * accuracy * eps / T, above the memory
- * floor of the trial's segment. */
+ * recomputed on the grid that found it): a->h, or scale * accuracy * eps / sqrt(T), above the
+ * memory floor of the trial's segment. */
 static double trial_h(const search *s) {
   dpd_account b = *s->a;
+  double base = dpd__account_accuracy(s->a) * s->eps / sqrt((double)s->seg.steps);
   b.segments = &s->seg;
   b.nsegments = 1;
   return s->a->h > 0.0 ? s->a->h
-                       : fmax(fmin(DPD_PLD_H_MAX, s->scale * dpd__account_h_for(&b, s->eps,
-                                                                                s->seg.steps)),
+                       : fmax(fmin(DPD_PLD_H_MAX, s->scale * base),
                               dpd__account_h_for(&b, 0.0, s->seg.steps));
 }
 
@@ -63,20 +63,25 @@ static int trial(const search *s, dpd_account_result *r, dpd_err *err) {
   return dpd__account_epsilon_at_h(&b, s->delta, trial_h(s), r, err);
 }
 
-/* scale: the bounds' width is about proportional to h; measured once on a grid 8 times coarser
- * than accuracy * eps / T (cheap), h is set so that the width is 0.9 accuracy * eps, within
- * [1, 8] times accuracy * eps / T. */
+/* scale: from the automatic grid step h0 at the starting point (account.c) and the width w0 of
+ * the bounds there, taken as w = c T h^2 (pld.c's optimistic discretisation is second order):
+ * h(T) = sqrt(0.9 accuracy eps / (c T)), so that the width at the target is 0.9 accuracy eps. */
 static void calibrate(search *s) {
-  dpd_account_result r;
-  double w;
-  s->scale = 8.0;
-  if (s->a->h > 0.0 || trial(s, &r, NULL) < 0 || !(r.epsilon < INFINITY)) {
-    s->scale = 1.0;
-    return;
+  dpd_account b = *s->a;
+  dpd_pld *p = NULL;
+  const double acc = dpd__account_accuracy(s->a), T = (double)s->seg.steps;
+  double h, up, low;
+  size_t points;
+  b.segments = &s->seg;
+  b.nsegments = 1;
+  s->scale = 1.0;
+  if (s->a->h == 0.0 && dpd__account_run(&b, s->delta, &p, &h, &points, NULL) == DPD_OK &&
+      dpd_pld_epsilon(p, s->delta, &up, &low, NULL) == DPD_OK) {
+    double c = (up - low) / (T * h * h);
+    s->scale = c > 0.0 && up < INFINITY ? sqrt(0.9 * acc * s->eps / c) / (acc * s->eps)
+                                        : h / (acc * s->eps / sqrt(T));
   }
-  w = r.epsilon - r.epsilon_lower;
-  s->scale = w > 0.0 ? fmin(8.0, fmax(1.0, 8.0 * 0.9 * dpd__account_accuracy(s->a) * s->eps / w))
-                     : 8.0;
+  dpd_pld_free(p);
 }
 
 static void var_set(search *s, double x) {
