@@ -65,7 +65,9 @@ static int trial(const search *s, dpd_account_result *r, dpd_err *err) {
 
 /* scale: from the automatic grid step h0 at the starting point (account.c) and the width w0 of
  * the bounds there, taken as w = c T h^2 (pld.c's optimistic discretisation is second order):
- * h(T) = sqrt(0.9 accuracy eps / (c T)), so that the width at the target is 0.9 accuracy eps. */
+ * h(T) = sqrt(0.9 accuracy eps / (c T)), so that the width at the target is 0.9 accuracy eps;
+ * never coarser than h0 (where the width is not yet quadratic in h, the model underestimates
+ * it). */
 static void calibrate(search *s) {
   dpd_account b = *s->a;
   dpd_pld *p = NULL;
@@ -78,8 +80,10 @@ static void calibrate(search *s) {
   if (s->a->h == 0.0 && dpd__account_run(&b, s->delta, &p, &h, &points, NULL) == DPD_OK &&
       dpd_pld_epsilon(p, s->delta, &up, &low, NULL) == DPD_OK) {
     double c = (up - low) / (T * h * h);
-    s->scale = c > 0.0 && up < INFINITY ? sqrt(0.9 * acc * s->eps / c) / (acc * s->eps)
-                                        : h / (acc * s->eps / sqrt(T));
+    s->scale = h / (acc * s->eps / sqrt(T)); /* never coarser than the automatic grid */
+    if (c > 0.0 && up < INFINITY) {
+      s->scale = fmin(s->scale, sqrt(0.9 * acc * s->eps / c) / (acc * s->eps));
+    }
   }
   dpd_pld_free(p);
 }
