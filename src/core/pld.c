@@ -65,11 +65,24 @@ struct dpd_pld {
   pld_dist d[2][2];   /* [order][0 pessimistic, 1 optimistic] */
 };
 
-typedef enum { LAW_GAUSS, LAW_REMOVE, LAW_ADD } law_kind;
+/* ---- One step: a dominating pair of Gaussian mixtures -------------------------------------- */
+
+#define PLD_KMAX 96             /* most mixture components (REPLACEMENT: copies 0..K) */
+#define PLD_BINOM_TAIL 1e-40    /* REPLACEMENT: binomial tail sent to L = +inf */
+
+typedef enum { FORM_GAUSS, FORM_REMOVE, FORM_ADD, FORM_GENERIC } pair_form;
+
+/* P = sum_i ap_i N(mp_i, s^2) (+ pinf at L = +inf), Q = sum_j aq_j N(mq_j, s^2); the loss
+ * L(x) = log(dP/dQ)(x) is nondecreasing in x. The closed forms: GAUSS P = N(1), Q = N(0);
+ * REMOVE P = (1-q) N(0) + q N(1), Q = N(0); ADD (the add order reflected, x -> -x) P = N(0),
+ * Q = (1-q) N(0) + q N(-1). */
 typedef struct {
-  law_kind kind;
-  double s, q;
-} pld_law;
+  pair_form form;
+  double s, q, pinf;
+  int np, nq;
+  double ap[PLD_KMAX], mp[PLD_KMAX], aq[PLD_KMAX], mq[PLD_KMAX];
+  double lmin, lmax; /* the loss's limits as x -> -inf and x -> +inf */
+} pld_pair;
 
 static double phi_upper(double z) { return 0.5 * erfc(z * 0.70710678118654752440); } /* P(N(0,1) > z) */
 
@@ -83,47 +96,160 @@ static double x_of_loss(double l, double s, double q) {
   return s * s * (lg - log(q)) + 0.5;
 }
 
-/* F(l) = P(L <= l) (upper = 0) or S(l) = P(L > l) (upper = 1). */
-static double law_eval(const pld_law *law, double l, int upper) {
-  double s = law->s, q = law->q;
-  switch (law->kind) {
-  case LAW_GAUSS: {
-    double z = (l - 0.5 / (s * s)) * s;
-    return upper ? phi_upper(z) : phi_upper(-z);
+/* log sum_i a_i exp((2 m_i x - m_i^2) / (2 s^2)) and its x-derivative (times s^2) */
+static double mix_log(const double *a, const double *m, int n, double s, double x, double *dlog) {
+  double top = -INFINITY, sum = 0.0, msum = 0.0, e[PLD_KMAX];
+  for (int i = 0; i < n; i++) {
+    e[i] = log(a[i]) + (2.0 * m[i] * x - m[i] * m[i]) / (2.0 * s * s);
+    top = fmax(top, e[i]);
   }
-  case LAW_REMOVE: {
-    if (q < 1.0 && !(l > log1p(-q)))
-      return upper ? 1.0 : 0.0;
-    double x = x_of_loss(l, s, q);
-    if (upper)
-      return (1.0 - q) * phi_upper(x / s) + q * phi_upper((x - 1.0) / s);
-    return (1.0 - q) * phi_upper(-x / s) + q * phi_upper((1.0 - x) / s);
+  for (int i = 0; i < n; i++) {
+    double w = exp(e[i] - top);
+    sum += w;
+    msum += w * m[i];
   }
-  case LAW_ADD:
-  default: {
-    if (q < 1.0 && !(l < -log1p(-q)))
-      return upper ? 0.0 : 1.0;
-    double x = x_of_loss(-l, s, q);
-    return upper ? phi_upper(-x / s) : phi_upper(x / s);
+  if (dlog)
+    *dlog = msum / sum;
+  return top + log(sum);
+}
+
+static double pair_loss(const pld_pair *pr, double x, double *dl) {
+  double dp, dq, l = mix_log(pr->ap, pr->mp, pr->np, pr->s, x, &dp) -
+                     mix_log(pr->aq, pr->mq, pr->nq, pr->s, x, &dq);
+  if (dl)
+    *dl = (dp - dq) / (pr->s * pr->s);
+  return l;
+}
+
+/* The loss's limit at x -> +inf (dir = 1) or -inf (dir = -1). */
+static double pair_limit(const pld_pair *pr, int dir) {
+  double ep = -INFINITY, eq = -INFINITY, ap = 0.0, aq = 0.0;
+  for (int i = 0; i < pr->np; i++)
+    ep = fmax(ep, dir * pr->mp[i]);
+  for (int i = 0; i < pr->nq; i++)
+    eq = fmax(eq, dir * pr->mq[i]);
+  if (ep != eq)
+    return ep > eq ? INFINITY : -INFINITY;
+  for (int i = 0; i < pr->np; i++)
+    ap += dir * pr->mp[i] == ep ? pr->ap[i] : 0.0;
+  for (int i = 0; i < pr->nq; i++)
+    aq += dir * pr->mq[i] == eq ? pr->aq[i] : 0.0;
+  return log(ap / aq);
+}
+
+/* x with L(x) = l: a safeguarded Newton iteration inside a bracket found by doubling from the
+ * guess x0 (L is nondecreasing; the bracket always holds the root, Newton steps that leave it
+ * are replaced by bisection). */
+static double pair_solve(const pld_pair *pr, double l, double x0) {
+  double dl, f = pair_loss(pr, x0, &dl) - l, step = pr->s * pr->s + pr->s;
+  double a = x0, b = x0, fa = f, fb = f;
+  if (f == 0.0)
+    return x0;
+  if (f < 0.0) {
+    for (int k = 0; k < 4000 && fb < 0.0; k++) {
+      a = b;
+      fa = fb;
+      b += step;
+      step *= 2.0;
+      fb = pair_loss(pr, b, NULL) - l;
+    }
+  } else {
+    for (int k = 0; k < 4000 && fa > 0.0; k++) {
+      b = a;
+      fb = fa;
+      a -= step;
+      step *= 2.0;
+      fa = pair_loss(pr, a, NULL) - l;
+    }
   }
+  double x = 0.5 * (a + b);
+  for (int it = 0; it < 200; it++) {
+    f = pair_loss(pr, x, &dl) - l;
+    if (f == 0.0)
+      return x;
+    if (f < 0.0)
+      a = x;
+    else
+      b = x;
+    double xn = dl > 0.0 ? x - f / dl : NAN;
+    if (!(xn > a && xn < b))
+      xn = 0.5 * (a + b);
+    if (fabs(xn - x) <= 1e-15 * fmax(1.0, fabs(x)) || b - a <= 1e-15 * fmax(1.0, fabs(x)))
+      return xn;
+    x = xn;
+  }
+  return x;
+}
+
+/* x(l): the point where L crosses l (-inf below the loss's range, +inf above). */
+static double pair_x(const pld_pair *pr, double l, double guess) {
+  if (!(l > pr->lmin))
+    return -INFINITY;
+  if (!(l < pr->lmax))
+    return INFINITY;
+  switch (pr->form) {
+  case FORM_GAUSS:
+    return pr->s * pr->s * l + 0.5;
+  case FORM_REMOVE:
+    return x_of_loss(l, pr->s, pr->q);
+  case FORM_ADD:
+    return -x_of_loss(-l, pr->s, pr->q);
+  case FORM_GENERIC:
+  default:
+    return pair_solve(pr, l, isfinite(guess) ? guess : 0.0);
   }
 }
 
-/* Loss l with law_eval(l, upper) <= tail: bracket by doubling, then bisection. */
-static double law_cut(const pld_law *law, int upper, double tail) {
-  double dir = upper ? 1.0 : -1.0, in = 0.5 / (law->s * law->s), out = in;
-  double step = 1.0;
-  if (law->kind == LAW_ADD)
-    in = -in;
-  out = in;
-  for (int k = 0; k < 2000 && law_eval(law, out, upper) > tail; k++) {
+/* The smaller tail of the standard normal at z, and the sign of z: Phi(z) = tail (z < 0) or
+ * 1 - tail. Mass of (z1, z2] from the smaller tails (no cancellation of two numbers near 1). */
+static double tail_of(double z) { return phi_upper(fabs(z)); }
+static double normal_mass(double z1, double t1, double z2, double t2) {
+  if (!(z2 > z1))
+    return 0.0;
+  if (z1 >= 0.0)
+    return t1 - t2;
+  if (z2 <= 0.0)
+    return t2 - t1;
+  return 1.0 - t1 - t2;
+}
+
+/* P(L > l) (upper = 1) or P(L <= l) under P (which = 0) or Q (which = 1), at x = x(l). */
+static double pair_tail(const pld_pair *pr, int which, double x, int upper) {
+  const double *a = which ? pr->aq : pr->ap, *m = which ? pr->mq : pr->mp;
+  int n = which ? pr->nq : pr->np;
+  double sum = 0.0;
+  for (int i = 0; i < n; i++) {
+    double z = (x - m[i]) / pr->s;
+    sum += a[i] * (upper ? phi_upper(z) : phi_upper(-z));
+  }
+  if (which == 0 && upper)
+    sum += pr->pinf;
+  return sum;
+}
+
+/* Loss l with P(L > l) <= tail (upper = 1) or P(L <= l) <= tail (upper = 0): doubling from
+ * the loss at P's mean, then bisection. */
+static double pair_cut(const pld_pair *pr, int upper, double tail) {
+  double mean = 0.0;
+  for (int i = 0; i < pr->np; i++)
+    mean += pr->ap[i] * pr->mp[i];
+  double in = pair_loss(pr, mean, NULL), out = in, step = 1.0, dir = upper ? 1.0 : -1.0;
+  if (upper && !isfinite(pr->lmax) && pr->pinf > tail)
+    return NAN; /* cannot happen: pinf <= PLD_BINOM_TAIL */
+  double g = mean;
+  for (int k = 0; k < 2000; k++) {
+    double x = pair_x(pr, out, g);
+    if (isfinite(x))
+      g = x;
+    if (!(pair_tail(pr, 0, x, upper) - (upper ? pr->pinf : 0.0) > tail))
+      break;
     in = out;
     out += dir * step;
     step *= 2.0;
   }
   for (int k = 0; k < 100; k++) {
-    double mid = 0.5 * (in + out);
-    if (law_eval(law, mid, upper) > tail)
+    double mid = 0.5 * (in + out), x = pair_x(pr, mid, g);
+    if (pair_tail(pr, 0, x, upper) - (upper ? pr->pinf : 0.0) > tail)
       in = mid;
     else
       out = mid;
@@ -175,47 +301,120 @@ static void dist_trim(pld_dist *d, int pessimistic) {
   d->n = b - a;
 }
 
-/* Both discretisations of one step's loss law. */
-static int discretise(const pld_law *law, double h, pld_dist *up, pld_dist *low, dpd_err *err) {
-  double lmin = law_cut(law, 0, DPD_PLD_TAIL), lmax = law_cut(law, 1, DPD_PLD_TAIL);
+/* e^l * m without overflow for the sizes met here (m = 0 gives 0). */
+static double mul_exp(double m, double l) { return m > 0.0 ? exp(l + log(m)) : 0.0; }
+
+/* The cell masses of one step on the grid l_k = (i0 + k) h, k = 0..M: Pc[k] = P(l_k < L <=
+ * l_{k+1}), Qc[k] the same under Q (k < M); the lower tails P(L <= l_0), Q(L <= l_0) and the
+ * upper tails P(L > l_M) (finite part), Q(L > l_M). Each cell mass is a sum over components of
+ * a difference of the smaller normal tails. */
+typedef struct {
+  long long i0;
+  size_t M;
+  double *Pc, *Qc; /* M entries */
+  double P_lo, Q_lo, P_hi, Q_hi;
+} pld_cells;
+
+static void cells_fill(const pld_pair *pr, double h, pld_cells *c) {
+  double zp[PLD_KMAX], tp[PLD_KMAX], zq[PLD_KMAX], tq[PLD_KMAX], guess = NAN;
+  for (size_t k = 0; k <= c->M; k++) {
+    double l = (double)(c->i0 + (long long)k) * h, x = pair_x(pr, l, guess), pm = 0.0, qm = 0.0;
+    if (isfinite(x))
+      guess = x;
+    for (int i = 0; i < pr->np; i++) {
+      double z = (x - pr->mp[i]) / pr->s, t = tail_of(z);
+      if (k > 0)
+        pm += pr->ap[i] * normal_mass(zp[i], tp[i], z, t);
+      else
+        c->P_lo += pr->ap[i] * (z < 0.0 ? t : 1.0 - t);
+      if (k == c->M)
+        c->P_hi += pr->ap[i] * (z >= 0.0 ? t : 1.0 - t);
+      zp[i] = z;
+      tp[i] = t;
+    }
+    for (int i = 0; i < pr->nq; i++) {
+      double z = (x - pr->mq[i]) / pr->s, t = tail_of(z);
+      if (k > 0)
+        qm += pr->aq[i] * normal_mass(zq[i], tq[i], z, t);
+      else
+        c->Q_lo += pr->aq[i] * (z < 0.0 ? t : 1.0 - t);
+      if (k == c->M)
+        c->Q_hi += pr->aq[i] * (z >= 0.0 ? t : 1.0 - t);
+      zq[i] = z;
+      tq[i] = t;
+    }
+    if (k > 0) {
+      c->Pc[k - 1] = pm;
+      c->Qc[k - 1] = qm;
+    }
+  }
+}
+
+/* Pessimistic: "connect the dots" (Doroshenko, Ghazi, Kamath, Kumar, Manurangsi 2022). The P-mass
+ * of a cell (l_k, l_{k+1}] is split between its two ends so that both its P-mass and its Q-mass
+ * are kept: u to l_{k+1} and Pc - u to l_k, u e^{-l_{k+1}} + (Pc - u) e^{-l_k} = Qc, i.e.
+ * u = (Pc - e^{l_k} Qc) / (1 - e^{-h}) in [0, Pc]. Then delta(eps) of the discrete pair equals
+ * the true delta at every grid point and is linear in e^eps in between: above the true curve,
+ * which is convex in e^eps. Below l_0 everything goes to l_0 (its delta is exact at eps >= l_0
+ * and, being linear in e^eps from (0, 1), above the true curve below). Above l_M the cell is
+ * split between l_M and +inf the same way: e^{l_M} Q_hi to l_M, the rest (= delta(l_M)) to +inf. */
+static void discretise_up(const pld_pair *pr, const pld_cells *c, double h, pld_dist *up) {
+  double *p = up->p, one_minus = -expm1(-h);
+  memset(p, 0, (c->M + 1) * sizeof *p);
+  p[0] = c->P_lo;
+  for (size_t k = 0; k < c->M; k++) {
+    double l = (double)(c->i0 + (long long)k) * h, Pc = c->Pc[k];
+    double u = (Pc - mul_exp(c->Qc[k], l)) / one_minus;
+    u = fmin(fmax(u, 0.0), Pc);
+    p[k + 1] += u;
+    p[k] += Pc - u;
+  }
+  double lM = (double)(c->i0 + (long long)c->M) * h, top = fmin(c->P_hi, mul_exp(c->Q_hi, lM));
+  p[c->M] += top;
+  up->inf = c->P_hi - top + pr->pinf;
+  up->lo = c->i0;
+  up->alias = 0.0;
+}
+
+/* Optimistic: every cell's mass rounded down to l_k (the mass above l_M to l_M; +inf dropped). */
+static void discretise_low_round(const pld_cells *c, pld_dist *low) {
+  memcpy(low->p, c->Pc, c->M * sizeof *low->p);
+  low->p[c->M] = c->P_hi;
+  low->inf = 0.0;
+  low->lo = c->i0;
+  low->alias = 0.0;
+}
+
+/* Both discretisations of one step's pair. */
+static int discretise(const pld_pair *pr, double h, pld_dist *up, pld_dist *low, dpd_err *err) {
+  double lmin = pair_cut(pr, 0, DPD_PLD_TAIL), lmax = pair_cut(pr, 1, DPD_PLD_TAIL);
   double span = (ceil(lmax / h) - floor(lmin / h)) + 1.0;
   if (!(span <= (double)DPD_PLD_MAX_POINTS))
     return DPD_FAIL(err, DPD_EINVAL,
                     "h = %g is invalid: one step's loss range [%g, %g] needs %.0f grid points "
                     "(> %zu); the allowed range is h >= %g here",
-                    h, lmin, lmax, span, DPD_PLD_MAX_POINTS, (lmax - lmin) / (double)(DPD_PLD_MAX_POINTS - 2));
-  long long i0 = (long long)floor(lmin / h), i1 = (long long)ceil(lmax / h);
-  size_t n = (size_t)(i1 - i0 + 1);
-  int status = dist_alloc(up, n, err);
+                    h, lmin, lmax, span, DPD_PLD_MAX_POINTS,
+                    (lmax - lmin) / (double)(DPD_PLD_MAX_POINTS - 2));
+  pld_cells c = {0};
+  c.i0 = (long long)floor(lmin / h);
+  c.M = (size_t)((long long)ceil(lmax / h) - c.i0);
+  if (c.M < 1)
+    c.M = 1;
+  int status = dist_alloc(up, c.M + 1, err);
   if (status == DPD_OK)
-    status = dist_alloc(low, n, err);
-  if (status < 0)
+    status = dist_alloc(low, c.M + 1, err);
+  c.Pc = malloc(2 * c.M * sizeof *c.Pc);
+  if (status == DPD_OK && !c.Pc)
+    status = DPD_FAIL(err, DPD_ENOMEM, "PLD: out of memory for %zu points", c.M);
+  if (status < 0) {
+    free(c.Pc);
     return status;
-  double *F = up->p, *S = low->p; /* F, S at the grid points, then turned into masses in place */
-  for (size_t k = 0; k < n; k++) {
-    double l = (double)(i0 + (long long)k) * h;
-    F[k] = law_eval(law, l, 0);
-    S[k] = law_eval(law, l, 1);
   }
-  /* mass of (l_{k-1}, l_k] for k >= 1 */
-  double prevF = F[0], prevS = S[0];
-  up->lo = low->lo = i0;
-  up->inf = S[n - 1];
-  low->inf = 0.0;
-  double topS = S[n - 1];
-  for (size_t k = 1; k < n; k++) {
-    double Fk = F[k], Sk = S[k];
-    double m = prevS < 0.5 ? prevS - Sk : Fk - prevF;
-    if (!(m > 0.0))
-      m = 0.0;
-    F[k] = m;     /* pessimistic: (l_{k-1}, l_k] -> l_k */
-    S[k - 1] = m; /* optimistic:  (l_{k-1}, l_k] -> l_{k-1} */
-    prevF = Fk;
-    prevS = Sk;
-  }
-  /* F[0] keeps P(L <= l_0): pushed up to l_0. Optimistic top point gets everything above. */
-  S[n - 1] = topS;
-  up->alias = low->alias = 0.0;
+  c.Qc = c.Pc + c.M;
+  cells_fill(pr, h, &c);
+  discretise_up(pr, &c, h, up);
+  discretise_low_round(&c, low);
+  free(c.Pc);
   dist_trim(up, 1);
   dist_trim(low, 0);
   return DPD_OK;
@@ -244,6 +443,58 @@ static int pld_new(double h, int orders, dpd_pld **out, dpd_err *err) {
   return DPD_OK;
 }
 
+static void pair_set_limits(pld_pair *pr) {
+  pr->lmin = pr->form == FORM_REMOVE ? (pr->q < 1.0 ? log1p(-pr->q) : -INFINITY)
+             : pr->form == FORM_GENERIC ? pair_limit(pr, -1)
+                                        : -INFINITY;
+  pr->lmax = pr->form == FORM_ADD ? (pr->q < 1.0 ? -log1p(-pr->q) : INFINITY)
+             : pr->form == FORM_GENERIC ? pair_limit(pr, 1)
+                                        : INFINITY;
+}
+
+/* The Poisson add/remove orders at noise s (in units of the sensitivity) and rate q. */
+static void pair_poisson(double s, double q, int order, pld_pair *pr) {
+  memset(pr, 0, sizeof *pr);
+  pr->s = s;
+  pr->q = q;
+  if (q == 1.0) {
+    pr->form = FORM_GAUSS;
+    pr->np = pr->nq = 1;
+    pr->ap[0] = pr->aq[0] = 1.0;
+    pr->mp[0] = 1.0;
+  } else if (order == 0) {
+    pr->form = FORM_REMOVE;
+    pr->np = 2;
+    pr->nq = 1;
+    pr->ap[0] = 1.0 - q;
+    pr->ap[1] = q;
+    pr->mp[1] = 1.0;
+    pr->aq[0] = 1.0;
+  } else {
+    pr->form = FORM_ADD;
+    pr->np = 1;
+    pr->nq = 2;
+    pr->ap[0] = 1.0;
+    pr->aq[0] = 1.0 - q;
+    pr->aq[1] = q;
+    pr->mq[1] = -1.0;
+  }
+  pair_set_limits(pr);
+}
+
+static int make_pairs(const pld_pair *pairs, int orders, double h, dpd_pld **pld, dpd_err *err) {
+  dpd_pld *out = NULL;
+  int status = pld_new(h, orders, &out, err);
+  for (int o = 0; o < orders && status == DPD_OK; o++)
+    status = discretise(&pairs[o], h, &out->d[o][0], &out->d[o][1], err);
+  if (status < 0) {
+    dpd_pld_free(out);
+    return status;
+  }
+  *pld = out;
+  return DPD_OK;
+}
+
 static int make_mechanism(double sigma, double q, double h, dpd_pld **pld, dpd_err *err) {
   int status;
   if (!pld)
@@ -252,20 +503,11 @@ static int make_mechanism(double sigma, double q, double h, dpd_pld **pld, dpd_e
     return status;
   if (!(q > 0.0 && q <= 1.0))
     return DPD_FAIL(err, DPD_EINVAL, "q = %g is invalid: the allowed range is (0, 1]", q);
-  dpd_pld *out = NULL;
+  pld_pair pairs[2];
   int orders = q == 1.0 ? 1 : 2;
-  if ((status = pld_new(h, orders, &out, err)) < 0)
-    return status;
-  for (int o = 0; o < orders && status == DPD_OK; o++) {
-    pld_law law = {orders == 1 ? LAW_GAUSS : (o == 0 ? LAW_REMOVE : LAW_ADD), sigma, q};
-    status = discretise(&law, h, &out->d[o][0], &out->d[o][1], err);
-  }
-  if (status < 0) {
-    dpd_pld_free(out);
-    return status;
-  }
-  *pld = out;
-  return DPD_OK;
+  for (int o = 0; o < orders; o++)
+    pair_poisson(sigma, q, o, &pairs[o]);
+  return make_pairs(pairs, orders, h, pld, err);
 }
 
 int dpd_pld_gaussian(double sigma, double h, dpd_pld **pld, dpd_err *err) {
@@ -275,6 +517,148 @@ int dpd_pld_gaussian(double sigma, double h, dpd_pld **pld, dpd_err *err) {
 int dpd_pld_subsampled_gaussian(double sigma, double q, double h, dpd_pld **pld, dpd_err *err) {
   return make_mechanism(sigma, q, h, pld, err);
 }
+
+/* log Binomial(b, 1/n) pmf at k (b may be large: the falling factorial summed in logs). */
+static double log_binom_pmf(size_t b, size_t n, size_t k) {
+  double lf = 0.0;
+  for (size_t i = 0; i < k; i++)
+    lf += log((double)(b - i));
+  return lf - lgamma((double)k + 1.0) - (double)k * log((double)n) +
+         (double)(b - k) * log1p(-1.0 / (double)n);
+}
+
+/* REPLACEMENT + REPLACE_ONE at noise s (units of 2C) and copies K ~ Binomial(b, 1/n):
+ * remove order P = sum_k Bin(k) N(k, s^2), Q = N(0, s^2); add order reflected (P = N(0),
+ * Q = sum_k Bin(k) N(-k, s^2)). The binomial tail beyond the last kept k (<= PLD_BINOM_TAIL):
+ * remove: to L = +inf (pinf); add: dropped from Q (Q's mass there moved where P has none). */
+static int pair_replacement(double s, size_t b, size_t n, int order, pld_pair *pr,
+                            dpd_err *err) {
+  memset(pr, 0, sizeof *pr);
+  pr->s = s;
+  pr->form = FORM_GENERIC;
+  double w[PLD_KMAX], rest = 0.0, mean = (double)b / (double)n;
+  int K = 0;
+  for (size_t k = 0; k <= b; k++) {
+    if (K == PLD_KMAX)
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "step.batch = %zu is invalid with step.n = %zu: the copies of one record "
+                      "need more than %d mixture components",
+                      b, n, PLD_KMAX);
+    w[K++] = exp(log_binom_pmf(b, n, k));
+    if (k == b)
+      break;
+    /* the tail beyond k: at most pmf(k+1) / (1 - r), r = pmf(j+1)/pmf(j) at j = k+1 (the ratio
+     * decreases in j) */
+    double next = exp(log_binom_pmf(b, n, k + 1));
+    double r = (double)(b - k - 1) / ((double)(k + 2) * (double)(n - 1));
+    if ((double)k >= mean && r < 1.0 && next / (1.0 - r) <= PLD_BINOM_TAIL) {
+      rest = next / (1.0 - r);
+      break;
+    }
+  }
+  double *a = order == 0 ? pr->ap : pr->aq, *m = order == 0 ? pr->mp : pr->mq;
+  for (int k = 0; k < K; k++) {
+    a[k] = w[k];
+    m[k] = order == 0 ? (double)k : -(double)k;
+  }
+  if (order == 0) {
+    pr->np = K;
+    pr->nq = 1;
+    pr->aq[0] = 1.0;
+    pr->pinf = rest;
+  } else {
+    pr->np = 1;
+    pr->ap[0] = 1.0;
+    pr->nq = K;
+  }
+  pair_set_limits(pr);
+  return DPD_OK;
+}
+
+int dpd_pld_step_create(const dpd_pld_step *step, double h, dpd_pld **pld, dpd_err *err) {
+  int status;
+  if (!step || !pld)
+    return DPD_FAIL(err, DPD_EINVAL, "PLD step: step or output pointer is NULL");
+  if (!(step->sigma > 0.0 && step->sigma < INFINITY))
+    return DPD_FAIL(err, DPD_EINVAL, "step.sigma = %g is invalid: the allowed range is (0, inf)",
+                    step->sigma);
+  if ((status = check_h(h, err)) < 0)
+    return status;
+  if (step->neighbours != DPD_NEIGHBOURS_ADD_REMOVE &&
+      step->neighbours != DPD_NEIGHBOURS_REPLACE_ONE)
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "step.neighbours = %d is invalid: the allowed values are "
+                    "DPD_NEIGHBOURS_ADD_REMOVE (0) and DPD_NEIGHBOURS_REPLACE_ONE (1)",
+                    (int)step->neighbours);
+  pld_pair pairs[2];
+  int orders = 2;
+  switch (step->sampling) {
+  case DPD_SAMPLING_POISSON:
+    if (!(step->q > 0.0 && step->q <= 1.0))
+      return DPD_FAIL(err, DPD_EINVAL, "step.q = %g is invalid: the allowed range is (0, 1]",
+                      step->q);
+    if (step->neighbours == DPD_NEIGHBOURS_ADD_REMOVE)
+      return make_mechanism(step->sigma, step->q, h, pld, err);
+    if (step->q == 1.0) { /* N(1) vs N(-1): the Gaussian at sensitivity 2 */
+      pair_poisson(0.5 * step->sigma, 1.0, 0, &pairs[0]);
+    } else {
+      /* symmetric (x -> -x swaps P and Q): one order */
+      pld_pair *pr = &pairs[0];
+      memset(pr, 0, sizeof *pr);
+      pr->form = FORM_GENERIC;
+      pr->s = step->sigma;
+      pr->q = step->q;
+      pr->np = pr->nq = 2;
+      pr->ap[0] = pr->aq[0] = 1.0 - step->q;
+      pr->ap[1] = pr->aq[1] = step->q;
+      pr->mp[1] = 1.0;
+      pr->mq[1] = -1.0;
+      pair_set_limits(pr);
+    }
+    orders = 1;
+    break;
+  case DPD_SAMPLING_FIXED:
+  case DPD_SAMPLING_REPLACEMENT: {
+    const char *name = step->sampling == DPD_SAMPLING_FIXED ? "DPD_SAMPLING_FIXED"
+                                                             : "DPD_SAMPLING_REPLACEMENT";
+    if (step->neighbours != DPD_NEIGHBOURS_REPLACE_ONE)
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "step.neighbours = DPD_NEIGHBOURS_ADD_REMOVE is invalid with step.sampling "
+                      "= %s (the data set size n is fixed): the allowed value is "
+                      "DPD_NEIGHBOURS_REPLACE_ONE",
+                      name);
+    if (step->n < 1)
+      return DPD_FAIL(err, DPD_EINVAL, "step.n = 0 is invalid: the allowed range is n >= 1");
+    if (step->batch < 1 || step->batch > step->n)
+      return DPD_FAIL(err, DPD_EINVAL, "step.batch = %zu is invalid: the allowed range is [1, n = %zu]",
+                      step->batch, step->n);
+    double q = (double)step->batch / (double)step->n;
+    if (step->sampling == DPD_SAMPLING_FIXED || step->batch == 1) {
+      /* b = 1: one draw, Binomial(1, 1/n) copies: the same pair as FIXED with q = 1/n */
+      if (q >= 1.0) {
+        pair_poisson(0.5 * step->sigma, 1.0, 0, &pairs[0]);
+        orders = 1;
+      } else {
+        for (int o = 0; o < 2; o++)
+          pair_poisson(0.5 * step->sigma, q, o, &pairs[o]);
+      }
+    } else {
+      for (int o = 0; o < 2; o++)
+        if ((status = pair_replacement(0.5 * step->sigma, step->batch, step->n, o, &pairs[o],
+                                       err)) < 0)
+          return status;
+    }
+    break;
+  }
+  default:
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "step.sampling = %d is invalid: the allowed values are DPD_SAMPLING_POISSON "
+                    "(0), DPD_SAMPLING_FIXED (1) and DPD_SAMPLING_REPLACEMENT (2)",
+                    (int)step->sampling);
+  }
+  return make_pairs(pairs, orders, h, pld, err);
+}
+
 
 /* ---- Chernoff window ---------------------------------------------------------------------- */
 

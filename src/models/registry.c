@@ -14,9 +14,10 @@ extern const dpd_model_type dpd__model_linreg DPD_HIDDEN_FN;
 extern const dpd_model_type dpd__model_rf DPD_HIDDEN_FN;
 extern const dpd_model_type dpd__model_nc DPD_HIDDEN_FN;
 extern const dpd_model_type dpd__model_semipriv DPD_HIDDEN_FN;
+extern const dpd_model_type dpd__model_privacy DPD_HIDDEN_FN;
 
 static const dpd_model_type *const builtin[] = {&dpd__model_linreg, &dpd__model_rf, &dpd__model_nc,
-                                                &dpd__model_semipriv};
+                                                &dpd__model_semipriv, &dpd__model_privacy};
 #define NBUILTIN (sizeof builtin / sizeof builtin[0])
 #define MAX_REGISTERED 64
 
