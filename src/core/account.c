@@ -172,16 +172,17 @@ double dpd__account_h_for(const dpd_account *a, double eps, size_t total) {
 /* One step's PLD of segment s with the grid step h. */
 static int step_pld(const dpd_account *a, const dpd_account_segment *s, double h, dpd_pld **p,
                     dpd_err *err) {
+  dpd_pld_step step;
   if (!subsampled(a)) {
     return dpd_pld_gaussian(gauss_sigma(a, s), h, p, err);
   }
-  if (poisson(a) && a->neighbours == DPD_NEIGHBOURS_ADD_REMOVE) {
-    return dpd_pld_subsampled_gaussian(s->sigma, s->q, h, p, err);
-  }
-  return DPD_FAIL(err, DPD_EINVAL,
-                  "sampling = %s with neighbours = %s is invalid here (not yet accounted): the "
-                  "allowed value is sampling = poisson with add_remove",
-                  dpd_sampling_name(a->sampling), dpd_neighbours_name(a->neighbours));
+  step.sampling = a->sampling;
+  step.neighbours = a->neighbours;
+  step.sigma = s->sigma;
+  step.q = s->q;
+  step.batch = s->batch;
+  step.n = a->n;
+  return dpd_pld_step_create(&step, h, p, err);
 }
 
 /* The PLD of the whole run with grid step h; *points: the largest grid met. */
@@ -459,4 +460,50 @@ int dpd_account_curve(const dpd_account *a, const double *eps, size_t n, double 
   }
   dpd_pld_free(p);
   return status;
+}
+
+/* RDP's epsilon of `a` with its one segment replaced by `seg` (NAN where not computed). */
+static double rdp_epsilon_seg(const dpd_account *a, dpd_account_segment seg, double delta) {
+  dpd_account b = *a;
+  double eps, alpha;
+  b.segments = &seg;
+  b.nsegments = 1;
+  rdp_epsilon(&b, delta, &eps, &alpha);
+  return eps;
+}
+
+double dpd__account_rdp_sigma(const dpd_account *a, double eps, double delta) {
+  dpd_account_segment seg = a->segments[0];
+  double lo = log(DPD_ACCOUNT_SIGMA_LO), hi = log(DPD_ACCOUNT_SIGMA_HI);
+  seg.sigma = DPD_ACCOUNT_SIGMA_HI;
+  if (!(rdp_epsilon_seg(a, seg, delta) <= eps)) {
+    return NAN;
+  }
+  for (int it = 0; it < 40; it++) {
+    seg.sigma = exp(0.5 * (lo + hi));
+    if (rdp_epsilon_seg(a, seg, delta) <= eps) {
+      hi = log(seg.sigma);
+    } else {
+      lo = log(seg.sigma);
+    }
+  }
+  return exp(hi);
+}
+
+double dpd__account_rdp_steps(const dpd_account *a, double eps, double delta) {
+  dpd_account_segment seg = a->segments[0];
+  double lo = 0.0, hi = log((double)DPD_ACCOUNT_STEPS_MAX);
+  seg.steps = 1;
+  if (!(rdp_epsilon_seg(a, seg, delta) <= eps)) {
+    return NAN;
+  }
+  for (int it = 0; it < 40; it++) {
+    seg.steps = (size_t)exp(0.5 * (lo + hi));
+    if (rdp_epsilon_seg(a, seg, delta) <= eps) {
+      lo = log((double)seg.steps);
+    } else {
+      hi = log((double)seg.steps);
+    }
+  }
+  return floor(exp(lo) + 1e-9);
 }

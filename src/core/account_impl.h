@@ -43,4 +43,9 @@ DPD_HIDDEN_FN double dpd__account_rdp_delta(const dpd_account *a, double eps);
  * add/remove runs; NAN otherwise. */
 DPD_HIDDEN_FN double dpd__account_clt_mu(const dpd_account *a);
 
+/* The RDP answers of the inverse (the PLD search starts there): the smallest sigma / the most
+ * steps of segment 0 whose RDP epsilon is <= eps; NAN where RDP is not computed or none. */
+DPD_HIDDEN_FN double dpd__account_rdp_sigma(const dpd_account *a, double eps, double delta);
+DPD_HIDDEN_FN double dpd__account_rdp_steps(const dpd_account *a, double eps, double delta);
+
 #endif

@@ -32,110 +32,213 @@ static int check_target(const dpd_account *a, double eps, double delta, dpd_err 
   return DPD_OK;
 }
 
-/* The grid step of a trial: a->h, or accuracy * eps / T (with the trial's memory floor). */
-static double trial_h(const dpd_account *a, dpd_account_segment seg, double eps) {
-  dpd_account b = *a;
-  b.segments = &seg;
+/* The search of the inverse over one variable of the segment: sigma (the good side, where the
+ * upper bound is <= eps, is above) or steps (integers; the good side is below). */
+typedef struct {
+  const dpd_account *a;
+  dpd_account_segment seg;
+  double eps, delta;
+  int steps;
+  double scale; /* the grid step of a trial: scale * accuracy * eps / T (see calibrate) */
+} search;
+
+/* The grid step of a trial (a pure function of the trial's segment, so that the answer is
+ * recomputed on the grid that found it): a->h, or scale * accuracy * eps / T, above the memory
+ * floor of the trial's segment. */
+static double trial_h(const search *s) {
+  dpd_account b = *s->a;
+  b.segments = &s->seg;
   b.nsegments = 1;
-  return a->h > 0.0 ? a->h : dpd__account_h_for(&b, eps, seg.steps);
+  return s->a->h > 0.0 ? s->a->h
+                       : fmax(fmin(DPD_PLD_H_MAX, s->scale * dpd__account_h_for(&b, s->eps,
+                                                                                s->seg.steps)),
+                              dpd__account_h_for(&b, 0.0, s->seg.steps));
 }
 
-/* The PLD upper bound of `a` with segment 0 set to `seg`, at delta (inf when the computation
- * fails: a grid the memory limit refuses). */
-static double upper(const dpd_account *a, dpd_account_segment seg, double eps, double delta) {
-  dpd_account b = *a;
+/* The accounting of `a` with segment 0 set to the trial's (returned-owned status). */
+static int trial(const search *s, dpd_account_result *r, dpd_err *err) {
+  dpd_account b = *s->a;
+  b.segments = &s->seg;
+  b.nsegments = 1;
+  return dpd__account_epsilon_at_h(&b, s->delta, trial_h(s), r, err);
+}
+
+/* scale: the bounds' width is about proportional to h; measured once on a grid 8 times coarser
+ * than accuracy * eps / T (cheap), h is set so that the width is 0.9 accuracy * eps, within
+ * [1, 8] times accuracy * eps / T. */
+static void calibrate(search *s) {
   dpd_account_result r;
-  b.segments = &seg;
-  b.nsegments = 1;
-  return dpd__account_epsilon_at_h(&b, delta, trial_h(a, seg, eps), &r, NULL) == DPD_OK
-             ? r.epsilon
-             : INFINITY;
+  double w;
+  s->scale = 8.0;
+  if (s->a->h > 0.0 || trial(s, &r, NULL) < 0 || !(r.epsilon < INFINITY)) {
+    s->scale = 1.0;
+    return;
+  }
+  w = r.epsilon - r.epsilon_lower;
+  s->scale = w > 0.0 ? fmin(8.0, fmax(1.0, 8.0 * 0.9 * dpd__account_accuracy(s->a) * s->eps / w))
+                     : 8.0;
 }
 
-static int result_at(const dpd_account *a, dpd_account_segment seg, double eps, double delta,
-                     dpd_account_result *at, dpd_err *err) {
-  dpd_account b = *a;
-  b.segments = &seg;
-  b.nsegments = 1;
-  return at != NULL ? dpd__account_epsilon_at_h(&b, delta, trial_h(a, seg, eps), at, err) : DPD_OK;
+static void var_set(search *s, double x) {
+  if (s->steps) {
+    s->seg.steps = (size_t)x;
+  } else {
+    s->seg.sigma = x;
+  }
 }
 
-/* A bracket lo < hi of sigma with upper(hi) <= eps < upper(lo), by doubling from sigma = 1
- * within [SIGMA_LO, SIGMA_HI]; *lo = *hi when SIGMA_LO meets the target already. */
-static int sigma_bracket(const dpd_account *a, dpd_account_segment seg, double eps, double delta,
-                         double *lo, double *hi, dpd_err *err) {
-  int ok;
-  seg.sigma = 1.0;
-  ok = upper(a, seg, eps, delta) <= eps;
-  while (ok && seg.sigma > DPD_ACCOUNT_SIGMA_LO) {
-    *hi = seg.sigma;
-    seg.sigma = fmax(DPD_ACCOUNT_SIGMA_LO, 0.5 * seg.sigma);
-    if (!(upper(a, seg, eps, delta) <= eps)) {
-      *lo = seg.sigma;
-      return DPD_OK;
+/* log(upper / eps) at x: <= 0 on the good side; inf where the computation fails. */
+static double f_at(search *s, double x) {
+  double u;
+  dpd_account_result r;
+  var_set(s, x);
+  u = trial(s, &r, NULL) == DPD_OK ? r.epsilon : INFINITY;
+  return u <= s->eps ? (u > 0.0 ? log(u / s->eps) : -INFINITY) : u < INFINITY ? log(u / s->eps)
+                                                                              : INFINITY;
+}
+
+static int done(const search *s, double good, double bad) {
+  return s->steps ? bad - good <= 1.0 : good / bad - 1.0 <= DPD_ACCOUNT_SIGMA_RTOL;
+}
+
+/* One probe at x strictly between good and bad: moves one end of the bracket to it; when the
+ * same end moves twice in a row, the other end's f is halved (Illinois), so that the secant
+ * estimates approach the root from both sides. */
+static void probe(search *s, double x, double *good, double *fg, double *bad, double *fb,
+                  int *last) {
+  double f;
+  if (!(x > fmin(*good, *bad) && x < fmax(*good, *bad))) {
+    return;
+  }
+  f = f_at(s, x);
+  if (f <= 0.0) {
+    *good = x;
+    *fg = f;
+    *fb *= *last == 1 ? 0.5 : 1.0;
+    *last = 1;
+  } else {
+    *bad = x;
+    *fb = f;
+    *fg *= *last == -1 ? 0.5 : 1.0;
+    *last = -1;
+  }
+}
+
+/* Shrinks the bracket [good, bad] by secant steps in (log x, f) (eps is about a power of sigma
+ * and of T) with the Illinois rule, each estimate probed just on the good side (or, after the
+ * good end moved, just on the bad side), so that a right estimate closes the bracket;
+ * bisection where f is not finite. */
+static void refine(search *s, double *good, double fg, double *bad, double fb) {
+  int last = 0;
+  for (int it = 0; it < 64 && !done(s, *good, *bad); it++) {
+    double lg = log(*good), lb = log(*bad), w = lb - lg, r, x;
+    r = fg > -INFINITY && fb < INFINITY && fb > fg ? lg - fg * w / (fb - fg) : lg + 0.5 * w;
+    r = w > 0.0 ? fmin(fmax(r, lg + 0.02 * w), lb - 0.02 * w)
+                : fmin(fmax(r, lb - 0.02 * w), lg + 0.02 * w);
+    if (s->steps) {
+      x = last == 1 ? floor(exp(r)) + 1.0 : floor(exp(r));
+      x = x > *good ? x : *good + 1.0;
+    } else {
+      x = exp(r) * (last == 1 ? 1.0 - 0.3 * DPD_ACCOUNT_SIGMA_RTOL : 1.0 + 0.3 * DPD_ACCOUNT_SIGMA_RTOL);
     }
+    probe(s, x, good, &fg, bad, &fb, &last);
   }
-  if (ok) {
-    *lo = *hi = DPD_ACCOUNT_SIGMA_LO; /* the bracket's smallest sigma meets the target */
-    return DPD_OK;
+}
+
+/* A bracket from the starting point x0 (the RDP answer, or 1): steps of growing factor towards
+ * the other side, within [lo, hi]. 1: found; 0: the good side reaches `lo` or `hi` (then *good
+ * holds that end if it is good, else NAN). */
+static int bracket(search *s, double x0, double lo, double hi, double *good, double *fg,
+                   double *bad, double *fb) {
+  double f = f_at(s, x0), factor = 1.25, x = x0;
+  int up = (f <= 0.0) == s->steps; /* the direction of the other side */
+  *good = *bad = NAN;
+  if (f <= 0.0) {
+    *good = x0;
+    *fg = f;
+  } else {
+    *bad = x0;
+    *fb = f;
   }
-  while (seg.sigma < DPD_ACCOUNT_SIGMA_HI) {
-    *lo = seg.sigma;
-    seg.sigma = fmin(DPD_ACCOUNT_SIGMA_HI, 2.0 * seg.sigma);
-    if (upper(a, seg, eps, delta) <= eps) {
-      *hi = seg.sigma;
-      return DPD_OK;
+  while (up ? x < hi : x > lo) {
+    x = up ? fmin(hi, x * factor) : fmax(lo, x / factor);
+    x = s->steps ? (up ? ceil(x) : floor(x)) : x;
+    f = f_at(s, x);
+    if ((f <= 0.0) != (*good == *good)) {
+      if (f <= 0.0) {
+        *good = x;
+        *fg = f;
+      } else {
+        *bad = x;
+        *fb = f;
+      }
+      return 1;
     }
+    if (f <= 0.0) {
+      *good = x;
+      *fg = f;
+    } else {
+      *bad = x;
+      *fb = f;
+    }
+    factor *= factor;
   }
-  return DPD_FAIL(err, DPD_EINVAL,
-                  "epsilon = %g is invalid at delta = %g: no noise multiplier in [%g, %g] "
-                  "reaches it (the PLD upper bound at sigma = %g exceeds it); the allowed range "
-                  "is a larger epsilon",
-                  eps, delta, DPD_ACCOUNT_SIGMA_LO, DPD_ACCOUNT_SIGMA_HI, DPD_ACCOUNT_SIGMA_HI);
+  return 0;
 }
 
 int dpd_account_sigma_for(const dpd_account *a, double eps, double delta, double *sigma,
                           dpd_account_result *at, dpd_err *err) {
-  dpd_account_segment seg;
-  double lo = 0.0, hi = 0.0;
+  search s = {.a = a, .eps = eps, .delta = delta, .steps = 0};
+  double good, bad, fg = 0.0, fb = 0.0, x0;
   int status = check_target(a, eps, delta, err);
   if (status < 0) {
     return status;
   }
-  seg = a->segments[0];
-  if ((status = sigma_bracket(a, seg, eps, delta, &lo, &hi, err)) < 0) {
-    return status;
+  s.seg = a->segments[0];
+  x0 = dpd__account_rdp_sigma(a, eps, delta);
+  x0 = x0 > DPD_ACCOUNT_SIGMA_LO && x0 < DPD_ACCOUNT_SIGMA_HI ? x0 : 1.0;
+  var_set(&s, x0);
+  calibrate(&s);
+  if (bracket(&s, x0, DPD_ACCOUNT_SIGMA_LO, DPD_ACCOUNT_SIGMA_HI, &good, &fg, &bad, &fb)) {
+    refine(&s, &good, fg, &bad, fb);
+  } else if (!(good == good)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "epsilon = %g is invalid at delta = %g: no noise multiplier in [%g, %g] "
+                    "reaches it (the PLD upper bound at sigma = %g exceeds it); the allowed "
+                    "range is a larger epsilon",
+                    eps, delta, DPD_ACCOUNT_SIGMA_LO, DPD_ACCOUNT_SIGMA_HI, DPD_ACCOUNT_SIGMA_HI);
   }
-  /* invariant: upper(hi) <= eps < upper(lo); bisection in log sigma */
-  while (hi > lo && hi / lo - 1.0 > DPD_ACCOUNT_SIGMA_RTOL) {
-    seg.sigma = sqrt(lo * hi);
-    if (upper(a, seg, eps, delta) <= eps) {
-      hi = seg.sigma;
-    } else {
-      lo = seg.sigma;
-    }
-  }
-  seg.sigma = hi;
-  if ((status = result_at(a, seg, eps, delta, at, err)) < 0) {
+  s.seg.sigma = good; /* the bracket's smallest sigma when it meets the target already */
+  if (at != NULL && (status = trial(&s, at, err)) < 0) {
     return status;
   }
   if (sigma != NULL) {
-    *sigma = hi;
+    *sigma = good;
   }
   return DPD_OK;
 }
 
 int dpd_account_steps_for(const dpd_account *a, double eps, double delta, size_t *steps,
                           dpd_account_result *at, dpd_err *err) {
-  dpd_account_segment seg;
-  size_t lo, hi; /* upper(lo) <= eps < upper(hi) */
+  search s = {.a = a, .eps = eps, .delta = delta, .steps = 1};
+  double good, bad, fg = 0.0, fb = 0.0, x0;
   int status = check_target(a, eps, delta, err);
   if (status < 0) {
     return status;
   }
-  seg = a->segments[0];
-  seg.steps = 1;
-  if (!(upper(a, seg, eps, delta) <= eps)) {
+  s.seg = a->segments[0];
+  x0 = dpd__account_rdp_steps(a, eps, delta);
+  x0 = x0 >= 1.0 && x0 < (double)DPD_ACCOUNT_STEPS_MAX ? floor(x0) : 1.0;
+  var_set(&s, x0);
+  calibrate(&s);
+  if (bracket(&s, x0, 1.0, (double)DPD_ACCOUNT_STEPS_MAX, &good, &fg, &bad, &fb)) {
+    refine(&s, &good, fg, &bad, fb);
+  } else if (good == good) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "epsilon = %g is invalid at delta = %g: even 2^40 steps stay below it; the "
+                    "allowed range is a smaller epsilon",
+                    eps, delta);
+  } else { /* even one step exceeds the target */
     if (at != NULL) {
       memset(at, 0, sizeof *at);
       at->epsilon_rdp = at->best_alpha = at->mu_clt = at->epsilon_clt = NAN;
@@ -145,36 +248,12 @@ int dpd_account_steps_for(const dpd_account *a, double eps, double delta, size_t
     }
     return DPD_OK;
   }
-  lo = 1;
-  hi = 2;
-  for (;;) {
-    seg.steps = hi;
-    if (!(upper(a, seg, eps, delta) <= eps)) {
-      break;
-    }
-    lo = hi;
-    if (hi >= DPD_ACCOUNT_STEPS_MAX) {
-      return DPD_FAIL(err, DPD_EINVAL,
-                      "epsilon = %g is invalid at delta = %g: even 2^40 steps stay below it; the "
-                      "allowed range is a smaller eps",
-                      eps, delta);
-    }
-    hi *= 2;
-  }
-  while (hi - lo > 1) {
-    seg.steps = lo + (hi - lo) / 2;
-    if (upper(a, seg, eps, delta) <= eps) {
-      lo = seg.steps;
-    } else {
-      hi = seg.steps;
-    }
-  }
-  seg.steps = lo;
-  if ((status = result_at(a, seg, eps, delta, at, err)) < 0) {
+  s.seg.steps = (size_t)good;
+  if (at != NULL && (status = trial(&s, at, err)) < 0) {
     return status;
   }
   if (steps != NULL) {
-    *steps = lo;
+    *steps = (size_t)good;
   }
   return DPD_OK;
 }
