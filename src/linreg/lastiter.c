@@ -183,11 +183,18 @@ int dpd__linreg_report_gdp_block(dpd_output *out, double mu, int have_delta, dou
   cJSON_AddStringToObject(o, "rows", c->rows);
   cJSON_AddStringToObject(o, "status", dpd__linreg_gdp_status_name(c->status));
   if (c->status == DPD__GDP_FAILS) {
+    char note[600];
     cJSON_AddStringToObject(o, "why", c->why);
-    return dpd__output_note_add(out, err,
-                                "note: %s; epsilon_gdp is not reported (the zCDP epsilons rest "
-                                "on the same assumption)",
-                                why);
+    snprintf(note, sizeof note,
+             "note: %s; epsilon_gdp is not reported (the zCDP epsilons rest on the same "
+             "assumption)",
+             why);
+    for (size_t i = 0; i < out->nnotes; i++) {
+      if (strcmp(out->notes[i], note) == 0) {
+        return DPD_OK; /* written again (tune): the note is there already */
+      }
+    }
+    return dpd__output_note_add(out, err, "%s", note);
   }
   if (c->status == DPD__GDP_CONDITIONAL) {
     cJSON_AddStringToObject(

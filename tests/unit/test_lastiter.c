@@ -268,6 +268,9 @@ static void test_block_in_summary(void **state) {
     assert_int_equal(count, 1);
   }
   assert_int_equal((int)out->nnotes, 1);
+  /* a third time, failing again: still one note */
+  assert_int_equal(dpd__linreg_report_gdp_block(out, 1.5, 1, 1e-6, &c, NULL), DPD_OK);
+  assert_int_equal((int)out->nnotes, 1);
   dpd_output_free(out);
 }
 
