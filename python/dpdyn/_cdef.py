@@ -17,7 +17,7 @@ import re
 
 # The headers read, in dependency order, and the declarations the package uses from them (a
 # typedef, struct, enum or function name).
-HEADERS = ("status.h", "isa.h", "keys.h", "model.h")
+HEADERS = ("status.h", "isa.h", "keys.h", "model.h", "pld.h", "rdp.h", "account.h")
 DECLARATIONS = (
     # status.h
     "dpd_err", "dpd_version", "dpd_status_str",
@@ -34,6 +34,20 @@ DECLARATIONS = (
     "dpd_model_at", "dpd_model_lookup", "dpd_model_command_get", "dpd_model_list",
     "dpd_model_command_list", "dpd_model_keys_create", "dpd_model_find", "dpd_model_key_known",
     "dpd_model_key_set", "dpd_model_run",
+    # pld.h (the accountant's privacy loss distributions)
+    "dpd_pld", "dpd_neighbours", "dpd_sampling", "dpd_pld_step", "dpd_pld_gaussian",
+    "dpd_pld_subsampled_gaussian", "dpd_pld_step_create", "dpd_pld_epsilon_estimate",
+    "dpd_pld_compose_self", "dpd_pld_compose", "dpd_pld_delta", "dpd_pld_epsilon", "dpd_pld_h",
+    "dpd_pld_points", "dpd_pld_free",
+    # rdp.h
+    "dpd_rdp_orders_default", "dpd_rdp_gaussian", "dpd_rdp_subsampled_gaussian",
+    "dpd_rdp_compose", "dpd_rdp_epsilon", "dpd_rdp_epsilon_classic", "dpd_rdp_delta",
+    "dpd_rdp_subsampled_gaussian_epsilon",
+    # account.h
+    "dpd_mechanism", "dpd_account_segment", "dpd_account", "dpd_account_result",
+    "dpd_mechanism_name", "dpd_sampling_name", "dpd_neighbours_name", "dpd_account_check",
+    "dpd_account_pld", "dpd_account_epsilon", "dpd_account_delta", "dpd_account_curve",
+    "dpd_account_sigma_for", "dpd_account_steps_for",
 )
 # Declared here, not taken from the headers: types of other libraries the headers use (only
 # through pointers) and the C library's free (for strings the library returns).

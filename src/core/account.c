@@ -9,9 +9,10 @@
  * differ by up to 2C); shuffle counts one step per epoch.
  *
  * The grid step. The pessimistic and optimistic discretisations differ by less than h per
- * step, so eps_up - eps_low is at most about T h. With h = 0 the accountant starts from the
+ * step, so eps_up - eps_low is at most about T h (measured: far less, about T h^2). With h = 0 the accountant starts from the
  * coarse h = accuracy * eps_guess / sqrt(T) (eps_guess: RDP's epsilon, else 1) and refines h by
- * the measured width (taken as proportional to h) until (eps_up - eps_low) <= accuracy * eps_up, DPD_ACCOUNT_REFINE_MAX grids, h =
+ * the measured width (taken as proportional to h^2: the optimistic discretisation of pld.c is
+ * second order; a first-order width only takes more passes) until (eps_up - eps_low) <= accuracy * eps_up, DPD_ACCOUNT_REFINE_MAX grids, h =
  * DPD_PLD_H_MIN or a grid the memory limit refuses: then the last grid that worked is reported,
  * its width as measured (never hidden: epsilon and epsilon_lower are both in the result). */
 #include "dpdyn/account.h"
@@ -306,7 +307,7 @@ static int auto_pld(const dpd_account *a, double delta, dpd_pld **out, double *h
     if (!(up < INFINITY) || up - low <= acc * up || h <= DPD_PLD_H_MIN) {
       break;
     }
-    h = fmax(DPD_PLD_H_MIN, fmin(0.9 * h, 0.9 * h * acc * up / (up - low)));
+    h = fmax(DPD_PLD_H_MIN, fmin(0.9 * h, h * sqrt(0.9 * acc * up / (up - low))));
   }
   *out = best;
   return DPD_OK;
@@ -341,12 +342,6 @@ int dpd_account_pld(const dpd_account *a, double delta_hint, dpd_pld **pld, doub
   return status;
 }
 
-/* The estimate between the bounds: the midpoint of eps_low and eps_up (until the PLD's own
- * estimate), clamped to them. */
-static double estimate(double up, double low) {
-  return up < INFINITY ? low + 0.5 * (up - low) : low;
-}
-
 int dpd__account_fill(const dpd_account *a, const dpd_pld *p, double delta, double h, size_t points,
                 dpd_account_result *r, dpd_err *err) {
   dpd_account_result x;
@@ -354,7 +349,11 @@ int dpd__account_fill(const dpd_account *a, const dpd_pld *p, double delta, doub
   if (status < 0) {
     return status;
   }
-  x.epsilon_estimate = estimate(x.epsilon, x.epsilon_lower);
+  if ((status = dpd_pld_epsilon_estimate(p, delta, &x.epsilon_estimate, err)) < 0) {
+    return status;
+  }
+  /* the estimate between the bounds (pld.h), clamped against rounding */
+  x.epsilon_estimate = fmin(x.epsilon, fmax(x.epsilon_lower, x.epsilon_estimate));
   rdp_epsilon(a, delta, &x.epsilon_rdp, &x.best_alpha);
   x.mu_clt = dpd__account_clt_mu(a);
   if (!(x.mu_clt >= 0.0) || dpd_privacy_gdp_eps(x.mu_clt, delta, &x.epsilon_clt, NULL) < 0) {

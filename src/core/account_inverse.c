@@ -39,19 +39,19 @@ typedef struct {
   dpd_account_segment seg;
   double eps, delta;
   int steps;
-  double scale; /* the grid step of a trial: scale * accuracy * eps / T (see calibrate) */
+  double scale; /* the grid step of a trial: scale * accuracy * eps / sqrt(T) (calibrate) */
 } search;
 
 /* The grid step of a trial (a pure function of the trial's segment, so that the answer is
- * recomputed on the grid that found it): a->h, or scale * accuracy * eps / T, above the memory
- * floor of the trial's segment. */
+ * recomputed on the grid that found it): a->h, or scale * accuracy * eps / sqrt(T), above the
+ * memory floor of the trial's segment. */
 static double trial_h(const search *s) {
   dpd_account b = *s->a;
+  double base = dpd__account_accuracy(s->a) * s->eps / sqrt((double)s->seg.steps);
   b.segments = &s->seg;
   b.nsegments = 1;
   return s->a->h > 0.0 ? s->a->h
-                       : fmax(fmin(DPD_PLD_H_MAX, s->scale * dpd__account_h_for(&b, s->eps,
-                                                                                s->seg.steps)),
+                       : fmax(fmin(DPD_PLD_H_MAX, s->scale * base),
                               dpd__account_h_for(&b, 0.0, s->seg.steps));
 }
 
@@ -63,20 +63,25 @@ static int trial(const search *s, dpd_account_result *r, dpd_err *err) {
   return dpd__account_epsilon_at_h(&b, s->delta, trial_h(s), r, err);
 }
 
-/* scale: the bounds' width is about proportional to h; measured once on a grid 8 times coarser
- * than accuracy * eps / T (cheap), h is set so that the width is 0.9 accuracy * eps, within
- * [1, 8] times accuracy * eps / T. */
+/* scale: from the automatic grid step h0 at the starting point (account.c) and the width w0 of
+ * the bounds there, taken as w = c T h^2 (pld.c's optimistic discretisation is second order):
+ * h(T) = sqrt(0.9 accuracy eps / (c T)), so that the width at the target is 0.9 accuracy eps. */
 static void calibrate(search *s) {
-  dpd_account_result r;
-  double w;
-  s->scale = 8.0;
-  if (s->a->h > 0.0 || trial(s, &r, NULL) < 0 || !(r.epsilon < INFINITY)) {
-    s->scale = 1.0;
-    return;
+  dpd_account b = *s->a;
+  dpd_pld *p = NULL;
+  const double acc = dpd__account_accuracy(s->a), T = (double)s->seg.steps;
+  double h, up, low;
+  size_t points;
+  b.segments = &s->seg;
+  b.nsegments = 1;
+  s->scale = 1.0;
+  if (s->a->h == 0.0 && dpd__account_run(&b, s->delta, &p, &h, &points, NULL) == DPD_OK &&
+      dpd_pld_epsilon(p, s->delta, &up, &low, NULL) == DPD_OK) {
+    double c = (up - low) / (T * h * h);
+    s->scale = c > 0.0 && up < INFINITY ? sqrt(0.9 * acc * s->eps / c) / (acc * s->eps)
+                                        : h / (acc * s->eps / sqrt(T));
   }
-  w = r.epsilon - r.epsilon_lower;
-  s->scale = w > 0.0 ? fmin(8.0, fmax(1.0, 8.0 * 0.9 * dpd__account_accuracy(s->a) * s->eps / w))
-                     : 8.0;
+  dpd_pld_free(p);
 }
 
 static void var_set(search *s, double x) {
@@ -186,15 +191,26 @@ static int bracket(search *s, double x0, double lo, double hi, double *good, dou
   return 0;
 }
 
+static int unreachable(double eps, double delta, dpd_err *err) {
+  return DPD_FAIL(err, DPD_EINVAL,
+                  "epsilon = %g is invalid at delta = %g: no noise multiplier in [%g, %g] reaches "
+                  "it (the PLD upper bound at sigma = %g exceeds it); the allowed range is a "
+                  "larger epsilon",
+                  eps, delta, DPD_ACCOUNT_SIGMA_LO, DPD_ACCOUNT_SIGMA_HI, DPD_ACCOUNT_SIGMA_HI);
+}
+
 int dpd_account_sigma_for(const dpd_account *a, double eps, double delta, double *sigma,
                           dpd_account_result *at, dpd_err *err) {
-  search s = {.a = a, .eps = eps, .delta = delta, .steps = 0};
+  search s = {.a = a, .eps = eps, .delta = delta, .steps = 0, .scale = 1.0};
   double good, bad, fg = 0.0, fb = 0.0, x0;
   int status = check_target(a, eps, delta, err);
   if (status < 0) {
     return status;
   }
   s.seg = a->segments[0];
+  if (!(f_at(&s, DPD_ACCOUNT_SIGMA_HI) <= 0.0)) { /* cheap: one step's loss is tiny there */
+    return unreachable(eps, delta, err);
+  }
   x0 = dpd__account_rdp_sigma(a, eps, delta);
   x0 = x0 > DPD_ACCOUNT_SIGMA_LO && x0 < DPD_ACCOUNT_SIGMA_HI ? x0 : 1.0;
   var_set(&s, x0);
@@ -202,11 +218,7 @@ int dpd_account_sigma_for(const dpd_account *a, double eps, double delta, double
   if (bracket(&s, x0, DPD_ACCOUNT_SIGMA_LO, DPD_ACCOUNT_SIGMA_HI, &good, &fg, &bad, &fb)) {
     refine(&s, &good, fg, &bad, fb);
   } else if (!(good == good)) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "epsilon = %g is invalid at delta = %g: no noise multiplier in [%g, %g] "
-                    "reaches it (the PLD upper bound at sigma = %g exceeds it); the allowed "
-                    "range is a larger epsilon",
-                    eps, delta, DPD_ACCOUNT_SIGMA_LO, DPD_ACCOUNT_SIGMA_HI, DPD_ACCOUNT_SIGMA_HI);
+    return unreachable(eps, delta, err);
   }
   s.seg.sigma = good; /* the bracket's smallest sigma when it meets the target already */
   if (at != NULL && (status = trial(&s, at, err)) < 0) {
@@ -227,7 +239,8 @@ int dpd_account_steps_for(const dpd_account *a, double eps, double delta, size_t
     return status;
   }
   s.seg = a->segments[0];
-  x0 = dpd__account_rdp_steps(a, eps, delta);
+  s.scale = 1.0;
+  x0 = f_at(&s, 1.0) <= 0.0 ? dpd__account_rdp_steps(a, eps, delta) : 1.0; /* one step: cheap */
   x0 = x0 >= 1.0 && x0 < (double)DPD_ACCOUNT_STEPS_MAX ? floor(x0) : 1.0;
   var_set(&s, x0);
   calibrate(&s);

@@ -73,10 +73,14 @@ void dpd__account_query_release(dpd__account_query *q) {
 }
 
 double dpd__account_bytes(const dpd__account_query *q) {
-  /* the composed loss spans about mu^2 / 2 + 24 mu (mu: the run's GDP or CLT mu) on a grid of
-   * about accuracy * mu / T (the automatic h): points ~ (mu / 2 + 24) T / accuracy, at most
-   * DPD_PLD_MAX_POINTS (and 2^23 for one step) */
-  double mu2 = 0.0, total = 0.0, points;
+  /* The composed loss of a mu-GDP-like run spans about 24 mu (its window of +-12 standard
+   * deviations) and eps is about mu^2 / 2 + 4 mu; the bounds are about T h / 2 apart, so the
+   * accuracy needs h = 2 accuracy eps / T: points ~ 12 mu T / (accuracy (mu^2 / 2 + 4 mu)) (mu:
+   * the GDP or CLT mu of the run; within a factor 2 of the grids measured). Not clamped to the
+   * PLD's largest grid: a run that needs far more memory than max_memory is refused before any
+   * work, one within it but above DPD_PLD_MAX_POINTS runs on the largest grid and reports the
+   * width it reached. Plus one step's grid (2^23 points at most). */
+  double mu2 = 0.0, total = 0.0, mu, points;
   for (size_t i = 0; i < q->a.nsegments; i++) {
     const dpd_account_segment *s = &q->a.segments[i];
     double sg = q->a.neighbours == DPD_NEIGHBOURS_REPLACE_ONE ? 0.5 * s->sigma : s->sigma;
@@ -84,11 +88,14 @@ double dpd__account_bytes(const dpd__account_query *q) {
                   : q->a.sampling == DPD_SAMPLING_POISSON
                       ? s->q
                       : fmin(1.0, 2.0 * (double)s->batch / (double)(q->a.n > 0 ? q->a.n : 1));
-    mu2 += (double)s->steps * rate * rate * expm1(fmin(700.0, 1.0 / (sg * sg)));
+    mu2 += (double)s->steps * rate * rate *
+           (rate < 1.0 ? expm1(fmin(700.0, 1.0 / (sg * sg))) : 1.0 / (sg * sg));
     total += (double)s->steps;
   }
-  points = (sqrt(mu2) / 2.0 + 24.0) * total / dpd__account_accuracy(&q->a);
-  return BYTES_PER_POINT * (fmin(points, (double)DPD_PLD_MAX_POINTS) + 8388608.0);
+  mu = sqrt(mu2);
+  points = mu > 0.0 ? 12.0 * mu * total / (dpd__account_accuracy(&q->a) * (0.5 * mu2 + 4.0 * mu))
+                    : 0.0;
+  return BYTES_PER_POINT * (fmin(points, 1e30) + 8388608.0);
 }
 
 /* ---- words ------------------------------------------------------------------------------- */

@@ -39,6 +39,7 @@
 #include "dpdyn/pld.h"
 
 #include <complex.h>
+#include <float.h>
 #include <fftw3.h>
 #include <math.h>
 #include <stdlib.h>
@@ -49,6 +50,7 @@
 #define DPD_PLD_TAIL 1e-20     /* per-step truncated tail mass */
 #define DPD_PLD_WRAP_TOL 1e-22 /* Chernoff bound of the mass outside a composition's window */
 #define DPD_PLD_TRIM 1e-30     /* mass trimmed off the ends of a result (pessimistically) */
+#define DPD_PLD_NOISE_SHARE 0.1 /* the most of delta the FFT rounding allowance may be */
 #define COARSE_BLOCKS 4096
 
 typedef struct {
@@ -57,12 +59,14 @@ typedef struct {
   double *p;
   double inf;   /* mass at +infinity */
   double alias; /* optimistic only: bound of the extra (folded) mass */
+  double noise; /* estimated bound of the FFT rounding error of each point (absolute) */
 } pld_dist;
 
 struct dpd_pld {
   double h;
   int orders;         /* 1 (symmetric: both orders equal) or 2 (0 remove, 1 add) */
-  pld_dist d[2][2];   /* [order][0 pessimistic, 1 optimistic] */
+  pld_dist d[2][3];   /* [order][0 pessimistic, 1 optimistic, 2 pessimistic on the grid 2h
+                         (the extrapolation of dpd_pld_epsilon_estimate; n = 0 when absent)] */
 };
 
 /* ---- One step: a dominating pair of Gaussian mixtures -------------------------------------- */
@@ -266,7 +270,7 @@ void dpd_pld_free(dpd_pld *pld) {
   if (!pld)
     return;
   for (int o = 0; o < 2; o++)
-    for (int b = 0; b < 2; b++)
+    for (int b = 0; b < 3; b++)
       dist_clear(&pld->d[o][b]);
   free(pld);
 }
@@ -385,6 +389,101 @@ static void discretise_low_round(const pld_cells *c, pld_dist *low) {
   low->alias = 0.0;
 }
 
+/* Optimistic: a discrete pair whose delta(eps) lies below the true curve everywhere, with kinks
+ * on the grid only. In t = e^eps the true delta f(t) = E_P[(1 - t e^{-L})_+] is convex with
+ * slope -Q(L > log t), so on [t_k, t_{k+1}] it lies above the larger of its two end tangents:
+ * the chord exceeds f there by at most G_k (the chord minus the tangents at their crossing).
+ * The points y_k = f(t_k) - max(G_{k-1}, G_k) make a polyline below f; so is its greatest convex
+ * minorant (adjacent slopes pooled, PAVA), which is convex, decreasing and linear between grid
+ * points: the delta curve of a discrete distribution with masses t_k (s_right - s_left) at its
+ * kinks. Left of t_0 the polyline continues along the tangent at t_0 (lowered); it ends at
+ * (t_E, 0), E the first point with y_E <= 0 (or M), with y_{E-1} <= Q(L > l_E) (t_E - t_{E-1})
+ * to keep the last segment below the tangent at t_E. No +inf mass. The delta of its composition
+ * with any other non-negative PLD is then below the true one too (delta_{A+B}(eps) =
+ * E_{L ~ A} delta_B(eps - L)). The error per step is second order in h like the pessimistic
+ * one's (about twice it). Everything from the cell masses: f_k as a sum of non-negative terms
+ * from the top, the chord slopes B_k = Q(L > l_{k+1}) + (Pc_k e^{-l_k} - Qc_k) / (e^h - 1), no
+ * difference of nearby f. Returns 0 when the losses are too large for e^l (then the caller
+ * rounds down instead). */
+static int discretise_low(const pld_cells *c, double h, pld_dist *low, dpd_err *err) {
+  size_t M = c->M;
+  double lM = (double)(c->i0 + (long long)M) * h;
+  if (lM > 600.0)
+    return 0;
+  double *f = malloc((6 * (M + 2)) * sizeof *f);
+  size_t *bend = malloc((M + 2) * sizeof *bend);
+  if (!f || !bend) {
+    free(f);
+    free(bend);
+    return DPD_FAIL(err, DPD_ENOMEM, "PLD: out of memory for %zu points", M);
+  }
+  double *SQ = f + (M + 2), *G = SQ + (M + 2), *B = G + (M + 2), *cc = B + (M + 2);
+  double *bw = cc + (M + 2); /* block widths */
+  double em1 = expm1(h);
+  SQ[M] = c->Q_hi;
+  f[M] = fmax(0.0, c->P_hi - mul_exp(c->Q_hi, lM));
+  for (size_t k = M; k-- > 0;) {
+    double tk = exp((double)(c->i0 + (long long)k) * h), Qc = c->Qc[k];
+    SQ[k] = SQ[k + 1] + Qc;
+    double term = fmax(0.0, c->Pc[k] - tk * Qc), dk = tk * em1;
+    f[k] = term + f[k + 1] + dk * SQ[k + 1];
+    double beta = fmin(fmax(term / dk, 0.0), Qc);
+    G[k] = Qc > 0.0 ? dk * beta * (Qc - beta) / Qc : 0.0;
+    B[k] = SQ[k + 1] + beta;
+  }
+  size_t E = M;
+  for (size_t k = 0; k <= M; k++) {
+    cc[k] = fmax(k > 0 ? G[k - 1] : 0.0, k < M ? G[k] : 0.0);
+    if (f[k] - cc[k] <= 0.0) {
+      E = k;
+      break;
+    }
+  }
+  memset(low->p, 0, (M + 1) * sizeof *low->p);
+  low->inf = 0.0;
+  low->lo = c->i0;
+  low->alias = 0.0;
+  if (E > 0) {
+    double dl = exp((double)(c->i0 + (long long)E - 1) * h) * em1;
+    cc[E] = f[E]; /* y_E = 0 */
+    cc[E - 1] = fmax(cc[E - 1], f[E - 1] - SQ[E] * dl);
+    /* segments: 0 the tangent at t_0 from t = 0; k + 1 the chord over [t_k, t_{k+1}], lowered */
+    size_t nb = 0;
+    double *bs = G; /* block slopes (G is no longer needed; bs[nb] is written at nb <= j) */
+    for (size_t j = 0; j <= E; j++) {
+      double s, w;
+      if (j == 0) {
+        w = exp((double)c->i0 * h);
+        s = -SQ[0];
+      } else {
+        size_t k = j - 1;
+        w = exp((double)(c->i0 + (long long)k) * h) * em1;
+        s = -B[k] - (cc[k + 1] - cc[k]) / w;
+      }
+      bs[nb] = s;
+      bw[nb] = w;
+      bend[nb] = j;
+      nb++;
+      while (nb >= 2 && bs[nb - 2] > bs[nb - 1]) {
+        double wt = bw[nb - 2] + bw[nb - 1];
+        bs[nb - 2] = (bs[nb - 2] * bw[nb - 2] + bs[nb - 1] * bw[nb - 1]) / wt;
+        bw[nb - 2] = wt;
+        bend[nb - 2] = bend[nb - 1];
+        nb--;
+      }
+    }
+    /* block b ends at grid point bend[b] (segment j ends at point j) */
+    for (size_t b = 0; b < nb; b++) {
+      size_t j = bend[b];
+      double next = b + 1 < nb ? bs[b + 1] : 0.0;
+      low->p[j] = fmax(0.0, exp((double)(c->i0 + (long long)j) * h) * (next - bs[b]));
+    }
+  }
+  free(f);
+  free(bend);
+  return 1;
+}
+
 /* Both discretisations of one step's pair. */
 static int discretise(const pld_pair *pr, double h, pld_dist *up, pld_dist *low, dpd_err *err) {
   double lmin = pair_cut(pr, 0, DPD_PLD_TAIL), lmax = pair_cut(pr, 1, DPD_PLD_TAIL);
@@ -401,7 +500,7 @@ static int discretise(const pld_pair *pr, double h, pld_dist *up, pld_dist *low,
   if (c.M < 1)
     c.M = 1;
   int status = dist_alloc(up, c.M + 1, err);
-  if (status == DPD_OK)
+  if (status == DPD_OK && low)
     status = dist_alloc(low, c.M + 1, err);
   c.Pc = malloc(2 * c.M * sizeof *c.Pc);
   if (status == DPD_OK && !c.Pc)
@@ -413,10 +512,17 @@ static int discretise(const pld_pair *pr, double h, pld_dist *up, pld_dist *low,
   c.Qc = c.Pc + c.M;
   cells_fill(pr, h, &c);
   discretise_up(pr, &c, h, up);
-  discretise_low_round(&c, low);
+  if (low) {
+    status = discretise_low(&c, h, low, err);
+    if (status == 0)
+      discretise_low_round(&c, low);
+  }
   free(c.Pc);
+  if (status < 0)
+    return status;
   dist_trim(up, 1);
-  dist_trim(low, 0);
+  if (low)
+    dist_trim(low, 0);
   return DPD_OK;
 }
 
@@ -485,8 +591,11 @@ static void pair_poisson(double s, double q, int order, pld_pair *pr) {
 static int make_pairs(const pld_pair *pairs, int orders, double h, dpd_pld **pld, dpd_err *err) {
   dpd_pld *out = NULL;
   int status = pld_new(h, orders, &out, err);
-  for (int o = 0; o < orders && status == DPD_OK; o++)
+  for (int o = 0; o < orders && status == DPD_OK; o++) {
     status = discretise(&pairs[o], h, &out->d[o][0], &out->d[o][1], err);
+    if (status == DPD_OK && 2.0 * h <= DPD_PLD_H_MAX)
+      status = discretise(&pairs[o], 2.0 * h, &out->d[o][2], NULL, err);
+  }
   if (status < 0) {
     dpd_pld_free(out);
     return status;
@@ -869,6 +978,18 @@ static int compose_dists(pld_sum *sm, int pessimistic, pld_dist *out, dpd_err *e
       out->p[(size_t)mod_ll((long long)k + shift, (long long)N)] = buf[k] / (double)N;
     out->n = N;
     out->lo = w0;
+    /* FFT rounding: each point is off by up to a few ulps of the largest value (measured here:
+     * the most negative point, whose true value is >= 0, and a floor of 8 ulps of the peak),
+     * plus each input's own rounding (spread over the output with total weight <= 1 per
+     * input step). */
+    double neg = 0.0, peak = 0.0, in_noise = 0.0;
+    for (size_t k = 0; k < N; k++) {
+      neg = fmax(neg, -out->p[k]);
+      peak = fmax(peak, out->p[k]);
+    }
+    for (int j = 0; j < sm->count; j++)
+      in_noise += sm->mult[j] * sm->d[j]->noise;
+    out->noise = in_noise + fmax(2.0 * neg, 8.0 * DBL_EPSILON * peak);
     double inf = -expm1(log_keep);
     if (pessimistic) {
       out->inf = fmin(1.0, inf + tail_hi);
@@ -898,9 +1019,12 @@ int dpd_pld_compose_self(const dpd_pld *pld, size_t T, dpd_pld **out, dpd_err *e
   dpd_pld *res = NULL;
   int status = pld_new(pld->h, pld->orders, &res, err);
   for (int o = 0; o < pld->orders && status == DPD_OK; o++)
-    for (int b = 0; b < 2 && status == DPD_OK; b++) {
-      pld_sum sm = {{&pld->d[o][b], NULL}, {(double)T, 0.0}, 1, pld->h, NULL};
-      status = compose_dists(&sm, b == 0, &res->d[o][b], err);
+    for (int b = 0; b < 3 && status == DPD_OK; b++) {
+      if (b == 2 && pld->d[o][2].n == 0)
+        continue;
+      pld_sum sm = {{&pld->d[o][b], NULL}, {(double)T, 0.0}, 1, b == 2 ? 2.0 * pld->h : pld->h,
+                    NULL};
+      status = compose_dists(&sm, b != 1, &res->d[o][b], err);
     }
   if (status < 0) {
     dpd_pld_free(res);
@@ -921,10 +1045,12 @@ int dpd_pld_compose(const dpd_pld *a, const dpd_pld *b, dpd_pld **out, dpd_err *
   dpd_pld *res = NULL;
   int status = pld_new(a->h, orders, &res, err);
   for (int o = 0; o < orders && status == DPD_OK; o++)
-    for (int k = 0; k < 2 && status == DPD_OK; k++) {
-      pld_sum sm = {{&a->d[o < a->orders ? o : 0][k], &b->d[o < b->orders ? o : 0][k]},
-                    {1.0, 1.0}, 2, a->h, NULL};
-      status = compose_dists(&sm, k == 0, &res->d[o][k], err);
+    for (int k = 0; k < 3 && status == DPD_OK; k++) {
+      const pld_dist *da = &a->d[o < a->orders ? o : 0][k], *db = &b->d[o < b->orders ? o : 0][k];
+      if (k == 2 && (da->n == 0 || db->n == 0))
+        continue;
+      pld_sum sm = {{da, db}, {1.0, 1.0}, 2, k == 2 ? 2.0 * a->h : a->h, NULL};
+      status = compose_dists(&sm, k != 1, &res->d[o][k], err);
     }
   if (status < 0) {
     dpd_pld_free(res);
@@ -936,36 +1062,44 @@ int dpd_pld_compose(const dpd_pld *a, const dpd_pld *b, dpd_pld **out, dpd_err *
 
 /* ---- Queries -------------------------------------------------------------------------------- */
 
-static double dist_delta(const pld_dist *d, double h, double eps) {
-  double sum = 0.0;
+/* delta of one distribution with each point moved by sign * noise (the FFT rounding allowance:
+ * +1 pessimistic, -1 optimistic, 0 none); *allow (may be NULL) gets the allowance's part. */
+static double dist_delta_n(const pld_dist *d, double h, double eps, double sign, double *allow) {
+  double sum = 0.0, w = 0.0;
   for (size_t k = d->n; k-- > 0;) {
     double l = (double)(d->lo + (long long)k) * h;
     if (!(l > eps))
       break;
-    sum += -expm1(eps - l) * d->p[k];
+    double c = -expm1(eps - l);
+    sum += c * d->p[k];
+    w += c;
   }
-  return sum + d->inf;
+  if (allow)
+    *allow = w * d->noise;
+  return sum + sign * w * d->noise + d->inf;
 }
 
-/* Smallest eps >= 0 with sum_{L>eps}(1 - e^{eps-L}) p + inf <= target: on each interval
- * [L_{k-1}, L_k) the sum is inf + A_k - e^{eps - L_k} B_k with suffix sums A_k = sum_{i>=k} p_i,
- * B_k = sum_{i>=k} p_i e^{L_k - L_i} (scaled so that nothing overflows at large eps); solved
- * there in closed form. */
-static double dist_eps(const pld_dist *d, double h, double target) {
+/* Smallest eps >= 0 with sum_{L>eps}(1 - e^{eps-L}) (p + sign noise) + inf <= target: on each
+ * interval [L_{k-1}, L_k) the sum is inf + A_k - e^{eps - L_k} B_k with suffix sums
+ * A_k = sum_{i>=k} p_i, B_k = sum_{i>=k} p_i e^{L_k - L_i} (scaled so that nothing overflows at
+ * large eps); solved there in closed form. */
+static double dist_eps(const pld_dist *d, double h, double target, double sign) {
   if (d->inf >= target)
     return INFINITY;
-  if (dist_delta(d, h, 0.0) <= target)
+  if (dist_delta_n(d, h, 0.0, sign, NULL) <= target)
     return 0.0;
-  double A = 0.0, B = 0.0, decay = exp(-h);
+  double A = 0.0, B = 0.0, decay = exp(-h), nz = sign * d->noise;
   for (size_t k = d->n; k-- > 0;) {
     double l = (double)(d->lo + (long long)k) * h;
     if (!(l > 0.0))
       break;
-    A += d->p[k];
-    B = B * decay + d->p[k];
+    A += d->p[k] + nz;
+    B = B * decay + d->p[k] + nz;
     double lprev = fmax(0.0, l - h);
     double dprev = d->inf + A - exp(lprev - l) * B;
     if (dprev > target) {
+      if (!(B > 0.0))
+        return lprev;
       double e = l + log((d->inf + A - target) / B);
       return fmin(fmax(e, lprev), l);
     }
@@ -988,9 +1122,9 @@ int dpd_pld_delta(const dpd_pld *pld, double eps, double *delta_up, double *delt
     return DPD_FAIL(err, DPD_EINVAL, "eps = %g is invalid: the allowed range is [0, inf]", eps);
   double up = 0.0, low = 0.0;
   for (int o = 0; o < pld->orders; o++) {
-    up = fmax(up, fmin(1.0, dist_delta(&pld->d[o][0], pld->h, eps)));
+    up = fmax(up, fmin(1.0, dist_delta_n(&pld->d[o][0], pld->h, eps, 1.0, NULL)));
     const pld_dist *d = &pld->d[o][1];
-    low = fmax(low, fmax(0.0, dist_delta(d, pld->h, eps) - d->alias));
+    low = fmax(low, fmax(0.0, dist_delta_n(d, pld->h, eps, -1.0, NULL) - d->alias));
   }
   if (delta_up)
     *delta_up = up;
@@ -1010,21 +1144,59 @@ int dpd_pld_epsilon(const dpd_pld *pld, double delta, double *eps_up, double *ep
   double up = 0.0, low = 0.0;
   for (int o = 0; o < pld->orders; o++) {
     const pld_dist *d = &pld->d[o][0];
-    double e = dist_eps(d, pld->h, delta);
+    double e = dist_eps(d, pld->h, delta, 1.0), allow = 0.0;
     /* re-check, rounding up until the pessimistic delta is met */
     double stepsize = 1e-14 * fmax(1.0, e);
-    for (int it = 0; it < 200 && isfinite(e) && dist_delta(d, pld->h, e) > delta; it++) {
+    for (int it = 0; it < 200 && isfinite(e) && dist_delta_n(d, pld->h, e, 1.0, &allow) > delta;
+         it++) {
       e += stepsize;
       stepsize *= 2.0;
     }
+    if (isfinite(e) && allow > DPD_PLD_NOISE_SHARE * delta)
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "delta = %g is invalid for this PLD: the FFT rounding of its %zu points "
+                      "(about %.2g each) accounts for %.2g of delta(eps = %g), more than %g of "
+                      "it; the allowed range is delta >= %.2g (or fewer points: a coarser h)",
+                      delta, d->n, d->noise, allow, e, DPD_PLD_NOISE_SHARE,
+                      allow / DPD_PLD_NOISE_SHARE);
     up = fmax(up, e);
     d = &pld->d[o][1];
-    low = fmax(low, dist_eps(d, pld->h, delta + d->alias));
+    low = fmax(low, dist_eps(d, pld->h, delta + d->alias, -1.0));
   }
   if (eps_up)
     *eps_up = up;
   if (eps_low)
     *eps_low = fmin(low, up);
+  return DPD_OK;
+}
+
+/* The pessimistic eps is exact at h -> 0 up to a second-order term: eps_up(h) ~ eps + c h^2
+ * (each step's delta curve is a chord of the true one). With eps_up on the grid 2h as well,
+ * eps_up(h) - (eps_up(2h) - eps_up(h)) / 3 removes that term (Richardson extrapolation; both
+ * without the FFT rounding allowance); the result is clamped into [eps_low, eps_up]. Without a
+ * 2h grid (h > DPD_PLD_H_MAX / 2, or composed with such a PLD) the estimate is eps_up. */
+int dpd_pld_epsilon_estimate(const dpd_pld *pld, double delta, double *eps_est, dpd_err *err) {
+  double up = NAN, low = NAN;
+  int status = dpd_pld_epsilon(pld, delta, &up, &low, err);
+  if (status < 0)
+    return status;
+  double est = -INFINITY;
+  for (int o = 0; o < pld->orders; o++) {
+    const pld_dist *d = &pld->d[o][0], *d2 = &pld->d[o][2];
+    double e1 = dist_eps(d, pld->h, delta, 0.0), e = e1;
+    if (d2->n > 0 && isfinite(e1)) {
+      double e2 = dist_eps(d2, 2.0 * pld->h, delta, 0.0);
+      if (isfinite(e2))
+        e = e1 - (e2 - e1) / 3.0;
+    }
+    est = fmax(est, e);
+  }
+  if (!(est >= low)) /* also NAN */
+    est = low;
+  if (est > up)
+    est = up;
+  if (eps_est)
+    *eps_est = est;
   return DPD_OK;
 }
 

@@ -208,7 +208,9 @@ static void simulate_is_well_formed_and_thread_independent(void **state) {
     dpd_keys *k1, *k3;
     dpd_run_env env = dpd_run_env_default();
     dpd_err err;
-    assert_non_null(c); /* every model simulates */
+    if (c == NULL) {
+      continue; /* a model without simulate (privacy: the accountant alone) */
+    }
     if (c->run == NULL) {
       continue; /* run by the CLI still (linreg) */
     }
@@ -400,7 +402,7 @@ static void every_command_declares_its_summary_numbers(void **state) {
       dpd_run_env env = dpd_run_env_default();
       dpd_err err;
       char what[64];
-      if (c->run == NULL) {
+      if (c == NULL || c->run == NULL) {
         continue;
       }
       keys_small(m, "simulate", "1", &keys);
