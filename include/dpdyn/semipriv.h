@@ -76,6 +76,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dpdyn/account.h"
 #include "dpdyn/replicate.h"
 #include "dpdyn/status.h"
 
@@ -177,21 +178,53 @@ DPD_API size_t dpd_semipriv_subspace_work(size_t d, size_t k);
 
 /* ====================================== Noisy-SGD =========================================== */
 
+/* How the noise sigma of Noisy-SGD meets (epsilon, delta) (docs/privacy.md, "Semi-private
+ * Noisy-SGD accounted by PLD"):
+ *  BST: Bassily, Smith & Thakurta's theorem (dpd_semipriv_sgd_sigma: amplification by sampling
+ *       and advanced composition over n^2 steps), the paper's calibration;
+ *  PLD: the smallest sigma whose PLD accounting of the run's T steps is (epsilon, delta)-DP
+ *       (dpd_semipriv_sgd_sigma_pld). */
+typedef enum {
+  DPD_SEMIPRIV_CALIBRATION_BST = 0,
+  DPD_SEMIPRIV_CALIBRATION_PLD = 1
+} dpd_semipriv_calibration;
+
+/* "bst", "pld"; NULL outside the enum. Static storage. */
+DPD_API const char *dpd_semipriv_calibration_name(dpd_semipriv_calibration c);
+
 typedef struct {
   double epsilon; /* (0, inf]; inf: non-private (sigma = 0, the same steps) */
   double delta;   /* (0, 1) */
   double zeta;    /* margin scale of the hinge loss max(0, 1 - y <w, x> / zeta), finite > 0 */
   size_t steps;   /* T >= 1, T < 2^33; 0: n^2 */
   double radius;  /* the constraint set W = {|w| <= radius}, finite > 0 (1: the unit ball) */
+  dpd_semipriv_calibration calibration; /* BST (default): sigma = dpd_semipriv_sgd_sigma; PLD:
+                                           sigma is the field below */
+  double sigma; /* PLD: the noise standard deviation (from dpd_semipriv_sgd_sigma_pld, computed
+                   once per run), finite >= 0; ignored for BST */
 } dpd_semipriv_sgd_config;
 
-/* epsilon 1, delta 1e-5, zeta 0.1, steps 0 (= n^2), radius 1. */
+/* epsilon 1, delta 1e-5, zeta 0.1, steps 0 (= n^2), radius 1, calibration BST, sigma NaN. */
 DPD_API dpd_semipriv_sgd_config dpd_semipriv_sgd_config_default(void);
 
 /* The noise standard deviation of Noisy-SGD (notes C.3 with the corrected epsilon^2):
  *   sigma^2 = 32 L^2 n^2 log(n / delta) log(1 / delta) / epsilon^2,
  * 0 for epsilon = inf. NaN for n = 0, L <= 0, epsilon <= 0 or delta outside (0, 1). Pure. */
 DPD_API double dpd_semipriv_sgd_sigma(size_t n, double L, double epsilon, double delta);
+
+/* The noise standard deviation of Noisy-SGD by the PLD accountant (account.h): each step draws
+ * one record uniformly with replacement (batch 1 of n) and adds N(0, sigma^2 I) to the record's
+ * contribution n grad l, of norm <= n L (|x| <= 1); under replace-one neighbours the noise
+ * multiplier is sigma / (n L), and T = `steps` such steps are accounted with
+ * dpd_account_sigma_for (SUBSAMPLED, REPLACEMENT, batch 1, REPLACE_ONE): *sigma = n L z for the
+ * smallest z (relative 1e-4) whose PLD upper bound of eps(delta) is <= epsilon, rounded up.
+ * `at` (NULL allowed): the accounting at z (at->epsilon <= epsilon). epsilon = inf: *sigma = 0
+ * and `at` untouched. DPD_EINVAL names 'n', 'zeta' (L), 'steps', 'epsilon' or 'delta' (also
+ * when no z in the accountant's bracket reaches epsilon). n >= 1, L finite > 0, steps >= 1,
+ * epsilon in (0, inf], delta in (0, 1). */
+DPD_API int dpd_semipriv_sgd_sigma_pld(size_t n, double L, size_t steps, double epsilon,
+                                       double delta, double *sigma, dpd_account_result *at,
+                                       dpd_err *err);
 
 /* Step size of step t >= 1 (Bassily et al.'s convex choice, notes C.3):
  *   eta(t) = D / sqrt(t (n^2 L^2 + k sigma^2)),  D = 2 radius the diameter of W. Pure. */
@@ -280,10 +313,12 @@ typedef struct {
   int threads;              /* OpenMP threads over replicates (<= 0: all) */
   dpd_progress_fn progress; /* replicates done, calling thread only; non-zero stops */
   void *progress_user;      /* borrowed */
+  /* the noise's calibration (default BST) */
+  dpd_semipriv_calibration calibration;
 } dpd_semipriv_run_config;
 
 /* n 500, n_public 5000, n_test 1000, k 5, center 1, epsilon 1, delta 1e-5, steps 0 (= n^2),
- * zeta, gamma0, xi0 NaN, beta 0.05, seeds 8, seed 1, threads 0, no progress. */
+ * zeta, gamma0, xi0 NaN, beta 0.05, calibration BST, seeds 8, seed 1, threads 0, no progress. */
 DPD_API dpd_semipriv_run_config dpd_semipriv_run_config_default(void);
 
 typedef struct {
@@ -296,6 +331,12 @@ typedef struct {
   double eigengap;          /* population Delta_k (dpd_semipriv_gen_eigengap) */
   double margin_guaranteed; /* the generator's gamma */
   double zb_bound;          /* 4 (1 + sqrt(log(2/beta)/2)) / (Delta_k sqrt(n_public)); 0 at k = d */
+  dpd_semipriv_calibration calibration; /* how sigma was calibrated */
+  double sigma_bst;        /* Bassily et al.'s sigma (dpd_semipriv_sgd_sigma; = sigma for BST) */
+  double noise_multiplier; /* sigma / (n L) */
+  double epsilon_pld;      /* PLD: the accountant's upper bound of eps(delta) at sigma (<= the
+                              target epsilon); its estimate and lower bound; NaN for BST */
+  double epsilon_pld_estimate, epsilon_pld_lower;
 } dpd_semipriv_result;
 
 /* Runs cfg->seeds replicates of Algorithm 1 on data of `gen` (borrowed): per replicate the

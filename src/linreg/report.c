@@ -187,20 +187,22 @@ static void add_epsilons(dpd_output *out, double rho, double delta, const char *
   dpd__linreg_report_number(out, "epsilon_tight", suffix, eps);
 }
 
-void dpd__linreg_report_privacy(dpd_output *out, double rho, int have_delta, double delta,
-                                size_t n) {
-  double rho_z = 0.5 * rho * rho;
+int dpd__linreg_report_privacy(dpd_output *out, const dpd__linreg_privacy *priv, size_t n,
+                               const dpd_schedule *s, const dpd_linreg_problem *p,
+                               const dpd__lrdata *D, dpd_err *err) {
+  const double rho = priv->rho, rho_z = 0.5 * rho * rho;
   dpd_privacy_guarantee g;
-  if (dpd_privacy_guarantee_from_zcdp(rho_z, have_delta ? delta : 1.0 / (double)n, &g, NULL) ==
-      DPD_OK) {
+  if (dpd_privacy_guarantee_from_zcdp(rho_z, priv->have_delta ? priv->delta : 1.0 / (double)n, &g,
+                                      NULL) == DPD_OK) {
     dpd__output_guarantee(out, &g);
   }
   dpd_output_number_set(out, "rho", rho);
   dpd_output_number_set(out, "zcdp", rho_z);
-  if (have_delta) {
-    dpd_output_number_set(out, "delta", delta);
-    add_epsilons(out, rho, delta, "");
+  if (priv->have_delta) {
+    dpd_output_number_set(out, "delta", priv->delta);
+    add_epsilons(out, rho, priv->delta, "");
   }
+  return dpd__linreg_report_gdp(out, priv, n, s, p, D, err);
 }
 
 int dpd__linreg_report_account(dpd_output *out, const dpd_schedule *s, size_t n, double rho,
@@ -232,10 +234,12 @@ int dpd__linreg_report_account(dpd_output *out, const dpd_schedule *s, size_t n,
 
 int dpd__linreg_report_sequence(const char *path, size_t max_memory, int have_delta, double delta,
                                 dpd_output **outp, dpd_err *err) {
-  double *cols[2] = {NULL, NULL}, rho_eff = NAN;
+  double *cols[2] = {NULL, NULL}, rho_eff = NAN, eta_max = 0.0;
   size_t rows = 0, ncols = 0;
+  dpd__linreg_gdp_check check;
   int status = dpd__read_table("sequence", path, 2, 2, max_memory, cols, &rows, &ncols, err);
   for (size_t k = 0; status == DPD_OK && k < rows; k++) {
+    eta_max = fmax(eta_max, cols[0][k]);
     if (cols[0][k] < 0.0 || cols[1][k] < 0.0) {
       status = DPD_FAIL(err, DPD_EINVAL,
                         "invalid value for 'sequence': row %zu of '%s' has eta = %g, sigma = %g "
@@ -262,5 +266,9 @@ int dpd__linreg_report_sequence(const char *path, size_t max_memory, int have_de
     dpd_output_number_set(*outp, "delta", delta);
     add_epsilons(*outp, rho_eff, delta, "_eff");
   }
-  return DPD_OK;
+  if (!isfinite(rho_eff)) {
+    return DPD_OK; /* some step has no noise after it: nothing to claim */
+  }
+  dpd__linreg_gdp_check_eval(eta_max, rows, NULL, NULL, &check);
+  return dpd__linreg_report_gdp_block(*outp, rho_eff, have_delta, delta, &check, err);
 }

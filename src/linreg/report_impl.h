@@ -10,7 +10,9 @@
 #include "dpdyn/model.h"
 #include "dpdyn/ode.h"
 #include "dpdyn/schedule.h"
+#include "linreg/data_impl.h"
 #include "linreg/ode_estimate_impl.h"
+#include "linreg/problem_spec_impl.h"
 
 #ifndef DPD_HIDDEN_FN
 #define DPD_HIDDEN_FN __attribute__((visibility("hidden")))
@@ -63,10 +65,62 @@ DPD_HIDDEN_FN int dpd__linreg_report_replicates(dpd_output *out, const dpd_linre
                                                 const dpd_linreg_sim_result *sde, int level,
                                                 size_t seeds, size_t grid, dpd_err *err);
 
-/* The guarantees of a rho^2/2-zCDP run (docs/privacy.md: no GDP curve is claimed): the
- * "privacy" object at delta (have_delta) or 1/n, rho, zcdp, and with delta its epsilons. */
-DPD_HIDDEN_FN void dpd__linreg_report_privacy(dpd_output *out, double rho, int have_delta,
-                                              double delta, size_t n);
+/* The guarantees of the run (rho = priv->rho, a rho^2/2-zCDP run): the "privacy" object at
+ * delta (have_delta) or 1/n, rho, zcdp, with delta its epsilons; then the last-iterate GDP of
+ * the n steps of schedule s (dpd__linreg_report_gdp). p: the population's problem (Gaussian
+ * rows) and D: the data (features = file:; NULL otherwise). */
+DPD_HIDDEN_FN int dpd__linreg_report_privacy(dpd_output *out, const dpd__linreg_privacy *priv,
+                                             size_t n, const dpd_schedule *s,
+                                             const dpd_linreg_problem *p, const dpd__lrdata *D,
+                                             dpd_err *err);
+
+/* ---- the last-iterate GDP of one-pass linreg (lastiter.c; docs/privacy.md, "Last-iterate GDP
+ * of one-pass linreg") ---- */
+
+/* Whether every step is non-expansive (eta_k |x|^2 <= 2 for every row). */
+enum { DPD__GDP_HOLDS = 0, DPD__GDP_FAILS = 1, DPD__GDP_CONDITIONAL = 2 };
+
+typedef struct {
+  double bound;      /* B = 2 / max_k eta_k: rows with |x|^2 <= B make every step non-expansive */
+  int status;        /* DPD__GDP_HOLDS (data rows checked), FAILS, CONDITIONAL (unchecked) */
+  const char *rows;  /* "data", "gaussian", "unknown" (static storage) */
+  double max_norm2;  /* data: max |x|^2 over the population rows; NAN otherwise */
+  double mean_norm2; /* Gaussian rows: E|x|^2 = tr Sigma = d; NAN otherwise */
+  double row_tail;   /* Gaussian rows: a bound on P(|x|^2 > B) for one row; NAN otherwise */
+  double run_tail;   /* min(1, n row_tail): a bound on P(some row of the run exceeds B) */
+  char why[320];     /* FAILS: the reason */
+} dpd__linreg_gdp_check;
+
+/* The check for steps of largest size eta_max (n steps): data rows D when not NULL (its
+ * with_replacement refuses the one-pass analysis), else the Gaussian rows of p when not NULL,
+ * else nothing to check (CONDITIONAL). */
+DPD_HIDDEN_FN void dpd__linreg_gdp_check_eval(double eta_max, size_t n, const dpd_linreg_problem *p,
+                                              const dpd__lrdata *D, dpd__linreg_gdp_check *c);
+/* "holds", "fails", "conditional". */
+DPD_HIDDEN_FN const char *dpd__linreg_gdp_status_name(int status);
+/* A Chernoff bound on P(|x|^2 > B) for x ~ N(0, Sigma), Sigma's eigenvalues those of p (mean 1):
+ * from the exact groups, or from tr Sigma = d and lambda_max when p's groups are quadrature
+ * nodes. 1 for B <= d. */
+DPD_HIDDEN_FN double dpd__linreg_norm2_tail(const dpd_linreg_problem *p, double B);
+/* max_j |x_j|^2 over the population rows of D (d max_j a_j). */
+DPD_HIDDEN_FN double dpd__linreg_max_row_norm2(const dpd__lrdata *D);
+
+/* The keys gdp_mu (mu), and with have_delta epsilon_gdp (dpd_privacy_gdp_eps at delta) and
+ * epsilon_tight_over_gdp (the tight zCDP eps of mu^2/2 over it), null with the reason under
+ * not_available when c fails; the check's numbers gdp_norm2_bound, gdp_max_row_norm2 (data),
+ * gdp_row_tail and gdp_run_tail (Gaussian rows); the object last_iterate_gdp (assumption, rows,
+ * status, why) and, when c fails, a note. Drops these keys first: the block may be written again
+ * (tune, with the optimum's schedule). */
+DPD_HIDDEN_FN int dpd__linreg_report_gdp_block(dpd_output *out, double mu, int have_delta,
+                                               double delta, const dpd__linreg_gdp_check *c,
+                                               dpd_err *err);
+
+/* The last-iterate GDP of the run: mu = rho (the calibrated schedule makes every record's mu_k
+ * equal rho), checked for the n steps of schedule s (eta_max = sup eta~ / n) on D or p. Nothing
+ * for rho = inf. Written again by tune with the optimum's schedule. */
+DPD_HIDDEN_FN int dpd__linreg_report_gdp(dpd_output *out, const dpd__linreg_privacy *priv, size_t n,
+                                         const dpd_schedule *s, const dpd_linreg_problem *p,
+                                         const dpd__lrdata *D, dpd_err *err);
 
 /* account: rho_eff of the schedule's n steps at rho (rho_target, rho_eff, zcdp_eff, with
  * have_delta the epsilons "_eff"; epsilon > 0: the target epsilon and rho_bun_steinke). */

@@ -282,7 +282,6 @@ static void files_result(dpd_semipriv_result *res, const dpd__sp_files *f,
   res->gamma0 = NAN;
   res->xi0 = NAN;
   res->L = 1.0 / cfg->zeta;
-  res->sigma = dpd_semipriv_sgd_sigma(n, res->L, cfg->epsilon, cfg->delta);
   res->eta1 = dpd_semipriv_sgd_eta(1, n, res->L, k, res->sigma, radius);
   res->xi_k = NAN;
   res->eigengap = gap;
@@ -322,6 +321,11 @@ int dpd__sp_files_run(const dpd__sp_files *f, const dpd_semipriv_run_config *cfg
   job.sgd.delta = cfg->delta;
   job.sgd.zeta = cfg->zeta;
   job.sgd.steps = cfg->steps;
+  if (status == DPD_OK && res != NULL) {
+    status = dpd__sp_calibrate(cfg, f->train.n, 1.0 / cfg->zeta,
+                               cfg->steps == 0 ? f->train.n * f->train.n : cfg->steps, res,
+                               &job.sgd, err);
+  }
   const dpd__replicate_plan plan = {.n = seeds,
                                     .threads = cfg->threads,
                                     .work_doubles = k + dpd_semipriv_sgd_work(k),

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "dpdyn/keys.h"
 #include "dpdyn/model.h"
 #include "dpdyn/semipriv.h"
 #include "dpdyn/status.h"
@@ -82,6 +83,17 @@ DPD__SP_HIDDEN int dpd__sp_law_check(const dpd_semipriv_gen_config *g, dpd_err *
 DPD__SP_HIDDEN double dpd__sp_law_bytes(size_t d, size_t k, size_t n, size_t seeds, int threads,
                                         int run);
 
+/* The noise of a run (sp_calib.c) at n labelled points, L = 1/zeta and T = steps: res->sigma by
+ * cfg->calibration (BST: dpd_semipriv_sgd_sigma; PLD: dpd_semipriv_sgd_sigma_pld, once per run),
+ * res->calibration, sigma_bst, noise_multiplier and, for PLD, the accountant's epsilons at it;
+ * sgd (NULL allowed) is set to use that sigma in every replicate. */
+DPD__SP_HIDDEN int dpd__sp_calibrate(const dpd_semipriv_run_config *cfg, size_t n, double L,
+                                     size_t steps, dpd_semipriv_result *res,
+                                     dpd_semipriv_sgd_config *sgd, dpd_err *err);
+/* The privacy keys of model=semipriv: epsilon, delta and calibration (bst | pld) into rc. */
+DPD__SP_HIDDEN int dpd__sp_privacy_keys(const dpd_keys *keys, dpd_semipriv_run_config *rc,
+                                        dpd_err *err);
+
 /* account: sigma and the constants without a replicate, in the fields of a result (replicates
  * NULL). gen NULL: file features (zeta must be given). DPD_EINVAL naming zeta when it is not
  * > 0. */
@@ -119,7 +131,10 @@ DPD__SP_HIDDEN int dpd__sp_steps_check(size_t n, size_t steps, double epsilon, d
 /* The names of the numbers the members above can put in a summary, per command, as dpdyn sweep
  * names them (dpd_model_command.numbers of model=semipriv): the union over the configurations
  * (law or files), checked by tests/cli/test_sweep_plot_y.sh. */
-#define DPD__SP_NUMBERS_HEAD "seed k d privacy.epsilon privacy.delta sigma L zeta eta1 steps "
+#define DPD__SP_NUMBERS_HEAD                                                                       \
+  "seed k d privacy.epsilon privacy.delta privacy.noise_multiplier privacy.epsilon_pld "           \
+  "privacy.epsilon_pld_estimate privacy.epsilon_pld_lower privacy.sigma_bst "                      \
+  "privacy.sigma_bst_over_sigma sigma L zeta eta1 steps "
 #define DPD__SP_NUMBERS_RUN                                                                        \
   "seeds test_accuracy test_accuracy_se test_hinge test_hinge_se train_accuracy train_hinge "      \
   "w_norm active_fraction xi_k xi_k_se xi_k_population eigengap eigengap_hat margin_min "          \
@@ -139,9 +154,13 @@ DPD__SP_HIDDEN int dpd__sp_steps_check(size_t n, size_t steps, double epsilon, d
 
 /* Writes the members into a summary object (obj NULL: nothing). */
 DPD__SP_HIDDEN void dpd__sp_members_add(cJSON *obj, const dpd__sp_member *m, size_t count);
-/* The guarantee of Noisy-SGD (the summary's "privacy" object): Bassily et al.'s (epsilon,
- * delta), no zCDP or GDP conversion; epsilon = inf: none. */
-DPD__SP_HIDDEN size_t dpd__sp_privacy_members(double epsilon, double delta, dpd__sp_member *m);
+/* The guarantee of Noisy-SGD (the summary's "privacy" object) at cfg's (epsilon, delta), by
+ * res's calibration: Bassily et al.'s theorem (bst), or the PLD accountant (pld: its epsilon,
+ * estimate and lower bound at sigma, and Bassily et al.'s sigma beside it); the calibration and
+ * the noise multiplier sigma / (n L) either way; no zCDP or GDP conversion; epsilon = inf:
+ * none. */
+DPD__SP_HIDDEN size_t dpd__sp_privacy_members(const dpd_semipriv_run_config *cfg,
+                                              const dpd_semipriv_result *res, dpd__sp_member *m);
 /* The features of a run (the summary's "features" object): the law, or the files read. */
 DPD__SP_HIDDEN size_t dpd__sp_files_members(const dpd__sp_files *f, dpd__sp_member *m);
 /* The constants of a run, in order: k, d, then sigma, L, zeta, eta1, steps (7 members). */

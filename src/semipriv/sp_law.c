@@ -151,6 +151,7 @@ double dpd__sp_law_bytes(size_t d_, size_t k_, size_t n_, size_t seeds, int thre
 
 int dpd__sp_account_eval(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config *cfg, size_t d,
                          dpd_semipriv_result *acc, dpd_err *err) {
+  int status;
   memset(acc, 0, sizeof *acc);
   acc->k = cfg->k;
   acc->d = d;
@@ -170,7 +171,9 @@ int dpd__sp_account_eval(const dpd_semipriv_gen *gen, const dpd_semipriv_run_con
                     acc->zeta);
   }
   acc->L = 1.0 / acc->zeta;
-  acc->sigma = dpd_semipriv_sgd_sigma(cfg->n, acc->L, cfg->epsilon, cfg->delta);
+  if ((status = dpd__sp_calibrate(cfg, cfg->n, acc->L, acc->steps, acc, NULL, err)) < 0) {
+    return status;
+  }
   acc->eta1 = dpd_semipriv_sgd_eta(1, cfg->n, acc->L, acc->k, acc->sigma, 1.0);
   return DPD_OK;
 }

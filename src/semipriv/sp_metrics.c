@@ -173,16 +173,33 @@ size_t dpd__sp_constants_members(const dpd_semipriv_result *res, dpd__sp_member 
   return c;
 }
 
-size_t dpd__sp_privacy_members(double epsilon, double delta, dpd__sp_member *m) {
+size_t dpd__sp_privacy_members(const dpd_semipriv_run_config *cfg, const dpd_semipriv_result *res,
+                               dpd__sp_member *m) {
   size_t c = 0;
-  if (isinf(epsilon)) {
+  if (isinf(cfg->epsilon)) {
     TEXT("guarantee", "none (epsilon = inf: non-private, sigma = 0)");
     NUM("epsilon", INFINITY);
+    TEXT("calibration", dpd_semipriv_calibration_name(res->calibration));
     return c;
   }
   TEXT("guarantee", "(epsilon, delta)-DP");
-  NUM("epsilon", epsilon);
-  NUM("delta", delta);
+  NUM("epsilon", cfg->epsilon);
+  NUM("delta", cfg->delta);
+  TEXT("calibration", dpd_semipriv_calibration_name(res->calibration));
+  NUM("noise_multiplier", res->noise_multiplier);
+  if (res->calibration == DPD_SEMIPRIV_CALIBRATION_PLD) {
+    TEXT("source", "PLD accountant (docs/privacy.md, \"Semi-private Noisy-SGD accounted by PLD\"): "
+                   "steps of one record drawn uniformly with replacement (batch 1 of n), "
+                   "replace-one neighbours, contribution n grad l of norm <= n L, noise "
+                   "multiplier sigma / (n L), every iterate accounted; sigma the smallest whose "
+                   "PLD upper bound is <= epsilon");
+    NUM("epsilon_pld", res->epsilon_pld);
+    NUM("epsilon_pld_estimate", res->epsilon_pld_estimate);
+    NUM("epsilon_pld_lower", res->epsilon_pld_lower);
+    NUM("sigma_bst", res->sigma_bst);
+    NUM("sigma_bst_over_sigma", res->sigma_bst / res->sigma);
+    return c;
+  }
   TEXT("source", "Bassily, Smith & Thakurta (arXiv:1405.7085): Noisy-SGD with sigma^2 = 32 L^2 n^2 "
                  "log(n/delta) log(1/delta) / epsilon^2, at most n^2 steps sampled with "
                  "replacement, |x| <= 1 (amplification by sampling and advanced composition); no "

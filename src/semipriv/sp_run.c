@@ -23,6 +23,7 @@
 #include "dpdyn/pca.h"
 #include "dpdyn/semipriv.h"
 #include "core/dot_impl.h"
+#include "semipriv/sp_files_impl.h"
 #include "semipriv/sp_impl.h"
 
 /* Points generated per block (one dgemm with Q each). */
@@ -384,6 +385,11 @@ int dpd_semipriv_run(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config 
     status = DPD_FAIL(err, DPD_ENOMEM, "semipriv: out of memory (seeds = %zu, d = %zu)", seeds, d);
     goto cleanup;
   }
+  if ((status = dpd__sp_calibrate(cfg, cfg->n, 1.0 / zeta,
+                                  cfg->steps == 0 ? cfg->n * cfg->n : cfg->steps, res, &pl.sgd,
+                                  err)) < 0) {
+    goto cleanup;
+  }
   dpd_semipriv_gen_top(gen, k, A_true);
   pl.A_true = A_true;
   pl.gap_true = dpd_semipriv_gen_eigengap(gen, k);
@@ -419,7 +425,6 @@ int dpd_semipriv_run(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config 
   res->gamma0 = gamma0;
   res->xi0 = xi0;
   res->L = 1.0 / zeta;
-  res->sigma = dpd_semipriv_sgd_sigma(cfg->n, res->L, cfg->epsilon, cfg->delta);
   res->eta1 = dpd_semipriv_sgd_eta(1, cfg->n, res->L, k, res->sigma, pl.sgd.radius);
   res->xi_k = dpd_semipriv_gen_xi(gen, k);
   res->eigengap = dpd_semipriv_gen_eigengap(gen, k);

@@ -27,8 +27,13 @@
 #define SP_FILL_VALUES 4096
 
 dpd_semipriv_sgd_config dpd_semipriv_sgd_config_default(void) {
-  dpd_semipriv_sgd_config c = {
-      .epsilon = 1.0, .delta = 1e-5, .zeta = 0.1, .steps = 0, .radius = 1.0};
+  dpd_semipriv_sgd_config c = {.epsilon = 1.0,
+                               .delta = 1e-5,
+                               .zeta = 0.1,
+                               .steps = 0,
+                               .radius = 1.0,
+                               .calibration = DPD_SEMIPRIV_CALIBRATION_BST,
+                               .sigma = NAN};
   return c;
 }
 
@@ -186,8 +191,23 @@ int dpd_semipriv_sgd_run(const dpd_semipriv_sgd_config *cfg, const double *P, co
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'steps': %zu (allowed: 1 .. 2^33 - 1)",
                     cfg->steps);
   }
+  if (cfg->calibration == DPD_SEMIPRIV_CALIBRATION_PLD &&
+      (!(cfg->sigma >= 0.0) || !isfinite(cfg->sigma) ||
+       (cfg->sigma == 0.0) != isinf(cfg->epsilon))) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'sigma': %g with calibration = pld (allowed: finite, > 0; 0 "
+                    "exactly when epsilon = inf)",
+                    cfg->sigma);
+  }
+  if (cfg->calibration != DPD_SEMIPRIV_CALIBRATION_BST &&
+      cfg->calibration != DPD_SEMIPRIV_CALIBRATION_PLD) {
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'calibration': %d (allowed: bst, pld)",
+                    (int)cfg->calibration);
+  }
   const double L = 1.0 / cfg->zeta;
-  const double sigma = dpd_semipriv_sgd_sigma(n, L, cfg->epsilon, cfg->delta);
+  const double sigma = cfg->calibration == DPD_SEMIPRIV_CALIBRATION_PLD
+                           ? cfg->sigma
+                           : dpd_semipriv_sgd_sigma(n, L, cfg->epsilon, cfg->delta);
   const sgd_plan pl = {.P = P,
                        .y = y,
                        .n = n,

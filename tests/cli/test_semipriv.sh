@@ -216,4 +216,30 @@ err positive_absent "'positive_class': every label of .* is -1" simulate "${F[@]
 err positive_frac "'positive_class': 1.5" simulate "${F[@]}" --positive_class=1.5
 err public_width "'public_features': .*has 13 features per row \(allowed: 12" simulate "${F[@]}" \
   --public_features=file:"$d/test.csv"
+# calibration = bst | pld (issue 28 §2; docs/privacy.md, "Semi-private Noisy-SGD accounted by
+# PLD"): bst is the default and gives the bits it gave before the key existed; pld calibrates
+# sigma by the PLD accountant of the run's n^2 with-replacement steps, never above the target.
+C=(--model=semipriv --d=20 --k=3 --n=12 --n_public=100 --n_test=100 --seeds=2 --epsilon=2 --plot=0)
+"$dpdyn" simulate "${C[@]}" --out="$work/cal_default" >/dev/null 2>&1 &&
+  "$dpdyn" simulate "${C[@]}" --calibration=bst --out="$work/cal_bst" >/dev/null 2>&1 &&
+  "$dpdyn" simulate "${C[@]}" --calibration=pld --out="$work/cal_pld" >/dev/null 2>&1 &&
+  "$dpdyn" account --model=semipriv --n=12 --epsilon=2 --calibration=pld \
+    --out="$work/cal_acc" >/dev/null 2>&1 || bad "calibration runs"
+if cmp -s <(tsv_rows "$work/cal_default/replicates.tsv") <(tsv_rows "$work/cal_bst/replicates.tsv"); then
+  ok "calibration: the default is bst (the same replicates)"
+else
+  bad "calibration: the default differs from bst"
+fi
+check "calibration bst: named, sigma = Bassily et al.'s" "$work/cal_bst" \
+  "j['privacy']['calibration'] == 'bst' and abs(j['sigma'] - 12 * math.sqrt(32 * math.log(12 / 1e-5) * math.log(1e5)) / 2 / j['zeta']) < 1e-9 * j['sigma'] and abs(j['privacy']['noise_multiplier'] - j['sigma'] * j['zeta'] / 12) < 1e-12 * j['sigma']"
+check "calibration pld: the accountant's epsilon <= the target, sigma below bst's" "$work/cal_pld" \
+  "j['privacy']['calibration'] == 'pld' and j['privacy']['epsilon_pld_lower'] <= j['privacy']['epsilon_pld_estimate'] <= j['privacy']['epsilon_pld'] <= 2 and j['sigma'] < j['privacy']['sigma_bst'] and abs(j['privacy']['sigma_bst_over_sigma'] - j['privacy']['sigma_bst'] / j['sigma']) < 1e-12 * j['privacy']['sigma_bst_over_sigma']"
+check "calibration pld: account gives the same sigma" "$work/cal_acc" \
+  "j['privacy']['calibration'] == 'pld' and j['privacy']['epsilon_pld'] <= 2"
+if "$jq_py" -c "import json,sys; a=json.load(open('$work/cal_pld/summary.json')); b=json.load(open('$work/cal_acc/summary.json')); sys.exit(0 if a['privacy']['noise_multiplier'] == b['privacy']['noise_multiplier'] else 1)"; then
+  ok "calibration pld: simulate and account agree on the noise multiplier"
+else
+  bad "calibration pld: simulate and account disagree"
+fi
+err calibration_bad "invalid value for 'calibration': 'foo'" simulate "${C[@]}" --calibration=foo
 finish semipriv

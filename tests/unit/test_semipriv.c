@@ -537,6 +537,68 @@ static void file_members_say_what_is_not_available(void **state) {
   assert_int_equal(na, 3); /* xi_k, margin_min, eigengap (k = d: no PCA) */
 }
 
+/* calibration = pld (issue 28): the noise is the accountant's, never above the target epsilon,
+ * below Bassily et al.'s; an sgd config with calibration PLD uses its sigma as given; the
+ * default calibration is BST. */
+static void pld_calibration_meets_the_target(void **state) {
+  (void)state;
+  const size_t n = 12, T = n * n;
+  const double L = 1.0 / 0.1, eps = 2.0, delta = 1e-5;
+  double sigma, check;
+  dpd_account_result at;
+  assert_int_equal(dpd_semipriv_sgd_sigma_pld(n, L, T, eps, delta, &sigma, &at, NULL), DPD_OK);
+  assert_true(at.epsilon <= eps);
+  assert_true(at.epsilon_lower <= at.epsilon_estimate && at.epsilon_estimate <= at.epsilon);
+  /* an independent accounting at the delivered noise multiplier sigma / (n L) */
+  {
+    dpd_account_segment seg = {.sigma = sigma / ((double)n * L), .batch = 1, .steps = T};
+    dpd_account a = {.mechanism = DPD_MECHANISM_SUBSAMPLED,
+                     .sampling = DPD_SAMPLING_REPLACEMENT,
+                     .neighbours = DPD_NEIGHBOURS_REPLACE_ONE,
+                     .n = n,
+                     .segments = &seg,
+                     .nsegments = 1};
+    dpd_account_result r;
+    assert_int_equal(dpd_account_epsilon(&a, delta, &r, NULL), DPD_OK);
+    check = r.epsilon;
+  }
+  print_message("n = %zu, T = %zu, eps = %g: sigma_pld = %.4f (PLD eps %.4f, again %.4f), "
+                "sigma_bst = %.4f\n",
+                n, T, eps, sigma, at.epsilon, check, dpd_semipriv_sgd_sigma(n, L, eps, delta));
+  assert_true(check <= eps * (1.0 + 1e-3));
+  assert_true(sigma < dpd_semipriv_sgd_sigma(n, L, eps, delta));
+  /* epsilon = inf: no noise */
+  assert_int_equal(dpd_semipriv_sgd_sigma_pld(n, L, T, INFINITY, delta, &sigma, NULL, NULL),
+                   DPD_OK);
+  assert_true(sigma == 0.0);
+  /* the sgd config: BST by default, PLD with its sigma as given, PLD without one refused */
+  {
+    const size_t k = 2;
+    double P[24], y[12], w[2], *work = malloc(dpd_semipriv_sgd_work(k) * sizeof *work);
+    dpd_semipriv_sgd_config c = dpd_semipriv_sgd_config_default();
+    dpd_semipriv_sgd_info info;
+    dpd_err err;
+    assert_non_null(work);
+    for (size_t i = 0; i < n; i++) {
+      y[i] = (i % 2) ? 1.0 : -1.0;
+      P[2 * i] = 0.5 * y[i];
+      P[2 * i + 1] = 0.1;
+    }
+    c.epsilon = eps;
+    assert_int_equal((int)c.calibration, (int)DPD_SEMIPRIV_CALIBRATION_BST);
+    assert_int_equal(dpd_semipriv_sgd_run(&c, P, y, n, k, 5, 0, w, work, &info, &err), DPD_OK);
+    assert_rel(info.sigma, dpd_semipriv_sgd_sigma(n, L, eps, c.delta), 0.0);
+    c.calibration = DPD_SEMIPRIV_CALIBRATION_PLD;
+    assert_int_equal(dpd_semipriv_sgd_run(&c, P, y, n, k, 5, 0, w, work, &info, &err), DPD_EINVAL);
+    assert_non_null(strstr(err.reason, "'sigma'"));
+    c.sigma = 3.25;
+    assert_int_equal(dpd_semipriv_sgd_run(&c, P, y, n, k, 5, 0, w, work, &info, &err), DPD_OK);
+    assert_true(info.sigma == 3.25);
+    free(work);
+  }
+  assert_string_equal(dpd_semipriv_calibration_name(DPD_SEMIPRIV_CALIBRATION_PLD), "pld");
+}
+
 int main(void) {
   gsl_set_error_handler_off();
   openblas_set_num_threads(1);
@@ -553,6 +615,7 @@ int main(void) {
       cmocka_unit_test(k_is_an_integer_up_to_d_or_none),
       cmocka_unit_test(file_set_is_scaled_to_the_unit_sphere_with_one_vs_rest_labels),
       cmocka_unit_test(file_members_say_what_is_not_available),
+      cmocka_unit_test(pld_calibration_meets_the_target),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

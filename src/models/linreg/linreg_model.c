@@ -129,7 +129,8 @@ static const char *const linreg_small[] = {"d",  "20", "n", "80",  "seeds", "3",
 /* The numbers every command's summary holds first. */
 #define LR_BASE_NUMBERS                                                                            \
   "seed d n gamma initial_excess_risk privacy.zcdp privacy.delta privacy.epsilon "                 \
-  "privacy.epsilon_zcdp_tight privacy.epsilon_bun_steinke rho zcdp "
+  "privacy.epsilon_zcdp_tight privacy.epsilon_bun_steinke rho zcdp gdp_mu epsilon_gdp "            \
+  "epsilon_tight_over_gdp gdp_norm2_bound gdp_max_row_norm2 gdp_row_tail gdp_run_tail "
 
 /* The numbers each command's summary can hold, as dpdyn sweep names them
  * (dpd_model_command.numbers): the union over the command's configurations, checked by

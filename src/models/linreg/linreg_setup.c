@@ -308,6 +308,5 @@ int dpd__linreg_output_begin(const dpd_keys *keys, const linreg_run *r, dpd_outp
   cJSON_AddStringToObject(s, "schedule", dpd_schedule_name(r->schedule));
   cJSON_AddNumberToObject(s, "initial_excess_risk", dpd_linreg_initial_risk(p));
   cJSON_AddNumberToObject(s, "memory_estimate_bytes", round(r->memory_estimate));
-  dpd__linreg_report_privacy(*outp, r->priv.rho, r->priv.have_delta, r->priv.delta, r->n);
-  return DPD_OK;
+  return dpd__linreg_report_privacy(*outp, &r->priv, r->n, r->schedule, p, r->ds.D, err);
 }

@@ -95,7 +95,9 @@ int dpd__linreg_tune(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dp
           DPD_OK &&
       (t->heatmap == 0 || (status = dpd__tune_surface_table(u.out, u.r->ode_problem, &u.tc, &u.res,
                                                             t, &u.st, err)) == DPD_OK) &&
-      (status = confirm(&u, err)) == DPD_OK) {
+      (status = confirm(&u, err)) == DPD_OK &&
+      (status = dpd__linreg_report_gdp(u.out, &u.r->priv, u.r->n, u.schedule, u.r->ode_problem,
+                                       u.r->ds.D, err)) == DPD_OK) {
     const dpd__tune_report_spec spec = {.t = t,
                                         .tc = &u.tc,
                                         .res = &u.res,

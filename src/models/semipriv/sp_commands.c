@@ -28,7 +28,7 @@ static int begin(const dpd_keys *keys, const dpd__sp_ctx *x, const dpd_semipriv_
   dpd__sp_members_add((*out)->summary, m, 2);
   p = cJSON_AddObjectToObject((*out)->summary, "privacy");
   dpd__sp_members_add((*out)->summary, m + 2, 5);
-  dpd__sp_members_add(p, m, dpd__sp_privacy_members(x->rc.epsilon, x->rc.delta, m));
+  dpd__sp_members_add(p, m, dpd__sp_privacy_members(&x->rc, res, m));
   dpd__sp_members_add(cJSON_AddObjectToObject((*out)->summary, "features"), m,
                       dpd__sp_files_members(&x->files, m));
   return DPD_OK;

@@ -57,6 +57,7 @@ static const dpd_key_desc sp_keys[] = {
      "(epsilon, delta)-DP of Noisy-SGD (Bassily et al.'s sigma); inf = non-private, same steps"},
     {"delta", DPD_KEY_REAL, "1e-5", 0, 1, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
      "delta of the guarantee"},
+    {"calibration", DPD_KEY_TEXT, "bst", 0, 0, 0, "bst|pld", NULL, "sigma: bst (the paper) | pld"},
     {"steps", DPD_KEY_INT, NULL, 1, 8589934591.0, 0, NULL, NULL,
      "Noisy-SGD steps T [n^2]; at most n^2 with a finite epsilon (the calibration's T)"},
     {"zeta", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
@@ -155,8 +156,7 @@ static int law_keys(dpd_keys *keys, dpd__sp_ctx *x, int *k_none, dpd_err *err) {
 static int common_keys(const dpd_model_command *c, dpd_keys *keys, dpd__sp_ctx *x, dpd_err *err) {
   size_t choice = 1, threads = 0;
   int status;
-  if ((status = dpd_keys_real_get(keys, "epsilon", &x->rc.epsilon, err)) < 0 ||
-      (status = dpd_keys_real_get(keys, "delta", &x->rc.delta, err)) < 0 ||
+  if ((status = dpd__sp_privacy_keys(keys, &x->rc, err)) < 0 ||
       (status = dpd_keys_u64_get(keys, "seed", &x->rc.seed, err)) < 0 ||
       (dpd_keys_given(keys, "zeta") &&
        (status = dpd_keys_real_get(keys, "zeta", &x->rc.zeta, err)) < 0) ||
