@@ -9,6 +9,7 @@
 #ifndef DPD_LINREG_IMPL_H
 #define DPD_LINREG_IMPL_H
 
+#include "core/audit_impl.h"
 #include "core/model_impl.h"
 #include "dpdyn/noise.h"
 #include "dpdyn/sde.h"
@@ -25,7 +26,8 @@ enum {
   LR_USES_ODE = 1u << 3,      /* the ODE: method, tolerances, compression, finite_size */
   LR_USES_ODE_ONLY = 1u << 4, /* nothing but the ODE: a spectral problem may do */
   LR_USES_TUNE = 1u << 5,     /* the tuner: its keys, thread-safe methods with bounds */
-  LR_USES_SEQUENCE = 1u << 6  /* the step sequence (n-sized arrays), or the key sequence */
+  LR_USES_SEQUENCE = 1u << 6, /* the step sequence (n-sized arrays), or the key sequence */
+  LR_USES_AUDIT = 1u << 7      /* the privacy audit (runs, confidence; a private run) */
 };
 
 /* Everything a linreg command needs, validated from the keys. */
@@ -66,6 +68,7 @@ typedef struct linreg_run {
   dpd_linreg_sde_config sdec; /* the SDE's */
   dpd__tune_options tune;
   dpd__linreg_dataset ds; /* features=file: (ds.on) */
+  dpd__audit_keys audit;  /* audit: runs, confidence, delta */
 } linreg_run;
 
 /* The model type's operations (model.h). */
@@ -89,5 +92,6 @@ LR_RUN(dpd__linreg_ode);
 LR_RUN(dpd__linreg_compare);
 LR_RUN(dpd__linreg_account);
 LR_RUN(dpd__linreg_tune);
+LR_RUN(dpd__linreg_audit);
 
 #endif

@@ -6,10 +6,11 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "core/audit_impl.h"
 #include "models/linreg/linreg_impl.h"
 
 #define LR_SIM "simulate sde compare tune"
-#define LR_ALL "simulate sde ode compare account tune"
+#define LR_ALL "simulate sde ode compare account tune audit"
 #define LR_THEORY "ode compare tune"
 #define LR_DATA "simulate ode compare tune"
 
@@ -83,7 +84,8 @@ static const dpd_key_desc linreg_keys[] = {
     {"seed", DPD_KEY_INT, "1", 0, 18446744073709551615.0, 0, NULL, LR_ALL, "master seed"},
     {"threads", DPD_KEY_INT, "0", 0, 4096, 0, NULL, LR_ALL,
      "worker threads (0 = all cores); results do not depend on it"},
-    {"grid", DPD_KEY_INT, "101", 2, 16777216.0, 0, NULL, LR_ALL, "recorded time points on [0, 1]"},
+    {"grid", DPD_KEY_INT, "101", 2, 16777216.0, 0, NULL, "simulate sde ode compare account tune",
+     "recorded time points on [0, 1]"},
     {"method", DPD_KEY_TEXT, "bdf", 0, 0, 0, NULL, LR_THEORY,
      "ODE method: bdf | adams | volterra (FFT, constant schedules without clipping)"},
     {"rtol", DPD_KEY_REAL, "1e-10", 0, 1, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_THEORY,
@@ -121,6 +123,7 @@ static const dpd_key_desc linreg_keys[] = {
     {"restarts", DPD_KEY_INT, NULL, 0, 100, 0, NULL, "tune",
      "restarts of each simplex search while they improve the risk by > 1e-10 relative "
      "(default 3)"},
+    DPD__AUDIT_KEY_LINES,
     {NULL, DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static const char *const linreg_small[] = {"d",  "20", "n", "80",  "seeds", "3", "grid",
@@ -230,6 +233,16 @@ static const dpd_model_command linreg_commands[] = {
      .run = dpd__linreg_tune,
      .uses = LR_USES_ODE | LR_USES_TUNE,
      .replicates_key = "confirm_seeds",
+     .plot_default = 1},
+    {.name = "audit",
+     .summary = "empirical privacy audit: epsilon and mu lower bounds from a canary, beside rho",
+     .files = "audit_runs.tsv audit_tradeoff.tsv audit_curve.tsv summary.json audit.png",
+     .example = "dpdyn audit --d=20 --n=200 --c=1 --rho=1",
+     .numbers = LR_BASE_NUMBERS DPD__AUDIT_NUMBERS
+     " delta noise_nu canary_label canary_eta canary_sigma max_eta_x2",
+     .run = dpd__linreg_audit,
+     .uses = LR_USES_AUDIT,
+     .replicates_key = "runs",
      .plot_default = 1},
     {.name = NULL}};
 

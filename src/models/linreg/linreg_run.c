@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dpdyn/compare.h"
+#include "linreg/audit_impl.h"
 #include "linreg/report_impl.h"
 #include "models/linreg/linreg_impl.h"
 
@@ -212,6 +213,23 @@ int dpd__linreg_account(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
     status = dpd__linreg_report_account(*out, r->schedule, r->n, r->priv.rho, r->priv.have_delta,
                                         r->priv.delta, r->priv.have_epsilon ? r->priv.epsilon : 0.0,
                                         err);
+  }
+  if (status < 0) {
+    dpd_output_free(*out);
+    *out = NULL;
+  }
+  return status;
+}
+
+int dpd__linreg_audit(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dpd_output **out,
+                      dpd_err *err) {
+  linreg_run *r = ctx;
+  int status;
+  (void)env;
+  *out = NULL;
+  if ((status = dpd__linreg_build(r, err)) >= 0 &&
+      (status = dpd__linreg_output_begin(keys, r, out, err)) >= 0) {
+    status = dpd__linreg_audit_output(*out, r->problem, r->schedule, &r->simc, &r->audit, err);
   }
   if (status < 0) {
     dpd_output_free(*out);

@@ -1,0 +1,63 @@
+/* The privacy audit of one-pass DP-SGD (internal; src/linreg/audit.c, docs/privacy.md
+ * "Empirical audit").
+ * SPDX-License-Identifier: MIT */
+#ifndef DPD_LINREG_AUDIT_IMPL_H
+#define DPD_LINREG_AUDIT_IMPL_H
+
+#include <stddef.h>
+
+#include "core/audit_impl.h"
+#include "dpdyn/linreg.h"
+#include "dpdyn/model.h"
+#include "dpdyn/schedule.h"
+#include "dpdyn/status.h"
+
+#ifndef DPD_HIDDEN_FN
+#define DPD_HIDDEN_FN __attribute__((visibility("hidden")))
+#endif
+
+/* The canary's label is this many times a bound on |x_c . theta| + C/|x_c| (audit.c). */
+#define DPD_LINREG_AUDIT_LABEL_FACTOR 1e3
+
+/* What the audit reports beside the statistics. */
+typedef struct {
+  double label;       /* |y| of the canary */
+  double eta_last;    /* eta_{n-1}: the canary's step */
+  double sigma_last;  /* sigma_{n-1} */
+  double max_eta_x2;  /* max over the other rows of eta_k |x_k|^2 (non-expansive when <= 2) */
+  double mu_canary;   /* eta_{n-1} / sigma_{n-1} (= rho calibrated) when the iterate before the
+                         canary's step is noiseless (sigma_k = 0 for k < n-1); NAN otherwise */
+} dpd__linreg_audit_info;
+
+/* Runs the library's DP-SGD on rows (data_sim.c, dpd__lrdata_sim_thetas) `runs` times on each
+ * of two neighbouring datasets and writes the statistic <theta_n, u> of run i of side 0 to
+ * s0[i] and of side 1 to s1[i] (u: the top eigendirection of Sigma).
+ *
+ * The dataset: n - 1 rows drawn once from the model of `p` (x = Lambda^{1/2} g, y = x . theta*
+ * + z with cfg's label-noise law; stream (cfg->seed, DPD_RNG_STREAM_PROBLEM - 8), row by row a
+ * Gaussian fill of d + 1: g then the label noise's Gaussian), in the eigenbasis of Sigma, and
+ * the canary as row n - 1, the LAST step (no later step shrinks its effect): x_c = sqrt(d) u and
+ * y_c = -Y (side 0) or +Y (side 1), Y so large that its gradient is clipped in every run, so
+ * clip(g_c) = +C u or -C u (replace-one neighbours at the largest distance, 2C). Every run uses
+ * that dataset in that order; side s's run i draws the privacy noise of stream
+ * (dpd__audit_seed_mix(cfg->seed, s), i). Bit-identical for any cfg->threads.
+ * cfg: n, c (finite), rho (finite), zeta, noise, noise_nu, seed, threads; seeds, grid,
+ * progress are ignored. Returns what dpd__lrdata_sim_run returns, DPD_EINVAL for rho or c not
+ * finite, DPD_ENOMEM. */
+DPD_HIDDEN_FN int dpd__linreg_audit_run(const dpd_linreg_problem *p, const dpd_schedule *schedule,
+                                        const dpd_linreg_sim_config *cfg, size_t runs, double *s0,
+                                        double *s1, dpd__linreg_audit_info *info, dpd_err *err);
+
+/* The audit command's run on a built problem: dpd__linreg_audit_run with a->runs, then the
+ * audit's output (dpd__audit_output, upper bound mu = cfg->rho) and the canary's numbers
+ * (canary_label, canary_eta, canary_sigma, max_eta_x2, nonexpansive; a warning when some
+ * eta_k |x_k|^2 > 2). */
+DPD_HIDDEN_FN int dpd__linreg_audit_output(dpd_output *out, const dpd_linreg_problem *p,
+                                           const dpd_schedule *schedule,
+                                           const dpd_linreg_sim_config *cfg,
+                                           const dpd__audit_keys *a, dpd_err *err);
+
+/* Bytes dpd__linreg_audit_run allocates (the dataset, Sigma, a chunk of iterates per thread). */
+DPD_HIDDEN_FN double dpd__linreg_audit_bytes(size_t d, size_t n, size_t runs, double threads);
+
+#endif
