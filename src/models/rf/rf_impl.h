@@ -4,6 +4,7 @@
 #ifndef DPD_MODELS_RF_IMPL_H
 #define DPD_MODELS_RF_IMPL_H
 
+#include "core/audit_impl.h"
 #include "core/model_impl.h"
 #include "dpdyn/rf.h"
 #include "dpdyn/rf_sim.h"
@@ -11,7 +12,7 @@
 
 /* What a command uses (dpd_model_command.uses): the DP-GD replicates, the OU theory; account
  * uses neither (no problem is built). */
-enum { DPD__RF_USES_SIM = 1u, DPD__RF_USES_OU = 2u };
+enum { DPD__RF_USES_SIM = 1u, DPD__RF_USES_OU = 2u, DPD__RF_USES_AUDIT = 4u };
 
 typedef struct {
   dpd_rf_config pc;             /* problem (pc.data: `data` below) */
@@ -26,6 +27,7 @@ typedef struct {
   double memory_estimate;        /* bytes the command is expected to need (0: not estimated) */
   const char *driver;            /* the key whose value drives memory_estimate */
   dpd__progress_bridge progress; /* DP-GD steps to env->progress (sc.progress_user) */
+  dpd__audit_keys audit;         /* audit: runs, confidence, delta */
 } dpd__rf_ctx;
 
 /* The commands (dpd_model_command.run) on the context. */
@@ -35,6 +37,8 @@ DPD_HIDDEN_FN int dpd__rf_run_ou(void *ctx, const dpd_keys *keys, const dpd_run_
                                  dpd_output **out, dpd_err *err);
 DPD_HIDDEN_FN int dpd__rf_run_compare(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
                                       dpd_output **out, dpd_err *err);
+DPD_HIDDEN_FN int dpd__rf_run_audit(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
+                                    dpd_output **out, dpd_err *err);
 DPD_HIDDEN_FN int dpd__rf_run_account(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
                                       dpd_output **out, dpd_err *err);
 

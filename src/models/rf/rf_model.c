@@ -24,8 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/audit_impl.h"
 #include "core/error_impl.h"
 #include "models/rf/rf_impl.h"
+#include "rf/audit_rf_impl.h"
 #include "rf/rf_run_impl.h"
 
 #define TWO24 16777216.0
@@ -36,13 +38,13 @@ static const dpd_key_desc rf_keys[] = {
     {"n_test", DPD_KEY_INT, "1000", 1, TWO24, 0, NULL, "simulate ou compare", "test samples"},
     {"p", DPD_KEY_INT, "4000", 1, 2147483648.0, 0, NULL, NULL, "number of random features p"},
     {"activation", DPD_KEY_TEXT, "tanh", 0, 0, 0, "tanh|relu_centered|hermite13",
-     "simulate ou compare", "activation of the features"},
-    {"target", DPD_KEY_TEXT, "sign", 0, 0, 0, NULL, "simulate ou compare",
+     "simulate ou compare audit", "activation of the features"},
+    {"target", DPD_KEY_TEXT, "sign", 0, 0, 0, NULL, "simulate ou compare audit",
      "linear | sign | hermite2 (of u^T x) | file:PATH (N values; only with input = file:PATH)"},
     {"input", DPD_KEY_TEXT, "gaussian", 0, 0, 0, NULL, "simulate ou compare",
      "gaussian | sphere (radius sqrt(d)) | file:PATH (N x d, .npy or text; features centred, one "
      "scale to mean |x|^2 = d; each data draw takes n + n_test distinct rows: docs/rf.md)"},
-    {"zeta", DPD_KEY_REAL, "0", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, "simulate ou compare",
+    {"zeta", DPD_KEY_REAL, "0", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, "simulate ou compare audit",
      "label-noise standard deviation"},
     {"eta", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
      "DP-GD step size [1/p]"},
@@ -76,10 +78,11 @@ static const dpd_key_desc rf_keys[] = {
      "per-replicate values: 0 = none, 1 = replicates.tsv (each replicate's final values), 2 = "
      "also replicates_trajectory.tsv (each replicate on the grid)"},
     {"seed", DPD_KEY_INT, "1", 0, 18446744073709551615.0, 0, NULL, NULL, "master seed"},
-    {"threads", DPD_KEY_INT, "0", 0, 4096, 0, NULL, "simulate ou compare",
+    {"threads", DPD_KEY_INT, "0", 0, 4096, 0, NULL, "simulate ou compare audit",
      "worker threads (0 = all cores); results do not depend on it"},
     {"grid", DPD_KEY_INT, "101", 2, TWO24, 0, NULL, "simulate ou compare",
      "recorded points on [0, T] (at most one per step)"},
+    DPD__AUDIT_KEY_LINES,
     {NULL, DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 /* An enumerated key: validated against the table's choices, then mapped by the rf module. */
@@ -184,6 +187,13 @@ static int setup_privacy(dpd_keys *keys, const dpd_model_command *c, dpd__rf_ctx
                     first == DPD__RF_BUDGET_EPSILON ? "epsilon given" : "sigma > 0");
   }
   r->sc.sigma = r->privacy.sigma;
+  if ((c->uses & DPD__RF_USES_AUDIT) && !(r->sc.sigma > 0.0 && isfinite(r->sc.clip))) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for '%s': the audit needs a private run (allowed: epsilon "
+                    "(with delta), mu, zcdp or sigma giving sigma > 0, with a finite clip)",
+                    first == DPD__RF_BUDGET_NONE ? "epsilon" : !isfinite(r->sc.clip) ? "clip"
+                                                                         : budget[first]);
+  }
   return dpd__rf_privacy_plan_delivered(r->sc.eta, r->sc.T, r->delta, &r->privacy, err);
 }
 
@@ -197,6 +207,10 @@ static void setup_memory(const dpd_keys *keys, unsigned uses, dpd__rf_ctx *r) {
   const char *driver;
   r->memory_estimate = dpd__rf_memory_eval(&r->pc, &r->sc, r->resample, sim,
                                            (uses & DPD__RF_USES_OU) != 0, reps, &driver);
+  if (uses & DPD__RF_USES_AUDIT) {
+    r->memory_estimate += dpd__rf_audit_bytes(r->pc.n, r->pc.p, r->audit.runs,
+                                              r->sc.threads > 0 ? r->sc.threads : 1);
+  }
   if (strcmp(driver, "seeds") == 0) {
     driver = dpd_keys_given(keys, "seeds") && !dpd_keys_given(keys, "steps") ? "seeds" : "steps";
   }
@@ -221,6 +235,10 @@ static int setup(const dpd_model_command *c, dpd_keys *keys, const dpd_run_env *
   r->progress = (dpd__progress_bridge){env, "DP-GD steps"};
   r->sc.progress = env->progress != NULL ? dpd__model_progress : NULL;
   r->sc.progress_user = &r->progress;
+  if ((c->uses & DPD__RF_USES_AUDIT) && (status = dpd__audit_keys_get(keys, &r->audit, err)) < 0) {
+    return status;
+  }
+  r->audit.delta = r->delta;
   if (c->uses != 0) {
     setup_memory(keys, c->uses, r);
   }
@@ -292,6 +310,15 @@ static const dpd_model_command rf_commands[] = {
      .example = "dpdyn account --model=rf --epsilon=2 --steps=500 --eta=0.002",
      .numbers = RF_PRIVACY_NUMBERS "mu_exact",
      .run = dpd__rf_run_account},
+    {.name = "audit",
+     .summary = "empirical privacy audit: epsilon and mu lower bounds from a canary, beside mu",
+     .files = "audit_runs.tsv audit_tradeoff.tsv audit_curve.tsv summary.json audit.png",
+     .example = "dpdyn audit --model=rf --d=8 --n=40 --p=200 --steps=50 --mu=1 --clip=1",
+     .numbers = RF_PRIVACY_NUMBERS DPD__AUDIT_NUMBERS " canary_label canary_projection",
+     .run = dpd__rf_run_audit,
+     .uses = DPD__RF_USES_AUDIT,
+     .replicates_key = "runs",
+     .plot_default = 1},
     {.name = NULL}};
 
 static const char *const rf_small[] = {"d",       "8",     "n",    "40",    "n_test", "30",   "p",

@@ -16,6 +16,7 @@
 #include "dpdyn/compare.h"
 #include "dpdyn/privacy.h"
 #include "models/rf/rf_impl.h"
+#include "rf/audit_rf_impl.h"
 #include "rf/rf_run_impl.h"
 
 /* Summary numbers: prefix + each of the space-separated `names` (at most 63 characters) set to
@@ -89,6 +90,19 @@ int dpd__rf_run_account(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
     const double s = r->privacy.sigma_exact;
     dpd_output_number_set(*out, "mu_exact",
                           s > 0.0 ? sqrt(r->sc.eta * (double)r->sc.T) / s : INFINITY);
+  }
+  return status;
+}
+
+int dpd__rf_run_audit(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dpd_output **out,
+                      dpd_err *err) {
+  const dpd__rf_ctx *r = ctx;
+  int status = output_begin(keys, r, out, err);
+  (void)env;
+  if (status == DPD_OK &&
+      (status = dpd__rf_audit_output(*out, &r->pc, &r->sc, &r->audit, err)) < 0) {
+    dpd_output_free(*out);
+    *out = NULL;
   }
   return status;
 }
