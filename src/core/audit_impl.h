@@ -39,10 +39,24 @@
 typedef struct {
   size_t runs;       /* per side */
   double confidence; /* of the bounds */
-  double delta;      /* of the epsilon bounds */
+  double delta;      /* of the epsilon bounds (the model's key) */
 } dpd__audit_keys;
 
-/* runs and confidence (validated: DPD_EINVAL naming the key); delta is the model's. */
+/* A model's `audit` command entry (model.h): its run function, uses bits, the numbers its
+ * summary can hold (DPD__AUDIT_NUMBERS among them), and an example command line. */
+#define DPD__AUDIT_COMMAND(run_fn, uses_bits, model_numbers, example_line)                         \
+  {.name = "audit",                                                                                \
+   .summary = "empirical privacy audit: epsilon and mu lower bounds from a canary, beside the "    \
+              "accountant's upper bound",                                                          \
+   .files = "audit_runs.tsv audit_tradeoff.tsv audit_curve.tsv summary.json audit.png",            \
+   .example = example_line,                                                                        \
+   .numbers = model_numbers,                                                                       \
+   .run = run_fn,                                                                                  \
+   .uses = uses_bits,                                                                              \
+   .replicates_key = "runs",                                                                       \
+   .plot_default = 1}
+
+/* runs and confidence (validated: DPD_EINVAL naming the key); delta is left to the model. */
 DPD_HIDDEN_FN int dpd__audit_keys_get(const dpd_keys *keys, dpd__audit_keys *a, dpd_err *err);
 
 /* What the model says about its audit. */

@@ -20,6 +20,7 @@
  * before the last step (other schedules) theta_{n-1} varies from run to run and this canary shows
  * less than rho. */
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,12 +215,16 @@ double dpd__linreg_audit_bytes(size_t d, size_t n, size_t runs, double threads) 
 
 int dpd__linreg_audit_output(dpd_output *out, const dpd_linreg_problem *p,
                              const dpd_schedule *schedule, const dpd_linreg_sim_config *cfg,
-                             const dpd__audit_keys *a, dpd_err *err) {
+                             const dpd_keys *keys, double delta, dpd_err *err) {
   dpd__linreg_audit_info info;
+  dpd__audit_keys keyed = {.delta = delta}, *a = &keyed;
   double eps = NAN;
   char privacy[128];
-  double *s = malloc(2 * a->runs * sizeof *s);
-  int status;
+  int status = dpd__audit_keys_get(keys, a, err);
+  double *s = status >= 0 ? malloc(2 * a->runs * sizeof *s) : NULL;
+  if (status < 0) {
+    return status;
+  }
   if (s == NULL) {
     return DPD_FAIL(err, DPD_ENOMEM, "audit: out of memory (runs = %zu)", a->runs);
   }
@@ -260,4 +265,22 @@ int dpd__linreg_audit_output(dpd_output *out, const dpd_linreg_problem *p,
         info.max_eta_x2);
   }
   return DPD_OK;
+}
+
+int dpd__linreg_audit_keys(dpd_keys *keys, dpd__linreg_privacy *priv, size_t d, size_t n,
+                           int threads, double *memory, dpd_err *err) {
+  dpd__audit_keys a;
+  int status = dpd__audit_keys_get(keys, &a, err);
+  if (status >= 0 && isinf(priv->rho)) {
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "invalid value for 'rho': inf (allowed: a private run, finite rho > 0 (or "
+                    "zcdp, or epsilon with delta), with a finite c: the audit bounds its privacy)");
+  }
+  if (!priv->have_delta) {
+    priv->delta = 1e-5; /* the privacy report's epsilon at the audit's delta */
+    priv->have_delta = 1;
+  }
+  dpd_keys_unset(keys, "grid");
+  *memory += dpd__linreg_audit_bytes(d, n, a.runs, threads > 0 ? threads : omp_get_max_threads());
+  return status < 0 ? status : dpd_keys_effective_real_set(keys, "delta", priv->delta, err);
 }

@@ -7,10 +7,12 @@
 #include <stddef.h>
 
 #include "core/audit_impl.h"
+#include "dpdyn/keys.h"
 #include "dpdyn/linreg.h"
 #include "dpdyn/model.h"
 #include "dpdyn/schedule.h"
 #include "dpdyn/status.h"
+#include "linreg/problem_spec_impl.h"
 
 #ifndef DPD_HIDDEN_FN
 #define DPD_HIDDEN_FN __attribute__((visibility("hidden")))
@@ -48,14 +50,26 @@ DPD_HIDDEN_FN int dpd__linreg_audit_run(const dpd_linreg_problem *p, const dpd_s
                                         const dpd_linreg_sim_config *cfg, size_t runs, double *s0,
                                         double *s1, dpd__linreg_audit_info *info, dpd_err *err);
 
-/* The audit command's run on a built problem: dpd__linreg_audit_run with a->runs, then the
- * audit's output (dpd__audit_output, upper bound mu = cfg->rho) and the canary's numbers
- * (canary_label, canary_eta, canary_sigma, max_eta_x2, nonexpansive; a warning when some
- * eta_k |x_k|^2 > 2). */
+/* The audit command's run on a built problem: the keys runs and confidence (validated by
+ * dpd__linreg_audit_keys), dpd__linreg_audit_run, then the audit's output (dpd__audit_output at
+ * `delta`, upper bound mu = cfg->rho) and the canary's numbers (canary_label, canary_eta,
+ * canary_sigma, max_eta_x2, nonexpansive; a warning when some eta_k |x_k|^2 > 2). */
 DPD_HIDDEN_FN int dpd__linreg_audit_output(dpd_output *out, const dpd_linreg_problem *p,
                                            const dpd_schedule *schedule,
-                                           const dpd_linreg_sim_config *cfg,
-                                           const dpd__audit_keys *a, dpd_err *err);
+                                           const dpd_linreg_sim_config *cfg, const dpd_keys *keys,
+                                           double delta, dpd_err *err);
+
+/* The numbers of linreg audit's summary besides LR_BASE_NUMBERS (dpd_model_command.numbers). */
+#define DPD__LINREG_AUDIT_NUMBERS                                                                  \
+  "delta noise_nu canary_label canary_eta canary_sigma max_eta_x2 " DPD__AUDIT_NUMBERS
+
+/* The audit's keys for model=linreg (setup): runs and confidence (dpd__audit_keys_get), a
+ * private run (rho = inf is DPD_EINVAL naming 'rho'), delta (1e-5 when not given; recorded as
+ * in effect, and in *priv for the privacy report and the run); drops the key grid (not in
+ * effect); adds the bytes of dpd__linreg_audit_run for d, n on `threads` threads (<= 0: all) to
+ * *memory. */
+DPD_HIDDEN_FN int dpd__linreg_audit_keys(dpd_keys *keys, dpd__linreg_privacy *priv, size_t d,
+                                         size_t n, int threads, double *memory, dpd_err *err);
 
 /* Bytes dpd__linreg_audit_run allocates (the dataset, Sigma, a chunk of iterates per thread). */
 DPD_HIDDEN_FN double dpd__linreg_audit_bytes(size_t d, size_t n, size_t runs, double threads);

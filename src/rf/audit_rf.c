@@ -214,13 +214,17 @@ int dpd__rf_audit_run(const dpd_rf_config *pc, const dpd_rf_sim_config *sc, size
 }
 
 int dpd__rf_audit_output(dpd_output *out, const dpd_rf_config *pc, const dpd_rf_sim_config *sc,
-                         const dpd__audit_keys *a, dpd_err *err) {
+                         const dpd_keys *keys, double delta, dpd_err *err) {
   dpd__rf_audit_info info;
+  dpd__audit_keys keyed = {.delta = delta}, *a = &keyed;
   double eps = NAN;
   char privacy[128];
   const double mu = sqrt(sc->eta * (double)sc->T) / sc->sigma;
-  double *s = malloc(2 * a->runs * sizeof *s);
-  int status;
+  int status = dpd__audit_keys_get(keys, a, err);
+  double *s = status >= 0 ? malloc(2 * a->runs * sizeof *s) : NULL;
+  if (status < 0) {
+    return status;
+  }
   if (s == NULL) {
     return DPD_FAIL(err, DPD_ENOMEM, "audit: out of memory (runs = %zu)", a->runs);
   }
@@ -261,4 +265,28 @@ double dpd__rf_audit_bytes(size_t n, size_t p, size_t runs, double threads) {
    * (iterate, gradient, noise, a block partial, residuals) */
   return 8.0 * ((double)n * (double)p + 2.0 * (double)p + (double)n + 4.0 * (double)runs) +
          threads * 8.0 * (4.0 * (double)p + (double)n);
+}
+
+int dpd__rf_audit_keys(const dpd_keys *keys, const dpd_rf_config *pc, const dpd_rf_sim_config *sc,
+                       double *memory, dpd_err *err) {
+  static const char *const budget[] = {"sigma", "mu", "zcdp", "epsilon"};
+  const char *named = "epsilon";
+  dpd__audit_keys a;
+  int status = dpd__audit_keys_get(keys, &a, err);
+  if (status < 0) {
+    return status;
+  }
+  for (size_t k = 0; k < 4; k++) {
+    named = dpd_keys_given(keys, budget[k]) ? budget[k] : named;
+  }
+  if (!(sc->sigma > 0.0) || !isfinite(sc->clip)) {
+    const int none = !(sc->sigma > 0.0) && !dpd_keys_given(keys, named);
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "%s value for '%s': the audit needs a private run (allowed: epsilon (with "
+                    "delta), mu, zcdp or sigma giving sigma > 0, with a finite clip)",
+                    none ? "missing" : "invalid", sc->sigma > 0.0 ? "clip" : named);
+  }
+  *memory += dpd__rf_audit_bytes(pc->n, pc->p, a.runs,
+                                 sc->threads > 0 ? sc->threads : omp_get_max_threads());
+  return DPD_OK;
 }

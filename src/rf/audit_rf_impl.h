@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "core/audit_impl.h"
+#include "dpdyn/keys.h"
 #include "dpdyn/model.h"
 #include "dpdyn/rf.h"
 #include "dpdyn/rf_sim.h"
@@ -38,14 +39,24 @@ DPD_HIDDEN_FN int dpd__rf_audit_run(const dpd_rf_config *pc, const dpd_rf_sim_co
                                     size_t runs, double *s0, double *s1, dpd__rf_audit_info *info,
                                     dpd_err *err);
 
-/* The audit command's run: dpd__rf_audit_run with a->runs, then the audit's output
- * (dpd__audit_output, upper bound mu = sqrt(eta T)/sigma) and the canary's numbers
- * (canary_label, canary_projection). */
+/* The audit command's run: the keys runs and confidence (validated by dpd__rf_audit_keys),
+ * dpd__rf_audit_run, then the audit's output (dpd__audit_output at `delta`, upper bound
+ * mu = sqrt(eta T)/sigma) and the canary's numbers (canary_label, canary_projection). */
 DPD_HIDDEN_FN int dpd__rf_audit_output(dpd_output *out, const dpd_rf_config *pc,
-                                       const dpd_rf_sim_config *sc, const dpd__audit_keys *a,
-                                       dpd_err *err);
+                                       const dpd_rf_sim_config *sc, const dpd_keys *keys,
+                                       double delta, dpd_err *err);
 
 /* Bytes the audit allocates beyond the problem. */
 DPD_HIDDEN_FN double dpd__rf_audit_bytes(size_t n, size_t p, size_t runs, double threads);
+
+/* The audit's keys for model=rf (setup, once sc holds sigma and clip): runs and confidence
+ * (dpd__audit_keys_get), a private run (sigma > 0 and a finite clip: DPD_EINVAL naming the
+ * budget key given, 'clip', or 'epsilon' when none is given); adds the bytes beyond the problem
+ * (dpd__rf_audit_bytes) to *memory. */
+DPD_HIDDEN_FN int dpd__rf_audit_keys(const dpd_keys *keys, const dpd_rf_config *pc,
+                                     const dpd_rf_sim_config *sc, double *memory, dpd_err *err);
+
+/* The numbers of rf audit's summary besides the privacy numbers (dpd_model_command.numbers). */
+#define DPD__RF_AUDIT_NUMBERS "canary_label canary_projection " DPD__AUDIT_NUMBERS
 
 #endif

@@ -9,10 +9,10 @@
 #ifndef DPD_LINREG_IMPL_H
 #define DPD_LINREG_IMPL_H
 
-#include "core/audit_impl.h"
 #include "core/model_impl.h"
 #include "dpdyn/noise.h"
 #include "dpdyn/sde.h"
+#include "linreg/audit_impl.h"
 #include "linreg/dataset_impl.h"
 #include "linreg/ode_estimate_impl.h"
 #include "linreg/problem_spec_impl.h"
@@ -27,7 +27,7 @@ enum {
   LR_USES_ODE_ONLY = 1u << 4, /* nothing but the ODE: a spectral problem may do */
   LR_USES_TUNE = 1u << 5,     /* the tuner: its keys, thread-safe methods with bounds */
   LR_USES_SEQUENCE = 1u << 6, /* the step sequence (n-sized arrays), or the key sequence */
-  LR_USES_AUDIT = 1u << 7      /* the privacy audit (runs, confidence; a private run) */
+  LR_USES_AUDIT = 1u << 7     /* the privacy audit (linreg/audit_impl.h) */
 };
 
 /* Everything a linreg command needs, validated from the keys. */
@@ -68,7 +68,6 @@ typedef struct linreg_run {
   dpd_linreg_sde_config sdec; /* the SDE's */
   dpd__tune_options tune;
   dpd__linreg_dataset ds; /* features=file: (ds.on) */
-  dpd__audit_keys audit;  /* audit: runs, confidence, delta */
 } linreg_run;
 
 /* The model type's operations (model.h). */

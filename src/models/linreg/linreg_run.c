@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "dpdyn/compare.h"
-#include "linreg/audit_impl.h"
 #include "linreg/report_impl.h"
 #include "models/linreg/linreg_impl.h"
 
@@ -221,19 +220,12 @@ int dpd__linreg_account(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
   return status;
 }
 
-int dpd__linreg_audit(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dpd_output **out,
-                      dpd_err *err) {
+LR_RUN(dpd__linreg_audit) {
   linreg_run *r = ctx;
-  int status;
+  int status = dpd__linreg_build(r, err);
   (void)env;
-  *out = NULL;
-  if ((status = dpd__linreg_build(r, err)) >= 0 &&
-      (status = dpd__linreg_output_begin(keys, r, out, err)) >= 0) {
-    status = dpd__linreg_audit_output(*out, r->problem, r->schedule, &r->simc, &r->audit, err);
-  }
-  if (status < 0) {
-    dpd_output_free(*out);
-    *out = NULL;
-  }
-  return status;
+  return status < 0 || (status = dpd__linreg_output_begin(keys, r, out, err)) < 0
+             ? status
+             : dpd__linreg_audit_output(*out, r->problem, r->schedule, &r->simc, keys,
+                                        r->priv.delta, err);
 }

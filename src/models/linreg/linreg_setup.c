@@ -15,7 +15,6 @@
 #include "core/table_impl.h"
 #include "dpdyn/clip.h"
 #include "dpdyn/linreg_setting.h"
-#include "linreg/audit_impl.h"
 #include "linreg/report_impl.h"
 #include "models/linreg/linreg_impl.h"
 
@@ -63,20 +62,6 @@ static int solver_keys(const dpd_model_command *c, const dpd_keys *keys, linreg_
   return DPD_OK;
 }
 
-/* The audit's keys (runs, confidence; delta, 1e-5 when not given) and a private run. */
-static int audit_keys(dpd_keys *keys, linreg_run *r, dpd_err *err) {
-  int status = dpd__audit_keys_get(keys, &r->audit, err);
-  if (status >= 0 && isinf(r->priv.rho)) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'rho': inf (allowed: a private run, finite rho > 0 (or "
-                    "zcdp, or epsilon with delta), with a finite c: the audit bounds its privacy)");
-  }
-  r->audit.delta = r->priv.have_delta ? r->priv.delta : 1e-5;
-  r->priv.delta = r->audit.delta; /* the privacy report's epsilon at the audit's delta */
-  r->priv.have_delta = 1;
-  return status < 0 ? status : dpd_keys_effective_real_set(keys, "delta", r->audit.delta, err);
-}
-
 /* The memory the command needs (the kernels' own models, problem_spec_impl.h) and the key
  * whose term dominates. */
 static void memory_estimate(const dpd_model_command *c, const dpd_keys *keys, linreg_run *r) {
@@ -97,9 +82,6 @@ static void memory_estimate(const dpd_model_command *c, const dpd_keys *keys, li
     by_n += 16.0 * (double)r->n; /* the steps and noise scales */
   }
   by_d += r->ds.bytes; /* the dataset (0 without one) */
-  if (c->uses & LR_USES_AUDIT) {
-    by_n += dpd__linreg_audit_bytes(r->d, r->n, r->audit.runs, threads);
-  }
   if (by_n >= by_d && by_n >= by_seeds) {
     r->driver = dpd_keys_given(keys, "n") || !dpd_keys_given(keys, "gamma") ? "n" : "gamma";
   } else {
@@ -218,10 +200,12 @@ static int setup(const dpd_model_command *c, dpd_keys *keys, linreg_run *r, dpd_
                                          dpd_keys_text_get(keys, "schedule"), r->c, err)) < 0) {
     return status;
   }
-  if ((c->uses & LR_USES_AUDIT) && (status = audit_keys(keys, r, err)) < 0) {
+  memory_estimate(c, keys, r);
+  if ((c->uses & LR_USES_AUDIT) &&
+      (status = dpd__linreg_audit_keys(keys, &r->priv, r->d, r->n, r->threads, &r->memory_estimate,
+                                       err)) < 0) {
     return status;
   }
-  memory_estimate(c, keys, r);
   configs(r);
   keys_in_effect(keys, &r->ds);
   return DPD_OK;

@@ -4,10 +4,10 @@
 #ifndef DPD_MODELS_RF_IMPL_H
 #define DPD_MODELS_RF_IMPL_H
 
-#include "core/audit_impl.h"
 #include "core/model_impl.h"
 #include "dpdyn/rf.h"
 #include "dpdyn/rf_sim.h"
+#include "rf/audit_rf_impl.h"
 #include "rf/rf_run_impl.h"
 
 /* What a command uses (dpd_model_command.uses): the DP-GD replicates, the OU theory; account
@@ -27,7 +27,6 @@ typedef struct {
   double memory_estimate;        /* bytes the command is expected to need (0: not estimated) */
   const char *driver;            /* the key whose value drives memory_estimate */
   dpd__progress_bridge progress; /* DP-GD steps to env->progress (sc.progress_user) */
-  dpd__audit_keys audit;         /* audit: runs, confidence, delta */
 } dpd__rf_ctx;
 
 /* The commands (dpd_model_command.run) on the context. */

@@ -24,10 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/audit_impl.h"
 #include "core/error_impl.h"
 #include "models/rf/rf_impl.h"
-#include "rf/audit_rf_impl.h"
 #include "rf/rf_run_impl.h"
 
 #define TWO24 16777216.0
@@ -187,13 +185,6 @@ static int setup_privacy(dpd_keys *keys, const dpd_model_command *c, dpd__rf_ctx
                     first == DPD__RF_BUDGET_EPSILON ? "epsilon given" : "sigma > 0");
   }
   r->sc.sigma = r->privacy.sigma;
-  if ((c->uses & DPD__RF_USES_AUDIT) && !(r->sc.sigma > 0.0 && isfinite(r->sc.clip))) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for '%s': the audit needs a private run (allowed: epsilon "
-                    "(with delta), mu, zcdp or sigma giving sigma > 0, with a finite clip)",
-                    first == DPD__RF_BUDGET_NONE ? "epsilon" : !isfinite(r->sc.clip) ? "clip"
-                                                                         : budget[first]);
-  }
   return dpd__rf_privacy_plan_delivered(r->sc.eta, r->sc.T, r->delta, &r->privacy, err);
 }
 
@@ -207,10 +198,6 @@ static void setup_memory(const dpd_keys *keys, unsigned uses, dpd__rf_ctx *r) {
   const char *driver;
   r->memory_estimate = dpd__rf_memory_eval(&r->pc, &r->sc, r->resample, sim,
                                            (uses & DPD__RF_USES_OU) != 0, reps, &driver);
-  if (uses & DPD__RF_USES_AUDIT) {
-    r->memory_estimate += dpd__rf_audit_bytes(r->pc.n, r->pc.p, r->audit.runs,
-                                              r->sc.threads > 0 ? r->sc.threads : 1);
-  }
   if (strcmp(driver, "seeds") == 0) {
     driver = dpd_keys_given(keys, "seeds") && !dpd_keys_given(keys, "steps") ? "seeds" : "steps";
   }
@@ -235,14 +222,12 @@ static int setup(const dpd_model_command *c, dpd_keys *keys, const dpd_run_env *
   r->progress = (dpd__progress_bridge){env, "DP-GD steps"};
   r->sc.progress = env->progress != NULL ? dpd__model_progress : NULL;
   r->sc.progress_user = &r->progress;
-  if ((c->uses & DPD__RF_USES_AUDIT) && (status = dpd__audit_keys_get(keys, &r->audit, err)) < 0) {
-    return status;
-  }
-  r->audit.delta = r->delta;
   if (c->uses != 0) {
     setup_memory(keys, c->uses, r);
   }
-  return DPD_OK;
+  return (c->uses & DPD__RF_USES_AUDIT)
+             ? dpd__rf_audit_keys(keys, &r->pc, &r->sc, &r->memory_estimate, err)
+             : DPD_OK;
 }
 
 static void release(void *ctx) {
@@ -310,15 +295,9 @@ static const dpd_model_command rf_commands[] = {
      .example = "dpdyn account --model=rf --epsilon=2 --steps=500 --eta=0.002",
      .numbers = RF_PRIVACY_NUMBERS "mu_exact",
      .run = dpd__rf_run_account},
-    {.name = "audit",
-     .summary = "empirical privacy audit: epsilon and mu lower bounds from a canary, beside mu",
-     .files = "audit_runs.tsv audit_tradeoff.tsv audit_curve.tsv summary.json audit.png",
-     .example = "dpdyn audit --model=rf --d=8 --n=40 --p=200 --steps=50 --mu=1 --clip=1",
-     .numbers = RF_PRIVACY_NUMBERS DPD__AUDIT_NUMBERS " canary_label canary_projection",
-     .run = dpd__rf_run_audit,
-     .uses = DPD__RF_USES_AUDIT,
-     .replicates_key = "runs",
-     .plot_default = 1},
+    DPD__AUDIT_COMMAND(dpd__rf_run_audit, DPD__RF_USES_AUDIT,
+                       RF_PRIVACY_NUMBERS DPD__RF_AUDIT_NUMBERS,
+                       "dpdyn audit --model=rf --d=100 --n=40 --p=1000 --steps=50 --mu=1 --clip=1"),
     {.name = NULL}};
 
 static const char *const rf_small[] = {"d",       "8",     "n",    "40",    "n_test", "30",   "p",

@@ -16,7 +16,6 @@
 #include "dpdyn/compare.h"
 #include "dpdyn/privacy.h"
 #include "models/rf/rf_impl.h"
-#include "rf/audit_rf_impl.h"
 #include "rf/rf_run_impl.h"
 
 /* Summary numbers: prefix + each of the space-separated `names` (at most 63 characters) set to
@@ -99,12 +98,7 @@ int dpd__rf_run_audit(void *ctx, const dpd_keys *keys, const dpd_run_env *env, d
   const dpd__rf_ctx *r = ctx;
   int status = output_begin(keys, r, out, err);
   (void)env;
-  if (status == DPD_OK &&
-      (status = dpd__rf_audit_output(*out, &r->pc, &r->sc, &r->audit, err)) < 0) {
-    dpd_output_free(*out);
-    *out = NULL;
-  }
-  return status;
+  return status < 0 ? status : dpd__rf_audit_output(*out, &r->pc, &r->sc, keys, r->delta, err);
 }
 
 /* One run of simulate, ou or compare. */
