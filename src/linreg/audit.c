@@ -276,8 +276,8 @@ int dpd__linreg_audit_keys(dpd_keys *keys, dpd__linreg_privacy *priv, size_t d, 
                     "invalid value for 'rho': inf (allowed: a private run, finite rho > 0 (or "
                     "zcdp, or epsilon with delta), with a finite c: the audit bounds its privacy)");
   }
-  if (!priv->have_delta) {
-    priv->delta = 1e-5; /* the privacy report's epsilon at the audit's delta */
+  if (!priv->have_delta) { /* 1/n, as the privacy report of every linreg command */
+    priv->delta = 1.0 / (double)n;
     priv->have_delta = 1;
   }
   dpd_keys_unset(keys, "grid");

@@ -64,7 +64,7 @@ DPD_HIDDEN_FN int dpd__linreg_audit_output(dpd_output *out, const dpd_linreg_pro
   "delta noise_nu canary_label canary_eta canary_sigma max_eta_x2 " DPD__AUDIT_NUMBERS
 
 /* The audit's keys for model=linreg (setup): runs and confidence (dpd__audit_keys_get), a
- * private run (rho = inf is DPD_EINVAL naming 'rho'), delta (1e-5 when not given; recorded as
+ * private run (rho = inf is DPD_EINVAL naming 'rho'), delta (1/n when not given; recorded as
  * in effect, and in *priv for the privacy report and the run); drops the key grid (not in
  * effect); adds the bytes of dpd__linreg_audit_run for d, n on `threads` threads (<= 0: all) to
  * *memory. */
