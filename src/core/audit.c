@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: MIT
  *
  * References: Clopper & Pearson, Biometrika 26 (1934) 404: the exact binomial bounds are beta
- * quantiles, p+ = B^-1(1 - a; k + 1, n - k) and p- = B^-1(a; k, n - k + 1) (GSL
- * gsl_cdf_beta_Pinv, with a bisection on gsl_cdf_beta_P where it fails); Jagielski, Ullman &
+ * quantiles, p+ = B^-1(1 - a; k + 1, n - k) and p- = B^-1(a; k, n - k + 1) (Newton on GSL's
+ * gsl_cdf_beta_P, safeguarded by bisection); Jagielski, Ullman &
  * Oprea, NeurIPS 2020, and Nasr et al., IEEE S&P 2021, for the epsilon bound from (FPR, FNR);
  * Dong, Roth & Su, JRSS-B 2022, Def. 2.5 (G_mu) and the mu bound.
  *
@@ -17,9 +17,14 @@
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_randist.h>
 
 #include "core/error_impl.h"
 #include "dpdyn/audit.h"
+
+/* Newton-bisection of the beta quantile: relative tolerance and iteration cap. */
+#define BETA_RTOL 1e-13
+#define BETA_MAX_ITER 200
 
 /* Threshold grid of the expected bound (in units of the noise sd) and its reach. */
 #define EXPECTED_STEP 0.01
@@ -32,24 +37,35 @@ dpd_audit_config dpd_audit_config_default(void) {
   return c;
 }
 
-/* The beta quantile x with I_x(a, b) = q: GSL's inverse (gsl_cdf_beta_Pinv), which returns NaN
- * where its iteration fails (it does for some large a, b); then bisection on the regularised
- * incomplete beta gsl_cdf_beta_P, monotone in x, to an absolute 1e-15. */
+/* The beta quantile x with I_x(a, b) = q (a, b >= 1): Newton's method on the regularised
+ * incomplete beta gsl_cdf_beta_P with its derivative, the beta density, safeguarded by bisection
+ * on the bracket [lo, hi] that every evaluation narrows, to a relative 1e-13. Not GSL's inverse
+ * gsl_cdf_beta_Pinv: it fails to converge for some large a, b and then calls GSL's error handler,
+ * which aborts unless the caller turned it off (the library never changes that global). */
 static double beta_quantile(double q, double a, double b) {
-  const double x = gsl_cdf_beta_Pinv(q, a, b);
-  if (x >= 0.0 && x <= 1.0) {
-    return x;
-  }
-  double lo = 0.0, hi = 1.0;
-  while (hi - lo > 1e-15) {
-    const double mid = 0.5 * (lo + hi);
-    if (gsl_cdf_beta_P(mid, a, b) < q) {
-      lo = mid;
+  double lo = 0.0, hi = 1.0, x = a / (a + b);
+  for (int it = 0; it < BETA_MAX_ITER; it++) {
+    const double f = gsl_cdf_beta_P(x, a, b) - q;
+    if (f < 0.0) {
+      lo = x;
     } else {
-      hi = mid;
+      hi = x;
     }
+    if (f == 0.0 || hi - lo <= BETA_RTOL * hi) {
+      break;
+    }
+    const double dens = gsl_ran_beta_pdf(x, a, b);
+    double next = dens > 0.0 ? x - f / dens : -1.0;
+    if (!(next > lo && next < hi)) {
+      next = 0.5 * (lo + hi); /* Newton left the bracket: bisect */
+    }
+    if (fabs(next - x) <= BETA_RTOL * x) {
+      x = next;
+      break;
+    }
+    x = next;
   }
-  return 0.5 * (lo + hi);
+  return x;
 }
 
 /* Clopper-Pearson bounds without argument checks: p+ = B^-1(1 - alpha; k + 1, n - k),
