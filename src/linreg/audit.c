@@ -76,8 +76,9 @@ static void dataset_init(dpd__lrdata *D, const audit_store *s, size_t n, size_t 
   D->fixed_order = 1;
 }
 
-/* The n - 1 rows of the model and the canary; returns the largest eta_k |x_k|^2 of the rows. */
-static double draw_rows(const dpd_linreg_problem *p, const dpd_linreg_sim_config *cfg,
+/* The n - 1 rows of the model (in step order, skipping the canary's step kc) and the canary at
+ * step kc; returns the largest eta_k |x_k|^2 of the model's rows. */
+static double draw_rows(const dpd_linreg_problem *p, const dpd_linreg_sim_config *cfg, size_t kc,
                         audit_store *s, double *tmp) {
   const size_t d = p->d, n = cfg->n;
   const dpd_noise_spec noise = {.law = cfg->noise, .zeta = cfg->zeta, .nu = cfg->noise_nu};
@@ -86,8 +87,11 @@ static double draw_rows(const dpd_linreg_problem *p, const dpd_linreg_sim_config
   dpd_rng rng;
   double worst = 0.0;
   dpd_rng_init(&rng, cfg->seed, AUDIT_DATA_STREAM);
-  for (size_t k = 0; k + 1 < n; k++) {
+  for (size_t k = 0; k < n; k++) {
     double *x = s->X + k * d, dot = 0.0, xx = 0.0;
+    if (k == kc) {
+      continue;
+    }
     dpd_rng_gaussian_fill(&rng, tmp, d + 1);
     for (size_t i = 0; i < d; i++) {
       x[i] = p->sqrt_lambda[i] * tmp[i];
@@ -97,7 +101,7 @@ static double draw_rows(const dpd_linreg_problem *p, const dpd_linreg_sim_config
     s->Y0[k] = s->Y1[k] = dot + sample(&noise, tmp[d], &rng);
     worst = fmax(worst, s->eta[k] * xx);
   }
-  s->X[(n - 1) * d] = sqrt((double)d); /* the canary: sqrt(d) u, u = e_1 (largest lambda) */
+  s->X[kc * d] = sqrt((double)d); /* the canary: sqrt(d) u, u = e_1 (largest lambda) */
   return worst;
 }
 
@@ -151,8 +155,8 @@ static double canary_label(const dpd_linreg_problem *p, const audit_store *s, si
 }
 
 int dpd__linreg_audit_run(const dpd_linreg_problem *p, const dpd_schedule *schedule,
-                          const dpd_linreg_sim_config *cfg, size_t runs, double *s0, double *s1,
-                          dpd__linreg_audit_info *info, dpd_err *err) {
+                          const dpd_linreg_sim_config *cfg, size_t runs, int first, double *s0,
+                          double *s1, dpd__linreg_audit_info *info, dpd_err *err) {
   if (!isfinite(cfg->rho) || !isfinite(cfg->c)) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'rho': %g (allowed: finite rho > 0 and finite c: the "
@@ -170,17 +174,18 @@ int dpd__linreg_audit_run(const dpd_linreg_problem *p, const dpd_schedule *sched
     status = DPD_FAIL(err, DPD_ENOMEM, "audit: out of memory (d = %zu)", d);
   }
   if (status >= 0) {
-    info->max_eta_x2 = draw_rows(p, cfg, &s, tmp);
+    const size_t kc = first ? 0 : n - 1;
+    info->max_eta_x2 = draw_rows(p, cfg, kc, &s, tmp);
     info->label = canary_label(p, &s, n, C);
-    info->eta_last = s.eta[n - 1];
-    info->sigma_last = s.sig[n - 1];
-    int quiet = 1; /* no noise before the canary's step */
+    info->eta_last = s.eta[kc];
+    info->sigma_last = s.sig[kc];
+    int quiet = !first; /* the last step, and no noise before it */
     for (size_t k = 0; k + 1 < n; k++) {
       quiet = quiet && s.sig[k] == 0.0;
     }
-    info->mu_canary = quiet ? s.eta[n - 1] / s.sig[n - 1] : NAN;
-    s.Y0[n - 1] = -info->label;
-    s.Y1[n - 1] = info->label;
+    info->mu_canary = quiet ? s.eta[kc] / s.sig[kc] : NAN;
+    s.Y0[kc] = -info->label;
+    s.Y1[kc] = info->label;
   }
   free(tmp);
   for (int side = 0; side < 2 && status >= 0; side++) {
@@ -220,29 +225,34 @@ int dpd__linreg_audit_output(dpd_output *out, const dpd_linreg_problem *p,
   dpd__audit_keys keyed = {.delta = delta}, *a = &keyed;
   double eps = NAN;
   char privacy[128];
+  size_t first = 0; /* the key canary: last | first */
   int status = dpd__audit_keys_get(keys, a, err);
   double *s = status >= 0 ? malloc(2 * a->runs * sizeof *s) : NULL;
-  if (status < 0) {
+  if (status < 0 || (status = dpd_keys_choice_get(keys, "canary", &first, err)) < 0) {
+    free(s);
     return status;
   }
   if (s == NULL) {
     return DPD_FAIL(err, DPD_ENOMEM, "audit: out of memory (runs = %zu)", a->runs);
   }
-  if ((status = dpd__linreg_audit_run(p, schedule, cfg, a->runs, s, s + a->runs, &info, err)) <
-          0 ||
+  if ((status = dpd__linreg_audit_run(p, schedule, cfg, a->runs, first == 1, s, s + a->runs,
+                                      &info, err)) < 0 ||
       (status = dpd_privacy_gdp_eps(cfg->rho, a->delta, &eps, err)) < 0) {
     free(s);
     return status;
   }
-  snprintf(privacy, sizeof privacy, "rho = %g, %s schedule (eps = %.3g at delta = %g)", cfg->rho,
-           dpd_schedule_name(schedule), eps, a->delta);
+  snprintf(privacy, sizeof privacy, "rho = %g, %s schedule, canary at the %s step (eps = %.3g at "
+           "delta = %g)", cfg->rho, dpd_schedule_name(schedule), first == 1 ? "first" : "last",
+           eps, a->delta);
   const dpd__audit_upper u = {
       .model = "linreg",
       .privacy = privacy,
       .bound = "mu = rho: last-iterate GDP of every record by amplification by iteration "
                "(docs/math.md 1.4), exact GDP-to-(eps, delta) conversion",
-      .canary = "the last step's row, x = sqrt(d) u (u: top eigendirection of Sigma), label +Y "
-                "against -Y (clipped gradients -C u and +C u)",
+      .canary = first == 1 ? "the first step's row, x = sqrt(d) u (u: top eigendirection of "
+                             "Sigma), label +Y against -Y (clipped gradients -C u and +C u)"
+                           : "the last step's row, x = sqrt(d) u (u: top eigendirection of "
+                             "Sigma), label +Y against -Y (clipped gradients -C u and +C u)",
       .statistic = "<theta_n, u>, the released iterate's projection on the canary direction",
       .mu_upper = cfg->rho,
       .mu_canary = info.mu_canary};
@@ -270,7 +280,11 @@ int dpd__linreg_audit_output(dpd_output *out, const dpd_linreg_problem *p,
 int dpd__linreg_audit_keys(dpd_keys *keys, dpd__linreg_privacy *priv, size_t d, size_t n,
                            int threads, double *memory, dpd_err *err) {
   dpd__audit_keys a;
+  size_t canary;
   int status = dpd__audit_keys_get(keys, &a, err);
+  if (status >= 0 && (status = dpd_keys_choice_get(keys, "canary", &canary, err)) < 0) {
+    return status;
+  }
   if (status >= 0 && isinf(priv->rho)) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'rho': inf (allowed: a private run, finite rho > 0 (or "

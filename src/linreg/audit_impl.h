@@ -24,11 +24,12 @@
 /* What the audit reports beside the statistics. */
 typedef struct {
   double label;       /* |y| of the canary */
-  double eta_last;    /* eta_{n-1}: the canary's step */
-  double sigma_last;  /* sigma_{n-1} */
+  double eta_last;    /* eta of the canary's step (eta_{n-1}; eta_0 with `first`) */
+  double sigma_last;  /* sigma of the canary's step */
   double max_eta_x2;  /* max over the other rows of eta_k |x_k|^2 (non-expansive when <= 2) */
-  double mu_canary;   /* eta_{n-1} / sigma_{n-1} (= rho calibrated) when the iterate before the
-                         canary's step is noiseless (sigma_k = 0 for k < n-1); NAN otherwise */
+  double mu_canary;   /* eta_{n-1} / sigma_{n-1} (= rho calibrated) when the canary is at the last
+                         step and the iterate before it is noiseless (sigma_k = 0 for k < n-1);
+                         NAN otherwise */
 } dpd__linreg_audit_info;
 
 /* Runs the library's DP-SGD on rows (data_sim.c, dpd__lrdata_sim_thetas) `runs` times on each
@@ -38,7 +39,9 @@ typedef struct {
  * The dataset: n - 1 rows drawn once from the model of `p` (x = Lambda^{1/2} g, y = x . theta*
  * + z with cfg's label-noise law; stream (cfg->seed, DPD_RNG_STREAM_PROBLEM - 8), row by row a
  * Gaussian fill of d + 1: g then the label noise's Gaussian), in the eigenbasis of Sigma, and
- * the canary as row n - 1, the LAST step (no later step shrinks its effect): x_c = sqrt(d) u and
+ * the canary as row n - 1, the LAST step (no later step shrinks its effect; with `first`, row 0,
+ * the step of the largest eta with the calibrated schedules, whose effect the later steps
+ * contract, as they contract the noise added before them): x_c = sqrt(d) u and
  * y_c = -Y (side 0) or +Y (side 1), Y so large that its gradient is clipped in every run, so
  * clip(g_c) = +C u or -C u (replace-one neighbours at the largest distance, 2C). Every run uses
  * that dataset in that order; side s's run i draws the privacy noise of stream
@@ -47,10 +50,11 @@ typedef struct {
  * progress are ignored. Returns what dpd__lrdata_sim_run returns, DPD_EINVAL for rho or c not
  * finite, DPD_ENOMEM. */
 DPD_HIDDEN_FN int dpd__linreg_audit_run(const dpd_linreg_problem *p, const dpd_schedule *schedule,
-                                        const dpd_linreg_sim_config *cfg, size_t runs, double *s0,
-                                        double *s1, dpd__linreg_audit_info *info, dpd_err *err);
+                                        const dpd_linreg_sim_config *cfg, size_t runs, int first,
+                                        double *s0, double *s1, dpd__linreg_audit_info *info,
+                                        dpd_err *err);
 
-/* The audit command's run on a built problem: the keys runs and confidence (validated by
+/* The audit command's run on a built problem: the keys runs, confidence and canary (validated by
  * dpd__linreg_audit_keys), dpd__linreg_audit_run, then the audit's output (dpd__audit_output at
  * `delta`, upper bound mu = cfg->rho) and the canary's numbers (canary_label, canary_eta,
  * canary_sigma, max_eta_x2, nonexpansive; a warning when some eta_k |x_k|^2 > 2). */
@@ -63,7 +67,7 @@ DPD_HIDDEN_FN int dpd__linreg_audit_output(dpd_output *out, const dpd_linreg_pro
 #define DPD__LINREG_AUDIT_NUMBERS                                                                  \
   "delta noise_nu canary_label canary_eta canary_sigma max_eta_x2 " DPD__AUDIT_NUMBERS
 
-/* The audit's keys for model=linreg (setup): runs and confidence (dpd__audit_keys_get), a
+/* The audit's keys for model=linreg (setup): runs and confidence (dpd__audit_keys_get), canary, a
  * private run (rho = inf is DPD_EINVAL naming 'rho'), delta (1/n when not given; recorded as
  * in effect, and in *priv for the privacy report and the run); drops the key grid (not in
  * effect); adds the bytes of dpd__linreg_audit_run for d, n on `threads` threads (<= 0: all) to

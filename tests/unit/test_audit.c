@@ -189,11 +189,11 @@ static void linreg_audit_is_a_gaussian_mechanism_of_mu_rho(void **state) {
   dpd_linreg_sim_config sc = dpd_linreg_sim_config_init(&st);
   sc.seed = 5;
   sc.threads = 1;
-  assert_int_equal(dpd__linreg_audit_run(p, sch, &sc, runs, s, s + runs, &info, NULL), DPD_OK);
+  assert_int_equal(dpd__linreg_audit_run(p, sch, &sc, runs, 0, s, s + runs, &info, NULL), DPD_OK);
   assert_rel(info.mu_canary, 1.3, 1e-12);
   sc.threads = 3;
   assert_int_equal(
-      dpd__linreg_audit_run(p, sch, &sc, runs, s + 2 * runs, s + 3 * runs, &info, NULL), DPD_OK);
+      dpd__linreg_audit_run(p, sch, &sc, runs, 0, s + 2 * runs, s + 3 * runs, &info, NULL), DPD_OK);
   assert_memory_equal(s, s + 2 * runs, 2 * runs * sizeof *s);
   double m0 = 0.0, m1 = 0.0, v = 0.0;
   for (size_t i = 0; i < runs; i++) {

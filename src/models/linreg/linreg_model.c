@@ -123,6 +123,8 @@ static const dpd_key_desc linreg_keys[] = {
      "restarts of each simplex search while they improve the risk by > 1e-10 relative "
      "(default 3)"},
     DPD__AUDIT_KEY_LINES,
+    {"canary", DPD_KEY_TEXT, "last", 0, 0, 0, "last|first", "audit",
+     "audit: the canary's step (last: no later step shrinks it; first: the largest step)"},
     {NULL, DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static const char *const linreg_small[] = {"d",  "20", "n", "80",  "seeds", "3", "grid",
