@@ -46,6 +46,13 @@ cmp -s <(tsv_rows "$work/lr/audit_runs.tsv") <(tsv_rows "$work/lr2/audit_runs.ts
 check lrs "s['epsilon_lower'] <= s['epsilon_upper'] and s['mu_lower'] <= s['mu_upper'] and s['mu_canary'] is None" &&
   ok "linreg sqrt: lower bounds below the upper bounds (mu_canary null)" || bad "linreg sqrt bounds"
 
+# canary = first: the largest step, the better canary with noise at every step
+"$dpdyn" audit --d=20 --n=200 --c=1 --rho=1 --schedule=sqrt --canary=first --runs=400 --plot=0 \
+  --out="$work/lrf" >/dev/null 2>&1 || bad "linreg sqrt first audit"
+check lrf "s['epsilon_lower'] <= s['epsilon_upper'] and s['mu_lower'] <= s['mu_upper'] and s['mu_hat'] > 0.4" &&
+  ok "linreg sqrt, canary = first: mu_hat $(json "$work/lrf/summary.json" "['mu_hat']"), below the upper bounds" ||
+  bad "linreg sqrt first: $(json "$work/lrf/summary.json" "['mu_hat']")"
+
 # 3. rf, d > n (the canary's features nearly orthogonal to the others'): lower <= upper, and
 # mu_hat within 4 SE of the exact mu of the statistic (mu_canary).
 R=(--model=rf --d=100 --n=40 --p=1000 --steps=50 --mu=1 --clip=1 --runs=500 --plot=0)
@@ -69,6 +76,7 @@ err linreg-runs "'runs'" "${A[@]}" --rho=1 --runs=5
 err linreg-confidence "'confidence'" "${A[@]}" --rho=1 --confidence=1
 err linreg-confidence0 "'confidence'" "${A[@]}" --rho=1 --confidence=0
 err linreg-delta "'delta'" "${A[@]}" --rho=1 --delta=1
+err linreg-canary "'canary'" "${A[@]}" --rho=1 --canary=middle
 err rf-nonprivate "'epsilon'" audit --model=rf --clip=1
 err rf-sigma0 "'sigma'" audit --model=rf --clip=1 --sigma=0
 err rf-noclip "'clip'" audit --model=rf --mu=1
