@@ -194,8 +194,7 @@ int dpd__linreg_audit_run(const dpd_linreg_problem *p, const dpd_schedule *sched
     double *out = side ? s1 : s0;
     dataset_init(&D, &s, n, d, side);
     sc.seed = dpd__audit_seed_mix(cfg->seed, (uint64_t)side);
-    sc.grid = 2;
-    sc.progress = NULL;
+    sc.grid = 2; /* progress: replicates of each side's chunks, as the simulator counts them */
     for (size_t r0 = 0; r0 < runs && status >= 0; r0 += chunk) {
       sc.seeds = runs - r0 < chunk ? runs - r0 : chunk;
       status = dpd__lrdata_sim_thetas(&D, schedule, &sc, r0, s.thetas, err);
@@ -294,7 +293,6 @@ int dpd__linreg_audit_keys(dpd_keys *keys, dpd__linreg_privacy *priv, size_t d, 
     priv->delta = 1.0 / (double)n;
     priv->have_delta = 1;
   }
-  dpd_keys_unset(keys, "grid");
   *memory += dpd__linreg_audit_bytes(d, n, a.runs, threads > 0 ? threads : omp_get_max_threads());
   return status < 0 ? status : dpd_keys_effective_real_set(keys, "delta", priv->delta, err);
 }

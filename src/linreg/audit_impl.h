@@ -46,8 +46,9 @@ typedef struct {
  * clip(g_c) = +C u or -C u (replace-one neighbours at the largest distance, 2C). Every run uses
  * that dataset in that order; side s's run i draws the privacy noise of stream
  * (dpd__audit_seed_mix(cfg->seed, s), i). Bit-identical for any cfg->threads.
- * cfg: n, c (finite), rho (finite), zeta, noise, noise_nu, seed, threads; seeds, grid,
- * progress are ignored. Returns what dpd__lrdata_sim_run returns, DPD_EINVAL for rho or c not
+ * cfg: n, c (finite), rho (finite), zeta, noise, noise_nu, seed, threads, progress (the
+ * simulator's, called per chunk of runs of each side: it may stop the run, DPD_ECANCELLED);
+ * seeds and grid are ignored. Returns what dpd__lrdata_sim_run returns, DPD_EINVAL for rho or c not
  * finite, DPD_ENOMEM. */
 DPD_HIDDEN_FN int dpd__linreg_audit_run(const dpd_linreg_problem *p, const dpd_schedule *schedule,
                                         const dpd_linreg_sim_config *cfg, size_t runs, int first,
@@ -69,8 +70,7 @@ DPD_HIDDEN_FN int dpd__linreg_audit_output(dpd_output *out, const dpd_linreg_pro
 
 /* The audit's keys for model=linreg (setup): runs and confidence (dpd__audit_keys_get), canary, a
  * private run (rho = inf is DPD_EINVAL naming 'rho'), delta (1/n when not given; recorded as
- * in effect, and in *priv for the privacy report and the run); drops the key grid (not in
- * effect); adds the bytes of dpd__linreg_audit_run for d, n on `threads` threads (<= 0: all) to
+ * in effect, and in *priv for the privacy report and the run); adds the bytes of dpd__linreg_audit_run for d, n on `threads` threads (<= 0: all) to
  * *memory. */
 DPD_HIDDEN_FN int dpd__linreg_audit_keys(dpd_keys *keys, dpd__linreg_privacy *priv, size_t d,
                                          size_t n, int threads, double *memory, dpd_err *err);

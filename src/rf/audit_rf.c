@@ -136,20 +136,43 @@ static int one_run(const dpd_rf_problem *pr, const dpd_rf_sim_config *sc, uint64
 }
 
 /* The runs of both sides, parallel over runs (each run serial, so any thread count gives the
- * same bits); the first failed run is run again alone for its message. */
+ * same bits); the first failed run is run again alone for its message. sc->progress (DP-GD steps
+ * of all runs) is called from the calling thread (thread 0 of the team) after each of its runs;
+ * a non-zero return stops the runs not yet started (DPD_ECANCELLED). */
 static int runs_all(const dpd_rf_problem *side[2], const dpd_rf_sim_config *sc, size_t runs,
                     const double *w, double *s, dpd_err *err) {
   const int threads = sc->threads > 0 ? sc->threads : omp_get_max_threads();
-  size_t failed = SIZE_MAX;
+  size_t failed = SIZE_MAX, done = 0;
+  int stop = 0;
   const long total = (long)(2 * runs);
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4)
   for (long j = 0; j < total; j++) {
     const size_t sd = (size_t)j / runs, r = (size_t)j % runs;
     const uint64_t seed = dpd__audit_seed_mix(dpd__audit_seed_mix(sc->seed, sd), r);
-    if (one_run(side[sd], sc, seed, w, s + j, NULL) < 0) {
+    int halt, bad;
+#pragma omp atomic read
+    halt = stop;
+    bad = !halt && one_run(side[sd], sc, seed, w, s + j, NULL) < 0;
+    if (bad) {
 #pragma omp critical(dpd_audit_rf_failed)
       failed = (size_t)j < failed ? (size_t)j : failed;
     }
+    if (!halt) {
+#pragma omp atomic update
+      done++;
+    }
+    if (!halt && sc->progress != NULL && omp_get_thread_num() == 0) {
+      size_t now;
+#pragma omp atomic read
+      now = done;
+      if (sc->progress(sc->progress_user, now * sc->T, (size_t)total * sc->T) != 0) {
+#pragma omp atomic write
+        stop = 1;
+      }
+    }
+  }
+  if (stop) {
+    return DPD_FAIL(err, DPD_ECANCELLED, "audit: stopped after %zu of %ld runs", done, total);
   }
   if (failed == SIZE_MAX) {
     return DPD_OK;
