@@ -85,6 +85,9 @@ typedef struct {
                            population row uniformly at random, independently (the i.i.d. sampling
                            the deterministic equivalent assumes; n may exceed n_pop); 0 (default,
                            as created) = n distinct rows (one pass without replacement) */
+  int fixed_order;      /* set by the caller: 1 = step k uses population row k (n <= n_pop) in
+                           every replicate, whose streams then vary only the noise (the privacy
+                           audit, src/linreg/audit.c); 0 (default, as created) = drawn rows */
   dpd__lrdata_diag diag;
   /* storage that dpd__lrdata_problem_config lends to the problem's configuration */
   double *theta_eig;    /* [d] U^T theta^* (file targets; 0 beyond the rank), NULL for model */
@@ -170,6 +173,15 @@ DPD_HIDDEN_FN int dpd__lrdata_sim_run(const dpd__lrdata *D, const double *theta_
                                       const dpd_linreg_sim_config *cfg,
                                       dpd_linreg_sim_result **out, double *test_risk,
                                       dpd_err *err);
+
+/* dpd__lrdata_sim_run's replicates rep0 .. rep0 + cfg->seeds - 1 (streams (cfg->seed, rep)),
+ * file targets (theta^* = D->theta_hat), keeping only each replicate's released iterate theta_n
+ * (original coordinates): row i of thetas[cfg->seeds * D->d] (caller's) is replicate rep0 + i.
+ * The same run as dpd__lrdata_sim_run replicate by replicate (the privacy audit runs the
+ * library's own DP-SGD); same statuses. */
+DPD_HIDDEN_FN int dpd__lrdata_sim_thetas(const dpd__lrdata *D, const dpd_schedule *schedule,
+                                         const dpd_linreg_sim_config *cfg, size_t rep0,
+                                         double *thetas, dpd_err *err);
 
 /* Memory of dpd__lrdata_sim_run beyond the dataset (bytes), for the memory check: n = cfg->n
  * (steps; the per-thread row shuffle is bounded in n whatever n_pop), threads = the threads

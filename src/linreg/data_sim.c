@@ -451,7 +451,11 @@ ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *
   /* the steps' file rows (over the dense permutation, or after the hash), the first AHEAD
    * prefetched */
   size_t *rows = plan->dense ? idx : idx + 2 * plan->hash_cap;
-  if (D->with_replacement) { /* i.i.d. rows: j_k = min(floor(u_k n_pop), n_pop - 1) */
+  if (D->fixed_order) { /* the audit: one dataset, in its order, for every replicate */
+    for (size_t k = 0; k < n; k++) {
+      rows[k] = D->pop_idx[k];
+    }
+  } else if (D->with_replacement) { /* i.i.d. rows: j_k = min(floor(u_k n_pop), n_pop - 1) */
     for (size_t k = 0; k < n; k++) {
       const size_t j = (size_t)(dpd_rng_uniform(&dr.rng) * (double)D->n_pop);
       rows[k] = D->pop_idx[j < D->n_pop ? j : D->n_pop - 1];
@@ -553,9 +557,10 @@ ALWAYS_INLINE void run_replicate_body(const sim_plan *plan, size_t rep, double *
       return;
     }
   }
-  if (plan->theta_out != NULL) {
+  if (plan->theta_out != NULL) { /* row rep - rep0 (one replicate: row 0) */
+    double *theta = plan->theta_out + (rep - plan->rep0) * d;
     for (size_t i = 0; i < d; i++) {
-      plan->theta_out[i] = model ? w[i] + plan->theta_star[i] : w[i];
+      theta[i] = model ? w[i] + plan->theta_star[i] : w[i];
     }
   }
 }
@@ -767,6 +772,18 @@ int dpd__lrdata_sim_theta(const dpd__lrdata *D, const double *theta_star,
   dpd_linreg_sim_config one = *cfg;
   one.seeds = 1;
   return sim_run(D, theta_star, schedule, &one, rep, theta, out, test_risk, err);
+}
+
+int dpd__lrdata_sim_thetas(const dpd__lrdata *D, const dpd_schedule *schedule,
+                           const dpd_linreg_sim_config *cfg, size_t rep0, double *thetas,
+                           dpd_err *err) {
+  dpd_linreg_sim_result *res = NULL;
+  if (thetas == NULL) {
+    return DPD_FAIL(err, DPD_EINVAL, "simulate: NULL argument (thetas)");
+  }
+  const int status = sim_run(D, NULL, schedule, cfg, rep0, thetas, &res, NULL, err);
+  dpd_linreg_sim_result_free(res);
+  return status;
 }
 
 double dpd__lrdata_sim_bytes(size_t d, size_t n, size_t seeds, size_t grid, double threads) {

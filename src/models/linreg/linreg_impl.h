@@ -12,6 +12,7 @@
 #include "core/model_impl.h"
 #include "dpdyn/noise.h"
 #include "dpdyn/sde.h"
+#include "linreg/audit_impl.h"
 #include "linreg/dataset_impl.h"
 #include "linreg/ode_estimate_impl.h"
 #include "linreg/problem_spec_impl.h"
@@ -25,7 +26,8 @@ enum {
   LR_USES_ODE = 1u << 3,      /* the ODE: method, tolerances, compression, finite_size */
   LR_USES_ODE_ONLY = 1u << 4, /* nothing but the ODE: a spectral problem may do */
   LR_USES_TUNE = 1u << 5,     /* the tuner: its keys, thread-safe methods with bounds */
-  LR_USES_SEQUENCE = 1u << 6  /* the step sequence (n-sized arrays), or the key sequence */
+  LR_USES_SEQUENCE = 1u << 6, /* the step sequence (n-sized arrays), or the key sequence */
+  LR_USES_AUDIT = 1u << 7     /* the privacy audit (linreg/audit_impl.h) */
 };
 
 /* Everything a linreg command needs, validated from the keys. */
@@ -89,5 +91,6 @@ LR_RUN(dpd__linreg_ode);
 LR_RUN(dpd__linreg_compare);
 LR_RUN(dpd__linreg_account);
 LR_RUN(dpd__linreg_tune);
+LR_RUN(dpd__linreg_audit);
 
 #endif

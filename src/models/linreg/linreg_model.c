@@ -6,10 +6,11 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "linreg/numbers_impl.h"
 #include "models/linreg/linreg_impl.h"
 
 #define LR_SIM "simulate sde compare tune"
-#define LR_ALL "simulate sde ode compare account tune"
+#define LR_ALL "simulate sde ode compare account tune audit"
 #define LR_THEORY "ode compare tune"
 #define LR_DATA "simulate ode compare tune"
 
@@ -83,7 +84,8 @@ static const dpd_key_desc linreg_keys[] = {
     {"seed", DPD_KEY_INT, "1", 0, 18446744073709551615.0, 0, NULL, LR_ALL, "master seed"},
     {"threads", DPD_KEY_INT, "0", 0, 4096, 0, NULL, LR_ALL,
      "worker threads (0 = all cores); results do not depend on it"},
-    {"grid", DPD_KEY_INT, "101", 2, 16777216.0, 0, NULL, LR_ALL, "recorded time points on [0, 1]"},
+    {"grid", DPD_KEY_INT, "101", 2, 16777216.0, 0, NULL, "simulate sde ode compare account tune",
+     "recorded time points on [0, 1]"},
     {"method", DPD_KEY_TEXT, "bdf", 0, 0, 0, NULL, LR_THEORY,
      "ODE method: bdf | adams | volterra (FFT, constant schedules without clipping)"},
     {"rtol", DPD_KEY_REAL, "1e-10", 0, 1, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, LR_THEORY,
@@ -121,6 +123,9 @@ static const dpd_key_desc linreg_keys[] = {
     {"restarts", DPD_KEY_INT, NULL, 0, 100, 0, NULL, "tune",
      "restarts of each simplex search while they improve the risk by > 1e-10 relative "
      "(default 3)"},
+    DPD__AUDIT_KEY_LINES,
+    {"canary", DPD_KEY_TEXT, "last", 0, 0, 0, "last|first", "audit",
+     "audit: the canary's step (last: no later step shrinks it; first: the largest step)"},
     {NULL, DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 static const char *const linreg_small[] = {"d",  "20", "n", "80",  "seeds", "3", "grid",
@@ -135,53 +140,9 @@ static const char *const linreg_small[] = {"d",  "20", "n", "80",  "seeds", "3",
 /* The numbers each command's summary can hold, as dpdyn sweep names them
  * (dpd_model_command.numbers): the union over the command's configurations, checked by
  * tests/cli/test_sweep_plot_y.sh. */
-static const char linreg_simulate_numbers[] =
-    LR_BASE_NUMBERS "final_excess_risk final_excess_risk_se excess_risk_before_release "
-                    "excess_risk_before_release_se release_jump clipped_fraction seeds delta "
-                    "epsilon_bun_steinke epsilon_tight noise_nu";
-
-static const char linreg_sde_numbers[] = LR_BASE_NUMBERS
-    "final_excess_risk final_excess_risk_se excess_risk_before_release "
-    "excess_risk_before_release_se release_jump expected_clipped_fraction seeds dt finite_size "
-    "m2 lambda_max_over_d delta epsilon_bun_steinke epsilon_tight noise_nu";
-
-static const char linreg_ode_numbers[] = LR_BASE_NUMBERS
-    "final_excess_risk final_excess_risk_se excess_risk_before_release release_jump "
-    "lower_bound_before_release upper_bound_before_release ode_steps distinct_eigenvalues "
-    "ode_groups compressed compress_error_estimate ode_error_estimate finite_size m2 "
-    "lambda_max_over_d delta epsilon_bun_steinke epsilon_tight noise_nu "
-    "compress_nodes_per_band compressed_bands";
-
-static const char linreg_compare_numbers[] = LR_BASE_NUMBERS
-    "final_excess_risk final_excess_risk_se excess_risk_before_release "
-    "excess_risk_before_release_se release_jump clipped_fraction seeds ode_final_excess_risk "
-    "ode_excess_risk_before_release ode_release_jump ode_lower_bound_before_release "
-    "ode_upper_bound_before_release ode_steps distinct_eigenvalues ode_groups compressed "
-    "compress_error_estimate ode_error_estimate finite_size m2 lambda_max_over_d sup_gap "
-    "sup_gap_in_se final_gap final_gap_se final_gap_in_se delta epsilon_bun_steinke "
-    "epsilon_tight noise_nu sde_final_excess_risk sde_final_excess_risk_se "
-    "sde_excess_risk_before_release sde_excess_risk_before_release_se sde_release_jump "
-    "sde_expected_clipped_fraction sde_sup_gap sde_sup_gap_in_se sde_final_gap "
-    "sde_final_gap_se sde_final_gap_in_se sde_vs_simulate_final_gap_in_se "
-    "compress_nodes_per_band compressed_bands";
-
 static const char linreg_account_numbers[] = LR_BASE_NUMBERS
     "rho_target rho_eff zcdp_eff delta epsilon_bun_steinke epsilon_tight "
     "epsilon_bun_steinke_eff epsilon_tight_eff epsilon rho_bun_steinke noise_nu steps";
-
-static const char linreg_tune_numbers[] = LR_BASE_NUMBERS
-    "finite_size m2 lambda_max_over_d optimum.c optimum.eta0 optimum.eta_at_0 optimum.eta_at_1 "
-    "optimum.eta_sup optimum.stability_limit final_excess_risk final_excess_risk_se "
-    "excess_risk_before_release release_jump lower_bound_before_release "
-    "upper_bound_before_release confirm_seeds ode_groups compressed confirm_final_excess_risk "
-    "confirm_final_excess_risk_se confirm_gap confirm_gap_in_se confirm_sup_gap "
-    "confirm_sup_gap_in_se clipped_fraction heatmap heatmap_points heatmap_failed "
-    "heatmap_beating_optimum heatmap_best_excess_risk heatmap_best_c heatmap_best_eta0 "
-    "iterations evaluations failed_evaluations local_searches converged start_spread "
-    "prescan_best tuner.safety tuner.eta_min_fraction tuner.shape_min tuner.shape_max "
-    "tuner.prescan tuner.starts tuner.xtol tuner.max_iter tuner.restarts delta "
-    "epsilon_bun_steinke epsilon_tight optimum.a optimum.c1 optimum.c2 optimum.c3 "
-    "optimum.offset_scale noise_nu compress_nodes_per_band compressed_bands";
 
 #define LR_FILES                                                                                   \
   "trajectory.tsv release.tsv [replicates.tsv replicates_trajectory.tsv] summary.json"
@@ -191,28 +152,28 @@ static const dpd_model_command linreg_commands[] = {
      .summary = "one-pass DP-SGD over `seeds` replicates: excess risk with standard errors",
      .files = LR_FILES,
      .example = "dpdyn simulate --d=200 --n=800 --c=1 --rho=2",
-     .numbers = linreg_simulate_numbers,
+     .numbers = LR_BASE_NUMBERS DPD__LINREG_SIMULATE_NUMBERS,
      .run = dpd__linreg_simulate,
      .uses = LR_USES_SIM},
     {.name = "sde",
      .summary = "homogenized SDE (H-DP-SGD) by Euler-Maruyama over `seeds` replicates",
      .files = LR_FILES,
      .example = "dpdyn sde --d=200 --n=800 --c=1 --rho=2",
-     .numbers = linreg_sde_numbers,
+     .numbers = LR_BASE_NUMBERS DPD__LINREG_SDE_NUMBERS,
      .run = dpd__linreg_sde,
      .uses = LR_USES_SDE},
     {.name = "ode",
      .summary = "deterministic equivalent: coupled risk ODEs, bounds, last-iterate jump",
      .files = "trajectory.tsv release.tsv summary.json",
      .example = "dpdyn ode --d=1000 --n=4000 --c=1 --rho=2",
-     .numbers = linreg_ode_numbers,
+     .numbers = LR_BASE_NUMBERS DPD__LINREG_ODE_NUMBERS,
      .run = dpd__linreg_ode,
      .uses = LR_USES_ODE | LR_USES_ODE_ONLY},
     {.name = "compare",
      .summary = "simulation against the ODE (+ the SDE with --sde=1): gaps, figure",
      .files = LR_FILES " compare.png",
      .example = "dpdyn compare --d=200 --n=800 --c=1 --rho=2",
-     .numbers = linreg_compare_numbers,
+     .numbers = LR_BASE_NUMBERS DPD__LINREG_COMPARE_NUMBERS,
      .run = dpd__linreg_compare,
      .uses = LR_USES_SIM | LR_USES_ODE | LR_USES_SDE_KEY,
      .plot_default = 1},
@@ -227,11 +188,13 @@ static const dpd_model_command linreg_commands[] = {
      .summary = "optimise c and the schedule on the ODE; heat map; confirm by simulation",
      .files = "trajectory.tsv release.tsv heatmap.tsv summary.json tune.png",
      .example = "dpdyn tune --d=1000 --n=4000 --rho=2 --schedule=sqrt",
-     .numbers = linreg_tune_numbers,
+     .numbers = LR_BASE_NUMBERS DPD__LINREG_TUNE_NUMBERS,
      .run = dpd__linreg_tune,
      .uses = LR_USES_ODE | LR_USES_TUNE,
      .replicates_key = "confirm_seeds",
      .plot_default = 1},
+    DPD__AUDIT_COMMAND(dpd__linreg_audit, LR_USES_AUDIT, LR_BASE_NUMBERS DPD__LINREG_AUDIT_NUMBERS,
+                       "dpdyn audit --d=20 --n=200 --c=1 --rho=1"),
     {.name = NULL}};
 
 const dpd_model_type dpd__model_linreg = {

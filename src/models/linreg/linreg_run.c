@@ -219,3 +219,13 @@ int dpd__linreg_account(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
   }
   return status;
 }
+
+LR_RUN(dpd__linreg_audit) {
+  linreg_run *r = ctx;
+  int status = dpd__linreg_build(r, err);
+  (void)env;
+  return status < 0 || (status = dpd__linreg_output_begin(keys, r, out, err)) < 0
+             ? status
+             : dpd__linreg_audit_output(*out, r->problem, r->schedule, &r->simc, keys,
+                                        r->priv.delta, err);
+}

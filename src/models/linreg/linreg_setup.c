@@ -201,6 +201,11 @@ static int setup(const dpd_model_command *c, dpd_keys *keys, linreg_run *r, dpd_
     return status;
   }
   memory_estimate(c, keys, r);
+  if ((c->uses & LR_USES_AUDIT) &&
+      (status = dpd__linreg_audit_keys(keys, &r->priv, r->d, r->n, r->threads, &r->memory_estimate,
+                                       err)) < 0) {
+    return status;
+  }
   configs(r);
   keys_in_effect(keys, &r->ds);
   return DPD_OK;

@@ -36,13 +36,13 @@ static const dpd_key_desc rf_keys[] = {
     {"n_test", DPD_KEY_INT, "1000", 1, TWO24, 0, NULL, "simulate ou compare", "test samples"},
     {"p", DPD_KEY_INT, "4000", 1, 2147483648.0, 0, NULL, NULL, "number of random features p"},
     {"activation", DPD_KEY_TEXT, "tanh", 0, 0, 0, "tanh|relu_centered|hermite13",
-     "simulate ou compare", "activation of the features"},
-    {"target", DPD_KEY_TEXT, "sign", 0, 0, 0, NULL, "simulate ou compare",
+     "simulate ou compare audit", "activation of the features"},
+    {"target", DPD_KEY_TEXT, "sign", 0, 0, 0, NULL, "simulate ou compare audit",
      "linear | sign | hermite2 (of u^T x) | file:PATH (N values; only with input = file:PATH)"},
     {"input", DPD_KEY_TEXT, "gaussian", 0, 0, 0, NULL, "simulate ou compare",
      "gaussian | sphere (radius sqrt(d)) | file:PATH (N x d, .npy or text; features centred, one "
      "scale to mean |x|^2 = d; each data draw takes n + n_test distinct rows: docs/rf.md)"},
-    {"zeta", DPD_KEY_REAL, "0", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, "simulate ou compare",
+    {"zeta", DPD_KEY_REAL, "0", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, "simulate ou compare audit",
      "label-noise standard deviation"},
     {"eta", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
      "DP-GD step size [1/p]"},
@@ -76,10 +76,11 @@ static const dpd_key_desc rf_keys[] = {
      "per-replicate values: 0 = none, 1 = replicates.tsv (each replicate's final values), 2 = "
      "also replicates_trajectory.tsv (each replicate on the grid)"},
     {"seed", DPD_KEY_INT, "1", 0, 18446744073709551615.0, 0, NULL, NULL, "master seed"},
-    {"threads", DPD_KEY_INT, "0", 0, 4096, 0, NULL, "simulate ou compare",
+    {"threads", DPD_KEY_INT, "0", 0, 4096, 0, NULL, "simulate ou compare audit",
      "worker threads (0 = all cores); results do not depend on it"},
     {"grid", DPD_KEY_INT, "101", 2, TWO24, 0, NULL, "simulate ou compare",
      "recorded points on [0, T] (at most one per step)"},
+    DPD__AUDIT_KEY_LINES,
     {NULL, DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 /* An enumerated key: validated against the table's choices, then mapped by the rf module. */
@@ -224,7 +225,9 @@ static int setup(const dpd_model_command *c, dpd_keys *keys, const dpd_run_env *
   if (c->uses != 0) {
     setup_memory(keys, c->uses, r);
   }
-  return DPD_OK;
+  return (c->uses & DPD__RF_USES_AUDIT)
+             ? dpd__rf_audit_keys(keys, &r->pc, &r->sc, &r->memory_estimate, err)
+             : DPD_OK;
 }
 
 static void release(void *ctx) {
@@ -292,6 +295,9 @@ static const dpd_model_command rf_commands[] = {
      .example = "dpdyn account --model=rf --epsilon=2 --steps=500 --eta=0.002",
      .numbers = RF_PRIVACY_NUMBERS "mu_exact",
      .run = dpd__rf_run_account},
+    DPD__AUDIT_COMMAND(dpd__rf_run_audit, DPD__RF_USES_AUDIT,
+                       RF_PRIVACY_NUMBERS DPD__RF_AUDIT_NUMBERS,
+                       "dpdyn audit --model=rf --d=100 --n=40 --p=1000 --steps=50 --mu=1 --clip=1"),
     {.name = NULL}};
 
 static const char *const rf_small[] = {"d",       "8",     "n",    "40",    "n_test", "30",   "p",

@@ -77,6 +77,14 @@ int dpd__rf_run_account(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
   return status;
 }
 
+int dpd__rf_run_audit(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dpd_output **out,
+                      dpd_err *err) {
+  const dpd__rf_ctx *r = ctx;
+  int status = output_begin(keys, r, out, err);
+  (void)env;
+  return status < 0 ? status : dpd__rf_audit_output(*out, &r->pc, &r->sc, keys, r->delta, err);
+}
+
 /* One run of simulate, ou or compare. */
 typedef struct {
   const dpd__rf_ctx *r;
