@@ -682,7 +682,8 @@ static int pair_replacement(double s, size_t b, size_t n, int order, pld_pair *p
 /* The pairs (units of C; docs/privacy.md, "Privacy loss distributions", has the argument):
  * POISSON replace-one: the other records enter both batches with the same law, leaving
  *   (1-q)N(0) + qN(g) vs (1-q)N(0) + qN(g'), |g|, |g'| <= 1; worst case g' = -g (checked by 2-D
- *   integration over the angle and the norms, not proven here); symmetric under x -> -x.
+ *   integration over the angle and the norms on a grid of q, sigma, eps, not proven here);
+ *   symmetric under x -> -x.
  * FIXED / REPLACEMENT replace-one: x's slot goes to another record when x is not drawn, so the
  *   other records do not cancel: with all of them at the replacing record's g', D' is N(b g')
  *   and D the mixture over the copies k of x of N(b g' + k (g - g')), |g - g'| = 2: the
