@@ -113,8 +113,9 @@ DPD_API int dpd_pld_epsilon_estimate(const dpd_pld *pld, double delta, double *e
                                      dpd_err *err);
 
 /* A grid step h for `step` composed T >= 1 times such that eps_up(delta) exceeds the
- * (extrapolated) eps by about rel in (0, 0.5] relative or less: one pilot composition at
- * h = 0.02, then h = 0.7 * 0.02 * sqrt(rel eps_est / (eps_up - eps_est)), in [DPD_PLD_H_MIN,
+ * (extrapolated) eps by about rel in (0, 0.5] relative or less: pilot compositions (from h = 0.02,
+ * up to 5, each at 3x the h the previous one suggests while that is 4x finer) fit eps_up - eps_est
+ * = c h^2, then h = 0.7 sqrt(rel eps_est / c), at most eps_est / 20, in [DPD_PLD_H_MIN,
  * DPD_PLD_H_MAX]. A heuristic: check (eps_up - eps_est) / eps_est after composing at *h. */
 DPD_API int dpd_pld_step_h_for(const dpd_pld_step *step, size_t T, double delta, double rel,
                                double *h, dpd_err *err);

@@ -682,7 +682,8 @@ static int pair_replacement(double s, size_t b, size_t n, int order, pld_pair *p
 /* The pairs (units of C; docs/privacy.md, "Privacy loss distributions", has the argument):
  * POISSON replace-one: the other records enter both batches with the same law, leaving
  *   (1-q)N(0) + qN(g) vs (1-q)N(0) + qN(g'), |g|, |g'| <= 1; worst case g' = -g (checked by 2-D
- *   integration over the angle and the norms, not proven here); symmetric under x -> -x.
+ *   integration over the angle and the norms on a grid of q, sigma, eps, not proven here);
+ *   symmetric under x -> -x.
  * FIXED / REPLACEMENT replace-one: x's slot goes to another record when x is not drawn, so the
  *   other records do not cancel: with all of them at the replacing record's g', D' is N(b g')
  *   and D the mixture over the copies k of x of N(b g' + k (g - g')), |g - g'| = 2: the
@@ -1228,33 +1229,42 @@ int dpd_pld_step_h_for(const dpd_pld_step *step, size_t T, double delta, double 
                     delta);
   if (T < 1 || T > ((size_t)1 << 40))
     return DPD_FAIL(err, DPD_EINVAL, "T = %zu is invalid: the allowed range is [1, 2^40]", T);
-  /* a pilot on a coarse grid: eps_up(h0) - eps_est ~ c h0^2 gives c; at delta >= 1e-6 (above
-   * the pilot's FFT floor; c varies slowly with delta). A pilot that cannot answer (too small a
-   * delta for its grid) falls back to h0 / 20. */
-  double h0 = DPD_PLD_H_PILOT, up = NAN, est = NAN, pilot_delta = fmax(delta, 1e-6);
-  dpd_pld *one = NULL, *all = NULL;
-  dpd_err perr;
-  int status = dpd_pld_step_create(step, h0, &one, err);
-  if (status < 0)
-    return status; /* the step itself is invalid */
-  status = dpd_pld_compose_self(one, T, &all, &perr);
-  if (status == DPD_OK)
-    status = dpd_pld_epsilon(all, pilot_delta, &up, NULL, &perr);
-  if (status == DPD_OK)
-    status = dpd_pld_epsilon_estimate(all, pilot_delta, &est, &perr);
-  dpd_pld_free(one);
-  dpd_pld_free(all);
-  if (status == DPD_ENOMEM)
-    return DPD_FAIL(err, DPD_ENOMEM, "%s", perr.reason);
-  if (status < 0) {
-    *h = h0 / 20.0;
-    return DPD_OK;
+  /* pilots: eps_up(h0) - eps_est ~ c h0^2 gives c, hence h; a pilot much coarser than the h it
+   * suggests (or than eps itself) is not in the h^2 regime, so the next pilot is at 3 h, up to 5
+   * pilots. At delta >= 1e-6 (above a pilot's FFT floor; c varies slowly with delta). A pilot
+   * that cannot answer (too small a delta for its grid) stops with h0 / 20. */
+  double h0 = DPD_PLD_H_PILOT, out = h0, pilot_delta = fmax(delta, 1e-6);
+  for (int it = 0; it < 5; it++) {
+    double up = NAN, est = NAN;
+    dpd_pld *one = NULL, *all = NULL;
+    dpd_err perr;
+    int status = dpd_pld_step_create(step, h0, &one, err);
+    if (status < 0)
+      return status; /* the step itself is invalid */
+    status = dpd_pld_compose_self(one, T, &all, &perr);
+    if (status == DPD_OK)
+      status = dpd_pld_epsilon(all, pilot_delta, &up, NULL, &perr);
+    if (status == DPD_OK)
+      status = dpd_pld_epsilon_estimate(all, pilot_delta, &est, &perr);
+    dpd_pld_free(one);
+    dpd_pld_free(all);
+    if (status == DPD_ENOMEM)
+      return DPD_FAIL(err, DPD_ENOMEM, "%s", perr.reason);
+    if (status < 0) {
+      out = h0 / 20.0;
+      break;
+    }
+    out = h0;
+    if (isfinite(up) && est > 0.0 && up - est > rel * est)
+      out = 0.7 * h0 * sqrt(rel * est / (up - est));
+    else if (!isfinite(up))
+      out = 0.1 * h0;
+    if (est > 0.0 && out > 0.05 * est)
+      out = 0.05 * est; /* at least 20 grid steps per eps */
+    if (!(out < h0 / 4.0) || out <= DPD_PLD_H_MIN)
+      break;
+    h0 = 3.0 * out;
   }
-  double out = h0;
-  if (isfinite(up) && est > 0.0 && up - est > rel * est)
-    out = 0.7 * h0 * sqrt(rel * est / (up - est));
-  else if (!isfinite(up))
-    out = 0.1 * h0;
   *h = fmin(fmax(out, DPD_PLD_H_MIN), DPD_PLD_H_MAX);
   return DPD_OK;
 }
