@@ -172,13 +172,16 @@ const dpd_model_command dpd__account_commands[] = {
     {.name = "account",
      .summary = "epsilon (PLD bounds, RDP, CLT) of subsampled DP-SGD; delta(epsilon); the inverse",
      .files = "curve.tsv summary.json",
-     .example = "dpdyn account --model=privacy --noise_multiplier=1 --q=0.01 --steps=1000 "
+     .example = "dpdyn account --noise_multiplier=1 --q=0.01 --steps=1000 "
                 "--delta=1e-5",
      .numbers = "noise_multiplier steps delta epsilon epsilon_estimate epsilon_lower epsilon_rdp "
                 "best_alpha mu_clt epsilon_clt relative_width delta_lower delta_rdp delta_clt h "
                 "points total_steps accuracy",
      .run = cmd_account,
-     .plot_default = 1},
+     .plot_default = 1,
+     /* dpdyn account --noise_multiplier=... needs no --model (dpd_model_find_keyed) */
+     .selected_by = "mechanism sampling neighbours noise_multiplier q batch epochs solve "
+                    "segments accuracy"},
     {.name = NULL}};
 
 const char *const dpd__account_small[] = {"noise_multiplier", "1", "q", "0.05", "steps", "20",
