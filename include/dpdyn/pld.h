@@ -26,7 +26,11 @@
  * it and delta_low subtracts it over the points above eps, and dpd_pld_epsilon refuses a delta
  * (DPD_EINVAL, with the smallest delta it can answer) when that allowance would exceed 10 % of
  * delta. In practice: delta >= ~1e-14 after one step, >= ~1e-11 after 1e4 steps, >= ~1e-9 after
- * 1e5 steps (docs/privacy.md has the table). This allowance is an estimate, not a proven bound.
+ * 1e5 steps in double (docs/privacy.md has the table); composing in long double
+ * (dpd_pld_compose_self_prec, DPD_PLD_EXTENDED) lowers these floors to about 1e-14 (1e4 steps) and
+ * 1e-12 (1e5 steps): all but one row of tests/pld_reference_table.tsv at delta = 1e-12 (that one,
+ * q = 1e-4, sigma = 0.5, 1e5 steps, answers delta >= 1.9e-12). This allowance is an estimate, not
+ * a proven bound.
  *
  * Composition uses FFTW (r2c/c2r, FFTW_ESTIMATE). FFTW's planner is process-wide: create and
  * compose PLDs from one thread at a time. The library never prints. Functions returning int
