@@ -170,7 +170,8 @@ static void test_table(void **state) {
     double t0 = now_s();
     int st = row_eps(r, &a);
     double secs = now_s() - t0;
-    const char *verdict = a.extended ? (a.refined ? "ok (long double, h refined)" : "ok (long double)")
+    const char *verdict = a.extended ? (a.refined ? "ok (long double, h refined)"
+                                                  : "ok (long double)")
                                      : (a.refined ? "ok (h refined)" : "ok");
     if (st < 0) {
       if (refusal_explained(r, a.why)) {
