@@ -26,7 +26,11 @@
  * it and delta_low subtracts it over the points above eps, and dpd_pld_epsilon refuses a delta
  * (DPD_EINVAL, with the smallest delta it can answer) when that allowance would exceed 10 % of
  * delta. In practice: delta >= ~1e-14 after one step, >= ~1e-11 after 1e4 steps, >= ~1e-9 after
- * 1e5 steps (docs/privacy.md has the table). This allowance is an estimate, not a proven bound.
+ * 1e5 steps in double (docs/privacy.md has the table); composing in long double
+ * (dpd_pld_compose_self_prec, DPD_PLD_EXTENDED) lowers these floors to about 1e-14 (1e4 steps) and
+ * 1e-12 (1e5 steps): all but one row of tests/pld_reference_table.tsv at delta = 1e-12 (that one,
+ * q = 1e-4, sigma = 0.5, 1e5 steps, answers delta >= 1.9e-12). This allowance is an estimate, not
+ * a proven bound.
  *
  * Composition uses FFTW (r2c/c2r, FFTW_ESTIMATE). FFTW's planner is process-wide: create and
  * compose PLDs from one thread at a time. The library never prints. Functions returning int
@@ -126,6 +130,21 @@ DPD_API int dpd_pld_compose_self(const dpd_pld *pld, size_t T, dpd_pld **out, dp
 /* Composition of two PLDs (borrowed) of the same grid step, by FFT convolution (heterogeneous
  * sequences). *out is returned-owned. */
 DPD_API int dpd_pld_compose(const dpd_pld *a, const dpd_pld *b, dpd_pld **out, dpd_err *err);
+
+/* The precision the FFT composes in. DPD_PLD_DOUBLE: the default (dpd_pld_compose_self,
+ * dpd_pld_compose). DPD_PLD_EXTENDED: long double (FFTW's fftw3l, 64-bit mantissa on x86-64):
+ * the rounding allowance, hence the smallest delta answered, is about 2000x smaller (1e4 steps:
+ * ~5e-15 instead of ~1e-11; 1e5 steps: ~1e-12 instead of ~2e-9), at several times the time.
+ * The result is stored in double either way. Use it when dpd_pld_epsilon refuses a delta for the
+ * FFT rounding (or, knowing delta in advance, for delta below the double floor). */
+typedef enum { DPD_PLD_DOUBLE = 0, DPD_PLD_EXTENDED = 1 } dpd_pld_precision;
+
+/* dpd_pld_compose_self and dpd_pld_compose in the precision prec (DPD_EINVAL for another value).
+ * Compose a whole sequence in one precision: the allowance of the result sums its inputs'. */
+DPD_API int dpd_pld_compose_self_prec(const dpd_pld *pld, size_t T, dpd_pld_precision prec,
+                                      dpd_pld **out, dpd_err *err);
+DPD_API int dpd_pld_compose_prec(const dpd_pld *a, const dpd_pld *b, dpd_pld_precision prec,
+                                 dpd_pld **out, dpd_err *err);
 
 /* delta(eps) = sum_{L_i > eps} (1 - e^{eps - L_i}) p_i + m_inf, maximised over the orders, of the
  * pessimistic (delta_up, plus the FFT rounding allowance) and optimistic (delta_low, minus it)

@@ -820,6 +820,7 @@ typedef struct {
   int count;
   double h;
   pld_coarse *coarse; /* count entries, filled by compose_dists */
+  int extended;       /* compose in long double (DPD_PLD_EXTENDED) */
 } pld_sum;
 
 static double sum_log_mgf(const pld_sum *sm, double lambda) {
@@ -876,6 +877,76 @@ static long long mod_ll(long long a, long long n) {
   return r < 0 ? r + n : r;
 }
 
+/* The FFT power of sm on N circular points, in the precision REAL with FFTW's prefix PFX:
+ * res[(k + shift) mod N] = the composed mass at position k (already divided by N), *neg the most
+ * negative value, *peak the largest. */
+#define PLD_FFT_POWER(NAME, REAL, PFX, CABS, CARG, EXP, LOG, COS, SIN)                            \
+  static int NAME(const pld_sum *sm, size_t N, long long shift, double *res, double *neg,        \
+                  double *peak, dpd_err *err) {                                                  \
+    size_t nc = N / 2 + 1;                                                                       \
+    REAL *buf = PFX##malloc(N * sizeof *buf);                                                    \
+    PFX##complex *spec = PFX##malloc(nc * sizeof *spec), *spec2 = NULL;                          \
+    if (sm->count == 2)                                                                          \
+      spec2 = PFX##malloc(nc * sizeof *spec2);                                                   \
+    int status = DPD_OK;                                                                         \
+    PFX##plan fwd = NULL, inv = NULL;                                                            \
+    if (!buf || !spec || (sm->count == 2 && !spec2))                                             \
+      status = DPD_FAIL(err, DPD_ENOMEM, "PLD composition: out of memory for %zu points", N);   \
+    if (status == DPD_OK) {                                                                      \
+      fwd = PFX##plan_dft_r2c_1d((int)N, buf, spec, FFTW_ESTIMATE);                              \
+      inv = PFX##plan_dft_c2r_1d((int)N, spec, buf, FFTW_ESTIMATE);                              \
+      if (!fwd || !inv)                                                                          \
+        status = DPD_FAIL(err, DPD_ENOMEM, "PLD composition: FFTW plan of %zu points failed", N); \
+    }                                                                                            \
+    if (status == DPD_OK) {                                                                      \
+      for (int j = 0; j < sm->count; j++) {                                                      \
+        const pld_dist *d = sm->d[j];                                                            \
+        memset(buf, 0, N * sizeof *buf);                                                         \
+        for (size_t k = 0; k < d->n; k++)                                                        \
+          buf[k % N] += (REAL)d->p[k];                                                           \
+        PFX##execute(fwd);                                                                       \
+        if (j == 0 && sm->count == 2)                                                            \
+          memcpy(spec2, spec, nc * sizeof *spec);                                                \
+      }                                                                                          \
+      if (sm->count == 2) {                                                                      \
+        for (size_t k = 0; k < nc; k++)                                                          \
+          spec[k] = spec[k] * spec2[k];                                                          \
+      } else {                                                                                   \
+        REAL T = (REAL)sm->mult[0];                                                              \
+        for (size_t k = 0; k < nc; k++) {                                                        \
+          REAL r = CABS(spec[k]);                                                                \
+          if (!(r > 0)) {                                                                        \
+            spec[k] = 0;                                                                         \
+            continue;                                                                            \
+          }                                                                                      \
+          REAL th = CARG(spec[k]) * T, mag = EXP(T * LOG(r));                                    \
+          spec[k] = mag * COS(th) + I * mag * SIN(th);                                           \
+        }                                                                                        \
+      }                                                                                          \
+      PFX##execute(inv);                                                                         \
+      REAL top = 0, low = 0;                                                                     \
+      for (size_t k = 0; k < N; k++) {                                                          \
+        REAL v = buf[k] / (REAL)N;                                                               \
+        top = v > top ? v : top;                                                                 \
+        low = -v > low ? -v : low;                                                               \
+        res[(size_t)mod_ll((long long)k + shift, (long long)N)] = (double)v;                     \
+      }                                                                                          \
+      *neg = (double)low;                                                                        \
+      *peak = (double)top;                                                                       \
+    }                                                                                            \
+    if (fwd)                                                                                     \
+      PFX##destroy_plan(fwd);                                                                    \
+    if (inv)                                                                                     \
+      PFX##destroy_plan(inv);                                                                    \
+    PFX##free(buf);                                                                              \
+    PFX##free(spec);                                                                             \
+    PFX##free(spec2);                                                                            \
+    return status;                                                                               \
+  }
+
+PLD_FFT_POWER(fft_power_d, double, fftw_, cabs, carg, exp, log, cos, sin)
+PLD_FFT_POWER(fft_power_l, long double, fftwl_, cabsl, cargl, expl, logl, cosl, sinl)
+
 /* Composes sm (one distribution to the power mult[0], or two distributions once each) into out. */
 static int compose_dists(pld_sum *sm, int pessimistic, pld_dist *out, dpd_err *err) {
   double h = sm->h;
@@ -903,11 +974,16 @@ static int compose_dists(pld_sum *sm, int pessimistic, pld_dist *out, dpd_err *e
       coarsen(sm->d[j], &sm->coarse[j]);
     double log_tol = log(DPD_PLD_WRAP_TOL);
     double lo_edge = chernoff(sm, -1.0, NAN, log_tol), hi_edge = chernoff(sm, 1.0, NAN, log_tol);
-    long long a = (long long)floor(lo_edge / h) - 1, b = (long long)ceil(hi_edge / h) + 1;
-    if (a < supp_lo)
-      a = supp_lo;
-    if (b > supp_hi)
-      b = supp_hi;
+    /* the window, clamped to the support in double (no overflowing cast); an inverted or NaN
+     * window (the bounds failed, e.g. on a degenerate coarsened copy) falls back to the whole
+     * support: no wrap at all (an inverted one used to loop forever in next_pow2) */
+    double fa = fmax(floor(lo_edge / h) - 1.0, (double)supp_lo);
+    double fb = fmin(ceil(hi_edge / h) + 1.0, (double)supp_hi);
+    if (!(fa <= fb)) {
+      fa = (double)supp_lo;
+      fb = (double)supp_hi;
+    }
+    long long a = (long long)fa, b = (long long)fb;
     double need = (double)(b - a) + 1.0;
     if (!(need <= (double)DPD_PLD_MAX_POINTS)) {
       free(sm->coarse);
@@ -931,94 +1007,60 @@ static int compose_dists(pld_sum *sm, int pessimistic, pld_dist *out, dpd_err *e
   }
   if (N < 2)
     N = 2;
-  size_t nc = N / 2 + 1;
-  double *buf = fftw_malloc(N * sizeof *buf), *buf2 = NULL;
-  fftw_complex *spec = fftw_malloc(nc * sizeof *spec), *spec2 = NULL;
-  if (sm->count == 2) {
-    buf2 = fftw_malloc(N * sizeof *buf2);
-    spec2 = fftw_malloc(nc * sizeof *spec2);
+  out->p = fftw_malloc(N * sizeof *out->p);
+  if (!out->p)
+    return DPD_FAIL(err, DPD_ENOMEM, "PLD composition: out of memory for %zu points", N);
+  double neg = 0.0, peak = 0.0, ulp = sm->extended ? (double)LDBL_EPSILON : DBL_EPSILON;
+  int status = sm->extended ? fft_power_l(sm, N, base - w0, out->p, &neg, &peak, err)
+                            : fft_power_d(sm, N, base - w0, out->p, &neg, &peak, err);
+  if (status < 0) {
+    dist_clear(out);
+    return status;
   }
-  int status = DPD_OK;
-  if (!buf || !spec || (sm->count == 2 && (!buf2 || !spec2)))
-    status = DPD_FAIL(err, DPD_ENOMEM, "PLD composition: out of memory for %zu points", N);
-  fftw_plan fwd = NULL, inv = NULL;
-  if (status == DPD_OK) {
-    fwd = fftw_plan_dft_r2c_1d((int)N, buf, spec, FFTW_ESTIMATE);
-    inv = fftw_plan_dft_c2r_1d((int)N, spec, buf, FFTW_ESTIMATE);
-    if (!fwd || !inv)
-      status = DPD_FAIL(err, DPD_ENOMEM, "PLD composition: FFTW plan of %zu points failed", N);
+  out->n = N;
+  out->lo = w0;
+  /* FFT rounding: each point is off by up to a few ulps (of the precision composed in) of the
+   * largest value (measured here: the most negative point, whose true value is >= 0, and a floor
+   * of 8 ulps of the peak), plus each input's own rounding (spread over the output with total
+   * weight <= 1 per input step). The final rounding of each point to double is relative (below
+   * 1.2e-16 of the point itself) and left out. */
+  double in_noise = 0.0;
+  for (int j = 0; j < sm->count; j++)
+    in_noise += sm->mult[j] * sm->d[j]->noise;
+  out->noise = in_noise + fmax(2.0 * neg, 8.0 * ulp * peak);
+  double inf = -expm1(log_keep);
+  if (pessimistic) {
+    out->inf = fmin(1.0, inf + tail_hi);
+    out->alias = 0.0;
+  } else {
+    out->inf = inf;
+    out->alias = expm1(log_alias) + tail_lo + tail_hi;
   }
-  if (status == DPD_OK) {
-    for (int j = 0; j < sm->count; j++) {
-      const pld_dist *d = sm->d[j];
-      memset(buf, 0, N * sizeof *buf);
-      for (size_t k = 0; k < d->n; k++)
-        buf[k % N] += d->p[k];
-      fftw_execute(fwd);
-      if (j == 0 && sm->count == 2)
-        memcpy(spec2, spec, nc * sizeof *spec);
-    }
-    if (sm->count == 2) {
-      for (size_t k = 0; k < nc; k++)
-        spec[k] = spec[k] * spec2[k];
-    } else {
-      double T = sm->mult[0];
-      for (size_t k = 0; k < nc; k++) {
-        double r = cabs(spec[k]);
-        if (!(r > 0.0)) {
-          spec[k] = 0.0;
-          continue;
-        }
-        double th = carg(spec[k]) * T, mag = exp(T * log(r));
-        spec[k] = mag * cos(th) + I * mag * sin(th);
-      }
-    }
-    fftw_execute(inv);
-    out->p = fftw_malloc(N * sizeof *out->p);
-    if (!out->p)
-      status = DPD_FAIL(err, DPD_ENOMEM, "PLD composition: out of memory for %zu points", N);
-  }
-  if (status == DPD_OK) {
-    /* position k holds the loss index base + k (mod N), placed in [w0, w0 + N) */
-    long long shift = mod_ll(base - w0, (long long)N);
-    for (size_t k = 0; k < N; k++)
-      out->p[(size_t)mod_ll((long long)k + shift, (long long)N)] = buf[k] / (double)N;
-    out->n = N;
-    out->lo = w0;
-    /* FFT rounding: each point is off by up to a few ulps of the largest value (measured here:
-     * the most negative point, whose true value is >= 0, and a floor of 8 ulps of the peak),
-     * plus each input's own rounding (spread over the output with total weight <= 1 per
-     * input step). */
-    double neg = 0.0, peak = 0.0, in_noise = 0.0;
-    for (size_t k = 0; k < N; k++) {
-      neg = fmax(neg, -out->p[k]);
-      peak = fmax(peak, out->p[k]);
-    }
-    for (int j = 0; j < sm->count; j++)
-      in_noise += sm->mult[j] * sm->d[j]->noise;
-    out->noise = in_noise + fmax(2.0 * neg, 8.0 * DBL_EPSILON * peak);
-    double inf = -expm1(log_keep);
-    if (pessimistic) {
-      out->inf = fmin(1.0, inf + tail_hi);
-      out->alias = 0.0;
-    } else {
-      out->inf = inf;
-      out->alias = expm1(log_alias) + tail_lo + tail_hi;
-    }
-    dist_trim(out, pessimistic);
-  }
-  if (fwd)
-    fftw_destroy_plan(fwd);
-  if (inv)
-    fftw_destroy_plan(inv);
-  fftw_free(buf);
-  fftw_free(buf2);
-  fftw_free(spec);
-  fftw_free(spec2);
-  return status;
+  dist_trim(out, pessimistic);
+  return DPD_OK;
+}
+
+static int check_precision(dpd_pld_precision prec, dpd_err *err) {
+  if (prec != DPD_PLD_DOUBLE && prec != DPD_PLD_EXTENDED)
+    return DPD_FAIL(err, DPD_EINVAL,
+                    "prec = %d is invalid: the allowed values are DPD_PLD_DOUBLE (0) and "
+                    "DPD_PLD_EXTENDED (1)",
+                    (int)prec);
+  return DPD_OK;
 }
 
 int dpd_pld_compose_self(const dpd_pld *pld, size_t T, dpd_pld **out, dpd_err *err) {
+  return dpd_pld_compose_self_prec(pld, T, DPD_PLD_DOUBLE, out, err);
+}
+
+int dpd_pld_compose(const dpd_pld *a, const dpd_pld *b, dpd_pld **out, dpd_err *err) {
+  return dpd_pld_compose_prec(a, b, DPD_PLD_DOUBLE, out, err);
+}
+
+int dpd_pld_compose_self_prec(const dpd_pld *pld, size_t T, dpd_pld_precision prec,
+                              dpd_pld **out, dpd_err *err) {
+  if (check_precision(prec, err) < 0)
+    return DPD_EINVAL;
   if (!pld || !out)
     return DPD_FAIL(err, DPD_EINVAL, "PLD compose_self: pld or output pointer is NULL");
   if (T < 1 || T > ((size_t)1 << 40))
@@ -1030,7 +1072,7 @@ int dpd_pld_compose_self(const dpd_pld *pld, size_t T, dpd_pld **out, dpd_err *e
       if (b == 2 && pld->d[o][2].n == 0)
         continue;
       pld_sum sm = {{&pld->d[o][b], NULL}, {(double)T, 0.0}, 1, b == 2 ? 2.0 * pld->h : pld->h,
-                    NULL};
+                    NULL, prec == DPD_PLD_EXTENDED};
       status = compose_dists(&sm, b != 1, &res->d[o][b], err);
     }
   if (status < 0) {
@@ -1041,7 +1083,10 @@ int dpd_pld_compose_self(const dpd_pld *pld, size_t T, dpd_pld **out, dpd_err *e
   return DPD_OK;
 }
 
-int dpd_pld_compose(const dpd_pld *a, const dpd_pld *b, dpd_pld **out, dpd_err *err) {
+int dpd_pld_compose_prec(const dpd_pld *a, const dpd_pld *b, dpd_pld_precision prec,
+                         dpd_pld **out, dpd_err *err) {
+  if (check_precision(prec, err) < 0)
+    return DPD_EINVAL;
   if (!a || !b || !out)
     return DPD_FAIL(err, DPD_EINVAL, "PLD compose: a, b or output pointer is NULL");
   if (!(fabs(a->h - b->h) <= 1e-12 * a->h))
@@ -1056,7 +1101,8 @@ int dpd_pld_compose(const dpd_pld *a, const dpd_pld *b, dpd_pld **out, dpd_err *
       const pld_dist *da = &a->d[o < a->orders ? o : 0][k], *db = &b->d[o < b->orders ? o : 0][k];
       if (k == 2 && (da->n == 0 || db->n == 0))
         continue;
-      pld_sum sm = {{da, db}, {1.0, 1.0}, 2, k == 2 ? 2.0 * a->h : a->h, NULL};
+      pld_sum sm = {{da, db}, {1.0, 1.0}, 2, k == 2 ? 2.0 * a->h : a->h, NULL,
+                    prec == DPD_PLD_EXTENDED};
       status = compose_dists(&sm, k != 1, &res->d[o][k], err);
     }
   if (status < 0) {
