@@ -25,6 +25,12 @@ stats data u ((strcol(1) eq "eps") ? column(0) : NaN) nooutput name "HR"
 set datafile commentschars "#"
 set datafile columnheaders
 HSKIP = int(HR_max)
+# RDP and the CLT are not computed for every mechanism (columns of nan): the key says so
+RD_sum = 0; CL_sum = 0
+stats data skip HSKIP u ((strcol("delta_rdp") eq "nan") ? 0 : 1) nooutput name "RD"
+stats data skip HSKIP u ((strcol("delta_clt") eq "nan") ? 0 : 1) nooutput name "CL"
+t_rdp = (RD_sum > 0) ? "RDP (tight conversion), upper bound" : "RDP: not computed for this mechanism"
+t_clt = (CL_sum > 0) ? "CLT μ-GDP (approximation)" : "CLT: defined for Poisson, add/remove only"
 cut = strstrt(TT, " | ")
 if (cut > 0) { TT = TT[1:cut - 1] . "\n" . TT[cut + 3:] }
 if (strlen(TT) > 0) { set title TT noenhanced font ",13" } else { if (ARGC >= 5) { set title ARG5 noenhanced font ",13" } }
@@ -43,6 +49,6 @@ set yrange [ymin / 3.0:1]
 pos(x) = (x > 0) ? x : NaN
 plot data skip HSKIP u "eps":(pos(column("delta_up"))) w l lw 2.6 lc rgb blue t "PLD upper bound (reported)", \
      data skip HSKIP u "eps":(pos(column("delta_low"))) w l lw 1.8 dt 2 lc rgb sky t "PLD lower bound", \
-     data skip HSKIP u "eps":(pos(column("delta_rdp"))) w l lw 1.8 lc rgb vermillion t "RDP (tight conversion), upper bound", \
-     data skip HSKIP u "eps":(pos(column("delta_clt"))) w l lw 1.5 dt 4 lc rgb green t "CLT μ-GDP (approximation)", \
+     data skip HSKIP u "eps":(pos(column("delta_rdp"))) w l lw 1.8 lc rgb vermillion t t_rdp, \
+     data skip HSKIP u "eps":(pos(column("delta_clt"))) w l lw 1.5 dt 4 lc rgb green t t_clt, \
      data skip HSKIP u "eps":((column("reported") > 0) ? pos(column("delta_up")) : NaN) w p pt 7 ps 1.6 lc rgb black t "the reported (ε, δ)"

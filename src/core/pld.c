@@ -3,26 +3,19 @@
  *
  * Why the two bounds are bounds. For a dominating pair (P, Q) of one step, the privacy loss is
  * L = log(dP/dQ)(x), x ~ P, and delta(eps) = E[(1 - e^{eps - L})_+] + P(L = inf). For T adaptive
- * steps with the same neighbouring pair (so the same order in every step) the loss of the
- * composition is S = L_1 + ... + L_T with independent L_j, and delta_T(eps) = E[(1-e^{eps-S})_+]
- * (+ the mass where some L_j = inf). The map S -> (1 - e^{eps - S})_+ is nondecreasing and
- * non-negative. Hence (i) rounding every loss up to the grid (or moving mass to +inf) can only
- * increase delta_T, rounding down only decrease it; (ii) adding non-negative mass anywhere can
- * only increase it, dropping mass only decrease it. Both facts are preserved by convolution, so
- * they hold after any sequence of compositions. Add/remove neighbours: the pair (D, D + {x}) is
- * composed in the "remove" order in every step and the pair (D + {x}, D) in the "add" order;
- * delta is the maximum of the two composed curves.
+ * steps the loss of the composition is S = L_1 + ... + L_T with independent L_j, and
+ * delta_{A+B}(eps) = E_{L ~ A} delta_B(eps - L). Hence a discrete distribution whose delta(eps)
+ * is above (below) the true one at every real eps stays above (below) after composition with any
+ * non-negative distribution, and so after any sequence of compositions; so do (i) moving mass to
+ * larger (smaller) losses or +inf and (ii) adding (dropping) non-negative mass. The pessimistic
+ * one-step distribution is the "connect the dots" chord construction and the optimistic one the
+ * lowered-chord convex minorant (discretise_up, discretise_low below). Add/remove neighbours:
+ * the pair (D, D + {x}) is composed in the "remove" order in every step and (D + {x}, D) in the
+ * "add" order; delta is the maximum of the two composed curves.
  *
- * One step. remove: x ~ P = (1-q) N(0,s^2) + q N(1,s^2), Q = N(0,s^2),
- *   L(x) = log((1-q) + q e^{(2x-1)/(2s^2)}), increasing in x, so P(L <= l) = P(x <= x(l)) with
- *   x(l) = s^2 log((e^l - (1-q))/q) + 1/2 (l > log(1-q)).
- * add: x ~ N(0,s^2), L(x) = -log((1-q) + q e^{(2x-1)/(2s^2)}), decreasing: P(L <= l) =
- *   P(x >= x(-l)) (l < -log(1-q)). q = 1 (Gaussian): L ~ N(1/(2s^2), 1/s^2) in both orders.
- * The loss CDF F and survival S are evaluated with erfc (accurate in both tails); a bin's mass is
- * a difference of whichever of F or S is below 1/2. The support is cut where F or S is below
- * DPD_PLD_TAIL: pessimistic: the mass below goes to the lowest grid point (rounded up), the mass
- * above into the infinity mass; optimistic: the mass below is dropped, the mass above goes to the
- * highest point (rounded down).
+ * One step: a pair of Gaussian mixtures (pld_pair; pairs and their justification at
+ * dpd_pld_step_create and in docs/privacy.md). The support is cut where P's tails are below
+ * DPD_PLD_TAIL (below: exact for connect-the-dots; above: split into +inf).
  *
  * Composition on a circular grid. The FFT composes modulo N points. N is chosen from Chernoff
  * bounds P(S >= b) <= exp(K(lambda) - lambda b), K(lambda) = sum_j T_j log E e^{lambda L_j},
@@ -35,7 +28,8 @@
  * two tail bounds) may have raised delta by at most A; it is carried as `alias` and subtracted
  * from delta_low (composing c_j = w_j + a_j, |w_j| <= 1, |a_j| <= A_j: the extra mass of the
  * product is at most prod (1 + A_j)^{T_j} - 1).
- * Not accounted: FFT rounding (about 1e-16 of the largest probability per point). */
+ * FFT rounding: estimated per composed distribution (pld_dist.noise) and allowed for in every
+ * query (dist_delta_n); dpd_pld_epsilon refuses a delta it would dominate. */
 #include "dpdyn/pld.h"
 
 #include <complex.h>
@@ -51,6 +45,7 @@
 #define DPD_PLD_WRAP_TOL 1e-22 /* Chernoff bound of the mass outside a composition's window */
 #define DPD_PLD_TRIM 1e-30     /* mass trimmed off the ends of a result (pessimistically) */
 #define DPD_PLD_NOISE_SHARE 0.1 /* the most of delta the FFT rounding allowance may be */
+#define DPD_PLD_H_PILOT 0.02    /* dpd_pld_step_h_for's pilot grid */
 #define COARSE_BLOCKS 4096
 
 typedef struct {
@@ -684,6 +679,18 @@ static int pair_replacement(double s, size_t b, size_t n, int order, pld_pair *p
   return DPD_OK;
 }
 
+/* The pairs (units of C; docs/privacy.md, "Privacy loss distributions", has the argument):
+ * POISSON replace-one: the other records enter both batches with the same law, leaving
+ *   (1-q)N(0) + qN(g) vs (1-q)N(0) + qN(g'), |g|, |g'| <= 1; worst case g' = -g (checked by 2-D
+ *   integration over the angle and the norms on a grid of q, sigma, eps, not proven here);
+ *   symmetric under x -> -x.
+ * FIXED / REPLACEMENT replace-one: x's slot goes to another record when x is not drawn, so the
+ *   other records do not cancel: with all of them at the replacing record's g', D' is N(b g')
+ *   and D the mixture over the copies k of x of N(b g' + k (g - g')), |g - g'| = 2: the
+ *   remove-type pair at sensitivity 2 per copy (s = sigma / 2, means k), attained, and an upper
+ *   bound by the coupling argument of sampling without replacement under substitution (Balle,
+ *   Barthe, Gaboardi 2018; Zhu, Dong, Wang 2022), k copies by group privacy of the Gaussian;
+ *   the reverse order (the swapped data sets) is composed too. */
 int dpd_pld_step_create(const dpd_pld_step *step, double h, dpd_pld **pld, dpd_err *err) {
   int status;
   if (!step || !pld)
@@ -1209,4 +1216,55 @@ size_t dpd_pld_points(const dpd_pld *pld) {
       for (int b = 0; b < 2; b++)
         n = pld->d[o][b].n > n ? pld->d[o][b].n : n;
   return n;
+}
+
+int dpd_pld_step_h_for(const dpd_pld_step *step, size_t T, double delta, double rel, double *h,
+                       dpd_err *err) {
+  if (!step || !h)
+    return DPD_FAIL(err, DPD_EINVAL, "PLD h_for: step or output pointer is NULL");
+  if (!(rel > 0.0 && rel <= 0.5))
+    return DPD_FAIL(err, DPD_EINVAL, "rel = %g is invalid: the allowed range is (0, 0.5]", rel);
+  if (!(delta > 0.0 && delta < 1.0))
+    return DPD_FAIL(err, DPD_EINVAL, "delta = %g is invalid: the allowed range is (0, 1)",
+                    delta);
+  if (T < 1 || T > ((size_t)1 << 40))
+    return DPD_FAIL(err, DPD_EINVAL, "T = %zu is invalid: the allowed range is [1, 2^40]", T);
+  /* pilots: eps_up(h0) - eps_est ~ c h0^2 gives c, hence h; a pilot much coarser than the h it
+   * suggests (or than eps itself) is not in the h^2 regime, so the next pilot is at 3 h, up to 5
+   * pilots. At delta >= 1e-6 (above a pilot's FFT floor; c varies slowly with delta). A pilot
+   * that cannot answer (too small a delta for its grid) stops with h0 / 20. */
+  double h0 = DPD_PLD_H_PILOT, out = h0, pilot_delta = fmax(delta, 1e-6);
+  for (int it = 0; it < 5; it++) {
+    double up = NAN, est = NAN;
+    dpd_pld *one = NULL, *all = NULL;
+    dpd_err perr;
+    int status = dpd_pld_step_create(step, h0, &one, err);
+    if (status < 0)
+      return status; /* the step itself is invalid */
+    status = dpd_pld_compose_self(one, T, &all, &perr);
+    if (status == DPD_OK)
+      status = dpd_pld_epsilon(all, pilot_delta, &up, NULL, &perr);
+    if (status == DPD_OK)
+      status = dpd_pld_epsilon_estimate(all, pilot_delta, &est, &perr);
+    dpd_pld_free(one);
+    dpd_pld_free(all);
+    if (status == DPD_ENOMEM)
+      return DPD_FAIL(err, DPD_ENOMEM, "%s", perr.reason);
+    if (status < 0) {
+      out = h0 / 20.0;
+      break;
+    }
+    out = h0;
+    if (isfinite(up) && est > 0.0 && up - est > rel * est)
+      out = 0.7 * h0 * sqrt(rel * est / (up - est));
+    else if (!isfinite(up))
+      out = 0.1 * h0;
+    if (est > 0.0 && out > 0.05 * est)
+      out = 0.05 * est; /* at least 20 grid steps per eps */
+    if (!(out < h0 / 4.0) || out <= DPD_PLD_H_MIN)
+      break;
+    h0 = 3.0 * out;
+  }
+  *h = fmin(fmax(out, DPD_PLD_H_MIN), DPD_PLD_H_MAX);
+  return DPD_OK;
 }

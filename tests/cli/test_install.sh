@@ -163,7 +163,7 @@ if [ ! -f "$comp" ]; then
   bad "no completion script at share/bash-completion/completions/dpdyn"
 else
   check_completion "simulate" si
-  check_completion "--model=linreg --model=rf --model=nc --model=semipriv" simulate --model=
+  check_completion "--model=linreg --model=rf --model=nc --model=semipriv --model=privacy" simulate --model=
   check_completion "rf" simulate --model = r # '=' split off, as bash's COMP_WORDBREAKS does
   check_completion "--seeds= --seed=" simulate --se
   check_completion "--n_test=" simulate --model=rf --n_

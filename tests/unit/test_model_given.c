@@ -19,8 +19,8 @@ static void the_model_of_a_command(void **state) {
   assert_string_equal(m->name, "nc");
   assert_int_equal(dpd_model_find("mlp", "simulate", &m, &err), DPD_EINVAL);
   assert_null(m);
-  assert_string_equal(err.reason,
-                      "invalid value for 'model': 'mlp' (allowed: linreg, rf, nc, semipriv)");
+  assert_string_equal(
+      err.reason, "invalid value for 'model': 'mlp' (allowed: linreg, rf, nc, semipriv, privacy)");
   assert_int_equal(dpd_model_find("linreg", "ou", &m, &err), DPD_EINVAL);
   assert_non_null(strstr(err.reason, "(allowed for ou: rf; model=linreg has simulate, "));
   assert_int_equal(dpd_model_find(NULL, "fly", &m, &err), DPD_EINVAL);

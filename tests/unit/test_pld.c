@@ -214,12 +214,235 @@ static void test_errors(void **state) {
   dpd_pld_free(NULL);
 }
 
+
+/* ---- dpd_pld_step_create ---------------------------------------------------------------- */
+
+static dpd_pld *step_pld(dpd_sampling sampling, dpd_neighbours nb, double sigma, double q,
+                         size_t b, size_t n, double h) {
+  dpd_pld_step st = {sampling, nb, sigma, q, b, n};
+  dpd_pld *p = NULL;
+  dpd_err err;
+  int status = dpd_pld_step_create(&st, h, &p, &err);
+  if (status != DPD_OK)
+    print_error("%s\n", err.reason);
+  assert_int_equal(status, DPD_OK);
+  return p;
+}
+
+/* (e) q = 1 replace-one (Poisson q = 1, fixed b = n) is N(1, s^2) vs N(-1, s^2): exactly GDP
+ * with mu = 2 sqrt(T) / sigma (sigma / 2 in dpd_privacy_gdp_gaussian). */
+static void test_step_replace_gaussian(void **state) {
+  (void)state;
+  const double sigma = 3.0, delta = 1e-6;
+  const size_t T = 50;
+  double exact = exact_gdp_eps(0.5 * sigma, T, delta);
+  dpd_pld *ones[2] = {step_pld(DPD_SAMPLING_POISSON, DPD_NEIGHBOURS_REPLACE_ONE, sigma, 1.0, 0, 0, 1e-3),
+                      step_pld(DPD_SAMPLING_FIXED, DPD_NEIGHBOURS_REPLACE_ONE, sigma, 0.0, 7, 7, 1e-3)};
+  for (int i = 0; i < 2; i++) {
+    dpd_pld *all = NULL;
+    double up = NAN, low = NAN, est = NAN;
+    assert_int_equal(dpd_pld_compose_self(ones[i], T, &all, NULL), DPD_OK);
+    assert_int_equal(dpd_pld_epsilon(all, delta, &up, &low, NULL), DPD_OK);
+    assert_int_equal(dpd_pld_epsilon_estimate(all, delta, &est, NULL), DPD_OK);
+    assert_true(low <= exact && exact <= up);
+    assert_true(low <= est && est <= up);
+    assert_true(up - exact <= 1e-4 * exact);
+    assert_true(fabs(est - exact) <= up - exact); /* the extrapolation does not do worse */
+    print_message("  (e) q=1 replace-one: [%.7f, est %.7f, %.7f], exact %.7f\n", low, est, up,
+                  exact);
+    dpd_pld_free(all);
+    dpd_pld_free(ones[i]);
+  }
+}
+
+/* The hockey-stick divergence H_eps(P || Q) = int (p - e^eps q)_+ of two Gaussian mixtures
+ * (weights w, means m, common sd s), by the trapezoid rule on a fine grid: written apart from
+ * src/core/pld.c (no loss variable, no inversion). */
+static double mix_pdf(const double *w, const double *m, int n, double s, double x) {
+  double sum = 0.0;
+  for (int i = 0; i < n; i++)
+    sum += w[i] * exp(-0.5 * (x - m[i]) * (x - m[i]) / (s * s));
+  return sum / (s * 2.50662827463100050242); /* sqrt(2 pi) */
+}
+
+static double hockey(const double *wp, const double *mp, int np, const double *wq,
+                     const double *mq, int nq, double s, double eps) {
+  double lo = -14.0 * s - 2.0, hi = 14.0 * s + 2.0 * (double)(np > nq ? np : nq), sum = 0.0;
+  const int N = 400000;
+  double dx = (hi - lo) / N;
+  for (int k = 0; k <= N; k++) {
+    double x = lo + k * dx;
+    double v = mix_pdf(wp, mp, np, s, x) - exp(eps) * mix_pdf(wq, mq, nq, s, x);
+    sum += (k == 0 || k == N ? 0.5 : 1.0) * fmax(v, 0.0);
+  }
+  return sum * dx;
+}
+
+/* (f) one step of each pair: delta_low <= delta(eps) <= delta_up against the direct
+ * integration (max over the two orders), and close (second order in h). */
+static void test_step_pairs(void **state) {
+  (void)state;
+  const double eps_list[] = {0.0, 0.3, 1.0, 2.0};
+  /* POISSON replace-one q = 0.1, sigma = 1: (0.9 N(0) + 0.1 N(1), 0.9 N(0) + 0.1 N(-1)) */
+  double w2[2] = {0.9, 0.1}, mP[2] = {0.0, 1.0}, mQ[2] = {0.0, -1.0};
+  /* FIXED b = 10 of n = 100, sigma = 2: (0.9 N(0) + 0.1 N(2), N(0)) and the reverse */
+  double mF[2] = {0.0, 2.0}, one[1] = {1.0}, zero[1] = {0.0};
+  /* REPLACEMENT b = 5 of n = 10, sigma = 2: (sum_k Bin(5, 0.1)(k) N(2k), N(0)) and reverse */
+  double wB[6], mB[6];
+  for (int k = 0; k <= 5; k++) {
+    wB[k] = exp(lgamma(6.0) - lgamma(k + 1.0) - lgamma(6.0 - k) + k * log(0.1) +
+                (5 - k) * log(0.9));
+    mB[k] = 2.0 * k;
+  }
+  dpd_pld *pl[3] = {
+      step_pld(DPD_SAMPLING_POISSON, DPD_NEIGHBOURS_REPLACE_ONE, 1.0, 0.1, 0, 0, 1e-3),
+      step_pld(DPD_SAMPLING_FIXED, DPD_NEIGHBOURS_REPLACE_ONE, 2.0, 0.0, 10, 100, 1e-3),
+      step_pld(DPD_SAMPLING_REPLACEMENT, DPD_NEIGHBOURS_REPLACE_ONE, 2.0, 0.0, 5, 10, 1e-3)};
+  for (int i = 0; i < 3; i++)
+    for (size_t e = 0; e < 4; e++) {
+      double eps = eps_list[e], ref;
+      if (i == 0)
+        ref = fmax(hockey(w2, mP, 2, w2, mQ, 2, 1.0, eps), hockey(w2, mQ, 2, w2, mP, 2, 1.0, eps));
+      else if (i == 1)
+        ref = fmax(hockey(w2, mF, 2, one, zero, 1, 2.0, eps),
+                   hockey(one, zero, 1, w2, mF, 2, 2.0, eps));
+      else
+        ref = fmax(hockey(wB, mB, 6, one, zero, 1, 2.0, eps),
+                   hockey(one, zero, 1, wB, mB, 6, 2.0, eps));
+      double up = NAN, low = NAN;
+      assert_int_equal(dpd_pld_delta(pl[i], eps, &up, &low, NULL), DPD_OK);
+      print_message("  (f) pair %d eps %.1f: delta in [%.9g, %.9g], integral %.9g\n", i, eps, low,
+                    up, ref);
+      assert_true(low <= ref * (1.0 + 1e-7) + 1e-15);
+      assert_true(up >= ref * (1.0 - 1e-7) - 1e-15);
+      assert_true(up - low <= 1e-3 * ref + 1e-12);
+    }
+  for (int i = 0; i < 3; i++)
+    dpd_pld_free(pl[i]);
+}
+
+/* (g) REPLACEMENT with b = 1 is FIXED with b = 1 (one draw: Binomial(1, 1/n) copies), and both
+ * lie above POISSON replace-one at q = 1/n (its pair has the replaced record's two
+ * contributions at distance 2 only when it is drawn, and no fixed n). */
+static void test_step_agree(void **state) {
+  (void)state;
+  const size_t n = 50, T = 400;
+  dpd_pld *a = step_pld(DPD_SAMPLING_REPLACEMENT, DPD_NEIGHBOURS_REPLACE_ONE, 1.5, 0, 1, n, 1e-3);
+  dpd_pld *b = step_pld(DPD_SAMPLING_FIXED, DPD_NEIGHBOURS_REPLACE_ONE, 1.5, 0, 1, n, 1e-3);
+  dpd_pld *c = step_pld(DPD_SAMPLING_POISSON, DPD_NEIGHBOURS_REPLACE_ONE, 1.5, 1.0 / n, 0, 0,
+                        1e-3);
+  dpd_pld *aT = NULL, *bT = NULL, *cT = NULL;
+  assert_int_equal(dpd_pld_compose_self(a, T, &aT, NULL), DPD_OK);
+  assert_int_equal(dpd_pld_compose_self(b, T, &bT, NULL), DPD_OK);
+  assert_int_equal(dpd_pld_compose_self(c, T, &cT, NULL), DPD_OK);
+  double ua, la, ub, lb, uc, lc;
+  assert_int_equal(dpd_pld_epsilon(aT, 1e-6, &ua, &la, NULL), DPD_OK);
+  assert_int_equal(dpd_pld_epsilon(bT, 1e-6, &ub, &lb, NULL), DPD_OK);
+  assert_int_equal(dpd_pld_epsilon(cT, 1e-6, &uc, &lc, NULL), DPD_OK);
+  assert_true(ua == ub && la == lb);
+  print_message("  (g) n=%zu T=%zu: replacement/fixed b=1 [%.5f, %.5f], Poisson q=1/n [%.5f, "
+                "%.5f]\n",
+                n, T, la, ua, lc, uc);
+  assert_true(lc <= ua);
+  dpd_pld_free(a);
+  dpd_pld_free(b);
+  dpd_pld_free(c);
+  dpd_pld_free(aT);
+  dpd_pld_free(bT);
+  dpd_pld_free(cT);
+}
+
+/* (h) bad steps name the member and the allowed range. */
+static void test_step_errors(void **state) {
+  (void)state;
+  dpd_err err;
+  dpd_pld *p = NULL;
+  dpd_pld_step st = {DPD_SAMPLING_FIXED, DPD_NEIGHBOURS_REPLACE_ONE, 1.0, 0.0, 5, 3};
+  expect_einval(dpd_pld_step_create(&st, 1e-3, &p, &err), &err,
+                "step.batch = 5 is invalid: the allowed range is [1, n = 3]");
+  st.batch = 0;
+  expect_einval(dpd_pld_step_create(&st, 1e-3, &p, &err), &err, "step.batch = 0");
+  st.batch = 1;
+  st.n = 0;
+  expect_einval(dpd_pld_step_create(&st, 1e-3, &p, &err), &err, "step.n = 0");
+  st.n = 10;
+  st.neighbours = DPD_NEIGHBOURS_ADD_REMOVE;
+  expect_einval(dpd_pld_step_create(&st, 1e-3, &p, &err), &err, "step.neighbours");
+  st.sampling = DPD_SAMPLING_REPLACEMENT;
+  expect_einval(dpd_pld_step_create(&st, 1e-3, &p, &err), &err, "DPD_NEIGHBOURS_REPLACE_ONE");
+  st.sampling = DPD_SAMPLING_POISSON;
+  st.q = 0.0;
+  expect_einval(dpd_pld_step_create(&st, 1e-3, &p, &err), &err, "step.q = 0");
+  st.q = 1.5;
+  expect_einval(dpd_pld_step_create(&st, 1e-3, &p, &err), &err, "(0, 1]");
+  st.q = 0.5;
+  st.sigma = -1.0;
+  expect_einval(dpd_pld_step_create(&st, 1e-3, &p, &err), &err, "step.sigma = -1");
+  st.sigma = 1.0;
+  st.sampling = (dpd_sampling)7;
+  expect_einval(dpd_pld_step_create(&st, 1e-3, &p, &err), &err, "step.sampling = 7");
+  st.sampling = DPD_SAMPLING_POISSON;
+  expect_einval(dpd_pld_step_create(&st, 0.0, &p, &err), &err, "h = 0");
+  expect_einval(dpd_pld_step_create(NULL, 1e-3, &p, &err), &err, "NULL");
+  assert_null(p);
+  double h = NAN;
+  expect_einval(dpd_pld_step_h_for(&st, 10, 1e-5, 0.0, &h, &err), &err, "rel = 0");
+  expect_einval(dpd_pld_step_h_for(&st, 0, 1e-5, 0.01, &h, &err), &err, "T = 0");
+}
+
+/* (i) small delta and large eps: delta = 1e-18 after 1000 steps is refused naming the FFT
+ * rounding; eps >> 10 (sigma = 0.5, q = 1, T = 20: eps ~ 90) brackets the exact value. */
+static void test_limits(void **state) {
+  (void)state;
+  dpd_err err;
+  dpd_pld *one = NULL, *all = NULL;
+  assert_int_equal(dpd_pld_subsampled_gaussian(1.0, 0.01, 1e-3, &one, NULL), DPD_OK);
+  assert_int_equal(dpd_pld_compose_self(one, 1000, &all, NULL), DPD_OK);
+  double up = NAN;
+  expect_einval(dpd_pld_epsilon(all, 1e-18, &up, NULL, &err), &err, "FFT rounding");
+  dpd_pld_free(one);
+  dpd_pld_free(all);
+  assert_int_equal(dpd_pld_gaussian(0.5, 1e-3, &one, NULL), DPD_OK);
+  assert_int_equal(dpd_pld_compose_self(one, 20, &all, NULL), DPD_OK);
+  double exact = exact_gdp_eps(0.5, 20, 1e-8), low = NAN;
+  assert_int_equal(dpd_pld_epsilon(all, 1e-8, &up, &low, NULL), DPD_OK);
+  print_message("  (i) sigma=0.5 T=20 delta=1e-8: [%.6f, %.6f], exact %.6f\n", low, up, exact);
+  assert_true(exact > 50.0);
+  assert_true(low <= exact && exact <= up && up - exact <= 1e-4 * exact);
+  dpd_pld_free(one);
+  dpd_pld_free(all);
+}
+
+/* (j) dpd_pld_step_h_for: the h it picks meets about the asked relative width. */
+static void test_h_for(void **state) {
+  (void)state;
+  dpd_pld_step st = {DPD_SAMPLING_POISSON, DPD_NEIGHBOURS_ADD_REMOVE, 1.0, 0.01, 0, 0};
+  double h = NAN, up = NAN, est = NAN;
+  assert_int_equal(dpd_pld_step_h_for(&st, 2000, 1e-5, 0.003, &h, NULL), DPD_OK);
+  assert_true(h >= DPD_PLD_H_MIN && h <= DPD_PLD_H_MAX);
+  dpd_pld *one = NULL, *all = NULL;
+  assert_int_equal(dpd_pld_step_create(&st, h, &one, NULL), DPD_OK);
+  assert_int_equal(dpd_pld_compose_self(one, 2000, &all, NULL), DPD_OK);
+  assert_int_equal(dpd_pld_epsilon(all, 1e-5, &up, NULL, NULL), DPD_OK);
+  assert_int_equal(dpd_pld_epsilon_estimate(all, 1e-5, &est, NULL), DPD_OK);
+  print_message("  (j) h_for(rel 0.003) = %g: eps_up %.6f, est %.6f\n", h, up, est);
+  assert_true(up - est <= 0.006 * est);
+  dpd_pld_free(one);
+  dpd_pld_free(all);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gaussian_exact),
       cmocka_unit_test(test_subsampled),
       cmocka_unit_test(test_compose_equal),
       cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_step_replace_gaussian),
+      cmocka_unit_test(test_step_pairs),
+      cmocka_unit_test(test_step_agree),
+      cmocka_unit_test(test_step_errors),
+      cmocka_unit_test(test_limits),
+      cmocka_unit_test(test_h_for),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
