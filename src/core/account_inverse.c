@@ -39,19 +39,21 @@ typedef struct {
   dpd_account_segment seg;
   double eps, delta;
   int steps;
-  double scale; /* the grid step of a trial: scale * accuracy * eps / sqrt(T) (calibrate) */
+  double c, hcap; /* the grid step of a trial: sqrt(0.9 accuracy eps / (c T)), <= hcap */
 } search;
 
 /* The grid step of a trial (a pure function of the trial's segment, so that the answer is
- * recomputed on the grid that found it): a->h, or scale * accuracy * eps / sqrt(T), above the
- * memory floor of the trial's segment. */
+ * recomputed on the grid that found it): a->h, or sqrt(0.9 accuracy eps / (c T)) (see calibrate)
+ * at most hcap, above the memory floor of the trial's segment. */
 static double trial_h(const search *s) {
   dpd_account b = *s->a;
-  double base = dpd__account_accuracy(s->a) * s->eps / sqrt((double)s->seg.steps);
+  double h = s->c > 0.0 ? sqrt(0.9 * dpd__account_accuracy(s->a) * s->eps /
+                               (s->c * (double)s->seg.steps))
+                        : s->hcap;
   b.segments = &s->seg;
   b.nsegments = 1;
   return s->a->h > 0.0 ? s->a->h
-                       : fmax(fmin(DPD_PLD_H_MAX, s->scale * base),
+                       : fmax(fmin(DPD_PLD_H_MAX, fmin(h, s->hcap)),
                               dpd__account_h_for(&b, 0.0, s->seg.steps));
 }
 
@@ -63,27 +65,23 @@ static int trial(const search *s, dpd_account_result *r, dpd_err *err) {
   return dpd__account_epsilon_at_h(&b, s->delta, trial_h(s), r, err);
 }
 
-/* scale: from the automatic grid step h0 at the starting point (account.c) and the width w0 of
- * the bounds there, taken as w = c T h^2 (pld.c's optimistic discretisation is second order):
- * h(T) = sqrt(0.9 accuracy eps / (c T)), so that the width at the target is 0.9 accuracy eps;
- * never coarser than h0 (where the width is not yet quadratic in h, the model underestimates
- * it). */
+/* c and hcap: from the automatic grid step h0 at the starting point (account.c) and the width
+ * w0 of the bounds there, taken as w = c T h^2 (pld.c's discretisations are second order), so
+ * that the width at the target is about 0.9 accuracy eps; never coarser than h0 (where the width
+ * is not yet quadratic in h, the law underestimates it). */
 static void calibrate(search *s) {
   dpd_account b = *s->a;
   dpd_pld *p = NULL;
-  const double acc = dpd__account_accuracy(s->a), T = (double)s->seg.steps;
   double h, up, low;
   size_t points;
   b.segments = &s->seg;
   b.nsegments = 1;
-  s->scale = 1.0;
+  s->c = 0.0;
+  s->hcap = DPD_PLD_H_MAX;
   if (s->a->h == 0.0 && dpd__account_run(&b, s->delta, &p, &h, &points, NULL) == DPD_OK &&
       dpd_pld_epsilon(p, s->delta, &up, &low, NULL) == DPD_OK) {
-    double c = (up - low) / (T * h * h);
-    s->scale = h / (acc * s->eps / sqrt(T)); /* never coarser than the automatic grid */
-    if (c > 0.0 && up < INFINITY) {
-      s->scale = fmin(s->scale, sqrt(0.9 * acc * s->eps / c) / (acc * s->eps));
-    }
+    s->hcap = h;
+    s->c = up < INFINITY && up > low ? (up - low) / ((double)s->seg.steps * h * h) : 0.0;
   }
   dpd_pld_free(p);
 }
@@ -195,6 +193,39 @@ static int bracket(search *s, double x0, double lo, double hi, double *good, dou
   return 0;
 }
 
+/* Bracket from x0 within [lo, hi] and refine, then check the width of the bounds at the answer:
+ * wider than the accuracy, the grid law is re-measured there (c from that width, hcap the grid
+ * used) and the search is run again from the answer, up to DPD_ACCOUNT_REFINE_MAX times.
+ * 1: *good holds the answer and *r its accounting; 0: no change of side in [lo, hi] (*good: the
+ * end that meets the target, or NAN); < 0: an error of the accounting at the answer. */
+static int solve(search *s, double x0, double lo, double hi, double *good, dpd_account_result *r,
+                 dpd_err *err) {
+  const double acc = dpd__account_accuracy(s->a);
+  int status = 1;
+  for (int pass = 0; pass < DPD_ACCOUNT_REFINE_MAX && status == 1; pass++) {
+    double bad, fg = 0.0, fb = 0.0, h;
+    if (!bracket(s, x0, lo, hi, good, &fg, &bad, &fb)) {
+      return 0;
+    }
+    refine(s, good, fg, &bad, fb);
+    var_set(s, *good);
+    h = trial_h(s);
+    if ((status = trial(s, r, err)) < 0) {
+      return status;
+    }
+    status = s->a->h == 0.0 && r->epsilon - r->epsilon_lower > acc * r->epsilon &&
+                     h > DPD_PLD_H_MIN * 1.0001
+                 ? 1
+                 : 2;
+    if (status == 1) { /* the law w = c T h^2, measured at the answer, with a 10 % margin */
+      s->c = 1.1 * (r->epsilon - r->epsilon_lower) / ((double)s->seg.steps * h * h);
+      s->hcap = h;
+      x0 = *good;
+    }
+  }
+  return 1;
+}
+
 static int unreachable(double eps, double delta, dpd_err *err) {
   return DPD_FAIL(err, DPD_EINVAL,
                   "epsilon = %g is invalid at delta = %g: no noise multiplier in [%g, %g] reaches "
@@ -205,13 +236,15 @@ static int unreachable(double eps, double delta, dpd_err *err) {
 
 int dpd_account_sigma_for(const dpd_account *a, double eps, double delta, double *sigma,
                           dpd_account_result *at, dpd_err *err) {
-  search s = {.a = a, .eps = eps, .delta = delta, .steps = 0, .scale = 1.0};
-  double good, bad, fg = 0.0, fb = 0.0, x0;
+  search s = {.a = a, .eps = eps, .delta = delta, .steps = 0, .c = 0.0, .hcap = 0.0};
+  dpd_account_result r;
+  double good = NAN, x0;
   int status = check_target(a, eps, delta, err);
   if (status < 0) {
     return status;
   }
   s.seg = a->segments[0];
+  s.hcap = dpd__account_accuracy(a) * eps / sqrt((double)s.seg.steps); /* the cheap check's */
   if (!(f_at(&s, DPD_ACCOUNT_SIGMA_HI) <= 0.0)) { /* cheap: one step's loss is tiny there */
     return unreachable(eps, delta, err);
   }
@@ -219,14 +252,19 @@ int dpd_account_sigma_for(const dpd_account *a, double eps, double delta, double
   x0 = x0 > DPD_ACCOUNT_SIGMA_LO && x0 < DPD_ACCOUNT_SIGMA_HI ? x0 : 1.0;
   var_set(&s, x0);
   calibrate(&s);
-  if (bracket(&s, x0, DPD_ACCOUNT_SIGMA_LO, DPD_ACCOUNT_SIGMA_HI, &good, &fg, &bad, &fb)) {
-    refine(&s, &good, fg, &bad, fb);
-  } else if (!(good == good)) {
+  status = solve(&s, x0, DPD_ACCOUNT_SIGMA_LO, DPD_ACCOUNT_SIGMA_HI, &good, &r, err);
+  if (status == 0 && !(good == good)) {
     return unreachable(eps, delta, err);
   }
-  s.seg.sigma = good; /* the bracket's smallest sigma when it meets the target already */
-  if (at != NULL && (status = trial(&s, at, err)) < 0) {
+  if (status == 0) { /* the bracket's smallest sigma meets the target already */
+    var_set(&s, good);
+    status = trial(&s, &r, err);
+  }
+  if (status < 0) {
     return status;
+  }
+  if (at != NULL) {
+    *at = r;
   }
   if (sigma != NULL) {
     *sigma = good;
@@ -236,38 +274,36 @@ int dpd_account_sigma_for(const dpd_account *a, double eps, double delta, double
 
 int dpd_account_steps_for(const dpd_account *a, double eps, double delta, size_t *steps,
                           dpd_account_result *at, dpd_err *err) {
-  search s = {.a = a, .eps = eps, .delta = delta, .steps = 1};
-  double good, bad, fg = 0.0, fb = 0.0, x0;
+  search s = {.a = a, .eps = eps, .delta = delta, .steps = 1, .c = 0.0, .hcap = 0.0};
+  dpd_account_result r;
+  double good = NAN, x0;
   int status = check_target(a, eps, delta, err);
   if (status < 0) {
     return status;
   }
   s.seg = a->segments[0];
-  s.scale = 1.0;
+  s.hcap = dpd__account_accuracy(a) * eps; /* a coarse grid for the one-step check */
   x0 = f_at(&s, 1.0) <= 0.0 ? dpd__account_rdp_steps(a, eps, delta) : 1.0; /* one step: cheap */
   x0 = x0 >= 1.0 && x0 < (double)DPD_ACCOUNT_STEPS_MAX ? floor(x0) : 1.0;
   var_set(&s, x0);
   calibrate(&s);
-  if (bracket(&s, x0, 1.0, (double)DPD_ACCOUNT_STEPS_MAX, &good, &fg, &bad, &fb)) {
-    refine(&s, &good, fg, &bad, fb);
-  } else if (good == good) {
+  status = solve(&s, x0, 1.0, (double)DPD_ACCOUNT_STEPS_MAX, &good, &r, err);
+  if (status == 0 && good == good) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "epsilon = %g is invalid at delta = %g: even 2^40 steps stay below it; the "
                     "allowed range is a smaller epsilon",
                     eps, delta);
-  } else { /* even one step exceeds the target */
-    if (at != NULL) {
-      memset(at, 0, sizeof *at);
-      at->epsilon_rdp = at->best_alpha = at->mu_clt = at->epsilon_clt = NAN;
-    }
-    if (steps != NULL) {
-      *steps = 0;
-    }
-    return DPD_OK;
   }
-  s.seg.steps = (size_t)good;
-  if (at != NULL && (status = trial(&s, at, err)) < 0) {
+  if (status < 0) {
     return status;
+  }
+  if (status == 0) { /* even one step exceeds the target */
+    memset(&r, 0, sizeof r);
+    r.epsilon_rdp = r.best_alpha = r.mu_clt = r.epsilon_clt = NAN;
+    good = 0.0;
+  }
+  if (at != NULL) {
+    *at = r;
   }
   if (steps != NULL) {
     *steps = (size_t)good;
