@@ -12,7 +12,8 @@
  * step, so eps_up - eps_low is at most about T h (measured: far less, about T h^2). With h = 0 the accountant starts from the
  * coarse h = accuracy * eps_guess / sqrt(T) (eps_guess: RDP's epsilon, else 1) and refines h by
  * the measured width (taken as proportional to h^2: the optimistic discretisation of pld.c is
- * second order; a first-order width only takes more passes) until (eps_up - eps_low) <= accuracy * eps_up, DPD_ACCOUNT_REFINE_MAX grids, h =
+ * second order; a first-order width only takes more passes) until eps_up - eps_est <= accuracy/2 * eps_est
+ * (on grids h <= 0.02) or eps_up - eps_low <= accuracy * eps_up, DPD_ACCOUNT_REFINE_MAX grids, h =
  * DPD_PLD_H_MIN or a grid the memory limit refuses: then the last grid that worked is reported,
  * its width as measured (never hidden: epsilon and epsilon_lower are both in the result). */
 #include "dpdyn/account.h"
@@ -187,7 +188,8 @@ static int step_pld(const dpd_account *a, const dpd_account_segment *s, double h
 }
 
 /* The PLD of the whole run with grid step h; *points: the largest grid met. */
-static int run_pld(const dpd_account *a, double h, dpd_pld **out, size_t *points, dpd_err *err) {
+static int run_pld_prec(const dpd_account *a, double h, dpd_pld_precision prec, dpd_pld **out,
+                        size_t *points, dpd_err *err) {
   dpd_pld *acc = NULL;
   int status = DPD_OK;
   *points = 0;
@@ -195,13 +197,13 @@ static int run_pld(const dpd_account *a, double h, dpd_pld **out, size_t *points
     dpd_pld *one = NULL, *seg = NULL, *next = NULL;
     status = step_pld(a, &a->segments[i], h, &one, err);
     if (status == DPD_OK && a->segments[i].steps > 1) {
-      status = dpd_pld_compose_self(one, a->segments[i].steps, &seg, err);
+      status = dpd_pld_compose_self_prec(one, a->segments[i].steps, prec, &seg, err);
       dpd_pld_free(one);
     } else {
       seg = one;
     }
     if (status == DPD_OK && acc != NULL) {
-      status = dpd_pld_compose(acc, seg, &next, err);
+      status = dpd_pld_compose_prec(acc, seg, prec, &next, err);
       *points = status == DPD_OK && dpd_pld_points(seg) > *points ? dpd_pld_points(seg) : *points;
       dpd_pld_free(seg);
       dpd_pld_free(acc);
@@ -217,6 +219,27 @@ static int run_pld(const dpd_account *a, double h, dpd_pld **out, size_t *points
   *points = dpd_pld_points(acc) > *points ? dpd_pld_points(acc) : *points;
   *out = acc;
   return DPD_OK;
+}
+
+/* The run's PLD at grid step h, composed in double; again in long double when the double FFT's
+ * rounding is too large for delta (dpd_pld_epsilon refuses it: pld.h, "FFT rounding"). One
+ * precision for the whole sequence: a composition's rounding allowance adds its inputs'. */
+static int run_pld(const dpd_account *a, double h, double delta, dpd_pld **out, size_t *points,
+                   dpd_err *err) {
+  dpd_err probe;
+  double up;
+  int status = run_pld_prec(a, h, DPD_PLD_DOUBLE, out, points, err);
+  if (status < 0 || !(delta > 0.0 && delta < 1.0)) {
+    return status;
+  }
+  memset(&probe, 0, sizeof probe);
+  if (dpd_pld_epsilon(*out, delta, &up, NULL, &probe) == DPD_OK ||
+      strstr(probe.reason, "FFT rounding") == NULL) {
+    return DPD_OK;
+  }
+  dpd_pld_free(*out);
+  *out = NULL;
+  return run_pld_prec(a, h, DPD_PLD_EXTENDED, out, points, err);
 }
 
 /* The composed RDP curve of the run at the default orders; 0 where RDP is not computed. */
@@ -276,6 +299,8 @@ double dpd__account_eps_guess(const dpd_account *a, double delta) {
 }
 
 /* The PLD with the grid step refined until the bounds' width meets the accuracy (see the top). */
+#define DPD_ACCOUNT_H_TRUST 0.02
+
 static int auto_pld(const dpd_account *a, double delta, dpd_pld **out, double *h_used,
                     size_t *points, dpd_err *err) {
   const double acc = dpd__account_accuracy(a);
@@ -284,30 +309,48 @@ static int auto_pld(const dpd_account *a, double delta, dpd_pld **out, double *h
   double h = fmax(dpd__account_h_for(a, guess, total_steps(a)),
                   fmin(DPD_PLD_H_MAX, acc * guess / sqrt((double)total_steps(a))));
   dpd_pld *best = NULL;
+  int failed = 0;
   for (int it = 0; it < DPD_ACCOUNT_REFINE_MAX; it++) {
     dpd_err local;
     dpd_pld *p = NULL;
-    double up, low;
+    double up, low, est;
     size_t pts;
-    int status = run_pld(a, h, &p, &pts, best != NULL ? &local : err);
+    int status = run_pld(a, h, delta, &p, &pts, best != NULL ? &local : err);
     if (status < 0 && best == NULL) {
       return status;
     }
+    if (status < 0 && ++failed <= 2) {
+      /* refused: the composition window search can fail at one step and succeed at a finer one
+       * (its Chernoff bound is evaluated on a coarsened copy); try two finer steps */
+      h = fmax(DPD_PLD_H_MIN, 0.25 * h);
+      continue;
+    }
     if (status < 0) {
-      break; /* a finer grid is refused (memory): the last one is reported */
+      break; /* finer grids are refused (memory): the last one is reported */
     }
     dpd_pld_free(best);
     best = p;
     *h_used = h;
     *points = pts;
-    if ((status = dpd_pld_epsilon(p, delta, &up, &low, err)) < 0) {
+    if ((status = dpd_pld_epsilon(p, delta, &up, &low, err)) < 0 ||
+        (status = dpd_pld_epsilon_estimate(p, delta, &est, err)) < 0) {
       dpd_pld_free(best);
       return status;
     }
-    if (!(up < INFINITY) || up - low <= acc * up || h <= DPD_PLD_H_MIN) {
+    /* Done when the upper bound is within half the accuracy of the estimate (the upper bound's
+     * error shrinks as h^2: tests/unit/test_pld_table.c measures it against the reference), or
+     * when even the rigorous lower bound is within the accuracy. */
+    /* The estimate (Richardson on h and 2h) is trusted on grids no coarser than
+     * DPD_ACCOUNT_H_TRUST, the pilot step of dpd_pld_step_h_for and the coarsest step the
+     * reference table was checked at. */
+    const double gap = fmax(up - est, 0.0);
+    if (!(up < INFINITY) || (gap <= 0.5 * acc * est && h <= DPD_ACCOUNT_H_TRUST) ||
+        up - low <= acc * up || h <= DPD_PLD_H_MIN) {
       break;
     }
-    h = fmax(DPD_PLD_H_MIN, fmin(0.9 * h, h * sqrt(0.9 * acc * up / (up - low))));
+    h = h > DPD_ACCOUNT_H_TRUST
+            ? DPD_ACCOUNT_H_TRUST
+            : fmax(DPD_PLD_H_MIN, fmin(0.9 * h, h * sqrt(0.9 * 0.5 * acc * est / gap)));
   }
   *out = best;
   return DPD_OK;
@@ -327,7 +370,7 @@ int dpd__account_run(const dpd_account *a, double delta_hint, dpd_pld **pld, dou
                     delta_hint);
   }
   *h_used = a->h;
-  return a->h > 0.0 ? run_pld(a, a->h, pld, points, err)
+  return a->h > 0.0 ? run_pld(a, a->h, delta_hint, pld, points, err)
                     : auto_pld(a, delta_hint, pld, h_used, points, err);
 }
 
@@ -376,7 +419,7 @@ int dpd__account_epsilon_at_h(const dpd_account *a, double delta, double h, dpd_
                               dpd_err *err) {
   dpd_pld *p = NULL;
   size_t points;
-  int status = run_pld(a, h, &p, &points, err);
+  int status = run_pld(a, h, delta, &p, &points, err);
   if (status == DPD_OK) {
     status = dpd__account_fill(a, p, delta, h, points, r, err);
   }

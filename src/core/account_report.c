@@ -334,14 +334,19 @@ static int notes(const dpd__account_query *q, const dpd_account_result *r, dpd_o
                                   "in one batch of an epoch); no amplification by shuffling "
                                   "is claimed");
   }
-  if (status == DPD_OK && !isnan(q->delta) && !(r->epsilon - r->epsilon_lower <=
-                                                dpd__account_accuracy(&q->a) * r->epsilon)) {
+  /* the automatic grid stops when the upper bound is within accuracy/2 of the estimate
+   * (account.c, auto_pld); the rigorous lower bound may stay wider */
+  const double acc = dpd__account_accuracy(&q->a);
+  if (status == DPD_OK && !isnan(q->delta) &&
+      !(r->epsilon - r->epsilon_estimate <= 0.5 * acc * r->epsilon_estimate) &&
+      !(r->epsilon - r->epsilon_lower <= acc * r->epsilon)) {
     status = dpd__output_note_add(out, err,
-                                  "warning: the PLD bounds are %.3g apart (relative %.3g), wider "
-                                  "than accuracy = %g: a finer grid needs more memory",
-                                  r->epsilon - r->epsilon_lower,
-                                  (r->epsilon - r->epsilon_lower) / r->epsilon,
-                                  dpd__account_accuracy(&q->a));
+                                  "warning: the PLD upper bound is %.3g above the estimate "
+                                  "(relative %.3g), more than accuracy/2 = %g: a finer grid "
+                                  "needs more memory",
+                                  r->epsilon - r->epsilon_estimate,
+                                  (r->epsilon - r->epsilon_estimate) / r->epsilon_estimate,
+                                  0.5 * acc);
   }
   return status;
 }
