@@ -175,7 +175,7 @@ const dpd_model_command dpd__account_commands[] = {
      .example = "dpdyn account --noise_multiplier=1 --q=0.01 --steps=1000 "
                 "--delta=1e-5",
      .numbers = "noise_multiplier steps delta epsilon epsilon_estimate epsilon_lower epsilon_rdp "
-                "best_alpha mu_clt epsilon_clt relative_width delta_lower delta_rdp delta_clt h "
+                "best_alpha mu_clt epsilon_clt relative_width relative_gap_estimate delta_lower delta_rdp delta_clt h "
                 "points total_steps accuracy",
      .run = cmd_account,
      .plot_default = 1,

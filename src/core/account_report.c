@@ -173,8 +173,17 @@ static void result_members(dpd_output *out, const dpd_account *a, const dpd_acco
                         r->epsilon > 0.0 && r->epsilon < INFINITY
                             ? (r->epsilon - r->epsilon_lower) / r->epsilon
                             : 0.0);
+  dpd_output_number_set(out, "relative_gap_estimate",
+                        r->epsilon_estimate > 0.0 && r->epsilon < INFINITY
+                            ? (r->epsilon - r->epsilon_estimate) / r->epsilon_estimate
+                            : 0.0);
+  /* met: the upper bound within accuracy/2 of the estimate (the automatic grid's target), or
+   * the rigorous bounds within accuracy of each other */
   cJSON_AddBoolToObject(out->summary, "accuracy_met",
                         !(r->epsilon > 0.0 && r->epsilon < INFINITY) ||
+                            r->epsilon - r->epsilon_estimate <=
+                                0.5 * dpd__account_accuracy(a) * r->epsilon_estimate *
+                                    (1.0 + 1e-9) ||
                             r->epsilon - r->epsilon_lower <=
                                 dpd__account_accuracy(a) * r->epsilon * (1.0 + 1e-9));
 }
