@@ -505,9 +505,19 @@ int dpd_account_curve(const dpd_account *a, const double *eps, size_t n, double 
 }
 
 /* RDP's epsilon of `a` with its one segment replaced by `seg` (NAN where not computed). */
+/* RDP's epsilon of one segment: the inverse's starting point only. Fixed and with-replacement
+ * batches (replace-one), which have no RDP bound here, start from the Poisson add/remove pair at
+ * rate b/n and noise multiplier sigma/2: their own pair for a fixed batch and for b = 1 (pld.h),
+ * a guess otherwise. */
 static double rdp_epsilon_seg(const dpd_account *a, dpd_account_segment seg, double delta) {
   dpd_account b = *a;
   double eps, alpha;
+  if (subsampled(a) && !poisson(a) && a->n > 0) {
+    b.sampling = DPD_SAMPLING_POISSON;
+    b.neighbours = DPD_NEIGHBOURS_ADD_REMOVE;
+    seg.q = fmin(1.0, (double)seg.batch / (double)a->n);
+    seg.sigma *= 0.5;
+  }
   b.segments = &seg;
   b.nsegments = 1;
   rdp_epsilon(&b, delta, &eps, &alpha);

@@ -2,8 +2,9 @@
  * most steps for a target (eps, delta), by bracketing and bisection on the PLD upper bound.
  * SPDX-License-Identifier: MIT
  *
- * Every trial is the PLD upper bound at a fixed grid step (a->h, or accuracy * eps / T: the
- * width of the bounds is then about accuracy * eps), and only a value whose upper bound was
+ * Every trial is the PLD upper bound at a fixed grid step (a->h, or one from the h^2 law that
+ * puts the upper bound about accuracy/2 above the PLD estimate, as the automatic grid of
+ * account.c does), and only a value whose upper bound was
  * computed and found <= eps is ever returned; the result `at` is recomputed at that value with
  * the same grid, so at->epsilon <= eps (never overshoots). A trial that fails (a grid the memory
  * limit refuses) counts as "above the target". */
@@ -47,7 +48,7 @@ typedef struct {
  * at most hcap, above the memory floor of the trial's segment. */
 static double trial_h(const search *s) {
   dpd_account b = *s->a;
-  double h = s->c > 0.0 ? sqrt(0.9 * dpd__account_accuracy(s->a) * s->eps /
+  double h = s->c > 0.0 ? sqrt(0.45 * dpd__account_accuracy(s->a) * s->eps /
                                (s->c * (double)s->seg.steps))
                         : s->hcap;
   b.segments = &s->seg;
@@ -72,16 +73,17 @@ static int trial(const search *s, dpd_account_result *r, dpd_err *err) {
 static void calibrate(search *s) {
   dpd_account b = *s->a;
   dpd_pld *p = NULL;
-  double h, up, low;
+  double h, up, est;
   size_t points;
   b.segments = &s->seg;
   b.nsegments = 1;
   s->c = 0.0;
   s->hcap = DPD_PLD_H_MAX;
   if (s->a->h == 0.0 && dpd__account_run(&b, s->delta, &p, &h, &points, NULL) == DPD_OK &&
-      dpd_pld_epsilon(p, s->delta, &up, &low, NULL) == DPD_OK) {
+      dpd_pld_epsilon(p, s->delta, &up, NULL, NULL) == DPD_OK &&
+      dpd_pld_epsilon_estimate(p, s->delta, &est, NULL) == DPD_OK) {
     s->hcap = h;
-    s->c = up < INFINITY && up > low ? (up - low) / ((double)s->seg.steps * h * h) : 0.0;
+    s->c = up < INFINITY && up > est ? (up - est) / ((double)s->seg.steps * h * h) : 0.0;
   }
   dpd_pld_free(p);
 }
@@ -213,12 +215,16 @@ static int solve(search *s, double x0, double lo, double hi, double *good, dpd_a
     if ((status = trial(s, r, err)) < 0) {
       return status;
     }
-    status = s->a->h == 0.0 && r->epsilon - r->epsilon_lower > acc * r->epsilon &&
+    /* the same stopping rule as the automatic grid (account.c): the upper bound within
+     * accuracy/2 of the estimate, or the rigorous bounds within accuracy */
+    status = s->a->h == 0.0 &&
+                     r->epsilon - r->epsilon_estimate > 0.5 * acc * r->epsilon_estimate &&
+                     r->epsilon - r->epsilon_lower > acc * r->epsilon &&
                      h > DPD_PLD_H_MIN * 1.0001
                  ? 1
                  : 2;
-    if (status == 1) { /* the law w = c T h^2, measured at the answer, with a 10 % margin */
-      s->c = 1.1 * (r->epsilon - r->epsilon_lower) / ((double)s->seg.steps * h * h);
+    if (status == 1) { /* the law gap = c T h^2, measured at the answer, with a 10 % margin */
+      s->c = 1.1 * (r->epsilon - r->epsilon_estimate) / ((double)s->seg.steps * h * h);
       s->hcap = h;
       x0 = *good;
     }
