@@ -328,15 +328,18 @@ static int auto_pld(const dpd_account *a, double delta, dpd_pld **out, double *h
     if (status < 0) {
       break; /* finer grids are refused (memory): the last one is reported */
     }
+    if ((status = dpd_pld_epsilon(p, delta, &up, &low, best != NULL ? &local : err)) < 0 ||
+        (status = dpd_pld_epsilon_estimate(p, delta, &est, best != NULL ? &local : err)) < 0) {
+      dpd_pld_free(p);
+      if (best == NULL) {
+        return status;
+      }
+      break; /* the finer grid cannot answer delta (its FFT rounding): the last one is reported */
+    }
     dpd_pld_free(best);
     best = p;
     *h_used = h;
     *points = pts;
-    if ((status = dpd_pld_epsilon(p, delta, &up, &low, err)) < 0 ||
-        (status = dpd_pld_epsilon_estimate(p, delta, &est, err)) < 0) {
-      dpd_pld_free(best);
-      return status;
-    }
     /* Done when the upper bound is within half the accuracy of the estimate (the upper bound's
      * error shrinks as h^2: tests/unit/test_pld_table.c measures it against the reference), or
      * when even the rigorous lower bound is within the accuracy. */
@@ -344,13 +347,15 @@ static int auto_pld(const dpd_account *a, double delta, dpd_pld **out, double *h
      * DPD_ACCOUNT_H_TRUST, the pilot step of dpd_pld_step_h_for and the coarsest step the
      * reference table was checked at. */
     const double gap = fmax(up - est, 0.0);
-    if (!(up < INFINITY) || (gap <= 0.5 * acc * est && h <= DPD_ACCOUNT_H_TRUST) ||
+    /* ... and on grids no coarser than est/20 (for few steps a coarse grid can give h and 2h
+     * the same upper bound: pld.h's dpd_pld_step_h_for keeps h <= eps_est/20 too) */
+    const double trust = fmin(DPD_ACCOUNT_H_TRUST, est / 20.0);
+    if (!(up < INFINITY) || (gap <= 0.5 * acc * est && h <= trust) ||
         up - low <= acc * up || h <= DPD_PLD_H_MIN) {
       break;
     }
-    h = h > DPD_ACCOUNT_H_TRUST
-            ? DPD_ACCOUNT_H_TRUST
-            : fmax(DPD_PLD_H_MIN, fmin(0.9 * h, h * sqrt(0.9 * 0.5 * acc * est / gap)));
+    h = h > trust ? fmax(DPD_PLD_H_MIN, trust)
+                  : fmax(DPD_PLD_H_MIN, fmin(0.9 * h, h * sqrt(0.9 * 0.5 * acc * est / gap)));
   }
   *out = best;
   return DPD_OK;
