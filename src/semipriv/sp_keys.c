@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: MIT */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/error_impl.h"
 #include "semipriv/sp_files_impl.h"
@@ -57,7 +58,8 @@ const dpd_key_desc dpd__sp_keys[] = {
      "delta of the guarantee"},
     {"calibration", DPD_KEY_TEXT, "bst", 0, 0, 0, "bst|pld", NULL, "sigma: bst (the paper) | pld"},
     {"steps", DPD_KEY_INT, NULL, 1, 8589934591.0, 0, NULL, NULL,
-     "Noisy-SGD steps T [n^2]; at most n^2 with a finite epsilon (the calibration's T)"},
+     "Noisy-SGD steps T [n^2]; at most n^2 with a finite epsilon (the calibration's T); "
+     "trainer = dpsgd: T < 2^29, default ceil(epochs / q)"},
     {"zeta", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
      "margin scale of the hinge loss max(0, 1 - y <w, x> / zeta), L = 1/zeta [law: gamma0 (1 - "
      "xi0 - 0.1 gamma0); required with file features]"},
@@ -73,32 +75,32 @@ const dpd_key_desc dpd__sp_keys[] = {
     {"threads", DPD_KEY_INT, "0", 0, 4096, 0, NULL, SP_RUN,
      "worker threads (0 = all cores); results do not depend on it"},
     {"trainer", DPD_KEY_TEXT, NULL, 0, 0, 0, "bst|dpsgd", NULL,
-     "the private trainer [bst]: bst (Noisy-SGD of Bassily et al., the theorem's) | dpsgd (DP-SGD: "
+     "the private trainer (default bst): bst (Noisy-SGD of Bassily et al., the theorem's) | dpsgd (DP-SGD: "
      "minibatches, clipping, K classes; docs/semipriv.md)"},
     {"loss", DPD_KEY_TEXT, NULL, 0, 0, 0, "ce|hinge|logistic", NULL,
-     "dpsgd: ce (softmax cross-entropy over K classes) [ce] | hinge | logistic (binary)"},
+     "dpsgd: ce (softmax cross-entropy over K classes) (default ce) | hinge | logistic (binary)"},
     {"sampling", DPD_KEY_TEXT, NULL, 0, 0, 0, "poisson|fixed", NULL,
-     "dpsgd: poisson (rate q; add/remove neighbours) [poisson] | fixed (batch rows; replace-one)"},
+     "dpsgd: poisson (rate q; add/remove neighbours) (default poisson) | fixed (batch rows; replace-one)"},
     {"q", DPD_KEY_REAL, NULL, 0, 1, DPD_KEY_LO_OPEN, NULL, NULL,
-     "dpsgd: Poisson sampling rate [0.01]; fixed: batch = round(q n) unless batch is given"},
+     "dpsgd: Poisson sampling rate (default 0.01); fixed: batch = round(q n) unless batch is given"},
     {"batch", DPD_KEY_INT, NULL, 1, 1073741823.0, 0, NULL, NULL,
-     "dpsgd, sampling = fixed: the batch size, 1 .. n [round(q n)]"},
+     "dpsgd, sampling = fixed: the batch size, 1 .. n (default round(q n))"},
     {"epochs", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
-     "dpsgd: T = ceil(epochs / q) steps [10]; steps given overrides"},
+     "dpsgd: T = ceil(epochs / q) steps (default 10); steps given overrides"},
     {"eta", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
-     "dpsgd: the learning rate [1]"},
+     "dpsgd: the learning rate (default 1)"},
     {"lr_schedule", DPD_KEY_TEXT, NULL, 0, 0, 0, "const|cosine|step|sqrt", NULL,
-     "dpsgd: lr_s = eta family(s / T) [const]; cosine to 0; step: 2 drops by 0.1"},
+     "dpsgd: lr_s = eta family(s / T) (default const); cosine to 0; step: 2 drops by 0.1"},
     {"clip", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
-     "dpsgd: the per-sample gradient clipping norm G [1]"},
+     "dpsgd: the per-sample gradient clipping norm G (default 1)"},
     {"noise_multiplier", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_HI_OPEN, NULL, NULL,
-     "dpsgd: z given (the accountant reports its epsilon) [calibrated to epsilon, delta]"},
+     "dpsgd: z given (the accountant reports its epsilon) (default: calibrated to epsilon, delta)"},
     {"public_fraction", DPD_KEY_REAL, NULL, 0, 1, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
      "file features: the public set is a random round(fraction rows) of the features file's "
      "rows, redrawn per replicate (instead of public_features)"},
     {"private_fraction", DPD_KEY_REAL, NULL, 0, 1, DPD_KEY_LO_OPEN, NULL, NULL,
      "file features: train on a random subset of this fraction of the private rows, redrawn per "
-     "replicate [1]"},
+     "replicate (default 1)"},
     {NULL, DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 /* The keys of trainer = dpsgd, in the order of the key table. */
@@ -108,7 +110,7 @@ static const char *const dpsgd_only[] = {"loss", "sampling", "q",    "batch",   
 
 int dpd__sp_trainer_is_dpsgd(const dpd_keys *keys) {
   const char *t = dpd_keys_text_get(keys, "trainer");
-  return t != NULL && t[0] == 'd';
+  return t != NULL && strcmp(t, "dpsgd") == 0;
 }
 
 /* public_fraction and private_fraction (file features only). */
@@ -188,8 +190,10 @@ static int dpsgd_config_keys(const dpd_keys *keys, dpd_semipriv_run_config *rc, 
 
 int dpd__sp_trainer_keys(const dpd_keys *keys, dpd_semipriv_run_config *rc, dpd__sp_files *f,
                          dpd_err *err) {
+  size_t trainer = 0;
   int status = fraction_keys(keys, f, err);
-  if (status < 0) {
+  if (status < 0 || (dpd_keys_given(keys, "trainer") &&
+                     (status = dpd_keys_choice_get(keys, "trainer", &trainer, err)) < 0)) {
     return status;
   }
   if (!dpd__sp_trainer_is_dpsgd(keys)) {
