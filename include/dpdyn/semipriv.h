@@ -53,6 +53,14 @@
  *       chunks of an even number of steps).
  * So a replicate redraws the labelled, public and test samples and the noise; Q (and w*) is
  * fixed by the generator. Point i of a set is the same whatever the other set sizes are.
+ * With trainer DPSGD (law or files) region tag 3 as a whole is DP-SGD's (dpsgd.h: stream
+ * (seed, r), tag 3), Noisy-SGD's layout above is then unused. File features (which draw no
+ * points, so tags 0 .. 2 are otherwise unused) split the features file from tag 2:
+ *   tag 2, index 2^29: the public split (public_fraction): one dpd_rng_uniform_fill of N values
+ *       u_i (N the file's rows); selection sampling: row i is public iff
+ *       u_i (N - i) < m - (rows already taken), m = round(public_fraction N); the rest private;
+ *   tag 2, index 2^29 + 1: the private subset (private_fraction < 1): the same over the
+ *       n_private private rows in index order, taking round(private_fraction n_private). 
  *
  * ---- Threads and BLAS ---------------------------------------------------------------------------
  * Replicates run on the replicate driver's OpenMP threads; each replicate is sequential and

@@ -247,6 +247,9 @@ typedef enum {
   DPD__SP_NOTE_THEORY_TABLE /* the header line of theory.tsv */
 } dpd__sp_note_kind;
 DPD__SP_HIDDEN const char *dpd__sp_note(dpd__sp_note_kind kind);
+/* The note on what a run's replicates redraw: the law's or the files' note for Noisy-SGD without
+ * a split (as before), else the note of the split or of trainer = dpsgd. */
+DPD__SP_HIDDEN const char *dpd__sp_run_note(const dpd_semipriv_result *res, int law);
 
 /* replicates.tsv: `replicate`, then every metric of semipriv.h by its name (*b returned-owned;
  * NULL on failure). */

@@ -333,6 +333,27 @@ const char *dpd__sp_note(dpd__sp_note_kind kind) {
   return notes[kind];
 }
 
+const char *dpd__sp_run_note(const dpd_semipriv_result *res, int law) {
+  const int dpsgd = res->trainer == DPD_SEMIPRIV_TRAINER_DPSGD;
+  if (law) {
+    return dpsgd ? "note: each replicate redraws the labelled, public and test samples and the "
+                   "batches and noise of DP-SGD (stream (seed, r)); Q and w* are fixed by seed; "
+                   "the labels +-1 are the classes 1 / 0"
+                 : dpd__sp_note(DPD__SP_NOTE_LAW);
+  }
+  if (res->n_private == 0) { /* Noisy-SGD on the files as they are */
+    return dpd__sp_note(DPD__SP_NOTE_FILES);
+  }
+  return dpsgd ? "note: features from files: each replicate redraws the public split "
+                 "(public_fraction), the subset of private rows trained on (private_fraction) and "
+                 "the batches and noise of DP-SGD (stream (seed, r)); the test rows are the "
+                 "file's. Every row was scaled to norm 1"
+               : "note: features from files: each replicate redraws the public split "
+                 "(public_fraction), the subset of private rows trained on (private_fraction) and "
+                 "the sampled indices and noise of Noisy-SGD (stream (seed, r)); the test rows are "
+                 "the file's. Every row was scaled to norm 1";
+}
+
 int dpd__sp_replicates_table(const dpd_semipriv_result *res, dpd_table_builder **b, dpd_err *err) {
   int status = dpd_table_builder_create(res->seeds, b, err);
   for (size_t m = 0; status == DPD_OK && m <= DPD_SEMIPRIV_METRIC_COUNT; m++) {

@@ -498,10 +498,10 @@ int dpd_semipriv_run(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config 
     res->n_private = cfg->n;
     res->n_public = k < d ? cfg->n_public : 0;
   }
-  res->zeta = zeta;
+  res->zeta = dpsgd ? NAN : zeta; /* the hinge's margin scale: Noisy-SGD's */
   res->gamma0 = gamma0;
   res->xi0 = xi0;
-  res->L = 1.0 / zeta;
+  res->L = dpsgd ? NAN : 1.0 / zeta;
   res->eta1 = dpsgd ? res->eta1 : dpd_semipriv_sgd_eta(1, cfg->n, res->L, k, res->sigma,
                                                        pl.sgd.radius);
   res->xi_k = dpd_semipriv_gen_xi(gen, k);

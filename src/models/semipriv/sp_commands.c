@@ -83,8 +83,7 @@ static int run_replicates(const dpd__sp_ctx *x, const dpd_keys *keys, const char
        (status = dpd_output_table_add_built(*out, "replicates.tsv", figure, b, err)) < 0)) {
     return status;
   }
-  return dpd__output_note_add(*out, err, "%s",
-                              dpd__sp_note(law ? DPD__SP_NOTE_LAW : DPD__SP_NOTE_FILES));
+  return dpd__output_note_add(*out, err, "%s", dpd__sp_run_note(*res, law));
 }
 
 int dpd__sp_cmd_simulate(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dpd_output **out,
