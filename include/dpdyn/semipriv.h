@@ -60,7 +60,7 @@
  *       u_i (N the file's rows); selection sampling: row i is public iff
  *       u_i (N - i) < m - (rows already taken), m = round(public_fraction N); the rest private;
  *   tag 2, index 2^29 + 1: the private subset (private_fraction < 1): the same over the
- *       n_private private rows in index order, taking round(private_fraction n_private). 
+ *       n_private private rows in index order, taking round(private_fraction n_private).
  *
  * ---- Threads and BLAS ---------------------------------------------------------------------------
  * Replicates run on the replicate driver's OpenMP threads; each replicate is sequential and

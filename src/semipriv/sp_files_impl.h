@@ -207,11 +207,14 @@ DPD__SP_HIDDEN int dpd__sp_steps_check(size_t n, size_t steps, double epsilon, d
 #define DPD__SP_NUMBERS_HEAD                                                                       \
   "seed k d privacy.epsilon privacy.delta privacy.noise_multiplier privacy.epsilon_pld "           \
   "privacy.epsilon_pld_estimate privacy.epsilon_pld_lower privacy.sigma_bst "                      \
-  "privacy.sigma_bst_over_sigma sigma L zeta eta1 steps "
+  "privacy.sigma_bst_over_sigma privacy.q privacy.batch privacy.steps privacy.clip privacy.n "     \
+  "sigma L zeta eta1 steps "
 #define DPD__SP_NUMBERS_RUN                                                                        \
   "seeds test_accuracy test_accuracy_se test_hinge test_hinge_se train_accuracy train_hinge "      \
   "w_norm active_fraction xi_k xi_k_se xi_k_population eigengap eigengap_hat margin_min "          \
-  "margin_guaranteed subspace_error gamma0 xi0 "
+  "margin_guaranteed subspace_error gamma0 xi0 classes epochs eta clipped_fraction "               \
+  "clipped_fraction_se mean_batch mean_batch_se train_loss train_loss_se test_loss test_loss_se "  \
+  "n_private n_public "
 #define DPD__SP_NUMBERS_FILES                                                                      \
   "features.n features.d features.n_public features.n_test features.positive_class"
 #define DPD__SP_NUMBERS_SIMULATE DPD__SP_NUMBERS_HEAD DPD__SP_NUMBERS_RUN DPD__SP_NUMBERS_FILES

@@ -105,11 +105,22 @@ size_t dpd__sp_result_members(const dpd_semipriv_result *res, int law, dpd__sp_m
   return c;
 }
 
+static size_t zb_members(const dpd_semipriv_result *res, const dpd_semipriv_run_config *cfg,
+                         int law, dpd__sp_member *m, size_t c);
+
 size_t dpd__sp_theory_members(const dpd_semipriv_result *res, const dpd_semipriv_run_config *cfg,
                               double alpha, int law, dpd__sp_member *m) {
   const size_t n = cfg->n, k = res->k, d = res->d;
   const double eps = cfg->epsilon, delta = cfg->delta, zeta = res->zeta;
   size_t c = 0;
+  if (res->trainer == DPD_SEMIPRIV_TRAINER_DPSGD) {
+    TEXT("kind", "the PCA's bound alone (Zwald-Blanchard): Theorem 1 and Proposition 4 bound "
+                 "Noisy-SGD (trainer = bst), not DP-SGD; theory.tsv's bounds are nan");
+    NUM("test_error", 1.0 - res->mean[DPD_SEMIPRIV_TEST_ACCURACY]);
+    NUM("test_error_se", res->se[DPD_SEMIPRIV_TEST_ACCURACY]);
+    NUM("beta", cfg->beta);
+    return k == d ? c : zb_members(res, cfg, law, m, c);
+  }
   TEXT("kind", "bounds (Theorem 1, Proposition 4; the notes' constants, logarithms kept, Bassily "
                "et al.'s lemma constant taken as 1)");
   NUM("alpha_private", dpd_semipriv_theory_alpha_private(n, k, eps, delta, zeta));
@@ -122,9 +133,12 @@ size_t dpd__sp_theory_members(const dpd_semipriv_result *res, const dpd_semipriv
   NUM("test_error", 1.0 - res->mean[DPD_SEMIPRIV_TEST_ACCURACY]);
   NUM("test_error_se", res->se[DPD_SEMIPRIV_TEST_ACCURACY]);
   NUM("beta", cfg->beta);
-  if (k == d) {
-    return c;
-  }
+  return k == d ? c : zb_members(res, cfg, law, m, c);
+}
+
+/* The Zwald-Blanchard bound beside the measured subspace error (k < d). */
+static size_t zb_members(const dpd_semipriv_result *res, const dpd_semipriv_run_config *cfg,
+                         int law, dpd__sp_member *m, size_t c) {
   NUM("zb_bound", res->zb_bound);
   if (!law) {
     TEXT("zb_bound_of", "the public sample's own eigengap (no population subspace to measure "

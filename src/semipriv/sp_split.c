@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dot_impl.h"
 #include "core/error_impl.h"
 #include "core/replicate_impl.h"
 #include "core/stats_impl.h"
@@ -53,9 +54,20 @@ static int subset_row(void *user, size_t i, size_t a, size_t len, double *x, dpd
   return 0;
 }
 
-/* P = X[idx] V (idx NULL: rows 0 .. m-1) on the first k of the vk directions; V NULL: a copy. */
-static void project_rows(const double *X, const size_t *idx, size_t m, size_t d, const double *V,
-                         size_t vk, size_t k, double *P) {
+/* P = X[idx] V (idx NULL: rows 0 .. m-1) on the first k of the vk directions (V: d x vk
+ * row-major); V NULL: a copy. Each entry one fixed-order dpd__dot8 with the direction's column
+ * (copied to a contiguous k x d block first). */
+static int project_rows(const double *X, const size_t *idx, size_t m, size_t d, const double *V,
+                        size_t vk, size_t k, double *P, dpd_err *err) {
+  double *Vt = V != NULL ? malloc(k * d * sizeof *Vt) : NULL;
+  if (V != NULL && Vt == NULL) {
+    return DPD_FAIL(err, DPD_ENOMEM, "semipriv: out of memory (d = %zu, k = %zu)", d, k);
+  }
+  for (size_t j = 0; V != NULL && j < k; j++) {
+    for (size_t l = 0; l < d; l++) {
+      Vt[j * d + l] = V[l * vk + j];
+    }
+  }
   for (size_t i = 0; i < m; i++) {
     const double *x = X + (idx != NULL ? idx[i] : i) * d;
     if (V == NULL) {
@@ -63,13 +75,11 @@ static void project_rows(const double *X, const size_t *idx, size_t m, size_t d,
       continue;
     }
     for (size_t j = 0; j < k; j++) {
-      double s = 0.0;
-      for (size_t l = 0; l < d; l++) {
-        s += x[l] * V[l * vk + j];
-      }
-      P[i * k + j] = s;
+      P[i * k + j] = dpd__dot8(x, Vt + j * d, d);
     }
   }
+  free(Vt);
+  return DPD_OK;
 }
 
 /* The top k (+ 1 for the gap) principal directions of rows idx of X. */
@@ -177,11 +187,8 @@ static int split_replicate(void *job, size_t rep, double *work, dpd__replicate_s
     V = pr->V;
     vk = pr->k;
   }
-  if (st == DPD_OK) {
-    project_rows(j->f->train.X, idx, n, d, V, vk, k, P);
-    if (Pt != NULL) {
-      project_rows(j->f->test.X, NULL, nt, d, V, vk, k, Pt);
-    }
+  if (st == DPD_OK && (st = project_rows(j->f->train.X, idx, n, d, V, vk, k, P, err)) == 0 &&
+      (Pt == NULL || (st = project_rows(j->f->test.X, NULL, nt, d, V, vk, k, Pt, err)) == 0)) {
     st = split_train(j, rep, idx, P, Pt != NULL ? Pt : j->Pt, row, err);
   }
   row[DPD_SEMIPRIV_XI_HAT] = NAN; /* no w* for file features */
@@ -226,7 +233,10 @@ static int split_shared(split_job *j, dpd_pca_result **pr, double **Pt, int32_t 
     if ((*Pt = malloc(f->test.n * j->k * sizeof **Pt)) == NULL) {
       return DPD_FAIL(err, DPD_ENOMEM, "semipriv: out of memory (n_test = %zu)", f->test.n);
     }
-    project_rows(f->test.X, NULL, f->test.n, j->d, j->V, j->vk, j->k, *Pt);
+    int st = project_rows(f->test.X, NULL, f->test.n, j->d, j->V, j->vk, j->k, *Pt, err);
+    if (st < 0) {
+      return st;
+    }
     j->Pt = *Pt;
   }
   if (j->dpsgd) {
