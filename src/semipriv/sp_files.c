@@ -419,8 +419,9 @@ int dpd__sp_files_read(dpd__sp_files *f, size_t max_bytes, int run, dpd__sp_size
   const size_t p = 0, mb = max_bytes;
   int status;
   if ((status = dpd__sp_set_read(&f->train, "features", "labels", 1, f, p, mb, err)) < 0 ||
-      (f->multiclass && (status = dpd__sp_classes_count(f->train.y, f->train.n, f->train.path,
-                                                        &f->classes, err)) < 0) ||
+      (f->multiclass ? (status = dpd__sp_classes_count(f->train.y, f->train.n, f->train.path,
+                                                       &f->classes, err)) < 0
+                     : (f->classes = 2) == 0) ||
       (status = record(user, "d", f->train.p, f->train.path, err)) < 0 ||
       (status = record(user, "n", f->train.n, f->train.path, err)) < 0) {
     return status;
