@@ -288,10 +288,7 @@ DPD_API int dpd_semipriv_alg1_execute(const double *A, size_t d, size_t k, const
  *       stream (seed, r) (Noisy-SGD's tag, unused then); z calibrated once per run
  *       (dpd_dpsgd_calibrate at the n rows trained on) unless given; test accuracy by
  *       dpd_dpsgd_evaluate on the projected test rows. */
-typedef enum {
-  DPD_SEMIPRIV_TRAINER_BST = 0,
-  DPD_SEMIPRIV_TRAINER_DPSGD = 1
-} dpd_semipriv_trainer;
+typedef enum { DPD_SEMIPRIV_TRAINER_BST = 0, DPD_SEMIPRIV_TRAINER_DPSGD = 1 } dpd_semipriv_trainer;
 
 /* "bst", "dpsgd"; NULL outside the enum. Static storage. */
 DPD_API const char *dpd_semipriv_trainer_name(dpd_semipriv_trainer t);
@@ -387,10 +384,10 @@ typedef struct {
   dpd_semipriv_trainer trainer;
   double *dpsgd_replicates; /* DPSGD: [seeds * DPD_SEMIPRIV_DPSGD_COUNT]; NULL for BST */
   double dpsgd_mean[DPD_SEMIPRIV_DPSGD_COUNT], dpsgd_se[DPD_SEMIPRIV_DPSGD_COUNT];
-  size_t classes;           /* DPSGD: K */
-  dpd_dpsgd_config dpsgd;   /* DPSGD: the trainer's configuration as run (z, K, batch set;
-                               schedule borrowed from the run's configuration) */
-  size_t batch;             /* DPSGD, FIXED sampling: the batch size; else 0 */
+  size_t classes;             /* DPSGD: K */
+  dpd_dpsgd_config dpsgd;     /* DPSGD: the trainer's configuration as run (z, K, batch set;
+                                 schedule borrowed from the run's configuration) */
+  size_t batch;               /* DPSGD, FIXED sampling: the batch size; else 0 */
   size_t n_private, n_public; /* the rows trained on and the public rows of the PCA */
 } dpd_semipriv_result;
 

@@ -27,9 +27,7 @@
 #include "semipriv/sp_impl.h"
 
 const char *dpd_semipriv_trainer_name(dpd_semipriv_trainer t) {
-  return t == DPD_SEMIPRIV_TRAINER_BST     ? "bst"
-         : t == DPD_SEMIPRIV_TRAINER_DPSGD ? "dpsgd"
-                                           : NULL;
+  return t == DPD_SEMIPRIV_TRAINER_BST ? "bst" : t == DPD_SEMIPRIV_TRAINER_DPSGD ? "dpsgd" : NULL;
 }
 
 const char *dpd_semipriv_dpsgd_metric_name(dpd_semipriv_dpsgd_metric metric) {

@@ -30,16 +30,16 @@ typedef struct {
   dpd__sp_set train, pub, test;
   int has_public, has_test;
   int has_positive;
-  double positive_class; /* labels == positive_class -> +1, else -1 (one-vs-rest) */
-  int multiclass;        /* trainer = dpsgd without positive_class: y holds class indices
-                            0 .. K-1 (as doubles), K = classes (max label + 1 of the training
-                            set, >= 2 distinct labels) */
-  size_t classes;        /* K (0 until the training set is read; 2 for +-1 labels) */
+  double positive_class;   /* labels == positive_class -> +1, else -1 (one-vs-rest) */
+  int multiclass;          /* trainer = dpsgd without positive_class: y holds class indices
+                              0 .. K-1 (as doubles), K = classes (max label + 1 of the training
+                              set, >= 2 distinct labels) */
+  size_t classes;          /* K (0 until the training set is read; 2 for +-1 labels) */
   double public_fraction;  /* in (0, 1): the public set is a random subset of the features
                               file's rows, redrawn per replicate; 0: none */
   double private_fraction; /* in (0, 1]: the fraction of the private rows trained on */
   dpd_schedule *schedule;  /* lr_schedule of trainer = dpsgd (owned; NULL: constant) */
-  double bytes;          /* estimated memory of the sets once read */
+  double bytes;            /* estimated memory of the sets once read */
 } dpd__sp_files;
 
 /* Reads set `s` (its paths set; at most max_bytes per file): `key` / `labels_key` name the files

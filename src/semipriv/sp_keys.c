@@ -75,14 +75,17 @@ const dpd_key_desc dpd__sp_keys[] = {
     {"threads", DPD_KEY_INT, "0", 0, 4096, 0, NULL, SP_RUN,
      "worker threads (0 = all cores); results do not depend on it"},
     {"trainer", DPD_KEY_TEXT, NULL, 0, 0, 0, "bst|dpsgd", NULL,
-     "the private trainer (default bst): bst (Noisy-SGD of Bassily et al., the theorem's) | dpsgd (DP-SGD: "
+     "the private trainer (default bst): bst (Noisy-SGD of Bassily et al., the theorem's) | dpsgd "
+     "(DP-SGD: "
      "minibatches, clipping, K classes; docs/semipriv.md)"},
     {"loss", DPD_KEY_TEXT, NULL, 0, 0, 0, "ce|hinge|logistic", NULL,
      "dpsgd: ce (softmax cross-entropy over K classes) (default ce) | hinge | logistic (binary)"},
     {"sampling", DPD_KEY_TEXT, NULL, 0, 0, 0, "poisson|fixed", NULL,
-     "dpsgd: poisson (rate q; add/remove neighbours) (default poisson) | fixed (batch rows; replace-one)"},
+     "dpsgd: poisson (rate q; add/remove neighbours) (default poisson) | fixed (batch rows; "
+     "replace-one)"},
     {"q", DPD_KEY_REAL, NULL, 0, 1, DPD_KEY_LO_OPEN, NULL, NULL,
-     "dpsgd: Poisson sampling rate (default 0.01); fixed: batch = round(q n) unless batch is given"},
+     "dpsgd: Poisson sampling rate (default 0.01); fixed: batch = round(q n) unless batch is "
+     "given"},
     {"batch", DPD_KEY_INT, NULL, 1, 1073741823.0, 0, NULL, NULL,
      "dpsgd, sampling = fixed: the batch size, 1 .. n (default round(q n))"},
     {"epochs", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
@@ -104,7 +107,7 @@ const dpd_key_desc dpd__sp_keys[] = {
     {NULL, DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 /* The keys of trainer = dpsgd, in the order of the key table. */
-static const char *const dpsgd_only[] = {"loss", "sampling", "q",    "batch",           "epochs",
+static const char *const dpsgd_only[] = {"loss", "sampling",    "q",    "batch",           "epochs",
                                          "eta",  "lr_schedule", "clip", "noise_multiplier"};
 #define DPSGD_ONLY (sizeof dpsgd_only / sizeof *dpsgd_only)
 

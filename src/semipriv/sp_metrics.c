@@ -379,8 +379,9 @@ int dpd__sp_replicates_table(const dpd_semipriv_result *res, dpd_table_builder *
     }
     status = col != NULL ? DPD_OK : err->status;
   }
-  for (size_t m = 0; status == DPD_OK && res->dpsgd_replicates != NULL &&
-                     m < DPD_SEMIPRIV_DPSGD_COUNT; m++) { /* trainer = dpsgd: its own columns */
+  for (size_t m = 0;
+       status == DPD_OK && res->dpsgd_replicates != NULL && m < DPD_SEMIPRIV_DPSGD_COUNT;
+       m++) { /* trainer = dpsgd: its own columns */
     double *col = dpd_table_builder_column(
         *b, dpd_semipriv_dpsgd_metric_name((dpd_semipriv_dpsgd_metric)m), err);
     for (size_t i = 0; col != NULL && i < res->seeds; i++) {

@@ -34,8 +34,8 @@ typedef struct {
                       per replicate */
   size_t vk;
   double gap;
-  const double *Pt;          /* the test rows projected once; NULL: per replicate */
-  const int32_t *yi, *yti;   /* classes of the file's rows and of the test rows (dpsgd) */
+  const double *Pt;        /* the test rows projected once; NULL: per replicate */
+  const int32_t *yi, *yti; /* classes of the file's rows and of the test rows (dpsgd) */
   double *rows, *drows;
   dpd_err *errs;
 } split_job;
@@ -123,7 +123,8 @@ static int split_train(const split_job *j, size_t rep, const size_t *idx, const 
     free(yi);
     return st;
   }
-  double *y = malloc(n * sizeof *y), *w = malloc((k + dpd_semipriv_sgd_work(k)) * sizeof *w), h, acc;
+  double *y = malloc(n * sizeof *y), *w = malloc((k + dpd_semipriv_sgd_work(k)) * sizeof *w), h,
+         acc;
   dpd_semipriv_sgd_info info;
   if (y == NULL || w == NULL) {
     st = DPD_FAIL(err, DPD_ENOMEM, "semipriv: out of memory (n = %zu)", n);
@@ -131,9 +132,8 @@ static int split_train(const split_job *j, size_t rep, const size_t *idx, const 
   for (size_t i = 0; st == DPD_OK && i < n; i++) {
     y[i] = j->f->train.y[idx[i]];
   }
-  if (st == DPD_OK &&
-      (st = dpd_semipriv_sgd_run(&j->sgd, P, y, n, k, j->cfg->seed, rep, w, w + k, &info, err)) ==
-          DPD_OK) {
+  if (st == DPD_OK && (st = dpd_semipriv_sgd_run(&j->sgd, P, y, n, k, j->cfg->seed, rep, w, w + k,
+                                                 &info, err)) == DPD_OK) {
     dpd_semipriv_hinge(P, y, n, k, w, j->sgd.zeta, &h, &acc);
     row[DPD_SEMIPRIV_TRAIN_HINGE] = h;
     row[DPD_SEMIPRIV_TRAIN_ACCURACY] = acc;
@@ -207,8 +207,8 @@ static int split_replicate(void *job, size_t rep, double *work, dpd__replicate_s
 
 /* Once per run: the PCA of public_features, the test rows projected (when not per replicate),
  * the class labels. */
-static int split_shared(split_job *j, dpd_pca_result **pr, double **Pt, int32_t **yi,
-                        int32_t **yti, dpd_err *err) {
+static int split_shared(split_job *j, dpd_pca_result **pr, double **Pt, int32_t **yi, int32_t **yti,
+                        dpd_err *err) {
   const dpd__sp_files *f = j->f;
   if (j->k < j->d && j->n_public == 0) {
     dpd_pca_config pc = dpd_pca_config_default();
@@ -269,9 +269,8 @@ static void split_result(dpd_semipriv_result *res, const split_job *j) {
   res->gamma0 = res->xi0 = res->xi_k = res->margin_guaranteed = NAN;
   res->n_private = j->n;
   res->n_public = j->n_public > 0 ? j->n_public : j->f->pub.n;
-  res->zb_bound = j->k < j->d ? dpd_semipriv_theory_zb_bound(res->eigengap, res->n_public,
-                                                             cfg->beta)
-                              : 0.0;
+  res->zb_bound =
+      j->k < j->d ? dpd_semipriv_theory_zb_bound(res->eigengap, res->n_public, cfg->beta) : 0.0;
   if (j->dpsgd) {
     res->zeta = res->L = NAN;
     return;
@@ -285,8 +284,13 @@ static void split_result(dpd_semipriv_result *res, const split_job *j) {
 int dpd__sp_split_run(const dpd__sp_files *f, const dpd_semipriv_run_config *cfg,
                       dpd_semipriv_result **out, dpd_err *err) {
   const size_t seeds = cfg->seeds;
-  split_job j = {.f = f, .cfg = cfg, .dpsgd = cfg->trainer == DPD_SEMIPRIV_TRAINER_DPSGD,
-                 .N = f->train.n, .k = cfg->k, .d = f->train.p, .gap = NAN};
+  split_job j = {.f = f,
+                 .cfg = cfg,
+                 .dpsgd = cfg->trainer == DPD_SEMIPRIV_TRAINER_DPSGD,
+                 .N = f->train.n,
+                 .k = cfg->k,
+                 .d = f->train.p,
+                 .gap = NAN};
   dpd_semipriv_result *res = calloc(1, sizeof *res);
   dpd_pca_result *pr = NULL;
   double *Pt = NULL;
@@ -310,10 +314,10 @@ int dpd__sp_split_run(const dpd__sp_files *f, const dpd_semipriv_run_config *cfg
     j.sgd.delta = cfg->delta;
     j.sgd.zeta = cfg->zeta;
     j.sgd.steps = cfg->steps;
-    status = j.dpsgd ? dpd__sp_dpsgd_prepare(cfg, j.n, f->classes, res, &j.dp, err)
-                     : dpd__sp_calibrate(cfg, j.n, 1.0 / cfg->zeta,
-                                         cfg->steps == 0 ? j.n * j.n : cfg->steps, res, &j.sgd,
-                                         err);
+    status = j.dpsgd
+                 ? dpd__sp_dpsgd_prepare(cfg, j.n, f->classes, res, &j.dp, err)
+                 : dpd__sp_calibrate(cfg, j.n, 1.0 / cfg->zeta,
+                                     cfg->steps == 0 ? j.n * j.n : cfg->steps, res, &j.sgd, err);
   }
   if (status == DPD_OK) {
     status = split_shared(&j, &pr, &Pt, &yi, &yti, err);

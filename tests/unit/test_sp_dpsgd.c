@@ -129,9 +129,9 @@ static void multiclass_labels(void **state) {
   assert_int_equal(dpd__sp_classes_count(files.train.y, 4, good, &files.classes, &err), DPD_OK);
   assert_int_equal(files.classes, 3);
   files.test.path = big; /* label 3 >= K = 3 */
-  assert_int_equal(dpd__sp_set_read(&files.test, "test_features", "test_labels", 1, &files, 2,
-                                    1 << 20, &err),
-                   DPD_EINVAL);
+  assert_int_equal(
+      dpd__sp_set_read(&files.test, "test_features", "test_labels", 1, &files, 2, 1 << 20, &err),
+      DPD_EINVAL);
   assert_non_null(strstr(err.reason, "'test_labels': label 3 in row 2"));
   dpd__sp_files_free(&files);
   files.classes = 0;
@@ -198,8 +198,7 @@ static void law_dpsgd_is_reproducible_and_calibrated(void **state) {
   dpd_semipriv_result *a = law_run(g, &c);
   c.threads = 3;
   dpd_semipriv_result *b = law_run(g, &c);
-  assert_memory_equal(a->replicates, b->replicates,
-                      4 * DPD_SEMIPRIV_METRIC_COUNT * sizeof(double));
+  assert_memory_equal(a->replicates, b->replicates, 4 * DPD_SEMIPRIV_METRIC_COUNT * sizeof(double));
   assert_memory_equal(a->dpsgd_replicates, b->dpsgd_replicates,
                       4 * DPD_SEMIPRIV_DPSGD_COUNT * sizeof(double));
   assert_int_equal(a->trainer, DPD_SEMIPRIV_TRAINER_DPSGD);

@@ -42,8 +42,8 @@ static int files_keys(dpd_keys *keys, int run, dpd__sp_files *f, dpd_err *err) {
       (status = dpd__model_file_key(keys, "public_features", &f->pub.path, err)) < 0 ||
       (status = dpd__model_file_key(keys, "test_features", &f->test.path, err)) < 0 ||
       (status = dpd__model_file_key(keys, "test_labels", &f->test.labels_path, err)) < 0 ||
-      (status = dpd__sp_files_check(f, run, dpd_keys_given(keys, "zeta") ||
-                                                   dpd__sp_trainer_is_dpsgd(keys), err)) < 0 ||
+      (status = dpd__sp_files_check(
+           f, run, dpd_keys_given(keys, "zeta") || dpd__sp_trainer_is_dpsgd(keys), err)) < 0 ||
       ((f->has_positive = dpd_keys_given(keys, "positive_class")) &&
        (status = dpd_keys_real_get(keys, "positive_class", &f->positive_class, err)) < 0) ||
       (status = dpd__sp_positive_check(f, err)) < 0) {
