@@ -53,6 +53,14 @@
  *       chunks of an even number of steps).
  * So a replicate redraws the labelled, public and test samples and the noise; Q (and w*) is
  * fixed by the generator. Point i of a set is the same whatever the other set sizes are.
+ * With trainer DPSGD (law or files) region tag 3 as a whole is DP-SGD's (dpsgd.h: stream
+ * (seed, r), tag 3), Noisy-SGD's layout above is then unused. File features (which draw no
+ * points, so tags 0 .. 2 are otherwise unused) split the features file from tag 2:
+ *   tag 2, index 2^29: the public split (public_fraction): one dpd_rng_uniform_fill of N values
+ *       u_i (N the file's rows); selection sampling: row i is public iff
+ *       u_i (N - i) < m - (rows already taken), m = round(public_fraction N); the rest private;
+ *   tag 2, index 2^29 + 1: the private subset (private_fraction < 1): the same over the
+ *       n_private private rows in index order, taking round(private_fraction n_private).
  *
  * ---- Threads and BLAS ---------------------------------------------------------------------------
  * Replicates run on the replicate driver's OpenMP threads; each replicate is sequential and
@@ -77,6 +85,7 @@
 #include <stdint.h>
 
 #include "dpdyn/account.h"
+#include "dpdyn/dpsgd.h"
 #include "dpdyn/replicate.h"
 #include "dpdyn/status.h"
 
@@ -272,7 +281,33 @@ DPD_API int dpd_semipriv_alg1_execute(const double *A, size_t d, size_t k, const
                                       uint64_t seed, uint64_t rep, double *w_hat, double *w_k,
                                       double *work, dpd_semipriv_sgd_info *info, dpd_err *err);
 
-/* Per-replicate measurements of dpd_semipriv_run (columns of its tables). */
+/* The private trainer of Algorithm 1 (docs/semipriv.md, "DP-SGD trainer (trainer=dpsgd)"):
+ *  BST: Noisy-SGD of Bassily, Smith & Thakurta above (the theorem's algorithm, binary hinge);
+ *  DPSGD: the DP-SGD trainer of dpsgd.h on the projected labelled rows (n x k, materialised per
+ *       replicate), labels 0 .. K-1 (the law's +-1 as 1 / 0), randomness from region tag 3 of
+ *       stream (seed, r) (Noisy-SGD's tag, unused then); z calibrated once per run
+ *       (dpd_dpsgd_calibrate at the n rows trained on) unless given; test accuracy by
+ *       dpd_dpsgd_evaluate on the projected test rows. */
+typedef enum { DPD_SEMIPRIV_TRAINER_BST = 0, DPD_SEMIPRIV_TRAINER_DPSGD = 1 } dpd_semipriv_trainer;
+
+/* "bst", "dpsgd"; NULL outside the enum. Static storage. */
+DPD_API const char *dpd_semipriv_trainer_name(dpd_semipriv_trainer t);
+
+/* DP-SGD's own per-replicate measurements (DPSGD runs: dpd_semipriv_result.dpsgd_replicates). */
+typedef enum {
+  DPD_SEMIPRIV_DPSGD_CLIPPED_FRACTION = 0, /* fraction of the batches' gradients clipped */
+  DPD_SEMIPRIV_DPSGD_MEAN_BATCH,           /* mean drawn batch size */
+  DPD_SEMIPRIV_DPSGD_TRAIN_LOSS,           /* mean loss over the rows trained on, last W */
+  DPD_SEMIPRIV_DPSGD_TEST_LOSS,            /* mean loss over the test rows */
+  DPD_SEMIPRIV_DPSGD_COUNT
+} dpd_semipriv_dpsgd_metric;
+
+/* "clipped_fraction", "mean_batch", "train_loss", "test_loss"; NULL outside the enum. */
+DPD_API const char *dpd_semipriv_dpsgd_metric_name(dpd_semipriv_dpsgd_metric metric);
+
+/* Per-replicate measurements of dpd_semipriv_run (columns of its tables). With trainer DPSGD the
+ * hinge columns and active_fraction are NaN (the trainer's losses are in the DPSGD table) and
+ * w_norm is the Frobenius norm of W (intercepts included). */
 typedef enum {
   DPD_SEMIPRIV_TEST_ACCURACY = 0, /* fraction of the n_test test points with y <w_hat, x> > 0 */
   DPD_SEMIPRIV_TRAIN_ACCURACY,    /* the same on the labelled points */
@@ -315,6 +350,13 @@ typedef struct {
   void *progress_user;      /* borrowed */
   /* the noise's calibration (default BST) */
   dpd_semipriv_calibration calibration;
+  /* the private trainer (default BST: Noisy-SGD above; DPSGD: dpd_dpsgd_train, dpsgd.h) */
+  dpd_semipriv_trainer trainer;
+  dpd_dpsgd_config dpsgd;  /* DPSGD: loss, sampling, q, batch, epochs, steps, lr, schedule
+                              (borrowed), clip; classes, noise_multiplier, seed, stream and tag are
+                              set by the run (classes 2 for the law, stream r, tag 3) */
+  double noise_multiplier; /* DPSGD: z given (finite >= 0; the accountant's epsilon is reported
+                              at it), or NaN: calibrated to (epsilon, delta) once per run */
 } dpd_semipriv_run_config;
 
 /* n 500, n_public 5000, n_test 1000, k 5, center 1, epsilon 1, delta 1e-5, steps 0 (= n^2),
@@ -337,6 +379,16 @@ typedef struct {
   double epsilon_pld;      /* PLD: the accountant's upper bound of eps(delta) at sigma (<= the
                               target epsilon); its estimate and lower bound; NaN for BST */
   double epsilon_pld_estimate, epsilon_pld_lower;
+  /* DPSGD (trainer): noise_multiplier is z, sigma = z clip, epsilon_pld.. the accountant's
+     epsilons at z (NaN for epsilon = inf with z = 0), steps T */
+  dpd_semipriv_trainer trainer;
+  double *dpsgd_replicates; /* DPSGD: [seeds * DPD_SEMIPRIV_DPSGD_COUNT]; NULL for BST */
+  double dpsgd_mean[DPD_SEMIPRIV_DPSGD_COUNT], dpsgd_se[DPD_SEMIPRIV_DPSGD_COUNT];
+  size_t classes;             /* DPSGD: K */
+  dpd_dpsgd_config dpsgd;     /* DPSGD: the trainer's configuration as run (z, K, batch set;
+                                 schedule borrowed from the run's configuration) */
+  size_t batch;               /* DPSGD, FIXED sampling: the batch size; else 0 */
+  size_t n_private, n_public; /* the rows trained on and the public rows of the PCA */
 } dpd_semipriv_result;
 
 /* Runs cfg->seeds replicates of Algorithm 1 on data of `gen` (borrowed): per replicate the

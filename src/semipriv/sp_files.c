@@ -36,7 +36,17 @@ static int labels_convert(double *y, const double *raw, size_t cols, const doubl
                           dpd_err *err) {
   for (size_t i = 0; i < rows; i++) {
     const double v = lab == NULL ? raw[i * cols] : lab[i];
-    if (f->has_positive) {
+    if (f->multiclass) { /* trainer = dpsgd: class indices 0 .. K-1 (K from the training set) */
+      if (!(v >= 0.0 && v < (f->classes > 0 ? (double)f->classes : 2147483647.0)) ||
+          v != floor(v)) {
+        return DPD_FAIL(err, DPD_EINVAL,
+                        "invalid value for '%s': label %.17g in row %zu of '%s' (allowed: "
+                        "integers 0 .. K-1%s with trainer = dpsgd; or positive_class = C)",
+                        f->classes > 0 ? "test_labels" : "labels", v, i + 1, lpath,
+                        f->classes > 0 ? ", K from the training labels" : "");
+      }
+      y[i] = v;
+    } else if (f->has_positive) {
       if (!isfinite(v) || v != floor(v)) {
         return DPD_FAIL(err, DPD_EINVAL,
                         "invalid value for '%s': label %.17g in row %zu of '%s' (allowed: "
@@ -102,6 +112,9 @@ static int labels_read(const dpd__sp_set *s, const char *lkey, size_t rows, size
 static int classes_check(const double *y, size_t rows, const dpd__sp_files *f, const char *lkey,
                          const char *lpath, dpd_err *err) {
   size_t pos = 0;
+  if (f->multiclass) {
+    return dpd__sp_classes_count(y, rows, lpath, NULL, err);
+  }
   for (size_t i = 0; i < rows; i++) {
     pos += y[i] > 0.0;
   }
@@ -169,6 +182,8 @@ void dpd__sp_files_free(dpd__sp_files *f) {
     free(sets[k]->y);
     sets[k]->X = sets[k]->y = NULL;
   }
+  dpd_schedule_free(f->schedule);
+  f->schedule = NULL;
 }
 
 double dpd__sp_files_run_bytes(const dpd__sp_files *f, size_t k, size_t seeds) {
@@ -299,6 +314,12 @@ int dpd__sp_files_run(const dpd__sp_files *f, const dpd_semipriv_run_config *cfg
   size_t failed = seeds;
   int status = DPD_OK;
   *out = NULL;
+  if (cfg->trainer == DPD_SEMIPRIV_TRAINER_DPSGD || f->public_fraction > 0.0 ||
+      f->private_fraction < 1.0) { /* sp_dpsgd.c */
+    free(errs);
+    free(res);
+    return dpd__sp_split_run(f, cfg, out, err);
+  }
   if (res == NULL || errs == NULL ||
       (res->replicates = malloc(seeds * DPD_SEMIPRIV_METRIC_COUNT * sizeof *res->replicates)) ==
           NULL) {
@@ -398,6 +419,9 @@ int dpd__sp_files_read(dpd__sp_files *f, size_t max_bytes, int run, dpd__sp_size
   const size_t p = 0, mb = max_bytes;
   int status;
   if ((status = dpd__sp_set_read(&f->train, "features", "labels", 1, f, p, mb, err)) < 0 ||
+      (f->multiclass ? (status = dpd__sp_classes_count(f->train.y, f->train.n, f->train.path,
+                                                       &f->classes, err)) < 0
+                     : (f->classes = 2) == 0) ||
       (status = record(user, "d", f->train.p, f->train.path, err)) < 0 ||
       (status = record(user, "n", f->train.n, f->train.path, err)) < 0) {
     return status;

@@ -6,7 +6,9 @@
 #define DPD_SP_FILES_IMPL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
+#include "dpdyn/dpsgd.h"
 #include "dpdyn/keys.h"
 #include "dpdyn/model.h"
 #include "dpdyn/semipriv.h"
@@ -28,8 +30,16 @@ typedef struct {
   dpd__sp_set train, pub, test;
   int has_public, has_test;
   int has_positive;
-  double positive_class; /* labels == positive_class -> +1, else -1 (one-vs-rest) */
-  double bytes;          /* estimated memory of the sets once read */
+  double positive_class;   /* labels == positive_class -> +1, else -1 (one-vs-rest) */
+  int multiclass;          /* trainer = dpsgd without positive_class: y holds class indices
+                              0 .. K-1 (as doubles), K = classes (max label + 1 of the training
+                              set, >= 2 distinct labels) */
+  size_t classes;          /* K (0 until the training set is read; 2 for +-1 labels) */
+  double public_fraction;  /* in (0, 1): the public set is a random subset of the features
+                              file's rows, redrawn per replicate; 0: none */
+  double private_fraction; /* in (0, 1]: the fraction of the private rows trained on */
+  dpd_schedule *schedule;  /* lr_schedule of trainer = dpsgd (owned; NULL: constant) */
+  double bytes;            /* estimated memory of the sets once read */
 } dpd__sp_files;
 
 /* Reads set `s` (its paths set; at most max_bytes per file): `key` / `labels_key` name the files
@@ -60,6 +70,69 @@ typedef int (*dpd__sp_size_fn)(void *user, const char *key, size_t value, const 
  * read (so that a size the user gave otherwise is refused before the next file is read). */
 DPD__SP_HIDDEN int dpd__sp_files_read(dpd__sp_files *f, size_t max_bytes, int run,
                                       dpd__sp_size_fn record, void *user, dpd_err *err);
+
+/* Class labels 0 .. K-1 of a training set: *classes = max + 1 (NULL: not stored); fewer than
+ * two distinct labels is DPD_EINVAL naming 'labels'. */
+DPD__SP_HIDDEN int dpd__sp_classes_count(const double *y, size_t rows, const char *path,
+                                         size_t *classes, dpd_err *err);
+
+/* The sizes of a split of the features file's N rows (sp_dpsgd.c): *n_public = round(
+ * public_fraction N) (0 without a split), *n_private = N - n_public, *n_trained =
+ * round(private_fraction n_private). DPD_EINVAL names 'public_fraction' (fewer than k + 1 public
+ * rows, or no private row) or 'private_fraction' (no row trained on). */
+DPD__SP_HIDDEN int dpd__sp_split_sizes(const dpd__sp_files *f, size_t N, size_t k, int run,
+                                       size_t *n_public, size_t *n_private, size_t *n_trained,
+                                       dpd_err *err);
+/* m of the N entries of `from` (NULL: 0 .. N-1), in order, into out: a uniformly random subset
+ * by selection sampling on one dpd_rng_uniform_fill of N values u_i from region (tag 2, index)
+ * of stream (seed, rep): entry i is taken iff u_i (N - i) < m - (entries already taken).
+ * `rest` (NULL allowed): the N - m others, in order. u: N doubles of work. */
+DPD__SP_HIDDEN void dpd__sp_select(uint64_t seed, uint64_t rep, uint64_t index, const size_t *from,
+                                   size_t N, size_t m, size_t *out, size_t *rest, double *u);
+/* Region indexes of tag 2 of a replicate's stream for the splits of file features (the law's
+ * test points use indexes < n_test; file features draw no points). */
+#define DPD__SP_SPLIT_PUBLIC (UINT64_C(1) << 29)
+#define DPD__SP_SPLIT_PRIVATE ((UINT64_C(1) << 29) + 1)
+
+/* Algorithm 1 on the files with trainer = dpsgd or a split (public_fraction, private_fraction):
+ * per replicate the split redrawn, the PCA of the public rows (once per run when they are
+ * public_features), the rows trained on projected (n x k), the trainer, the metrics. *out as
+ * dpd__sp_files_run's. */
+DPD__SP_HIDDEN int dpd__sp_split_run(const dpd__sp_files *f, const dpd_semipriv_run_config *cfg,
+                                     dpd_semipriv_result **out, dpd_err *err);
+
+/* trainer = dpsgd, once per run before any replicate: cfg->dpsgd completed for n rows and K
+ * classes into *dp (seed; tag 3; noise_multiplier z: given, or calibrated to (epsilon, delta)
+ * with dpd_dpsgd_calibrate at n); res's trainer, noise_multiplier, sigma = z clip, steps T,
+ * classes, batch and the accountant's epsilons at z (NaN when z = 0). DPD_EINVAL names the key
+ * (dpd_dpsgd_check's, 'loss' for a binary loss with K > 2, 'epsilon', 'delta'). */
+DPD__SP_HIDDEN int dpd__sp_dpsgd_prepare(const dpd_semipriv_run_config *cfg, size_t n, size_t K,
+                                         dpd_semipriv_result *res, dpd_dpsgd_config *dp,
+                                         dpd_err *err);
+/* One replicate's DP-SGD on the projected rows P (n x k) with labels yi, stream rep: the metrics
+ * of row (test accuracy on Pt, n_test x k, labels yti, when n_test > 0; train accuracy; w_norm;
+ * hinge columns and active_fraction NaN) and drow (DPD_SEMIPRIV_DPSGD_COUNT values; test_loss
+ * NaN when n_test = 0). keep NULL: the model freed; else *keep (returned-owned). */
+DPD__SP_HIDDEN int dpd__sp_dpsgd_fit(const dpd_dpsgd_config *dp, uint64_t rep, const double *P,
+                                     const int32_t *yi, size_t n, const double *Pt,
+                                     const int32_t *yti, size_t n_test, size_t k, double *row,
+                                     double *drow, dpd_dpsgd_model **keep, dpd_err *err);
+/* The result's DPSGD means (dpsgd_mean, dpsgd_se) once the replicates ran. */
+DPD__SP_HIDDEN void dpd__sp_dpsgd_finish(dpd_semipriv_result *res);
+
+/* The keys of model=semipriv (sp_keys.c). */
+DPD__SP_HIDDEN extern const dpd_key_desc dpd__sp_keys[];
+/* Whether trainer = dpsgd was given. */
+DPD__SP_HIDDEN int dpd__sp_trainer_is_dpsgd(const dpd_keys *keys);
+/* The trainer's keys (after epsilon and steps are in rc; before the files are read):
+ * public_fraction, private_fraction into f (file features only, public_fraction exclusive with
+ * public_features); with trainer = dpsgd rc->trainer, rc->dpsgd, rc->noise_multiplier (refused
+ * with an explicit finite epsilon), f->schedule, f->multiclass (no positive_class); zeta and
+ * calibration refused. With trainer = bst the DP-SGD keys are refused, naming the key. */
+DPD__SP_HIDDEN int dpd__sp_trainer_keys(const dpd_keys *keys, dpd_semipriv_run_config *rc,
+                                        dpd__sp_files *f, dpd_err *err);
+/* The default steps: n^2 (bst) or T of DP-SGD at n (batch = round(q n) when fixed and unset). */
+DPD__SP_HIDDEN size_t dpd__sp_steps_default(const dpd_semipriv_run_config *rc);
 
 /* Bytes of a run on the files once read: the projected rows, the PCA and the replicates. */
 DPD__SP_HIDDEN double dpd__sp_files_run_bytes(const dpd__sp_files *f, size_t k, size_t seeds);
@@ -108,7 +181,7 @@ typedef struct {
   double value;
   const char *na, *text;
 } dpd__sp_member;
-#define DPD__SP_MEMBERS_MAX 32
+#define DPD__SP_MEMBERS_MAX 40
 
 /* The members a run reports, in order, into m[0..DPD__SP_MEMBERS_MAX): its metrics (means and
  * standard errors over the replicates; law: the estimated subspace's xi_k, the population's
@@ -134,11 +207,14 @@ DPD__SP_HIDDEN int dpd__sp_steps_check(size_t n, size_t steps, double epsilon, d
 #define DPD__SP_NUMBERS_HEAD                                                                       \
   "seed k d privacy.epsilon privacy.delta privacy.noise_multiplier privacy.epsilon_pld "           \
   "privacy.epsilon_pld_estimate privacy.epsilon_pld_lower privacy.sigma_bst "                      \
-  "privacy.sigma_bst_over_sigma sigma L zeta eta1 steps "
+  "privacy.sigma_bst_over_sigma privacy.q privacy.batch privacy.steps privacy.clip privacy.n "     \
+  "sigma L zeta eta1 steps "
 #define DPD__SP_NUMBERS_RUN                                                                        \
   "seeds test_accuracy test_accuracy_se test_hinge test_hinge_se train_accuracy train_hinge "      \
   "w_norm active_fraction xi_k xi_k_se xi_k_population eigengap eigengap_hat margin_min "          \
-  "margin_guaranteed subspace_error gamma0 xi0 "
+  "margin_guaranteed subspace_error gamma0 xi0 classes epochs eta clipped_fraction "               \
+  "clipped_fraction_se mean_batch mean_batch_se train_loss train_loss_se test_loss test_loss_se "  \
+  "n_private n_public "
 #define DPD__SP_NUMBERS_FILES                                                                      \
   "features.n features.d features.n_public features.n_test features.positive_class"
 #define DPD__SP_NUMBERS_SIMULATE DPD__SP_NUMBERS_HEAD DPD__SP_NUMBERS_RUN DPD__SP_NUMBERS_FILES
@@ -174,6 +250,9 @@ typedef enum {
   DPD__SP_NOTE_THEORY_TABLE /* the header line of theory.tsv */
 } dpd__sp_note_kind;
 DPD__SP_HIDDEN const char *dpd__sp_note(dpd__sp_note_kind kind);
+/* The note on what a run's replicates redraw: the law's or the files' note for Noisy-SGD without
+ * a split (as before), else the note of the split or of trainer = dpsgd. */
+DPD__SP_HIDDEN const char *dpd__sp_run_note(const dpd_semipriv_result *res, int law);
 
 /* replicates.tsv: `replicate`, then every metric of semipriv.h by its name (*b returned-owned;
  * NULL on failure). */

@@ -164,6 +164,11 @@ int dpd__sp_account_eval(const dpd_semipriv_gen *gen, const dpd_semipriv_run_con
     acc->gamma0 = acc->xi0 = NAN;
     acc->zeta = cfg->zeta;
   }
+  if (cfg->trainer == DPD_SEMIPRIV_TRAINER_DPSGD) { /* sp_dpsgd.c: z and T at n */
+    dpd_dpsgd_config dp;
+    acc->zeta = acc->L = NAN;
+    return dpd__sp_dpsgd_prepare(cfg, cfg->n, 2, acc, &dp, err);
+  }
   if (!(acc->zeta > 0.0)) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'zeta': %g = gamma0 (1 - xi0 - 0.1 gamma0) (allowed: > 0; "

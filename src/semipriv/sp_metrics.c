@@ -13,6 +13,7 @@
 #include "core/error_impl.h"
 #include "core/output_impl.h"
 #include "core/text_impl.h"
+#include "dpdyn/schedule.h"
 #include "semipriv/sp_files_impl.h"
 
 static const char no_w_star[] = "file features: no target w*";
@@ -30,17 +31,51 @@ static const char no_w_star[] = "file features: no target w*";
     .name = (n), .text = (t)                                                                       \
   }
 
+/* trainer = dpsgd: the trainer's configuration as run and its own means (the hinge columns and
+ * active_fraction are Noisy-SGD's). */
+static size_t dpsgd_members(const dpd_semipriv_result *res, dpd__sp_member *m, size_t c) {
+  static const char *const se[DPD_SEMIPRIV_DPSGD_COUNT] = {"clipped_fraction_se", "mean_batch_se",
+                                                           "train_loss_se", "test_loss_se"};
+  const dpd_dpsgd_config *dp = &res->dpsgd;
+  TEXT("trainer", "dpsgd");
+  TEXT("loss", dpd_dpsgd_loss_name(dp->loss));
+  NUM("classes", (double)res->classes);
+  if (dp->steps == 0) {
+    NUM("epochs", dp->epochs);
+  }
+  NUM("eta", dp->lr);
+  TEXT("lr_schedule", dp->schedule != NULL ? dpd_schedule_name(dp->schedule) : "const");
+  for (size_t i = 0; i < DPD_SEMIPRIV_DPSGD_COUNT; i++) {
+    NUM(dpd_semipriv_dpsgd_metric_name((dpd_semipriv_dpsgd_metric)i), res->dpsgd_mean[i]);
+    NUM(se[i], res->dpsgd_se[i]);
+  }
+  return c;
+}
+
 size_t dpd__sp_result_members(const dpd_semipriv_result *res, int law, dpd__sp_member *m) {
   size_t c = 0;
+  const int dpsgd = res->trainer == DPD_SEMIPRIV_TRAINER_DPSGD;
   NUM("seeds", (double)res->seeds);
   NUM("test_accuracy", res->mean[DPD_SEMIPRIV_TEST_ACCURACY]);
   NUM("test_accuracy_se", res->se[DPD_SEMIPRIV_TEST_ACCURACY]);
-  NUM("test_hinge", res->mean[DPD_SEMIPRIV_TEST_HINGE]);
-  NUM("test_hinge_se", res->se[DPD_SEMIPRIV_TEST_HINGE]);
+  if (!dpsgd) {
+    NUM("test_hinge", res->mean[DPD_SEMIPRIV_TEST_HINGE]);
+    NUM("test_hinge_se", res->se[DPD_SEMIPRIV_TEST_HINGE]);
+  }
   NUM("train_accuracy", res->mean[DPD_SEMIPRIV_TRAIN_ACCURACY]);
-  NUM("train_hinge", res->mean[DPD_SEMIPRIV_TRAIN_HINGE]);
+  if (!dpsgd) {
+    NUM("train_hinge", res->mean[DPD_SEMIPRIV_TRAIN_HINGE]);
+  }
   NUM("w_norm", res->mean[DPD_SEMIPRIV_W_NORM]);
-  NUM("active_fraction", res->mean[DPD_SEMIPRIV_ACTIVE_FRACTION]);
+  if (res->trainer == DPD_SEMIPRIV_TRAINER_DPSGD) {
+    c = dpsgd_members(res, m, c);
+  } else {
+    NUM("active_fraction", res->mean[DPD_SEMIPRIV_ACTIVE_FRACTION]);
+  }
+  if (res->n_private > 0) {
+    NUM("n_private", (double)res->n_private);
+    NUM("n_public", (double)res->n_public);
+  }
   if (!law) {
     NA("xi_k", no_w_star);
     NA("margin_min", no_w_star);
@@ -70,11 +105,22 @@ size_t dpd__sp_result_members(const dpd_semipriv_result *res, int law, dpd__sp_m
   return c;
 }
 
+static size_t zb_members(const dpd_semipriv_result *res, const dpd_semipriv_run_config *cfg,
+                         int law, dpd__sp_member *m, size_t c);
+
 size_t dpd__sp_theory_members(const dpd_semipriv_result *res, const dpd_semipriv_run_config *cfg,
                               double alpha, int law, dpd__sp_member *m) {
   const size_t n = cfg->n, k = res->k, d = res->d;
   const double eps = cfg->epsilon, delta = cfg->delta, zeta = res->zeta;
   size_t c = 0;
+  if (res->trainer == DPD_SEMIPRIV_TRAINER_DPSGD) {
+    TEXT("kind", "the PCA's bound alone (Zwald-Blanchard): Theorem 1 and Proposition 4 bound "
+                 "Noisy-SGD (trainer = bst), not DP-SGD; theory.tsv's bounds are nan");
+    NUM("test_error", 1.0 - res->mean[DPD_SEMIPRIV_TEST_ACCURACY]);
+    NUM("test_error_se", res->se[DPD_SEMIPRIV_TEST_ACCURACY]);
+    NUM("beta", cfg->beta);
+    return k == d ? c : zb_members(res, cfg, law, m, c);
+  }
   TEXT("kind", "bounds (Theorem 1, Proposition 4; the notes' constants, logarithms kept, Bassily "
                "et al.'s lemma constant taken as 1)");
   NUM("alpha_private", dpd_semipriv_theory_alpha_private(n, k, eps, delta, zeta));
@@ -87,9 +133,12 @@ size_t dpd__sp_theory_members(const dpd_semipriv_result *res, const dpd_semipriv
   NUM("test_error", 1.0 - res->mean[DPD_SEMIPRIV_TEST_ACCURACY]);
   NUM("test_error_se", res->se[DPD_SEMIPRIV_TEST_ACCURACY]);
   NUM("beta", cfg->beta);
-  if (k == d) {
-    return c;
-  }
+  return k == d ? c : zb_members(res, cfg, law, m, c);
+}
+
+/* The Zwald-Blanchard bound beside the measured subspace error (k < d). */
+static size_t zb_members(const dpd_semipriv_result *res, const dpd_semipriv_run_config *cfg,
+                         int law, dpd__sp_member *m, size_t c) {
   NUM("zb_bound", res->zb_bound);
   if (!law) {
     TEXT("zb_bound_of", "the public sample's own eigengap (no population subspace to measure "
@@ -173,9 +222,55 @@ size_t dpd__sp_constants_members(const dpd_semipriv_result *res, dpd__sp_member 
   return c;
 }
 
+/* trainer = dpsgd: the subsampled Gaussian mechanism of dpsgd.h and the accountant at z. */
+static size_t dpsgd_privacy_members(const dpd_semipriv_run_config *cfg,
+                                    const dpd_semipriv_result *res, dpd__sp_member *m) {
+  const dpd_dpsgd_config *dp = &res->dpsgd;
+  const int poisson = dp->sampling == DPD_DPSGD_POISSON, given = !isnan(cfg->noise_multiplier);
+  size_t c = 0;
+  TEXT("trainer", "dpsgd");
+  if (res->noise_multiplier == 0.0) {
+    TEXT("guarantee", given ? "none (noise_multiplier = 0: non-private)"
+                            : "none (epsilon = inf: non-private, noise_multiplier = 0)");
+    NUM("epsilon", INFINITY);
+  } else {
+    TEXT("guarantee", "(epsilon, delta)-DP");
+    NUM("epsilon", given ? res->epsilon_pld : cfg->epsilon);
+    NUM("delta", cfg->delta);
+  }
+  TEXT("calibration", given ? "noise_multiplier given: epsilon is the accountant's at it"
+                            : "the smallest noise_multiplier whose PLD upper bound of "
+                              "eps(delta) is <= epsilon (dpd_dpsgd_calibrate, never above)");
+  NUM("noise_multiplier", res->noise_multiplier);
+  if (res->noise_multiplier > 0.0) {
+    NUM("epsilon_pld", res->epsilon_pld);
+    NUM("epsilon_pld_estimate", res->epsilon_pld_estimate);
+    NUM("epsilon_pld_lower", res->epsilon_pld_lower);
+  }
+  TEXT("sampling", dpd_dpsgd_sampling_name(dp->sampling));
+  if (poisson) {
+    NUM("q", dp->q);
+  } else {
+    NUM("batch", (double)dp->batch);
+  }
+  NUM("steps", (double)res->steps);
+  NUM("clip", dp->clip);
+  NUM("n", (double)res->n_private);
+  TEXT("neighbours", poisson ? "add/remove one labelled row (Poisson subsampling)"
+                             : "replace one labelled row (fixed-size batches)");
+  TEXT("source", "PLD accountant (account.h) of the subsampled Gaussian mechanism: T steps, each "
+                 "a sum of per-sample gradients clipped to norm clip plus N(0, (z clip)^2 I), "
+                 "every iterate accounted (an upper bound for the released last iterate); the "
+                 "public PCA uses no labelled row");
+  return c;
+}
+
 size_t dpd__sp_privacy_members(const dpd_semipriv_run_config *cfg, const dpd_semipriv_result *res,
                                dpd__sp_member *m) {
   size_t c = 0;
+  if (res->trainer == DPD_SEMIPRIV_TRAINER_DPSGD) {
+    return dpsgd_privacy_members(cfg, res, m);
+  }
   if (isinf(cfg->epsilon)) {
     TEXT("guarantee", "none (epsilon = inf: non-private, sigma = 0)");
     NUM("epsilon", INFINITY);
@@ -252,6 +347,27 @@ const char *dpd__sp_note(dpd__sp_note_kind kind) {
   return notes[kind];
 }
 
+const char *dpd__sp_run_note(const dpd_semipriv_result *res, int law) {
+  const int dpsgd = res->trainer == DPD_SEMIPRIV_TRAINER_DPSGD;
+  if (law) {
+    return dpsgd ? "note: each replicate redraws the labelled, public and test samples and the "
+                   "batches and noise of DP-SGD (stream (seed, r)); Q and w* are fixed by seed; "
+                   "the labels +-1 are the classes 1 / 0"
+                 : dpd__sp_note(DPD__SP_NOTE_LAW);
+  }
+  if (res->n_private == 0) { /* Noisy-SGD on the files as they are */
+    return dpd__sp_note(DPD__SP_NOTE_FILES);
+  }
+  return dpsgd ? "note: features from files: each replicate redraws the public split "
+                 "(public_fraction), the subset of private rows trained on (private_fraction) and "
+                 "the batches and noise of DP-SGD (stream (seed, r)); the test rows are the "
+                 "file's. Every row was scaled to norm 1"
+               : "note: features from files: each replicate redraws the public split "
+                 "(public_fraction), the subset of private rows trained on (private_fraction) and "
+                 "the sampled indices and noise of Noisy-SGD (stream (seed, r)); the test rows are "
+                 "the file's. Every row was scaled to norm 1";
+}
+
 int dpd__sp_replicates_table(const dpd_semipriv_result *res, dpd_table_builder **b, dpd_err *err) {
   int status = dpd_table_builder_create(res->seeds, b, err);
   for (size_t m = 0; status == DPD_OK && m <= DPD_SEMIPRIV_METRIC_COUNT; m++) {
@@ -260,6 +376,16 @@ int dpd__sp_replicates_table(const dpd_semipriv_result *res, dpd_table_builder *
     double *col = dpd_table_builder_column(*b, name, err);
     for (size_t i = 0; col != NULL && i < res->seeds; i++) {
       col[i] = m == 0 ? (double)i : res->replicates[i * DPD_SEMIPRIV_METRIC_COUNT + m - 1];
+    }
+    status = col != NULL ? DPD_OK : err->status;
+  }
+  for (size_t m = 0;
+       status == DPD_OK && res->dpsgd_replicates != NULL && m < DPD_SEMIPRIV_DPSGD_COUNT;
+       m++) { /* trainer = dpsgd: its own columns */
+    double *col = dpd_table_builder_column(
+        *b, dpd_semipriv_dpsgd_metric_name((dpd_semipriv_dpsgd_metric)m), err);
+    for (size_t i = 0; col != NULL && i < res->seeds; i++) {
+      col[i] = res->dpsgd_replicates[i * DPD_SEMIPRIV_DPSGD_COUNT + m];
     }
     status = col != NULL ? DPD_OK : err->status;
   }
@@ -298,13 +424,38 @@ int dpd__sp_theory_table(const dpd_semipriv_result *res, const dpd_semipriv_run_
 int dpd__sp_sizes_check(dpd_semipriv_run_config *rc, size_t d, const dpd__sp_files *f, int run,
                         dpd_err *err) {
   int status;
+  size_t n_public = 0, n_private = 0;
   rc->n = f->from_file ? f->train.n : rc->n;
   rc->n_public = f->has_public ? f->pub.n : rc->n_public;
   rc->n_test = f->has_test ? f->test.n : rc->n_test;
-  if ((status = dpd__sp_steps_check(rc->n, rc->steps, rc->epsilon, err)) < 0 || !run) {
+  if (f->from_file && (f->public_fraction > 0.0 || f->private_fraction < 1.0)) {
+    if ((status = dpd__sp_split_sizes(f, f->train.n, rc->k, run, &n_public, &n_private, &rc->n,
+                                      err)) < 0) {
+      return status;
+    }
+    rc->n_public = n_public > 0 ? n_public : rc->n_public;
+  }
+  if (rc->trainer == DPD_SEMIPRIV_TRAINER_DPSGD) {
+    dpd_dpsgd_config c = rc->dpsgd;
+    const long long b = llround(c.q * (double)rc->n);
+    c.batch = c.sampling == DPD_DPSGD_FIXED && c.batch == 0 ? (b < 1 ? 1 : (size_t)b) : c.batch;
+    c.classes = c.loss == DPD_DPSGD_SOFTMAX && f->multiclass ? f->classes : 2;
+    if (f->multiclass && c.loss != DPD_DPSGD_SOFTMAX && f->classes != 2) {
+      return DPD_FAIL(err, DPD_EINVAL,
+                      "invalid value for 'loss': %s with %zu classes in the labels (allowed: ce; "
+                      "hinge and logistic are binary: give positive_class for one-vs-rest)",
+                      dpd_dpsgd_loss_name(c.loss), f->classes);
+    }
+    if ((status = dpd_dpsgd_check(&c, rc->n, rc->k, err)) < 0) {
+      return status;
+    }
+  } else if ((status = dpd__sp_steps_check(rc->n, rc->steps, rc->epsilon, err)) < 0) {
     return status;
   }
-  if (rc->k < d && f->from_file && !f->has_public) {
+  if (!run) {
+    return DPD_OK;
+  }
+  if (rc->k < d && f->from_file && !f->has_public && !(f->public_fraction > 0.0)) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "missing value for 'public_features' (allowed: file:PATH; required with "
                     "features = file:PATH and k = %zu < d = %zu; or k = none)",

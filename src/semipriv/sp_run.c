@@ -57,7 +57,10 @@ dpd_semipriv_run_config dpd_semipriv_run_config_default(void) {
                                .seed = 1,
                                .threads = 0,
                                .progress = NULL,
-                               .progress_user = NULL};
+                               .progress_user = NULL,
+                               .trainer = DPD_SEMIPRIV_TRAINER_BST,
+                               .noise_multiplier = NAN};
+  c.dpsgd = dpd_dpsgd_config_default();
   return c;
 }
 
@@ -66,6 +69,7 @@ void dpd_semipriv_result_free(dpd_semipriv_result *res) {
     return;
   }
   free(res->replicates);
+  free(res->dpsgd_replicates);
   free(res);
 }
 
@@ -73,11 +77,13 @@ typedef struct {
   const dpd_semipriv_gen *gen;
   const dpd_semipriv_run_config *cfg;
   dpd_semipriv_sgd_config sgd;
+  dpd_dpsgd_config dp;  /* trainer = DPSGD */
   const double *A_true; /* [d k] population top-k */
   double gap_true;      /* population Delta_k */
   size_t work_doubles;
-  double *rows;  /* [seeds * METRIC_COUNT] */
-  dpd_err *errs; /* [seeds] the failing replicate's reason */
+  double *rows;       /* [seeds * METRIC_COUNT] */
+  double *dpsgd_rows; /* DPSGD: [seeds * DPSGD_COUNT] */
+  dpd_err *errs;      /* [seeds] the failing replicate's reason */
 } sp_plan;
 
 /* Layout of one thread's workspace (offsets in doubles). */
@@ -198,6 +204,74 @@ static int public_pca(const sp_plan *pl, size_t rep, sp_ws *ws, dpd__replicate_s
   return DPD_OK;
 }
 
+/* The replicate's margin, eigengap and xi_k of the estimated subspace (any trainer). */
+static void law_geometry(const sp_plan *pl, const sp_ws *ws, double *row, double margin,
+                         double gap_hat) {
+  const size_t d = pl->gen->d, k = pl->cfg->k;
+  row[DPD_SEMIPRIV_MARGIN_MIN] = margin;
+  row[DPD_SEMIPRIV_EIGENGAP_HAT] = gap_hat;
+  row[DPD_SEMIPRIV_XI_HAT] = k < d ? dpd_semipriv_xi(ws->Ahat, d, k, pl->gen->w_star) : 0.0;
+}
+
+/* |A_k A_k^T - A_hat A_hat^T| (0 at k = d; NaN when the population top-k is not unique). */
+static int law_subspace(sp_plan *pl, size_t rep, sp_ws *ws, double *row) {
+  const size_t d = pl->gen->d, k = pl->cfg->k;
+  double dist = k < d ? NAN : 0.0;
+  if (k < d && pl->gap_true > 0.0) {
+    int st = dpd_semipriv_subspace_dist(pl->A_true, ws->Ahat, d, k, &dist, ws->subw,
+                                        &pl->errs[rep]);
+    if (st < 0) {
+      return st;
+    }
+  }
+  row[DPD_SEMIPRIV_SUBSPACE_ERROR] = dist;
+  return DPD_OK;
+}
+
+/* trainer = DPSGD on the projected labelled sample (labels +-1 -> 1 / 0), the test sample
+ * projected block by block (into ws->Z, free once a block is made) and evaluated. */
+static int law_dpsgd(sp_plan *pl, size_t rep, sp_ws *ws, dpd__replicate_slot *slot, double *row) {
+  const size_t d = pl->gen->d, k = pl->cfg->k, n = pl->cfg->n, nt = pl->cfg->n_test;
+  double *drow = pl->dpsgd_rows + rep * DPD_SEMIPRIV_DPSGD_COUNT, acc, loss, asum = 0.0,
+         lsum = 0.0;
+  int32_t *yi = malloc(n * sizeof *yi), yt[SP_BLOCK];
+  if (yi == NULL) {
+    return DPD_FAIL(&pl->errs[rep], DPD_ENOMEM, "semipriv: out of memory (n = %zu)", n);
+  }
+  for (size_t i = 0; i < n; i++) {
+    yi[i] = ws->ylab[i] > 0.0;
+  }
+  dpd_dpsgd_model *m = NULL;
+  int st = dpd__sp_dpsgd_fit(&pl->dp, rep, ws->P, yi, n, NULL, NULL, 0, k, row, drow, &m,
+                             &pl->errs[rep]);
+  free(yi);
+  if (st < 0) {
+    return st;
+  }
+  for (size_t b0 = 0; b0 < nt; b0 += SP_BLOCK) {
+    const size_t mb = nt - b0 < SP_BLOCK ? nt - b0 : SP_BLOCK;
+    if (dpd__replicate_progress(slot, 0)) {
+      dpd_dpsgd_model_free(m);
+      return DPD_ECANCELLED;
+    }
+    dpd_semipriv_gen_sample(pl->gen, pl->cfg->seed, rep, DPD_SEMIPRIV_SET_TEST, b0, mb, ws->X,
+                            ws->yb, ws->Z);
+    for (size_t i = 0; i < mb; i++) {
+      yt[i] = ws->yb[i] > 0.0;
+      for (size_t j = 0; j < k; j++) {
+        ws->Z[i * k + j] = k < d ? dpd__dot8(ws->X + i * d, ws->Ahat + j * d, d) : ws->X[i * d + j];
+      }
+    }
+    dpd_dpsgd_evaluate(m, ws->Z, yt, mb, &acc, &loss);
+    asum += acc * (double)mb;
+    lsum += loss * (double)mb;
+  }
+  dpd_dpsgd_model_free(m);
+  row[DPD_SEMIPRIV_TEST_ACCURACY] = asum / (double)nt;
+  drow[DPD_SEMIPRIV_DPSGD_TEST_LOSS] = lsum / (double)nt;
+  return DPD_OK;
+}
+
 static int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slot *slot) {
   sp_plan *pl = job;
   const dpd_semipriv_gen *gen = pl->gen;
@@ -237,10 +311,16 @@ static int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slo
     }
   }
   dpd_semipriv_sgd_info info;
-  int st = dpd_semipriv_sgd_run(&pl->sgd, ws.P, ws.ylab, n, k, seed, rep, ws.w, ws.sgdw, &info,
-                                &pl->errs[rep]);
+  int st = pl->cfg->trainer == DPD_SEMIPRIV_TRAINER_DPSGD
+               ? law_dpsgd(pl, rep, &ws, slot, row)
+               : dpd_semipriv_sgd_run(&pl->sgd, ws.P, ws.ylab, n, k, seed, rep, ws.w, ws.sgdw,
+                                      &info, &pl->errs[rep]);
   if (st < 0) {
     return st;
+  }
+  if (pl->cfg->trainer == DPD_SEMIPRIV_TRAINER_DPSGD) {
+    law_geometry(pl, &ws, row, margin, gap_hat);
+    return law_subspace(pl, rep, &ws, row);
   }
   if (pca) {
     for (size_t l = 0; l < d; l++) {
@@ -271,25 +351,10 @@ static int run_replicate(void *job, size_t rep, double *work, dpd__replicate_slo
   }
   row[DPD_SEMIPRIV_TEST_ACCURACY] = rsum / (double)cfg->n_test;
   row[DPD_SEMIPRIV_TEST_HINGE] = hsum / (double)cfg->n_test;
-  row[DPD_SEMIPRIV_MARGIN_MIN] = margin;
   row[DPD_SEMIPRIV_W_NORM] = sqrt(dpd__dot8(ws.w, ws.w, k));
   row[DPD_SEMIPRIV_ACTIVE_FRACTION] = info.active_fraction;
-  row[DPD_SEMIPRIV_EIGENGAP_HAT] = gap_hat;
-  if (pca) {
-    row[DPD_SEMIPRIV_XI_HAT] = dpd_semipriv_xi(ws.Ahat, d, k, gen->w_star);
-    double dist = NAN;
-    if (pl->gap_true > 0.0) { /* else the population top-k is not unique */
-      st = dpd_semipriv_subspace_dist(pl->A_true, ws.Ahat, d, k, &dist, ws.subw, &pl->errs[rep]);
-      if (st < 0) {
-        return st;
-      }
-    }
-    row[DPD_SEMIPRIV_SUBSPACE_ERROR] = dist;
-  } else {
-    row[DPD_SEMIPRIV_XI_HAT] = 0.0;
-    row[DPD_SEMIPRIV_SUBSPACE_ERROR] = 0.0;
-  }
-  return DPD_OK;
+  law_geometry(pl, &ws, row, margin, gap_hat);
+  return law_subspace(pl, rep, &ws, row);
 }
 
 static int check_run(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config *c, dpd_err *err) {
@@ -370,6 +435,7 @@ int dpd_semipriv_run(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config 
                     zeta, gamma0, xi0);
   }
   sp_plan pl = {.gen = gen, .cfg = cfg};
+  const int dpsgd = cfg->trainer == DPD_SEMIPRIV_TRAINER_DPSGD;
   pl.sgd = dpd_semipriv_sgd_config_default();
   pl.sgd.epsilon = cfg->epsilon;
   pl.sgd.delta = cfg->delta;
@@ -381,19 +447,25 @@ int dpd_semipriv_run(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config 
   if (res != NULL) {
     res->replicates = malloc(seeds * DPD_SEMIPRIV_METRIC_COUNT * sizeof *res->replicates);
   }
-  if (res == NULL || A_true == NULL || errs == NULL || res->replicates == NULL) {
+  if (res != NULL && dpsgd) {
+    res->dpsgd_replicates = malloc(seeds * DPD_SEMIPRIV_DPSGD_COUNT * sizeof(double));
+  }
+  if (res == NULL || A_true == NULL || errs == NULL || res->replicates == NULL ||
+      (dpsgd && res->dpsgd_replicates == NULL)) {
     status = DPD_FAIL(err, DPD_ENOMEM, "semipriv: out of memory (seeds = %zu, d = %zu)", seeds, d);
     goto cleanup;
   }
-  if ((status = dpd__sp_calibrate(cfg, cfg->n, 1.0 / zeta,
-                                  cfg->steps == 0 ? cfg->n * cfg->n : cfg->steps, res, &pl.sgd,
-                                  err)) < 0) {
+  if ((status = dpsgd ? dpd__sp_dpsgd_prepare(cfg, cfg->n, 2, res, &pl.dp, err)
+                      : dpd__sp_calibrate(cfg, cfg->n, 1.0 / zeta,
+                                          cfg->steps == 0 ? cfg->n * cfg->n : cfg->steps, res,
+                                          &pl.sgd, err)) < 0) {
     goto cleanup;
   }
   dpd_semipriv_gen_top(gen, k, A_true);
   pl.A_true = A_true;
   pl.gap_true = dpd_semipriv_gen_eigengap(gen, k);
   pl.rows = res->replicates;
+  pl.dpsgd_rows = res->dpsgd_replicates;
   pl.errs = errs;
   pl.work_doubles = layout(&pl, NULL, NULL);
   const dpd__replicate_plan reps = {.n = seeds,
@@ -419,13 +491,19 @@ int dpd_semipriv_run(const dpd_semipriv_gen *gen, const dpd_semipriv_run_config 
   res->seeds = seeds;
   res->k = k;
   res->d = d;
-  res->steps = cfg->steps == 0 ? cfg->n * cfg->n : cfg->steps;
+  res->steps = dpsgd ? res->steps : cfg->steps == 0 ? cfg->n * cfg->n : cfg->steps;
   dpd__stats_columns_mean_se(res->replicates, seeds, DPD_SEMIPRIV_METRIC_COUNT, res->mean, res->se);
-  res->zeta = zeta;
+  dpd__sp_dpsgd_finish(res);
+  if (dpsgd) {
+    res->n_private = cfg->n;
+    res->n_public = k < d ? cfg->n_public : 0;
+  }
+  res->zeta = dpsgd ? NAN : zeta; /* the hinge's margin scale: Noisy-SGD's */
   res->gamma0 = gamma0;
   res->xi0 = xi0;
-  res->L = 1.0 / zeta;
-  res->eta1 = dpd_semipriv_sgd_eta(1, cfg->n, res->L, k, res->sigma, pl.sgd.radius);
+  res->L = dpsgd ? NAN : 1.0 / zeta;
+  res->eta1 = dpsgd ? res->eta1 : dpd_semipriv_sgd_eta(1, cfg->n, res->L, k, res->sigma,
+                                                       pl.sgd.radius);
   res->xi_k = dpd_semipriv_gen_xi(gen, k);
   res->eigengap = dpd_semipriv_gen_eigengap(gen, k);
   res->margin_guaranteed = gen->margin_guaranteed;

@@ -83,8 +83,7 @@ static int run_replicates(const dpd__sp_ctx *x, const dpd_keys *keys, const char
        (status = dpd_output_table_add_built(*out, "replicates.tsv", figure, b, err)) < 0)) {
     return status;
   }
-  return dpd__output_note_add(*out, err, "%s",
-                              dpd__sp_note(law ? DPD__SP_NOTE_LAW : DPD__SP_NOTE_FILES));
+  return dpd__output_note_add(*out, err, "%s", dpd__sp_run_note(*res, law));
 }
 
 int dpd__sp_cmd_simulate(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dpd_output **out,
@@ -103,7 +102,9 @@ int dpd__sp_cmd_compare(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
   dpd_semipriv_result *res = NULL;
   dpd_table_builder *b = NULL;
   dpd__sp_member m[DPD__SP_MEMBERS_MAX];
-  int status = run_replicates(x, keys, "semipriv_compare", &res, out, err);
+  /* trainer = dpsgd: no bound to draw (Theorem 1 is Noisy-SGD's), the accuracies alone */
+  const char *fig = x->rc.trainer ? "semipriv_simulate" : "semipriv_compare";
+  int status = run_replicates(x, keys, fig, &res, out, err);
   (void)env;
   if (status == DPD_OK) {
     dpd__sp_members_add(cJSON_AddObjectToObject((*out)->summary, "theory"), m,
@@ -112,11 +113,12 @@ int dpd__sp_cmd_compare(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
   }
   dpd_semipriv_result_free(res);
   if (status < 0 ||
-      (status = dpd_output_table_add_built(*out, "theory.tsv", "semipriv_compare", b, err)) < 0 ||
+      (status = dpd_output_table_add_built(*out, "theory.tsv", x->rc.trainer ? NULL : fig, b,
+                                           err)) < 0 ||
       (status = dpd__output_table_comment_set(*out, dpd__sp_note(DPD__SP_NOTE_THEORY_TABLE), err)) <
           0 ||
       (status = dpd__output_note_add(*out, err, "%s", dpd__sp_note(DPD__SP_NOTE_THEORY))) < 0 ||
-      (status = figure_add(*out, x, "semipriv_compare", err)) < 0) {
+      (status = figure_add(*out, x, fig, err)) < 0) {
     return status;
   }
   return dpd_compare_warning_add(*out, x->rc.seeds, err);

@@ -9,73 +9,6 @@
 #include "core/error_impl.h"
 #include "models/semipriv/sp_model_impl.h"
 
-#define SP_RUN "simulate compare"
-
-static const dpd_key_desc sp_keys[] = {
-    {"features", DPD_KEY_TEXT, "law", 0, 0, 0, NULL, NULL,
-     "law (the synthetic large-margin low-rank law of the keys d .. trunc) | file:PATH (.npy or "
-     "text: `label x_1 ... x_p` per row, or x_1 .. x_p with labels; docs/semipriv.md)"},
-    {"labels", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL,
-     "file:PATH: the labels of the features file (then it holds the features alone)"},
-    {"public_features", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, SP_RUN,
-     "file:PATH: the public unlabelled rows (all columns are features); required for k < d"},
-    {"test_features", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, SP_RUN,
-     "file:PATH: the test rows of file features (required by simulate and compare with them)"},
-    {"test_labels", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, SP_RUN,
-     "file:PATH: the labels of the test_features file"},
-    {"positive_class", DPD_KEY_REAL, NULL, -9007199254740992.0, 9007199254740992.0, 0, NULL, NULL,
-     "file labels: this integer label is +1, every other -1 (one-vs-rest); unset: labels must be "
-     "+-1"},
-    {"d", DPD_KEY_INT, "200", 2, 46340, 0, NULL, NULL,
-     "dimension (file features: the files' width)"},
-    {"k_true", DPD_KEY_INT, "5", 1, 64, 0, NULL, NULL, "rank K of the law's signal, < d"},
-    {"a", DPD_KEY_REAL, "0.95", 0, 1, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
-     "w* = a q_1 + sqrt(1 - a^2) q_{K+1}: 1 - a is the population xi_K"},
-    {"c", DPD_KEY_REAL, "1", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
-     "z_1 = y (c + s |g|): the class offset"},
-    {"s", DPD_KEY_REAL, "0.3", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, NULL,
-     "z_1 = y (c + s |g|): the spread along q_1"},
-    {"tau", DPD_KEY_REAL, "0.3", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, NULL,
-     "z_{K+1} = tau U(-1, 1); tau < a c / sqrt(1 - a^2) (else no margin)"},
-    {"lambda", DPD_KEY_TEXT, "0.6,0.5,0.4,0.3", 0, 0, 0, NULL, NULL,
-     "variances of z_2 .. z_K, a comma list of k_true - 1 numbers > 0 (k_true = 1: none)"},
-    {"nu", DPD_KEY_REAL, "0.02", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, NULL,
-     "z_j = nu g_j beyond K + 1: the noise coordinates"},
-    {"trunc", DPD_KEY_REAL, "3", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
-     "the law's Gaussians are truncated to |g| <= trunc"},
-    {"k", DPD_KEY_TEXT, "5", 0, 0, 0, NULL, NULL,
-     "PCA dimension, 1 <= k <= d; k = d or none: no PCA (the baseline)"},
-    {"n", DPD_KEY_INT, "500", 1, 92681, 0, NULL, NULL,
-     "labelled (private) points (file features: the file's rows)"},
-    {"n_public", DPD_KEY_INT, "5000", 1, 1073741823.0, 0, NULL, SP_RUN,
-     "public unlabelled points for the PCA, >= k + 1 (file features: the file's rows)"},
-    {"n_test", DPD_KEY_INT, "1000", 1, 1073741823.0, 0, NULL, SP_RUN,
-     "test points (file features: the file's rows)"},
-    {"center", DPD_KEY_TEXT, "yes", 0, 0, 0, "no|yes", SP_RUN,
-     "PCA of the centred public covariance (yes, as in the proof) or of sum x x^T / n_public"},
-    {"epsilon", DPD_KEY_REAL, "1", 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_INF, NULL, NULL,
-     "(epsilon, delta)-DP of Noisy-SGD (Bassily et al.'s sigma); inf = non-private, same steps"},
-    {"delta", DPD_KEY_REAL, "1e-5", 0, 1, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
-     "delta of the guarantee"},
-    {"calibration", DPD_KEY_TEXT, "bst", 0, 0, 0, "bst|pld", NULL, "sigma: bst (the paper) | pld"},
-    {"steps", DPD_KEY_INT, NULL, 1, 8589934591.0, 0, NULL, NULL,
-     "Noisy-SGD steps T [n^2]; at most n^2 with a finite epsilon (the calibration's T)"},
-    {"zeta", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
-     "margin scale of the hinge loss max(0, 1 - y <w, x> / zeta), L = 1/zeta [law: gamma0 (1 - "
-     "xi0 - 0.1 gamma0); required with file features]"},
-    {"beta", DPD_KEY_REAL, "0.05", 0, 1, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, "compare",
-     "failure probability of the Zwald-Blanchard bound and of Theorem 1's n_public"},
-    {"alpha", DPD_KEY_REAL, "0.1", 0, 1, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, "compare",
-     "target error of the theory's sample sizes n^L(alpha)"},
-    {"seeds", DPD_KEY_INT, "8", 1, 16777216.0, 0, NULL, SP_RUN, "replicates"},
-    {"save_replicates", DPD_KEY_INT, "1", 0, 1, 0, NULL, SP_RUN,
-     "per-replicate values: 1 = replicates.tsv (each replicate's metrics), 0 = none"},
-    {"seed", DPD_KEY_INT, "1", 0, 18446744073709551615.0, 0, NULL, NULL,
-     "master seed: the law's Q and w*, and replicate r's stream (seed, r)"},
-    {"threads", DPD_KEY_INT, "0", 0, 4096, 0, NULL, SP_RUN,
-     "worker threads (0 = all cores); results do not depend on it"},
-    {NULL, DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL}};
-
 /* A size read off a file (dpd__sp_size_fn): in effect; refused when the user gave another. */
 static int size_record(void *keys, const char *key, size_t value, const char *path, dpd_err *err) {
   char buf[32];
@@ -109,7 +42,8 @@ static int files_keys(dpd_keys *keys, int run, dpd__sp_files *f, dpd_err *err) {
       (status = dpd__model_file_key(keys, "public_features", &f->pub.path, err)) < 0 ||
       (status = dpd__model_file_key(keys, "test_features", &f->test.path, err)) < 0 ||
       (status = dpd__model_file_key(keys, "test_labels", &f->test.labels_path, err)) < 0 ||
-      (status = dpd__sp_files_check(f, run, dpd_keys_given(keys, "zeta"), err)) < 0 ||
+      (status = dpd__sp_files_check(
+           f, run, dpd_keys_given(keys, "zeta") || dpd__sp_trainer_is_dpsgd(keys), err)) < 0 ||
       ((f->has_positive = dpd_keys_given(keys, "positive_class")) &&
        (status = dpd_keys_real_get(keys, "positive_class", &f->positive_class, err)) < 0) ||
       (status = dpd__sp_positive_check(f, err)) < 0) {
@@ -162,6 +96,7 @@ static int common_keys(const dpd_model_command *c, dpd_keys *keys, dpd__sp_ctx *
        (status = dpd_keys_real_get(keys, "zeta", &x->rc.zeta, err)) < 0) ||
       (dpd_keys_given(keys, "steps") &&
        (status = dpd_keys_size_get(keys, "steps", &x->rc.steps, err)) < 0) ||
+      (status = dpd__sp_trainer_keys(keys, &x->rc, &x->files, err)) < 0 ||
       ((c->uses & DPD__SP_USES_RUN) &&
        ((status = dpd_keys_choice_get(keys, "center", &choice, err)) < 0 ||
         (status = dpd_keys_size_get(keys, "seeds", &x->rc.seeds, err)) < 0 ||
@@ -220,7 +155,7 @@ static int setup(const dpd_model_command *c, dpd_keys *keys, const dpd_run_env *
       0) {
     return status;
   }
-  snprintf(steps, sizeof steps, "%zu", x->rc.n * x->rc.n);
+  snprintf(steps, sizeof steps, "%zu", dpd__sp_steps_default(&x->rc));
   snprintf(buf, sizeof buf, "%zu", x->rc.k);
   if (x->rc.steps == 0 && (status = dpd_keys_effective_set(keys, "steps", steps, err)) < 0) {
     return status;
@@ -265,7 +200,7 @@ static const char *const sp_small[] = {"d",   "20",     "k",  "3",     "n", "40"
 const dpd_model_type dpd__model_semipriv = {
     .name = "semipriv",
     .summary = "semi-private learning: public PCA + Noisy-SGD (docs/math.md section 4)",
-    .keys = sp_keys,
+    .keys = dpd__sp_keys,
     .commands = sp_commands,
     .small = sp_small,
     .setup = setup,
