@@ -107,7 +107,8 @@ DPD_API dpd_dpsgd_config dpd_dpsgd_config_default(void);
 
 /* Checks cfg for a data set of n records of dimension d (before any work). DPD_EINVAL names the
  * key: 'loss', 'classes' (< 2, or != 2 with a binary loss), 'q' (outside (0, 1]), 'batch' (0 or
- * > n), 'epochs' (<= 0 with steps = 0), 'steps' (T >= 2^29), 'lr', 'clip', 'noise_multiplier',
+ * > n), 'epochs' (<= 0 with steps = 0), 'steps' (T >= 2^29), 'eta' (cfg->lr, named as the models'
+ * key), 'clip', 'noise_multiplier',
  * 'tag', 'n' (0), 'd' (0, or R (d + bias) >= 2^33). */
 DPD_API int dpd_dpsgd_check(const dpd_dpsgd_config *cfg, size_t n, size_t d, dpd_err *err);
 
@@ -154,7 +155,8 @@ DPD_API int dpd_dpsgd_train(const dpd_dpsgd_config *cfg, const double *X, const 
 DPD_API void dpd_dpsgd_model_free(dpd_dpsgd_model *m);
 
 /* The accuracy and mean loss of `m` on m_rows rows of X (m_rows x d row-major) with labels y
- * (either output may be NULL). Labels outside 0 .. K-1 count as errors. Pure. */
+ * (either output may be NULL). A label outside 0 .. K-1 counts as an error and makes the loss NaN.
+ * Pure. */
 DPD_API void dpd_dpsgd_evaluate(const dpd_dpsgd_model *m, const double *X, const int32_t *y,
                                 size_t m_rows, double *accuracy, double *loss);
 
