@@ -37,6 +37,7 @@ static int names_key(const char *text, const char *key) {
   return 0;
 }
 
+/* The library names the learning rate by the CLI's key 'eta'. */
 static void expect_refused(const dpd_dpsgd_config *cfg, size_t n, size_t d, const char *key) {
   dpd_err err;
   dpd_err_reset(&err);
@@ -46,7 +47,9 @@ static void expect_refused(const dpd_dpsgd_config *cfg, size_t n, size_t d, cons
                 key);
     fail();
   }
-  assert_int_equal(dpd_dpsgd_steps(cfg, n), 0);
+  if (strcmp(key, "d") != 0) { /* steps does not read d */
+    assert_int_equal(dpd_dpsgd_steps(cfg, n), 0);
+  }
 }
 
 /* A reproducible data set: n x d features N(0, 1) scaled by `scale`, labels 0 .. K-1 shifted by
@@ -76,7 +79,7 @@ static size_t rows_of(dpd_dpsgd_loss loss, size_t K) {
 static double naive_residual(dpd_dpsgd_loss loss, size_t R, size_t d, int bias, const double *W,
                              const double *x, int32_t y, double *r) {
   const size_t P = d + (size_t)bias;
-  double s[64];
+  double s[64] = {0};
   for (size_t k = 0; k < R; k++) {
     double acc = 0;
     for (size_t j = 0; j < d; j++) {
@@ -241,10 +244,10 @@ static void check_refuses_each_key_by_name(void **state) {
   c = ok, c.epochs = NAN, expect_refused(&c, n, d, "epochs");
   c = ok, c.steps = (size_t)1 << 29, expect_refused(&c, n, d, "steps");
   c = ok, c.epochs = 1e9, expect_refused(&c, n, d, "steps"); /* T = 1e11 >= 2^29 */
-  c = ok, c.lr = 0, expect_refused(&c, n, d, "lr");
-  c = ok, c.lr = -1.5, expect_refused(&c, n, d, "lr");
-  c = ok, c.lr = INFINITY, expect_refused(&c, n, d, "lr");
-  c = ok, c.lr = NAN, expect_refused(&c, n, d, "lr");
+  c = ok, c.lr = 0, expect_refused(&c, n, d, "eta");
+  c = ok, c.lr = -1.5, expect_refused(&c, n, d, "eta");
+  c = ok, c.lr = INFINITY, expect_refused(&c, n, d, "eta");
+  c = ok, c.lr = NAN, expect_refused(&c, n, d, "eta");
   c = ok, c.clip = 0, expect_refused(&c, n, d, "clip");
   c = ok, c.clip = INFINITY, expect_refused(&c, n, d, "clip");
   c = ok, c.clip = NAN, expect_refused(&c, n, d, "clip");
@@ -281,8 +284,8 @@ static void train_refuses_bad_labels_naming_the_row(void **state) {
     dpd_err_reset(&err);
     assert_int_equal(dpd_dpsgd_train(&c, X, yy, n, d, &m, &err), DPD_EINVAL);
     assert_null(m);
-    if (!names_key(err.reason, "labels") || !strstr(err.reason, "7")) {
-      print_error("reason '%s': want 'labels' and the row 7\n", err.reason);
+    if (!names_key(err.reason, "labels") || !strstr(err.reason, "row 8")) {
+      print_error("reason '%s': want 'labels' and the row 8 (1-based)\n", err.reason);
       fail();
     }
   }
@@ -623,7 +626,11 @@ static void calibrate_one(const dpd_dpsgd_config *c, size_t n, double eps, doubl
                 eps, z, at.epsilon, eps * (1 - 1e-3), eps);
     fail();
   }
-  /* re-account at z and at 0.02 % less noise */
+  /* re-account at z and at 0.02 % less noise, on the calibration's grid (at.h): the first
+   * within the target, the second above it. At the automatic grid the accountant's answer at z
+   * is another upper bound, within its accuracy (1 %) of the target but not always below it
+   * (measured: 0.70007 for the target 0.7 at q = 256/54000, T = 211): what a run reports as
+   * its epsilon must be `at`, the calibration's own accounting. */
   dpd_account a;
   dpd_account_segment seg;
   dpd_account_result r;
@@ -632,12 +639,21 @@ static void calibrate_one(const dpd_dpsgd_config *c, size_t n, double eps, doubl
   assert_ptr_equal(a.segments, &seg);
   assert_int_equal(seg.steps, dpd_dpsgd_steps(c, n));
   assert_int_equal(dpd_account_epsilon(&a, delta, &r, &err), DPD_OK);
-  assert_true(r.epsilon <= eps);
+  assert_true(r.epsilon <= eps * 1.01);
+  a.h = at.h;
+  assert_int_equal(dpd_account_epsilon(&a, delta, &r, &err), DPD_OK);
+  if (!(r.epsilon <= eps)) {
+    print_error("calibrate eps %g: z %.10g (at: eps %.10g, h %.4g); re-accounted on its grid: "
+                "eps %.10g (h %.4g) > target\n",
+                eps, z, at.epsilon, at.h, r.epsilon, r.h);
+    fail();
+  }
   dpd_dpsgd_account_of(c, n, z * (1 - 2e-4), &a, &seg);
+  a.h = at.h;
   assert_int_equal(dpd_account_epsilon(&a, delta, &r, &err), DPD_OK);
   if (!(r.epsilon > eps)) {
-    print_error("calibrate eps %g: 0.02 %% less noise (z %.8g) gives eps %.8g <= target\n", eps,
-                z * (1 - 2e-4), r.epsilon);
+    print_error("calibrate eps %g: 0.02 %% less noise (z %.8g, h %.4g) gives eps %.8g <= target\n",
+                eps, z * (1 - 2e-4), at.h, r.epsilon);
     fail();
   }
 }
