@@ -12,13 +12,16 @@
  *     G = R^T X (K x n by n x d), median of `repeats`;
  *   - where the time goes: the same epoch with noise multiplier 0 (the noise's share), with
  *     K = 2 (the per-class work), and the final evaluation alone (dpd_dpsgd_evaluate over the n
- *     rows: a forward pass, which the training's time includes), median of `repeats`;
+ *     rows: a forward pass, which the training's time includes), median of `repeats`; and a
+ *     training of 5 epochs: (t5 - t1) / 4 is the marginal cost of an epoch, without what a
+ *     training pays once (the final evaluation, the pass for the row norms);
  *   - the uniform fill of n values per step that the stream rule makes (dpd_rng_uniform_fill of
  *     n, T times: the sampling's floor), median of `repeats`.
  * Prints '#' lines and key=value lines (bench_dpsgd.sh reads them):
  *   dpd_seconds_median, dpd_seconds_min, dpd_steps, dpd_mean_batch, dpd_clipped_fraction,
  *   dpd_train_loss, dpd_train_accuracy, gemm_seconds_median, gemm_gflops, dpd_z0_seconds_median,
- *   dpd_k2_seconds_median, eval_seconds_median, uniform_seconds_median
+ *   dpd_k2_seconds_median, eval_seconds_median, uniform_seconds_median, dpd_e5_seconds_median,
+ *   dpd_epoch_marginal_seconds, dpd_w_fnv1a (a hash of the trained W's bytes: compares builds)
  * Usage: dpd_bench_dpsgd X.f64 Y.i32 ROWS D [q (256/54000)] [classes (10)] [z (1)]
  *                        [repeats (5)] [isa (auto)] */
 #define _POSIX_C_SOURCE 200809L
@@ -68,6 +71,17 @@ static void *read_raw(const char *path, size_t bytes) {
   if (f)
     fclose(f);
   return p;
+}
+
+/* FNV-1a over the bytes of W: two builds (or paths) trained the same bits iff equal. */
+static unsigned long long w_hash(const dpd_dpsgd_model *m) {
+  const unsigned char *p = (const unsigned char *)m->W;
+  const size_t bytes = m->rows * (m->d + (size_t)m->bias) * sizeof *m->W;
+  unsigned long long h = 1469598103934665603ull;
+  for (size_t i = 0; i < bytes; i++) {
+    h = (h ^ p[i]) * 1099511628211ull;
+  }
+  return h;
 }
 
 /* One training; its time, or NAN on failure (the reason on stderr). */
@@ -180,6 +194,9 @@ int main(int argc, char **argv) {
   dpd_dpsgd_config c2 = cfg;
   c2.classes = 2;
   const double tk2 = train_median(&c2, X, y2, n, d, repeats);
+  dpd_dpsgd_config c5 = cfg;
+  c5.epochs = 5;
+  const double te5 = train_median(&c5, X, y, n, d, repeats);
   double te[MAX_REPEATS], acc = 0, loss = 0;
   for (int r = 0; r < repeats; r++) {
     double t0 = now_s();
@@ -199,20 +216,22 @@ int main(int argc, char **argv) {
   }
   const double tunif = median(tu, repeats);
 
-  printf("# %10s %10s %7s %10s %8s %10s %10s %10s %8s %10s %10s %10s %10s\n", "dpd_med_s",
+  printf("# %10s %10s %7s %10s %8s %10s %10s %10s %8s %10s %10s %10s %10s %12s\n", "dpd_med_s",
          "dpd_min_s", "steps", "mean_batch", "clipped", "loss", "accuracy", "gemm_s", "GF/s",
-         "z0_s", "K2_s", "eval_s", "uniform_s");
+         "z0_s", "K2_s", "eval_s", "uniform_s", "epoch_marg_s");
   printf("# %10.4f %10.4f %7zu %10.2f %8.4f %10.5f %10.5f %10.4f %8.2f %10.4f %10.4f %10.4f "
-         "%10.4f\n",
+         "%10.4f %12.4f\n",
          tmed, tmin, m->steps, m->mean_batch, m->clipped_fraction, m->train_loss,
-         m->train_accuracy, tgemm, gflops, tz0, tk2, teval, tunif);
+         m->train_accuracy, tgemm, gflops, tz0, tk2, teval, tunif, (te5 - tmed) / 4);
   printf("dpd_seconds_median=%.6g\ndpd_seconds_min=%.6g\ndpd_steps=%zu\ndpd_mean_batch=%.6g\n"
          "dpd_clipped_fraction=%.6g\ndpd_train_loss=%.6g\ndpd_train_accuracy=%.6g\n"
          "gemm_seconds_median=%.6g\ngemm_gflops=%.4g\ndpd_z0_seconds_median=%.6g\n"
          "dpd_k2_seconds_median=%.6g\neval_seconds_median=%.6g\nuniform_seconds_median=%.6g\n"
-         "dpd_isa=%s\n",
+         "dpd_e5_seconds_median=%.6g\ndpd_epoch_marginal_seconds=%.6g\ndpd_isa=%s\n"
+         "dpd_w_fnv1a=%016llx\n",
          tmed, tmin, m->steps, m->mean_batch, m->clipped_fraction, m->train_loss,
-         m->train_accuracy, tgemm, gflops, tz0, tk2, teval, tunif, dpd_isa_name(dpd_isa_get()));
+         m->train_accuracy, tgemm, gflops, tz0, tk2, teval, tunif, te5, (te5 - tmed) / 4,
+         dpd_isa_name(dpd_isa_get()), w_hash(m));
   dpd_dpsgd_model_free(m);
   free(X);
   free(y);

@@ -25,6 +25,7 @@ z=${Z:-1}
 isa=${ISA:-auto}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+cores=$(nproc --all)
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 
 if [ ! -x "$build/dpd_bench_dpsgd" ]; then
@@ -48,7 +49,7 @@ if [ ! -f "$data/x784.f64" ]; then
 fi
 
 echo "# dpdyn DP-SGD benchmark: Fashion-MNIST, first $rows training rows, K=10, Poisson, clip 1, z=$z, lr 1, one epoch, median of $repeats, 1 thread"
-echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+echo "# machine: $cores cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 echo "# isa: $(grep -o -w -E 'avx512f|avx2|fma' /proc/cpuinfo | sort -u | tr '\n' ' ')"
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 get() { sed -n "s/^$2=//p" "$1"; }
@@ -63,7 +64,7 @@ for dim in 784 "$features"; do
     "$python" "$root/bench/bench_dpsgd_numpy.py" time "$data/x$dim.f64" "$data/y.i32" "$rows" \
       "$dim" --q "$q" --z "$z" --reps "$repeats" >"$tmp/np_$tag"
     D=$tmp/dpd_$tag N=$tmp/np_$tag
-    lines+=("$(printf '  %5s %5s %6s %9s %9s %9s %9s %8s %8s %8s %9s %9s %9s %9s %9s %8s' "$dim" "$b" \
+    lines+=("$(printf '  %5s %5s %6s %9s %9s %9s %9s %8s %8s %8s %9s %9s %9s %9s %9s %9s %8s' "$dim" "$b" \
       "$(get "$D" dpd_steps)" "$(get "$D" dpd_seconds_median)" "$(get "$N" numpy_einsum_seconds_median)" \
       "$(get "$N" numpy_normtrick_seconds_median)" "$(get "$D" gemm_seconds_median)" \
       "$(ratio "$(get "$N" numpy_einsum_seconds_median)" "$(get "$D" dpd_seconds_median)")" \
@@ -71,6 +72,7 @@ for dim in 784 "$features"; do
       "$(ratio "$(get "$D" dpd_seconds_median)" "$(get "$D" gemm_seconds_median)")" \
       "$(get "$D" dpd_z0_seconds_median)" "$(get "$D" dpd_k2_seconds_median)" \
       "$(get "$D" eval_seconds_median)" "$(get "$D" uniform_seconds_median)" \
+      "$(get "$D" dpd_epoch_marginal_seconds)" \
       "$(get "$D" dpd_train_loss)" "$(get "$N" numpy_einsum_train_loss)")")
     sed "s/^/# $tag /" "$D" | grep -v '^# [^ ]* #' >&2 || true
   done
@@ -78,7 +80,8 @@ done
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# NumPy's BLAS: $(get "$tmp/np_d784_b${batches%% *}" numpy_blas)"
 echo "# dpdyn kernel path: $(get "$tmp/dpd_d784_b${batches%% *}" dpd_isa)"
-printf '# %5s %5s %6s %9s %9s %9s %9s %8s %8s %8s %9s %9s %9s %9s %9s %8s\n' d batch steps dpd_s \
-  np_ein_s np_nt_s gemm2_s ein/dpd nt/dpd dpd/gemm z0_s K2_s eval_s unif_s dpd_loss np_loss
+printf '# %5s %5s %6s %9s %9s %9s %9s %8s %8s %8s %9s %9s %9s %9s %9s %9s %8s\n' d batch steps dpd_s \
+  np_ein_s np_nt_s gemm2_s ein/dpd nt/dpd dpd/gemm z0_s K2_s eval_s unif_s epoch_mg dpd_loss \
+  np_loss
 printf '%s\n' "${lines[@]}"
 echo "# target (issue 29): ein/dpd >= 10 at d=784 batch 256; dpd/gemm a few"
