@@ -375,6 +375,14 @@ static void full_batch_equals_gradient_descent(dpd_dpsgd_loss loss, int bias,
     right += pred[i] == y[i];
   }
   assert_true((double)right / (double)n == acc);
+  /* a label outside 0 .. K-1 counts as an error in the accuracy */
+  int32_t *yb = malloc(n * sizeof *yb);
+  memcpy(yb, y, n * sizeof *yb);
+  const size_t wrong_row = pred[5] == y[5] ? 5 : 6;
+  yb[wrong_row] = (int32_t)K;
+  dpd_dpsgd_evaluate(m, X, yb, n, &acc, NULL);
+  assert_true(acc == (double)(right - (pred[wrong_row] == y[wrong_row])) / (double)n);
+  free(yb);
   dpd_dpsgd_model_free(m);
   free(pred);
   free(X);
