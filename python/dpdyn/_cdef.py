@@ -50,7 +50,8 @@ DECLARATIONS = (
     "dpd_account_pld", "dpd_account_epsilon", "dpd_account_delta", "dpd_account_curve",
     "dpd_account_sigma_for", "dpd_account_steps_for",
     # schedule.h, replicate.h (types the trainer's config uses), dpsgd.h (the DP-SGD trainer)
-    "dpd_schedule", "dpd_progress_fn",
+    "dpd_schedule_kind", "dpd_schedule_config", "dpd_schedule", "dpd_schedule_config_default",
+    "dpd_schedule_create", "dpd_schedule_free", "dpd_progress_fn",
     "dpd_dpsgd_loss", "dpd_dpsgd_sampling", "dpd_dpsgd_loss_name", "dpd_dpsgd_sampling_name",
     "dpd_dpsgd_config", "dpd_dpsgd_config_default", "dpd_dpsgd_check", "dpd_dpsgd_steps",
     "dpd_dpsgd_account_of", "dpd_dpsgd_calibrate", "dpd_dpsgd_model", "dpd_dpsgd_train",

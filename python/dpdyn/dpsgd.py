@@ -11,7 +11,8 @@ directly through cffi.
 X: a 2-D array of floats (n x d; converted to float64 C-contiguous, copied only if needed), y:
 integer labels 0 .. classes-1 (floats with integer values are accepted). The keys are those of
 the CLI's trainer=dpsgd (loss ce | hinge | logistic, sampling poisson | fixed, q, batch, epochs,
-steps, eta, clip, noise_multiplier, epsilon, delta); the random stream is (seed, stream).
+steps, eta, lr_schedule, clip, noise_multiplier, epsilon, delta); the random stream is
+(seed, stream).
 Privacy: give noise_multiplier (z; `epsilon` is then the accountant's eps at delta for it), or
 epsilon (+ delta, default 1e-5): z is calibrated by dpd_dpsgd_calibrate, never above the target;
 epsilon=inf or neither: z = 0 (non-private, the same steps; `epsilon` inf).
@@ -27,10 +28,11 @@ from . import _lib
 from ._run import Error, _check
 
 LOSSES = ("ce", "hinge", "logistic")
+SCHEDULES = ("const", "cosine", "step", "sqrt")
 SAMPLINGS = ("poisson", "fixed")
 DELTA_DEFAULT = 1e-5
 
-__all__ = ["train", "Model", "LOSSES", "SAMPLINGS"]
+__all__ = ["train", "Model", "LOSSES", "SAMPLINGS", "SCHEDULES"]
 
 
 def _choice(value, allowed, key):
@@ -189,15 +191,37 @@ def _interruptible(call, flag):
     return box["status"]
 
 
+def _schedule(name):
+    """The dpd_schedule of lr_schedule (None for const): eta0 = 1; cosine to 0; step: two drops
+    by 0.1; sqrt: sqrt(1 - t). Freed with the returned object."""
+    _choice(name, SCHEDULES, "lr_schedule")
+    if name == "const":
+        return None
+    lib, ffi = _lib.lib(), _lib.ffi
+    sc = lib.dpd_schedule_config_default()
+    sc.eta0 = 1.0
+    if name == "cosine":
+        sc.kind, sc.eta_min = lib.DPD_SCHEDULE_COSINE, 0.0
+    elif name == "step":
+        sc.kind, sc.drops, sc.factor = lib.DPD_SCHEDULE_STEP, 2, 0.1
+    else:
+        sc.kind = lib.DPD_SCHEDULE_SQRT
+    out, err = ffi.new("dpd_schedule **"), ffi.new("dpd_err *")
+    _check(lib.dpd_schedule_create(ffi.addressof(sc), out, err), err, "dpsgd")
+    return ffi.gc(out[0], lib.dpd_schedule_free)
+
+
 def train(X, y, *, classes=None, loss="ce", q=None, batch=None, sampling="poisson", epochs=10,
-          steps=None, eta=1.0, clip=1.0, noise_multiplier=None, epsilon=None, delta=None, seed=1,
-          stream=0, bias=True, tag=0):
+          steps=None, eta=1.0, lr_schedule="const", clip=1.0, noise_multiplier=None,
+          epsilon=None, delta=None, seed=1, stream=0, bias=True, tag=0):
     """Trains a linear classifier by DP-SGD (include/dpdyn/dpsgd.h) and returns a Model.
 
     classes: K (default: the largest label + 1, at least 2; the binary losses need 2);
     sampling "poisson" (rate q, default 0.01) or "fixed" (batch records per step; default
     round(q n)); `batch` with poisson is refused. epochs (T = ceil(epochs / q)) unless steps is
-    given. noise_multiplier or epsilon (+ delta): see the module's help."""
+    given. lr_schedule: the step size eta * schedule(s / T), "const" | "cosine" (to 0) |
+    "step" (two drops by 0.1) | "sqrt". noise_multiplier or epsilon (+ delta): see the
+    module's help."""
     lib, ffi = _lib.lib(), _lib.ffi
     X = _features(X)
     n, d = X.shape
@@ -225,6 +249,9 @@ def train(X, y, *, classes=None, loss="ce", q=None, batch=None, sampling="poisso
     c.epochs = _number(epochs, "epochs")
     c.steps = 0 if steps is None else _count(steps, "steps", 1)
     c.lr = _number(eta, "eta")
+    schedule = _schedule(lr_schedule)
+    if schedule is not None:
+        c.schedule = schedule
     c.clip = _number(clip, "clip")
     c.seed = _count(seed, "seed")
     c.stream = _count(stream, "stream")
@@ -269,4 +296,5 @@ def train(X, y, *, classes=None, loss="ce", q=None, batch=None, sampling="poisso
     ptr = ffi.gc(out[0], lib.dpd_dpsgd_model_free)
     return Model(ptr, q=float(c.q), batch=int(c.batch) if c.sampling else None,
                  sampling=SAMPLINGS[c.sampling], epsilon=eps_out, epsilon_lower=eps_low,
-                 delta=dl, epsilon_target=eps_target, seed=int(c.seed), stream=int(c.stream))
+                 delta=dl, epsilon_target=eps_target, seed=int(c.seed), stream=int(c.stream),
+                 lr_schedule=lr_schedule)

@@ -84,6 +84,16 @@ def test_a_tiny_problem_is_learned():
         assert mb.train_accuracy > 0.95, loss_name
 
 
+def test_schedules_change_the_steps_not_the_noise_draws():
+    X, y = blobs()
+    keys = dict(q=0.2, epochs=3, noise_multiplier=0.7, seed=4)
+    ws = {s: dpdyn.dpsgd.train(X, y, lr_schedule=s, **keys).W for s in dpdyn.dpsgd.SCHEDULES}
+    assert np.array_equal(ws["const"], dpdyn.dpsgd.train(X, y, **keys).W)
+    for s in ("cosine", "step", "sqrt"):
+        assert not np.array_equal(ws[s], ws["const"]), s
+    raises_naming("lr_schedule", lr_schedule="linear")
+
+
 def test_inputs_are_converted():
     X, y = blobs(n=50)
     a = dpdyn.dpsgd.train(X, y, q=0.5, steps=4)
