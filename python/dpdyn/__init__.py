@@ -7,6 +7,7 @@
     r2 = dpdyn.load("dpdyn-out/quickstart")          # what the CLI wrote, as the same object
     s = dpdyn.sweep("simulate", d=100, seeds=8, c=[0.5, 1, 2])  # a sweep: s.tables["sweep.tsv"]
     dpdyn.account.epsilon(noise_multiplier=1, q=0.01, steps=1000, delta=1e-5)["epsilon"]
+    m = dpdyn.dpsgd.train(X, y, classes=10, q=0.01, epochs=5, epsilon=1)  # DP-SGD: m.W, m.evaluate
 
 docs/python.md describes the package; the library is found through DPDYN_LIBRARY, the build
 tree, or the system loader (dpdyn._lib).
@@ -17,9 +18,10 @@ from ._run import Error, commands, key_text, models, run, small
 from ._sweep import executable, sweep
 from . import _lib
 from . import account
+from . import dpsgd
 
 __all__ = ["run", "sweep", "executable", "load", "read_table", "read_ini", "Result", "Error", "models", "commands",
-           "small", "key_text", "library_path", "version", "kernel_path", "account"]
+           "small", "key_text", "library_path", "version", "kernel_path", "account", "dpsgd"]
 
 
 def library_path():

@@ -17,7 +17,8 @@ import re
 
 # The headers read, in dependency order, and the declarations the package uses from them (a
 # typedef, struct, enum or function name).
-HEADERS = ("status.h", "isa.h", "keys.h", "model.h", "pld.h", "rdp.h", "account.h")
+HEADERS = ("status.h", "isa.h", "keys.h", "model.h", "pld.h", "rdp.h", "account.h", "schedule.h",
+           "replicate.h", "dpsgd.h")
 DECLARATIONS = (
     # status.h
     "dpd_err", "dpd_version", "dpd_status_str",
@@ -48,6 +49,13 @@ DECLARATIONS = (
     "dpd_mechanism_name", "dpd_sampling_name", "dpd_neighbours_name", "dpd_account_check",
     "dpd_account_pld", "dpd_account_epsilon", "dpd_account_delta", "dpd_account_curve",
     "dpd_account_sigma_for", "dpd_account_steps_for",
+    # schedule.h, replicate.h (types the trainer's config uses), dpsgd.h (the DP-SGD trainer)
+    "dpd_schedule_kind", "dpd_schedule_config", "dpd_schedule", "dpd_schedule_config_default",
+    "dpd_schedule_create", "dpd_schedule_free", "dpd_progress_fn",
+    "dpd_dpsgd_loss", "dpd_dpsgd_sampling", "dpd_dpsgd_loss_name", "dpd_dpsgd_sampling_name",
+    "dpd_dpsgd_config", "dpd_dpsgd_config_default", "dpd_dpsgd_check", "dpd_dpsgd_steps",
+    "dpd_dpsgd_account_of", "dpd_dpsgd_calibrate", "dpd_dpsgd_model", "dpd_dpsgd_train",
+    "dpd_dpsgd_model_free", "dpd_dpsgd_evaluate", "dpd_dpsgd_predict",
 )
 # Declared here, not taken from the headers: types of other libraries the headers use (only
 # through pointers) and the C library's free (for strings the library returns).
