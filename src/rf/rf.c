@@ -16,6 +16,7 @@
 
 #include "core/error_impl.h"
 #include "dpdyn/rf.h"
+#include "dpdyn/rf_overparam.h"
 #include "dpdyn/rng.h"
 #include "core/dot_impl.h"
 #include "rf/rf_run_impl.h"
@@ -185,7 +186,7 @@ double dpd_rf_activation_hermite(dpd_rf_activation act, unsigned r) {
   for (unsigned k = 2; k <= r; k++) {
     fact *= (double)k;
   }
-  return m / sqrt(fact);
+  return m / sqrt(fact) + 0.0; /* + 0.0: no -0 (an odd He_{r-2}(0)) */
 }
 
 typedef struct {
@@ -460,12 +461,11 @@ double dpd__rf_rows_hash(const dpd_rf_problem *problem) {
 }
 
 /* Draws `rows` inputs into X (work, rows x d), or gathers the preprocessed data rows
- * pr->rows[first ..] (input = file), and builds labels and features: y = f*(x) + zeta z (or the
- * rows' targets + zeta z), Phi = phi(X V^T). */
-static void build_set(const dpd_rf_problem *pr, size_t rows, size_t first, int stream_x,
-                      int stream_z, double *X, double *y, double *phi) {
+ * pr->rows[first ..] (input = file). */
+static void inputs_fill(const dpd_rf_problem *pr, size_t rows, size_t first, int stream_x,
+                        double *X) {
   const dpd_rf_config *cfg = &pr->cfg;
-  const size_t d = pr->d, p = pr->p;
+  const size_t d = pr->d;
   if (cfg->input == DPD_RF_INPUT_FILE) {
     for (size_t i = 0; i < rows; i++) {
       dpd_rf_data_row_get(cfg->data, pr->rows[first + i], X + i * d);
@@ -482,6 +482,22 @@ static void build_set(const dpd_rf_problem *pr, size_t rows, size_t first, int s
       }
     }
   }
+}
+
+void dpd_rf_problem_inputs_get(const dpd_rf_problem *problem, int test, double *X) {
+  if (test) {
+    inputs_fill(problem, problem->n_test, problem->n, STREAM_X_TEST, X);
+  } else {
+    inputs_fill(problem, problem->n, 0, STREAM_X, X);
+  }
+}
+
+static void build_set(const dpd_rf_problem *pr, size_t rows, size_t first, int stream_x,
+                      int stream_z, double *X, double *y, double *phi) {
+  const dpd_rf_config *cfg = &pr->cfg;
+  const size_t d = pr->d, p = pr->p;
+  inputs_fill(pr, rows, first, stream_x, X); /* then labels and features: y = f*(x) + zeta z (or
+                                                the rows' targets + zeta z), Phi = phi(X V^T) */
   fill_stream(cfg, stream_z, y, rows);
   for (size_t i = 0; i < rows; i++) {
     double s = 0.0;

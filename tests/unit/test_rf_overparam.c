@@ -102,9 +102,9 @@ static void derivatives_match_finite_differences(void **state) {
   for (int a = 0; a < DPD_RF_ACT_COUNT; a++) {
     const dpd_rf_activation act = (dpd_rf_activation)a;
     for (size_t k = 0; k < sizeof zs / sizeof zs[0]; k++) {
-      const double fd = (dpd_rf_activation_eval(act, zs[k] + h) -
-                         dpd_rf_activation_eval(act, zs[k] - h)) /
-                        (2.0 * h);
+      const double fd =
+          (dpd_rf_activation_eval(act, zs[k] + h) - dpd_rf_activation_eval(act, zs[k] - h)) /
+          (2.0 * h);
       assert_abs(dpd_rf_activation_deriv(act, zs[k]), fd, 1e-8 * (1.0 + fabs(fd)));
     }
   }
