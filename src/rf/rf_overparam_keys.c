@@ -201,5 +201,29 @@ int dpd__rf_ovp_keys(dpd_keys *keys, int sens, dpd_rf_config *pc, const dpd_rf_s
     worst = b > worst ? b : worst;
   }
   *memory = worst;
-  return DPD_OK;
+  size_t pmax = 0;
+  for (size_t k = 0; k < o->count; k++) {
+    pmax = o->p[k] > pmax ? o->p[k] : pmax;
+  }
+  /* the values in effect at the last size (the records, the figure's title): p (interpolate:
+   * the largest), and for sensitivity n, d and DP-GD's eta, steps and delta */
+  const size_t l = o->count - 1;
+  if ((!dpd_keys_given(keys, "p") &&
+       (status = dpd_keys_effective_real_set(keys, "p", sens ? (double)o->p[l] : (double)pmax,
+                                             err)) < 0) ||
+      !sens) {
+    return status;
+  }
+  if ((dpd_keys_given(keys, "n_list") &&
+       (status = dpd_keys_effective_real_set(keys, "n", (double)o->n[l], err)) < 0) ||
+      (o->d[l] != pc->d &&
+       (status = dpd_keys_effective_real_set(keys, "d", (double)o->d[l], err)) < 0) ||
+      (o->eta == 0.0 &&
+       (status = dpd_keys_effective_real_set(keys, "eta", 1.0 / (double)o->p[l], err)) < 0) ||
+      (o->steps == 0 &&
+       (status = dpd_keys_effective_real_set(keys, "steps", 5.0 * (double)o->d[l], err)) < 0)) {
+    return status;
+  }
+  return o->delta > 0.0 ? DPD_OK
+                        : dpd_keys_effective_real_set(keys, "delta", 1.0 / (double)o->n[l], err);
 }
