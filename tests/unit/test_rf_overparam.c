@@ -3,12 +3,21 @@
  * SPDX-License-Identifier: MIT
  *
  * Independent code paths: the Hermite coefficients against composite Simpson quadrature written
- * here (the kinks at 0 are grid nodes), phi' against central finite differences of phi. */
+ * here (the kinks at 0 are grid nodes), phi' against central finite differences of phi,
+ * lambda_min / lambda_max of Phi Phi^T / p against the singular values of Phi (LAPACK dgesvd of
+ * a copy, not the Gram's dsyevd), the input gradient (two GEMMs) against central finite
+ * differences of f(x) = phi(V x)^T theta summed here in plain loops, the regenerated inputs
+ * against the features they must reproduce, and the Hermite kernel limit against the Gram at
+ * large p. Seeds are fixed. */
 #include <stdlib.h>
 #include <string.h>
 
+#include <lapacke.h>
+
 #include "dpd_test.h"
 #include "dpdyn/rf.h"
+#include "dpdyn/rf_overparam.h"
+#include "dpdyn/rf_sim.h"
 
 #define PI 3.14159265358979323846
 #define QUAD_HALF 6000 /* Simpson intervals on each side of 0 */
@@ -130,12 +139,202 @@ static void new_activation_names_round_trip(void **state) {
              z + (z * z * z - 3 * z) / 6.0 + (pow(z, 4) - 6 * z * z + 3) / 24.0, 1e-15);
 }
 
+static dpd_rf_problem *make(dpd_rf_activation act, size_t n, size_t p, size_t d,
+                            dpd_rf_input input) {
+  dpd_rf_config cfg = dpd_rf_config_default();
+  dpd_rf_problem *pr = NULL;
+  dpd_err err;
+  cfg.n = n;
+  cfg.p = p;
+  cfg.d = d;
+  cfg.n_test = 20;
+  cfg.activation = act;
+  cfg.input = input;
+  cfg.seed = 77;
+  dpd_err_reset(&err);
+  assert_int_equal(dpd_rf_problem_create(&cfg, &pr, &err), DPD_OK);
+  return pr;
+}
+
+/* lambda_min, lambda_max of Phi Phi^T / p = (sigma_min^2, sigma_max^2) / p from dgesvd of Phi;
+ * |theta*| against sum_k (u_k^T y / s_k)^2 built here. */
+static void interp_matches_svd(dpd_rf_activation act, size_t n, size_t p) {
+  dpd_rf_problem *pr = make(act, n, p, 30, DPD_RF_INPUT_GAUSSIAN);
+  dpd_rf_interp_result r;
+  dpd_err err;
+  dpd_err_reset(&err);
+  assert_int_equal(dpd_rf_interp_eval(pr, &r, &err), DPD_OK);
+  double *a = malloc(n * p * sizeof *a), *s = malloc(n * sizeof *s), *u = malloc(n * n * sizeof *u);
+  double *vt = malloc(n * p * sizeof *vt), *sup = malloc(n * sizeof *sup);
+  memcpy(a, pr->phi, n * p * sizeof *a);
+  assert_int_equal(LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'S', 'S', (lapack_int)n, (lapack_int)p, a,
+                                  (lapack_int)p, s, u, (lapack_int)n, vt, (lapack_int)p, sup),
+                   0);
+  const double lmax = s[0] * s[0] / (double)p, lmin = s[n - 1] * s[n - 1] / (double)p;
+  assert_rel(r.lambda_max, lmax, 1e-10);
+  assert_abs(r.lambda_min, lmin, 1e-10 * lmax);
+  assert_true(r.lambda_min > 0.0);
+  double norm2 = 0.0;
+  for (size_t k = 0; k < n; k++) {
+    double c = 0.0;
+    for (size_t i = 0; i < n; i++) {
+      c += u[i * n + k] * pr->y[i];
+    }
+    norm2 += (c / s[k]) * (c / s[k]);
+  }
+  assert_rel(r.theta_star_norm, sqrt(norm2), 1e-8);
+  assert_true(r.residual < 1e-10);
+  assert_true(r.lambda_min_centred > 0.0 && r.lambda_max_centred <= r.lambda_max * (1 + 1e-12));
+  free(a);
+  free(s);
+  free(u);
+  free(vt);
+  free(sup);
+  dpd_rf_problem_free(pr);
+}
+
+static void lambda_min_matches_dgesvd(void **state) {
+  (void)state;
+  interp_matches_svd(DPD_RF_ACT_TANH, 40, 160);
+  interp_matches_svd(DPD_RF_ACT_RELU, 50, 120);
+  interp_matches_svd(DPD_RF_ACT_ABS_CENTERED, 30, 300);
+  interp_matches_svd(DPD_RF_ACT_HERMITE134, 40, 90);
+}
+
+/* f(x) = sum_j phi(v_j^T x) theta_j in plain loops. */
+static double f_plain(dpd_rf_activation act, const double *V, size_t p, size_t d,
+                      const double *theta, const double *x) {
+  double f = 0.0;
+  for (size_t j = 0; j < p; j++) {
+    double z = 0.0;
+    for (size_t k = 0; k < d; k++) {
+      z += V[j * d + k] * x[k];
+    }
+    f += dpd_rf_activation_eval(act, z) * theta[j];
+  }
+  return f;
+}
+
+/* The closed-form gradient against central differences (h = 1e-5; a kink of relu or abs within h
+ * of a pre-activation would break it, improbable at these seeds: the differences of a smooth f
+ * err by O(h^2 f'''), here below 1e-5 relative). */
+static void gradient_matches_finite_differences(void **state) {
+  (void)state;
+  const size_t n = 30, p = 300, d = 12, m = 20;
+  for (int a = 0; a < DPD_RF_ACT_COUNT; a++) {
+    const dpd_rf_activation act = (dpd_rf_activation)a;
+    dpd_rf_problem *pr = make(act, n, p, d, DPD_RF_INPUT_GAUSSIAN);
+    double *theta = malloc(p * sizeof *theta), *X = malloc(m * d * sizeof *X);
+    double *grad = malloc(m * d * sizeof *grad), *f = malloc(m * sizeof *f);
+    double *S = malloc(m * sizeof *S);
+    dpd_err err;
+    dpd_err_reset(&err);
+    assert_int_equal(dpd_rf_theta_star_get(pr, -1.0, theta, NULL, NULL, &err), DPD_OK);
+    dpd_rf_problem_inputs_get(pr, 1, X);
+    assert_int_equal(dpd_rf_input_gradient_eval(act, pr->V, p, d, theta, X, m, grad, f, &err),
+                     DPD_OK);
+    assert_int_equal(dpd_rf_sensitivity_eval(act, pr->V, p, d, theta, X, m, S, &err), DPD_OK);
+    const double h = 1e-5;
+    for (size_t i = 0; i < m; i++) {
+      double *x = X + i * d, gnorm = 0.0, xnorm = 0.0;
+      assert_rel(f[i], f_plain(act, pr->V, p, d, theta, x), 1e-9);
+      for (size_t k = 0; k < d; k++) {
+        const double keep = x[k];
+        x[k] = keep + h;
+        const double up = f_plain(act, pr->V, p, d, theta, x);
+        x[k] = keep - h;
+        const double down = f_plain(act, pr->V, p, d, theta, x);
+        x[k] = keep;
+        const double fd = (up - down) / (2 * h);
+        assert_abs(grad[i * d + k], fd, 1e-5 * (1.0 + fabs(fd)));
+        gnorm += grad[i * d + k] * grad[i * d + k];
+        xnorm += x[k] * x[k];
+      }
+      assert_rel(S[i], sqrt(xnorm) * sqrt(gnorm), 1e-12);
+    }
+    free(theta);
+    free(X);
+    free(grad);
+    free(f);
+    free(S);
+    dpd_rf_problem_free(pr);
+  }
+}
+
+/* The regenerated inputs reproduce the problem's features (training and test; the sphere's
+ * rescaling included). */
+static void inputs_reproduce_the_features(void **state) {
+  (void)state;
+  enum { N = 20, P = 40, D = 9, NT = 20 }; /* N = NT: one loop checks both */
+  for (int in = 0; in < 2; in++) {
+    dpd_rf_problem *pr = make(DPD_RF_ACT_TANH, N, P, D, (dpd_rf_input)in);
+    double X[N * D], Xt[NT * D];
+    dpd_rf_problem_inputs_get(pr, 0, X);
+    dpd_rf_problem_inputs_get(pr, 1, Xt);
+    for (size_t i = 0; i < N; i++) {
+      double norm = 0.0;
+      for (size_t k = 0; k < D; k++) {
+        norm += X[i * D + k] * X[i * D + k];
+      }
+      if (in == DPD_RF_INPUT_SPHERE) {
+        assert_rel(norm, (double)D, 1e-12);
+      }
+      for (size_t j = 0; j < P; j++) {
+        double z = 0.0, zt = 0.0;
+        for (size_t k = 0; k < D; k++) {
+          z += X[i * D + k] * pr->V[j * D + k];
+          zt += Xt[i * D + k] * pr->V[j * D + k];
+        }
+        assert_abs(pr->phi[i * P + j], tanh(z), 1e-12);
+        assert_abs(pr->phi_test[i * P + j], tanh(zt), 1e-12);
+      }
+    }
+    dpd_rf_problem_free(pr);
+  }
+}
+
+/* On the sphere Phi Phi^T / p -> K = sum_r mu_r^2 (X X^T/d)^(r) as p grows: at p = 20000 its
+ * largest eigenvalue agrees within 5 %, its smallest within 25 % (fluctuations of order
+ * sqrt(n/p) lambda_max), and lambda_min of the Gram is above the slides' bound. */
+static void hermite_bound_is_below_the_kernel(void **state) {
+  (void)state;
+  enum { N = 40, P = 20000, D = 20 };
+  for (int a = 0; a < DPD_RF_ACT_COUNT; a++) {
+    dpd_rf_problem *pr = make((dpd_rf_activation)a, N, P, D, DPD_RF_INPUT_SPHERE);
+    double X[N * D];
+    dpd_rf_hermite_bound b;
+    dpd_rf_interp_result r;
+    dpd_err err;
+    dpd_err_reset(&err);
+    dpd_rf_problem_inputs_get(pr, 0, X);
+    assert_int_equal(dpd_rf_hermite_bound_eval(pr->cfg.activation, X, N, D, &b, &err), DPD_OK);
+    assert_int_equal(dpd_rf_interp_eval(pr, &r, &err), DPD_OK);
+    if (!(r.lambda_min >= b.bound) || fabs(r.lambda_min / b.kernel_lambda_min - 1) > 0.25) {
+      print_error("%s: lambda_min %g, kernel %g, bound %g, hermite_sum %g\n",
+                  dpd_rf_activation_name(pr->cfg.activation), r.lambda_min, b.kernel_lambda_min,
+                  b.bound, b.hermite_sum);
+    }
+    assert_true(b.bound <= b.hermite_sum && b.hermite_sum <= b.kernel_lambda_min * (1 + 1e-9));
+    assert_true(r.lambda_min >= b.bound);
+    assert_rel(r.lambda_max, b.kernel_lambda_max, 0.05);
+    assert_rel(r.lambda_min, b.kernel_lambda_min, 0.25);
+    dpd_rf_problem_free(pr);
+  }
+  dpd_rf_hermite_bound b;
+  double X[2] = {1.0, -1.0};
+  assert_int_equal(dpd_rf_hermite_bound_eval(DPD_RF_ACT_TANH, X, 1, 2, &b, NULL), DPD_EINVAL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(hermite_coefficients_match_quadrature),
       cmocka_unit_test(hermite_coefficients_have_the_documented_structure),
       cmocka_unit_test(derivatives_match_finite_differences),
       cmocka_unit_test(new_activation_names_round_trip),
+      cmocka_unit_test(lambda_min_matches_dgesvd),
+      cmocka_unit_test(gradient_matches_finite_differences),
+      cmocka_unit_test(inputs_reproduce_the_features),
+      cmocka_unit_test(hermite_bound_is_below_the_kernel),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
