@@ -36,13 +36,15 @@ set mxtics 10
 # the fitted exponents, from the fitted lines' ends
 stats data u (log(column("x"))) nooutput name "LX"
 stats data u (log(column("fit"))) nooutput name "LF"
-stats data u (log(column("fit_dpgd"))) nooutput name "LD"
+# DP-GD's columns are nan with dpgd = off
+stats data u ((strcol("dpgd_mean") eq "nan") ? 0 : 1) nooutput name "DG"
+LD_max = 0; LD_min = 0; LD_index_max = 0; LD_index_min = 0
+has_dp = (DG_sum > 0)
+if (has_dp) { stats data u (log(column("fit_dpgd"))) nooutput name "LD" }
 bstar = (LX_max > LX_min) ? (LF_max - LF_min) / (LX_max - LX_min) * ((LF_index_max > LF_index_min) ? 1 : -1) : 0
-bdp = (LX_max > LX_min && LD_records > 0) ? (LD_max - LD_min) / (LX_max - LX_min) * ((LD_index_max > LD_index_min) ? 1 : -1) : 0
+bdp = (has_dp && LX_max > LX_min) ? (LD_max - LD_min) / (LX_max - LX_min) * ((LD_index_max > LD_index_min) ? 1 : -1) : 0
 xname = varyp ? "p" : "n"
-stats data u "dpgd_mean" nooutput name "DG"
-has_dp = (DG_records > 0 && DG_max == DG_max)
 plot data u "x":"sensitivity_mean":"sensitivity_q10":"sensitivity_q90":xtic(sprintf("%g", column("x"))) w yerrorbars pt 7 ps 1.2 lw 1.5 lc rgb blue t "θ* (min-norm interpolator): mean, 10-90 % range", \
      data u "x":"fit" w l lw 2 dt 2 lc rgb blue t sprintf("fitted power law (θ*): S ∝ %s^{%.3f}", xname, bstar), \
-     data u "x":(has_dp ? column("dpgd_mean") : NaN):(has_dp ? column("dpgd_q10") : NaN):(has_dp ? column("dpgd_q90") : NaN) w yerrorbars pt 5 ps 1.0 lw 1.5 lc rgb vermillion t "DP-GD last iterate: mean, 10-90 % range", \
-     data u "x":(has_dp ? column("fit_dpgd") : NaN) w l lw 2 dt 2 lc rgb vermillion t sprintf("fitted power law (DP-GD): S ∝ %s^{%.3f}", xname, bdp)
+     data u "x":(has_dp ? column("dpgd_mean") : NaN):(has_dp ? column("dpgd_q10") : NaN):(has_dp ? column("dpgd_q90") : NaN) w yerrorbars pt 5 ps 1.0 lw 1.5 lc rgb vermillion t (has_dp ? "DP-GD last iterate: mean, 10-90 % range" : ""), \
+     data u "x":(has_dp ? column("fit_dpgd") : NaN) w l lw 2 dt 2 lc rgb vermillion t (has_dp ? sprintf("fitted power law (DP-GD): S ∝ %s^{%.3f}", xname, bdp) : "")
