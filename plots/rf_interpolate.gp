@@ -15,13 +15,13 @@ fmt = (ARGC >= 4) ? ARG4 : "png"
 # ---- style shared by the dpdyn figures: Okabe-Ito colour-blind-safe palette
 blue = "#0072B2"; sky = "#56B4E9"; vermillion = "#D55E00"; green = "#009E73"; orange = "#E69F00"
 purple = "#CC79A7"; yellow = "#F0E442"; black = "#000000"; grey = "#666666"
-W = 900; H = 680
+W = 1000; H = 680
 if (fmt eq "svg") { set terminal svg size W,H dynamic font "sans,13" } else { if (fmt eq "pdf") { set terminal pdfcairo size W/120.,H/120. font "sans,10" } else { set terminal pngcairo size W,H font "sans,13" } }
 set output ARG3
 if (ARGC >= 5) { set title ARG5 noenhanced font ",13" } else { set title "random features: smallest eigenvalue of the kernel against p/n" font ",13" }
 if (ARGC >= 6) { set label 101 ARG6 at screen 0.015, screen 0.075 left noenhanced font ",9" tc rgb "#444444"; set bmargin at screen 0.19 }
 set grid xtics ytics mytics lc rgb "#d9d9d9" lw 1 dt 1, lc rgb "#eeeeee" lw 1 dt 1
-set key bottom right opaque box lc rgb "#bbbbbb" samplen 2.5 spacing 1.15 font ",11"
+set key bottom right opaque box lc rgb "#bbbbbb" samplen 2.5 spacing 1.1 font ",10"
 set border lw 1.2
 set logscale xy
 set autoscale xfix
