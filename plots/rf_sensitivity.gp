@@ -35,14 +35,18 @@ set ylabel "sensitivity S(x) = |x| |∇_x f(x)|"
 set mxtics 10
 # the fitted exponents, from the fitted lines' ends
 stats data u (log(column("x"))) nooutput name "LX"
-stats data u (log(column("fit"))) nooutput name "LF"
+stats data u ((strcol("fit") eq "nan") ? 0 : 1) nooutput name "FT"
+LF_max = 0; LF_min = 0; LF_index_max = 0; LF_index_min = 0
+if (FT_sum > 0) { stats data u (log(column("fit"))) nooutput name "LF" }
 # DP-GD's columns are nan with dpgd = off
 stats data u ((strcol("dpgd_mean") eq "nan") ? 0 : 1) nooutput name "DG"
 LD_max = 0; LD_min = 0; LD_index_max = 0; LD_index_min = 0
 has_dp = (DG_sum > 0)
-if (has_dp) { stats data u (log(column("fit_dpgd"))) nooutput name "LD" }
-bstar = (LX_max > LX_min) ? (LF_max - LF_min) / (LX_max - LX_min) * ((LF_index_max > LF_index_min) ? 1 : -1) : 0
-bdp = (has_dp && LX_max > LX_min) ? (LD_max - LD_min) / (LX_max - LX_min) * ((LD_index_max > LD_index_min) ? 1 : -1) : 0
+if (has_dp && FT_sum > 0) { stats data u (log(column("fit_dpgd"))) nooutput name "LD" }
+# one size: a range around it
+if (LX_max == LX_min) { set xrange [exp(LX_min) / 1.5:exp(LX_min) * 1.5] }
+bstar = (FT_sum > 0 && LX_max > LX_min) ? (LF_max - LF_min) / (LX_max - LX_min) * ((LF_index_max > LF_index_min) ? 1 : -1) : 0
+bdp = (has_dp && FT_sum > 0 && LX_max > LX_min) ? (LD_max - LD_min) / (LX_max - LX_min) * ((LD_index_max > LD_index_min) ? 1 : -1) : 0
 xname = varyp ? "p" : "n"
 plot data u "x":"sensitivity_mean":"sensitivity_q10":"sensitivity_q90":xtic(sprintf("%g", column("x"))) w yerrorbars pt 7 ps 1.2 lw 1.5 lc rgb blue t "θ* (min-norm interpolator): mean, 10-90 % range", \
      data u "x":"fit" w l lw 2 dt 2 lc rgb blue t sprintf("fitted power law (θ*): S ∝ %s^{%.3f}", xname, bstar), \

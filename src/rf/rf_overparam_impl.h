@@ -17,7 +17,8 @@
 #define DPD__RF_OVP_KEY_LINES                                                                      \
   {"p_over_n", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, "interpolate sensitivity",                       \
    "p/n: a list a,b,... (p = round(a n) each; interpolate [0.5,1,2,4,8], or p when p is "          \
-   "given) or, for sensitivity, one value [4] (p = round(a n) for each n of n_list)"},             \
+   "given) or, for sensitivity, one value [4] (p = round(a n) for each n of n_list); both "        \
+   "commands default to n = 200, n_test = 200, seeds = 4"},                                        \
       {"n_list", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, "sensitivity",                                 \
        "sensitivity: training sizes n1,n2,... at fixed p/n (the growth exponent in n) [n]"},       \
       {"p_list", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, "sensitivity",                                 \
