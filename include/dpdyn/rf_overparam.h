@@ -32,7 +32,7 @@ DPD_API void dpd_rf_problem_inputs_get(const dpd_rf_problem *problem, int test, 
  * phi(v^T x) with |v| = s, in closed form (0 for the odd tanh and hermite13; s/sqrt(2 pi) for
  * relu; (s - 1)/sqrt(2 pi) for relu_centered; (s - 1) sqrt(2/pi) for abs_centered;
  * (s^2 - 1)^2 / 8 for hermite134). NaN for an unknown enumerator. */
-DPD_API double dpd_rf_activation_gauss_mean(dpd_rf_activation act, double s);
+DPD_API double dpd_rf_activation_mean_eval(dpd_rf_activation act, double s);
 
 /* The slides' lower bound on lambda_min(Phi Phi^T / p) through the Hermite coefficients mu_r of
  * phi (include/dpdyn/rf.h), for inputs with |x_i|^2 = d (input = sphere; approximately for

@@ -146,8 +146,8 @@ static double hermite_quadrature(dpd_rf_activation act, unsigned r) {
     for (int q = 0; q < 5; q++) {
       for (int sgn = -1; sgn <= 1; sgn += 2) {
         const double z = mid + sgn * gl10[q][0] * 0.5 * h;
-        panel += gl10[q][1] * dpd_rf_activation_eval(act, z) * hermite_poly(r, z) *
-                 exp(-0.5 * z * z);
+        panel +=
+            gl10[q][1] * dpd_rf_activation_eval(act, z) * hermite_poly(r, z) * exp(-0.5 * z * z);
       }
     }
     sum += panel * 0.5 * h;

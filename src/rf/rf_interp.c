@@ -21,7 +21,7 @@
 #define INV_SQRT_2PI 0.39894228040143267794
 #define SQRT_2_OVER_PI 0.79788456080286535588
 
-double dpd_rf_activation_gauss_mean(dpd_rf_activation act, double s) {
+double dpd_rf_activation_mean_eval(dpd_rf_activation act, double s) {
   switch (act) {
   case DPD_RF_ACT_TANH:
   case DPD_RF_ACT_HERMITE13:
@@ -65,7 +65,8 @@ int dpd_rf_hermite_bound_eval(dpd_rf_activation act, const double *X, size_t n, 
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'n': %zu (allowed: n >= 2, d >= 1)", n);
   }
   if (isnan(dpd_rf_activation_hermite(act, 0))) {
-    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'activation': %d", (int)act);
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'activation': %d (allowed: 0 to %d)",
+                    (int)act, DPD_RF_ACT_COUNT - 1);
   }
   double *k1 = malloc(n * n * sizeof *k1), *a = malloc(n * n * sizeof *a);
   double *kern = calloc(n * n, sizeof *kern), *w = malloc(n * sizeof *w);
@@ -142,8 +143,8 @@ int dpd_rf_interp_eval(const dpd_rf_problem *problem, dpd_rf_interp_result *res,
   res->lambda_max = w[n - 1];
   for (size_t j = 0; j < p; j++) {
     const double *v = problem->V + j * problem->d;
-    mean[j] = dpd_rf_activation_gauss_mean(problem->cfg.activation,
-                                           sqrt(cblas_ddot((int)problem->d, v, 1, v, 1)));
+    mean[j] = dpd_rf_activation_mean_eval(problem->cfg.activation,
+                                          sqrt(cblas_ddot((int)problem->d, v, 1, v, 1)));
   }
   for (size_t i = 0; i < n; i++) {
     for (size_t j = 0; j < p; j++) {

@@ -14,27 +14,27 @@
 #define DPD__RF_OVP_SIZES_MAX 32
 
 /* The keys of interpolate and sensitivity (rows of the model's key table). */
+/* clang-format off */
 #define DPD__RF_OVP_KEY_LINES                                                                      \
   {"p_over_n", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, "interpolate sensitivity",                       \
    "p/n: a list a,b,... (p = round(a n) each; interpolate [0.5,1,2,4,8], or p when p is "          \
    "given) or, for sensitivity, one value [4] (p = round(a n) for each n of n_list); both "        \
    "commands default to n = 200, n_test = 200, seeds = 4"},                                        \
-      {"n_list", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, "sensitivity",                                 \
-       "sensitivity: training sizes n1,n2,... at fixed p/n (the growth exponent in n) [n]"},       \
-      {"p_list", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, "sensitivity",                                 \
-       "sensitivity: feature counts p1,p2,... at fixed n (the growth exponent in p)"},             \
-      {"d_exponent", DPD_KEY_REAL, "0", -4, 4, 0, NULL, "sensitivity",                             \
-       "sensitivity: d = round(d (n/n1)^e) along n_list (e = 2/3: the slides' n^(1/6) regime)"},   \
-      {"dpgd", DPD_KEY_TEXT, "on", 0, 0, 0, "on|off", "sensitivity",                               \
-       "sensitivity: also the DP-GD last iterate (eta, steps, clip and the privacy keys)"},        \
-  {                                                                                                \
-    "predict", DPD_KEY_TEXT, "auto", 0, 0, 0, "auto|theorem", "sensitivity",                       \
-        "sensitivity: theorem = refuse an activation outside the slides' theorem (mu_1 = "         \
-        "E phi'(G) = 0); auto = report the prediction only where it applies"                       \
-  }
+  {"n_list", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, "sensitivity",                                     \
+   "sensitivity: training sizes n1,n2,... at fixed p/n (the growth exponent in n) [n]"},           \
+  {"p_list", DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, "sensitivity",                                     \
+   "sensitivity: feature counts p1,p2,... at fixed n (the growth exponent in p)"},                 \
+  {"d_exponent", DPD_KEY_REAL, "0", -4, 4, 0, NULL, "sensitivity",                                 \
+   "sensitivity: d = round(d (n/n1)^e) along n_list (e = 2/3: the slides' n^(1/6) regime)"},       \
+  {"dpgd", DPD_KEY_TEXT, "on", 0, 0, 0, "on|off", "sensitivity",                                   \
+   "sensitivity: also the DP-GD last iterate (eta, steps, clip and the privacy keys)"},            \
+  {"predict", DPD_KEY_TEXT, "auto", 0, 0, 0, "auto|theorem", "sensitivity",                        \
+   "sensitivity: theorem = refuse an activation outside the slides' theorem (mu_1 = "              \
+   "E phi'(G) = 0); auto = report the prediction only where it applies"}
+/* clang-format on */
 
 /* The two commands (rows of the model's command table). */
-#define DPD__RF_OVP_COMMANDS(interp_fn, sens_fn, uses_bits)                                        \
+#define DPD__RF_OVP_COMMANDS(interp_fn, sens_fn, uses_interp, uses_sens)                           \
   {.name = "interpolate",                                                                          \
    .summary = "interpolation: lambda_min / lambda_max of Phi Phi^T / p across p/n against the "    \
               "Hermite bound, |theta*| and the residual",                                          \
@@ -42,16 +42,15 @@
    .example = "dpdyn interpolate --model=rf --n=200 --p_over_n=0.5,1,2,4,8 --activation=relu",     \
    .numbers = DPD__RF_INTERP_NUMBERS,                                                              \
    .run = interp_fn,                                                                               \
-   .uses = uses_bits,                                                                              \
+   .uses = uses_interp,                                                                            \
    .plot_default = 1},                                                                             \
   {                                                                                                \
     .name = "sensitivity",                                                                         \
     .summary = "sensitivity |x| |grad_x f| of theta* and of DP-GD at test points, its growth "     \
                "exponent in n or p",                                                               \
     .files = "sensitivity.tsv summary.json rf_sensitivity.png",                                    \
-    .example = "dpdyn sensitivity --model=rf --n_list=50,100,200 --d=400 --seeds=4",               \
-    .numbers = DPD__RF_SENS_NUMBERS, .run = sens_fn, .uses = uses_bits,            \
-    .plot_default = 1                                                                              \
+    .example = "dpdyn sensitivity --model=rf --n_list=25,50,100 --p=2000 --d=200 --zeta=0.5",      \
+    .numbers = DPD__RF_SENS_NUMBERS, .run = sens_fn, .uses = uses_sens, .plot_default = 1          \
   }
 
 #define DPD__RF_INTERP_NUMBERS                                                                     \
@@ -66,11 +65,11 @@
 
 /* What setup validated for interpolate / sensitivity. */
 typedef struct {
-  int sens;                       /* 1: sensitivity, 0: interpolate */
-  size_t count;                   /* sizes */
+  int sens;     /* 1: sensitivity, 0: interpolate */
+  size_t count; /* sizes */
   size_t n[DPD__RF_OVP_SIZES_MAX], p[DPD__RF_OVP_SIZES_MAX], d[DPD__RF_OVP_SIZES_MAX];
   double ratio[DPD__RF_OVP_SIZES_MAX]; /* p/n as given (NAN: p given) */
-  int vary_p;                     /* sensitivity: the sizes vary p (p_list), else n */
+  int vary_p;                          /* sensitivity: the sizes vary p (p_list), else n */
   double d_exponent;
   int dpgd, theorem;
   size_t seeds;

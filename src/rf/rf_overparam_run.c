@@ -31,9 +31,9 @@ static void mean_se(const double *x, size_t m, size_t s, double *mean, double *s
   *se = m > 1 ? sqrt(ss / (double)(m - 1) / (double)m) : NAN;
 }
 
-static int progress(const dpd_run_env *env, size_t done, size_t total) {
+static int progress(const dpd_run_env *env, size_t done, size_t total, dpd_err *err) {
   return env->progress != NULL && env->progress(env->progress_user, "problems", done, total) != 0
-             ? DPD_ECANCELLED
+             ? DPD_FAIL(err, DPD_ECANCELLED, "cancelled")
              : DPD_OK;
 }
 
@@ -83,7 +83,7 @@ static int interp_compute(const dpd_rf_config *pc, const dpd__rf_ovp *o, const d
       }
       if (status == DPD_OK && (status = dpd_rf_interp_eval(pr, &r, err)) == DPD_OK) {
         interp_store(&r, vals + (k * o->seeds + rep) * I_FIELDS);
-        status = progress(env, rep * o->count + k + 1, o->seeds * o->count);
+        status = progress(env, rep * o->count + k + 1, o->seeds * o->count, err);
       }
       dpd_rf_problem_free(pr);
     }

@@ -13,7 +13,13 @@
 
 /* What a command uses (dpd_model_command.uses): the DP-GD replicates, the OU theory; account
  * uses neither (no problem is built). */
-enum { DPD__RF_USES_SIM = 1u, DPD__RF_USES_OU = 2u, DPD__RF_USES_AUDIT = 4u, DPD__RF_USES_OVP = 8u };
+enum {
+  DPD__RF_USES_SIM = 1u,
+  DPD__RF_USES_OU = 2u,
+  DPD__RF_USES_AUDIT = 4u,
+  DPD__RF_USES_INTERP = 8u, /* interpolate, sensitivity: rf_overparam_impl.h */
+  DPD__RF_USES_SENS = 16u
+};
 
 typedef struct {
   dpd_rf_config pc;             /* problem (pc.data: `data` below) */

@@ -37,8 +37,8 @@ static const dpd_key_desc rf_keys[] = {
     {"n_test", DPD_KEY_INT, "1000", 1, TWO24, 0, NULL, "simulate ou compare" OVP, "test samples"},
     {"p", DPD_KEY_INT, "4000", 1, 2147483648.0, 0, NULL, NULL, "number of random features p"},
     {"activation", DPD_KEY_TEXT, "tanh", 0, 0, 0,
-     "tanh|relu_centered|hermite13|relu|abs_centered|hermite134",
-     "simulate ou compare audit" OVP, "activation of the features"},
+     "tanh|relu_centered|hermite13|relu|abs_centered|hermite134", "simulate ou compare audit" OVP,
+     "activation of the features"},
     {"target", DPD_KEY_TEXT, "sign", 0, 0, 0, NULL, "simulate ou compare audit" OVP,
      "linear | sign | hermite2 (of u^T x) | file:PATH (N values; only with input = file:PATH)"},
     {"input", DPD_KEY_TEXT, "gaussian", 0, 0, 0, NULL, "simulate ou compare" OVP,
@@ -228,8 +228,8 @@ static int setup(const dpd_model_command *c, dpd_keys *keys, const dpd_run_env *
   if (c->uses != 0) {
     setup_memory(keys, c->uses, r);
   }
-  if (c->uses & DPD__RF_USES_OVP) {
-    return dpd__rf_ovp_keys(keys, strcmp(c->name, "sensitivity") == 0, &r->pc, &r->sc, &r->privacy,
+  if (c->uses & (DPD__RF_USES_INTERP | DPD__RF_USES_SENS)) {
+    return dpd__rf_ovp_keys(keys, (c->uses & DPD__RF_USES_SENS) != 0, &r->pc, &r->sc, &r->privacy,
                             &r->ovp, &r->memory_estimate, &r->driver, err);
   }
   return (c->uses & DPD__RF_USES_AUDIT)
@@ -305,7 +305,8 @@ static const dpd_model_command rf_commands[] = {
     DPD__AUDIT_COMMAND(dpd__rf_run_audit, DPD__RF_USES_AUDIT,
                        RF_PRIVACY_NUMBERS DPD__RF_AUDIT_NUMBERS,
                        "dpdyn audit --model=rf --d=100 --n=40 --p=1000 --steps=50 --mu=1 --clip=1"),
-    DPD__RF_OVP_COMMANDS(dpd__rf_run_interpolate, dpd__rf_run_sensitivity, DPD__RF_USES_OVP),
+    DPD__RF_OVP_COMMANDS(dpd__rf_run_interpolate, dpd__rf_run_sensitivity, DPD__RF_USES_INTERP,
+                         DPD__RF_USES_SENS),
     {.name = NULL}};
 
 static const char *const rf_small[] = {"d",       "8",     "n",    "40",    "n_test", "30",   "p",
