@@ -8,11 +8,18 @@
 #include "dpdyn/rf.h"
 #include "dpdyn/rf_sim.h"
 #include "rf/audit_rf_impl.h"
+#include "rf/rf_overparam_impl.h"
 #include "rf/rf_run_impl.h"
 
 /* What a command uses (dpd_model_command.uses): the DP-GD replicates, the OU theory; account
  * uses neither (no problem is built). */
-enum { DPD__RF_USES_SIM = 1u, DPD__RF_USES_OU = 2u, DPD__RF_USES_AUDIT = 4u };
+enum {
+  DPD__RF_USES_SIM = 1u,
+  DPD__RF_USES_OU = 2u,
+  DPD__RF_USES_AUDIT = 4u,
+  DPD__RF_USES_INTERP = 8u, /* interpolate, sensitivity: rf_overparam_impl.h */
+  DPD__RF_USES_SENS = 16u
+};
 
 typedef struct {
   dpd_rf_config pc;             /* problem (pc.data: `data` below) */
@@ -27,6 +34,7 @@ typedef struct {
   double memory_estimate;        /* bytes the command is expected to need (0: not estimated) */
   const char *driver;            /* the key whose value drives memory_estimate */
   dpd__progress_bridge progress; /* DP-GD steps to env->progress (sc.progress_user) */
+  dpd__rf_ovp ovp;               /* interpolate, sensitivity (rf_overparam_impl.h) */
 } dpd__rf_ctx;
 
 /* The commands (dpd_model_command.run) on the context. */
@@ -38,6 +46,10 @@ DPD_HIDDEN_FN int dpd__rf_run_compare(void *ctx, const dpd_keys *keys, const dpd
                                       dpd_output **out, dpd_err *err);
 DPD_HIDDEN_FN int dpd__rf_run_audit(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
                                     dpd_output **out, dpd_err *err);
+DPD_HIDDEN_FN int dpd__rf_run_interpolate(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
+                                          dpd_output **out, dpd_err *err);
+DPD_HIDDEN_FN int dpd__rf_run_sensitivity(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
+                                          dpd_output **out, dpd_err *err);
 DPD_HIDDEN_FN int dpd__rf_run_account(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
                                       dpd_output **out, dpd_err *err);
 

@@ -29,20 +29,22 @@
 #include "rf/rf_run_impl.h"
 
 #define TWO24 16777216.0
+#define OVP " interpolate sensitivity" /* the commands of rf_overparam_impl.h */
 
 static const dpd_key_desc rf_keys[] = {
     {"d", DPD_KEY_INT, "100", 1, TWO24, 0, NULL, NULL, "input dimension d (file: its columns)"},
     {"n", DPD_KEY_INT, "2000", 1, TWO24, 0, NULL, NULL, "training samples n"},
-    {"n_test", DPD_KEY_INT, "1000", 1, TWO24, 0, NULL, "simulate ou compare", "test samples"},
+    {"n_test", DPD_KEY_INT, "1000", 1, TWO24, 0, NULL, "simulate ou compare" OVP, "test samples"},
     {"p", DPD_KEY_INT, "4000", 1, 2147483648.0, 0, NULL, NULL, "number of random features p"},
-    {"activation", DPD_KEY_TEXT, "tanh", 0, 0, 0, "tanh|relu_centered|hermite13",
-     "simulate ou compare audit", "activation of the features"},
-    {"target", DPD_KEY_TEXT, "sign", 0, 0, 0, NULL, "simulate ou compare audit",
+    {"activation", DPD_KEY_TEXT, "tanh", 0, 0, 0,
+     "tanh|relu_centered|hermite13|relu|abs_centered|hermite134", "simulate ou compare audit" OVP,
+     "activation of the features"},
+    {"target", DPD_KEY_TEXT, "sign", 0, 0, 0, NULL, "simulate ou compare audit" OVP,
      "linear | sign | hermite2 (of u^T x) | file:PATH (N values; only with input = file:PATH)"},
-    {"input", DPD_KEY_TEXT, "gaussian", 0, 0, 0, NULL, "simulate ou compare",
+    {"input", DPD_KEY_TEXT, "gaussian", 0, 0, 0, NULL, "simulate ou compare" OVP,
      "gaussian | sphere (radius sqrt(d)) | file:PATH (N x d, .npy or text; features centred, one "
      "scale to mean |x|^2 = d; each data draw takes n + n_test distinct rows: docs/rf.md)"},
-    {"zeta", DPD_KEY_REAL, "0", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, "simulate ou compare audit",
+    {"zeta", DPD_KEY_REAL, "0", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, "simulate ou compare audit" OVP,
      "label-noise standard deviation"},
     {"eta", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NULL,
      "DP-GD step size [1/p]"},
@@ -62,7 +64,7 @@ static const dpd_key_desc rf_keys[] = {
      "delta of the (epsilon, delta) guarantee [1/n]"},
     {"calibration", DPD_KEY_TEXT, "exact", 0, 0, 0, "exact|moments", NULL,
      "sigma from epsilon by exact (mu-GDP composition) or moments (the seed's bound)"},
-    {"seeds", DPD_KEY_INT, "16", 1, TWO24, 0, NULL, "simulate compare", "replicates"},
+    {"seeds", DPD_KEY_INT, "16", 1, TWO24, 0, NULL, "simulate compare" OVP, "replicates"},
     {"theta_star", DPD_KEY_TEXT, "on", 0, 0, 0, "on|off", "simulate ou compare",
      "the minimum-norm interpolator theta* = Phi^+ y of each draw, reported beside DP-GD; off "
      "skips its SVD (O(n^2 p), most of the set-up for large p): no theta_star_* in the summary, "
@@ -76,11 +78,12 @@ static const dpd_key_desc rf_keys[] = {
      "per-replicate values: 0 = none, 1 = replicates.tsv (each replicate's final values), 2 = "
      "also replicates_trajectory.tsv (each replicate on the grid)"},
     {"seed", DPD_KEY_INT, "1", 0, 18446744073709551615.0, 0, NULL, NULL, "master seed"},
-    {"threads", DPD_KEY_INT, "0", 0, 4096, 0, NULL, "simulate ou compare audit",
+    {"threads", DPD_KEY_INT, "0", 0, 4096, 0, NULL, "simulate ou compare audit" OVP,
      "worker threads (0 = all cores); results do not depend on it"},
     {"grid", DPD_KEY_INT, "101", 2, TWO24, 0, NULL, "simulate ou compare",
      "recorded points on [0, T] (at most one per step)"},
     DPD__AUDIT_KEY_LINES,
+    DPD__RF_OVP_KEY_LINES,
     {NULL, DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 /* An enumerated key: validated against the table's choices, then mapped by the rf module. */
@@ -225,6 +228,10 @@ static int setup(const dpd_model_command *c, dpd_keys *keys, const dpd_run_env *
   if (c->uses != 0) {
     setup_memory(keys, c->uses, r);
   }
+  if (c->uses & (DPD__RF_USES_INTERP | DPD__RF_USES_SENS)) {
+    return dpd__rf_ovp_keys(keys, (c->uses & DPD__RF_USES_SENS) != 0, &r->pc, &r->sc, &r->privacy,
+                            &r->ovp, &r->memory_estimate, &r->driver, err);
+  }
   return (c->uses & DPD__RF_USES_AUDIT)
              ? dpd__rf_audit_keys(keys, &r->pc, &r->sc, &r->memory_estimate, err)
              : DPD_OK;
@@ -298,6 +305,8 @@ static const dpd_model_command rf_commands[] = {
     DPD__AUDIT_COMMAND(dpd__rf_run_audit, DPD__RF_USES_AUDIT,
                        RF_PRIVACY_NUMBERS DPD__RF_AUDIT_NUMBERS,
                        "dpdyn audit --model=rf --d=100 --n=40 --p=1000 --steps=50 --mu=1 --clip=1"),
+    DPD__RF_OVP_COMMANDS(dpd__rf_run_interpolate, dpd__rf_run_sensitivity, DPD__RF_USES_INTERP,
+                         DPD__RF_USES_SENS),
     {.name = NULL}};
 
 static const char *const rf_small[] = {"d",       "8",     "n",    "40",    "n_test", "30",   "p",

@@ -149,3 +149,15 @@ int dpd__rf_run_compare(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
                         dpd_err *err) {
   return run(ctx, DPD__RF_USES_SIM | DPD__RF_USES_OU, keys, env, out, err);
 }
+
+int dpd__rf_run_interpolate(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
+                            dpd_output **out, dpd_err *err) {
+  const dpd__rf_ctx *r = ctx;
+  return dpd__rf_interp_run(&r->pc, &r->ovp, keys, env, r->plot, out, err);
+}
+
+int dpd__rf_run_sensitivity(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
+                            dpd_output **out, dpd_err *err) {
+  const dpd__rf_ctx *r = ctx;
+  return dpd__rf_sens_run(&r->pc, &r->ovp, keys, env, r->plot, out, err);
+}
