@@ -510,6 +510,7 @@ int dpd__nc_setup_finish(dpd_keys *keys, const dpd_run_env *env, dpd__nc_files *
     return status;
   }
   const size_t dim = pca_k > 0 ? pca_k : rs->mode != DPD_NC_RESIZE_NONE ? rs->P : pc->p;
+  d->cfg.classes = pc->K; /* K of the files once read */
   if ((status = dpd__nc_dpsgd_sizes(keys, d, pc->n, dim, err)) == DPD_OK) {
     *steps = dpd_dpsgd_steps(&d->cfg, pc->n);
   }
