@@ -11,6 +11,7 @@
  * features of a row are a function of the row (the feature clip, l2, the resize map and the PCA
  * directions are: the latter two are public). normalize = center / center_l2 subtract the
  * private training mean from every row, which per-sample clipping does not bound: refused. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -354,6 +355,10 @@ int dpd__nc_dpsgd_privacy(dpd_output *out, dpd__nc_dpsgd *d, size_t n, double de
   }
   const int fixed = c->sampling == DPD_DPSGD_FIXED;
   cJSON *s = out->summary;
+  cJSON *xm = cJSON_GetObjectItemCaseSensitive(s, "x_norm_max");
+  if (cJSON_IsNumber(xm) && xm->valuedouble >= DBL_MAX) { /* files without x_bound: no clip */
+    cJSON_SetNumberHelper(xm, INFINITY);
+  }
   cJSON_AddStringToObject(s, "trainer", "dpsgd");
   dpd_output_number_set(out, "noise_multiplier", c->noise_multiplier);
   dpd_output_number_set(out, "q", fixed ? (double)c->batch / (double)n : c->q);
@@ -385,13 +390,23 @@ int dpd__nc_dpsgd_privacy(dpd_output *out, dpd__nc_dpsgd *d, size_t n, double de
               "a uniformly random batch of fixed size"
             : "data sets that differ by adding or removing one record; each step a Poisson "
               "sample of rate q");
+  if (!isfinite(d->at.epsilon)) {
+    return dpd__output_note_add(out, err,
+                                "note: trainer = dpsgd without noise (%s): not private; %zu "
+                                "steps, each replicate with its own batches (region tag 2 of its "
+                                "stream)",
+                                d->budget == 0   ? "epsilon = inf"
+                                : d->budget == 1 ? "noise_multiplier = 0"
+                                                 : "no epsilon or noise_multiplier given",
+                                T);
+  }
   return dpd__output_note_add(
       out, err,
-      "note: trainer = dpsgd: (%s)-DP by the PLD accountant of %zu subsampled Gaussian steps "
-      "(epsilon is its upper bound at delta = %g; noise multiplier %g, clip %g); nc's G, sigma "
-      "and the GDP guarantees of NoisyGD do not apply; each replicate draws its own batches and "
-      "noise (region tag 2 of its stream)",
-      isfinite(d->at.epsilon) ? "epsilon, delta" : "not", T, delta, c->noise_multiplier, c->clip);
+      "note: trainer = dpsgd: (epsilon, delta)-DP by the PLD accountant of %zu subsampled Gaussian "
+      "steps (epsilon is its upper bound at delta = %g; noise multiplier %g, clip %g); nc's G, "
+      "sigma and the GDP guarantees of NoisyGD do not apply; each replicate draws its own batches "
+      "and noise (region tag 2 of its stream)",
+      T, delta, c->noise_multiplier, c->clip);
 }
 
 int dpd__nc_dpsgd_tables(dpd_output *out, const dpd_nc_sim_result *sim, dpd_table_builder **t,
