@@ -152,8 +152,8 @@ typedef struct {
  * anything else (feature clipping, part of the mechanism), so X = x_bound in dpd_nc_sensitivity
  * (normalize l2: G = c whatever x_bound). Test rows are not clipped. normalize center and l2 act
  * as for the ETF law (center: mu is the mean of the clipped training rows). Test point j is
- * row + u, u the test perturbation of the ETF law's rule (cube / rademacher from region tag 1,
- * index j; adversarial against the trained W). */
+ * row + u, u the test perturbation of the ETF law's rule (cube / rademacher / gaussian from region
+ * tag 1, index j; adversarial against the trained W). */
 typedef struct dpd_nc_data_config_s {
   size_t K, p, n, n_test; /* K >= 2, p >= 1, every class has >= 1 training and test row */
   const double *X;        /* [n p] row-major training features (borrowed, must outlive the
