@@ -248,16 +248,12 @@ def _tables(out):
     return tables
 
 
-def _interruptible(call, env, outp):
-    """Runs call() (a run of the library, which cffi makes without the GIL) on a worker thread
-    while this thread waits, so that Ctrl-C (KeyboardInterrupt) can reach it: then the flag that
-    env's progress callback returns (dpd_run_progress_flag) is set, the library stops at its next
-    poll (DPD_ECANCELLED; about every 0.1 s), the worker is joined, any output freed, and
-    KeyboardInterrupt raised. The library installs no signal handler; Python's stays in place."""
-    lib, ffi = _lib.lib(), _lib.ffi
-    flag = ffi.new("int *")
-    env.progress = lib.dpd_run_progress_flag
-    env.progress_user = flag
+def _wait_interruptible(call, flag, name, on_interrupt=None):
+    """Runs call() (a library call, which cffi makes without the GIL) on a worker thread while
+    this thread waits, so that Ctrl-C (KeyboardInterrupt) can reach it: then flag[0] = 1 (the
+    flag the call's progress callback returns), the library stops at its next poll
+    (DPD_ECANCELLED), the worker is joined, on_interrupt() runs (to free what the call made) and
+    KeyboardInterrupt is raised. Returns call()'s value; re-raises its exception."""
     box = {}
 
     def work():
@@ -266,7 +262,7 @@ def _interruptible(call, env, outp):
         except BaseException as e:  # noqa: B036 -- handed to the waiting thread
             box["error"] = e
 
-    worker = threading.Thread(target=work, name="dpdyn.run", daemon=True)
+    worker = threading.Thread(target=work, name=name, daemon=True)
     worker.start()
     try:
         while worker.is_alive():
@@ -276,15 +272,32 @@ def _interruptible(call, env, outp):
         while worker.is_alive():
             try:
                 worker.join()
-            except KeyboardInterrupt:  # pressed again: the run is already stopping
+            except KeyboardInterrupt:  # pressed again: the call is already stopping
                 pass
-        if outp[0] != ffi.NULL:
-            lib.dpd_output_free(outp[0])
-            outp[0] = ffi.NULL
+        if on_interrupt is not None:
+            on_interrupt()
         raise
     if "error" in box:
         raise box["error"]
     return box["status"]
+
+
+def _interruptible(call, env, outp):
+    """Runs call() (a run of the library) by _wait_interruptible, with env's progress callback
+    returning the stop flag (dpd_run_progress_flag; the library polls it about every 0.1 s); on
+    Ctrl-C any output is freed. The library installs no signal handler; Python's stays in
+    place."""
+    lib, ffi = _lib.lib(), _lib.ffi
+    flag = ffi.new("int *")
+    env.progress = lib.dpd_run_progress_flag
+    env.progress_user = flag
+
+    def free_output():
+        if outp[0] != ffi.NULL:
+            lib.dpd_output_free(outp[0])
+            outp[0] = ffi.NULL
+
+    return _wait_interruptible(call, flag, "dpdyn.run", free_output)
 
 
 def run(command, model=None, **keys):

@@ -20,12 +20,11 @@ Invalid input raises dpdyn.Error with the library's message naming the key. Ctrl
 training at its next step (KeyboardInterrupt; the library is usable afterwards).
 """
 import math
-import threading
 
 import numpy as np
 
 from . import _lib
-from ._run import Error, _check
+from ._run import Error, _check, _wait_interruptible
 
 LOSSES = ("ce", "hinge", "logistic")
 SCHEDULES = ("const", "cosine", "step", "sqrt")
@@ -162,33 +161,9 @@ def _progress():
 
 
 def _interruptible(call, flag):
-    """Runs call() on a worker thread (cffi releases the GIL in the C call) so that Ctrl-C
-    reaches this thread; then *flag = 1 stops the training at its next step, and
-    KeyboardInterrupt is raised once the worker is done."""
-    box = {}
-
-    def work():
-        try:
-            box["status"] = call()
-        except BaseException as e:  # noqa: B036 -- handed to the waiting thread
-            box["error"] = e
-
-    worker = threading.Thread(target=work, name="dpdyn.dpsgd", daemon=True)
-    worker.start()
-    try:
-        while worker.is_alive():
-            worker.join(0.05)
-    except KeyboardInterrupt:
-        flag[0] = 1
-        while worker.is_alive():
-            try:
-                worker.join()
-            except KeyboardInterrupt:  # pressed again: already stopping
-                pass
-        raise
-    if "error" in box:
-        raise box["error"]
-    return box["status"]
+    """Runs call() so that Ctrl-C reaches this thread (_run._wait_interruptible): *flag = 1 stops
+    the training at its next step, and KeyboardInterrupt is raised once the call is done."""
+    return _wait_interruptible(call, flag, "dpdyn.dpsgd")
 
 
 def _schedule(name):

@@ -207,16 +207,10 @@ int dpd__audit_output(dpd_output *out, const double *s0, const double *s1,
   if ((status = runs_table(out, s0, s1, a->runs, err)) < 0 ||
       (status = tradeoff_table(out, s0, s1, a, u->mu_upper, r.mu_hat, err)) < 0 ||
       (status = curve_table(out, a, &r, u->mu_upper, eps_upper, err)) < 0 ||
-      (status = dpd__output_figure_set(out, "audit", err)) < 0) {
+      /* the figure and its data files, for dpdyn plot DIR */
+      (status = dpd__output_figure_record(out, "audit", "audit_tradeoff.tsv", "audit_curve.tsv",
+                                          err)) < 0) {
     return status;
-  }
-  /* the figure and its data files, for dpdyn plot DIR */
-  cJSON *fig = cJSON_AddObjectToObject(out->summary, "figure");
-  cJSON *list = cJSON_AddStringToObject(fig, "name", "audit") ? cJSON_AddArrayToObject(fig, "data")
-                                                              : NULL;
-  if (list == NULL || !cJSON_AddItemToArray(list, cJSON_CreateString("audit_tradeoff.tsv")) ||
-      !cJSON_AddItemToArray(list, cJSON_CreateString("audit_curve.tsv"))) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
   }
   return dpd__output_report_add(
       out, err,

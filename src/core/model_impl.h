@@ -62,6 +62,11 @@ DPD_HIDDEN_FN int dpd__output_begin(const char *command, const char *model, int 
 DPD_HIDDEN_FN int dpd__output_headline_set(dpd_output *out, dpd_err *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 DPD_HIDDEN_FN int dpd__output_figure_set(dpd_output *out, const char *figure, dpd_err *err);
+/* The figure `figure` drawn (dpd__output_figure_set) and recorded in the summary for dpdyn plot
+ * DIR: "figure": {"name": figure, "data": [data0, data1]} (the data files in the figure's order;
+ * one file may be named twice). DPD_ENOMEM. */
+DPD_HIDDEN_FN int dpd__output_figure_record(dpd_output *out, const char *figure, const char *data0,
+                                            const char *data1, dpd_err *err);
 /* Appends a note line / report text (printf-style). */
 /* Summary numbers named prefix + each of the space-separated `names` (at most 63 characters),
  * set to v[k]; with `why`, a NaN is null with that reason under "not_available". */

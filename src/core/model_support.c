@@ -102,6 +102,19 @@ int dpd__output_figure_set(dpd_output *out, const char *figure, dpd_err *err) {
   return DPD_OK;
 }
 
+int dpd__output_figure_record(dpd_output *out, const char *figure, const char *data0,
+                              const char *data1, dpd_err *err) {
+  cJSON *fig = cJSON_AddObjectToObject(out->summary, "figure");
+  cJSON *list = fig != NULL && cJSON_AddStringToObject(fig, "name", figure)
+                    ? cJSON_AddArrayToObject(fig, "data")
+                    : NULL;
+  if (list == NULL || !cJSON_AddItemToArray(list, cJSON_CreateString(data0)) ||
+      !cJSON_AddItemToArray(list, cJSON_CreateString(data1))) {
+    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
+  }
+  return dpd__output_figure_set(out, figure, err);
+}
+
 int dpd__output_note_add(dpd_output *out, dpd_err *err, const char *fmt, ...) {
   char buf[512], **grown;
   va_list ap;

@@ -193,19 +193,6 @@ static void interp_summary(dpd_output *out, const dpd__rf_ovp *o, const double *
   cJSON_AddNumberToObject(out->summary, "seeds", (double)s);
 }
 
-/* The figure and its data file in the summary, for dpdyn plot DIR (as audit does). */
-static int figure_record(dpd_output *out, dpd_err *err) {
-  cJSON *fig = cJSON_AddObjectToObject(out->summary, "figure");
-  cJSON *list = fig != NULL && cJSON_AddStringToObject(fig, "name", "rf_interpolate")
-                    ? cJSON_AddArrayToObject(fig, "data")
-                    : NULL;
-  if (list == NULL || !cJSON_AddItemToArray(list, cJSON_CreateString("interpolate.tsv")) ||
-      !cJSON_AddItemToArray(list, cJSON_CreateString("interpolate.tsv"))) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-  }
-  return dpd__output_figure_set(out, "rf_interpolate", err);
-}
-
 int dpd__rf_interp_run(const dpd_rf_config *pc, const dpd__rf_ovp *o, const dpd_keys *keys,
                        const dpd_run_env *env, int plot, dpd_output **out, dpd_err *err) {
   double *vals = malloc(o->count * o->seeds * I_FIELDS * sizeof *vals), bound_mean[4];
@@ -225,7 +212,8 @@ int dpd__rf_interp_run(const dpd_rf_config *pc, const dpd__rf_ovp *o, const dpd_
            (unsigned long long)o->seed)) == DPD_OK &&
       (status = interp_tables(*out, o, vals, bounds, bound_mean, err)) == DPD_OK) {
     interp_summary(*out, o, vals, bound_mean, pc);
-    status = figure_record(*out, err);
+    status = dpd__output_figure_record(*out, "rf_interpolate", "interpolate.tsv",
+                                       "interpolate.tsv", err);
     if (status == DPD_OK && pc->input != DPD_RF_INPUT_SPHERE) {
       status = dpd__output_note_add(*out, err,
                                     "note: the Hermite bound and kernel limit assume |x_i|^2 = d "

@@ -255,19 +255,6 @@ static int sens_output(dpd_output *out, const dpd__rf_ovp *o, const sens_stats *
   return DPD_OK;
 }
 
-/* The figure and its data file in the summary, for dpdyn plot DIR (as audit does). */
-static int figure_record(dpd_output *out, dpd_err *err) {
-  cJSON *fig = cJSON_AddObjectToObject(out->summary, "figure");
-  cJSON *list = fig != NULL && cJSON_AddStringToObject(fig, "name", "rf_sensitivity")
-                    ? cJSON_AddArrayToObject(fig, "data")
-                    : NULL;
-  if (list == NULL || !cJSON_AddItemToArray(list, cJSON_CreateString("sensitivity.tsv")) ||
-      !cJSON_AddItemToArray(list, cJSON_CreateString("sensitivity.tsv"))) {
-    return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
-  }
-  return dpd__output_figure_set(out, "rf_sensitivity", err);
-}
-
 int dpd__rf_sens_run(const dpd_rf_config *pc, const dpd__rf_ovp *o, const dpd_keys *keys,
                      const dpd_run_env *env, int plot, dpd_output **out, dpd_err *err) {
   const size_t m = o->count, s = o->seeds;
@@ -311,7 +298,8 @@ int dpd__rf_sens_run(const dpd_rf_config *pc, const dpd__rf_ovp *o, const dpd_ke
            (unsigned long long)o->seed)) == DPD_OK &&
       (status = sens_output(*out, o, st, err)) == DPD_OK) {
     cJSON_AddStringToObject((*out)->summary, "vary", o->vary_p ? "p" : "n");
-    status = figure_record(*out, err);
+    status = dpd__output_figure_record(*out, "rf_sensitivity", "sensitivity.tsv",
+                                       "sensitivity.tsv", err);
   }
   if (status == DPD_OK && m >= 2 && isnan(st->predicted)) {
     status = dpd__output_note_add(
