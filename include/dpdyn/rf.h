@@ -98,11 +98,28 @@ DPD_API double dpd_rf_data_target_get(const dpd_rf_data *data, size_t i);
 /* The raw rows' mean m[0..d) (borrowed from the data). */
 DPD_API const double *dpd_rf_data_mean_get(const dpd_rf_data *data);
 
+/* Activations and their normalised Hermite coefficients mu_r = E[phi(G) He_r(G)] / sqrt(r!),
+ * G ~ N(0, 1), He_r the probabilists' Hermite polynomials (so phi = sum_r mu_r He_r / sqrt(r!)
+ * in L2(N(0, 1)), and E phi'(G) = mu_1). The values below are the exact ones
+ * (docs/overparameterization.md, "Activations"). */
 typedef enum {
-  DPD_RF_ACT_TANH = 0,      /* tanh(z) (odd: mu_0 = mu_2 = 0) */
-  DPD_RF_ACT_RELU_CENTERED, /* max(0, z) - 1/sqrt(2 pi) (mean 0 under N(0, 1); mu_2 != 0) */
-  DPD_RF_ACT_HERMITE13      /* He_1 + He_3 / 6 = z + (z^3 - 3 z) / 6 */
+  DPD_RF_ACT_TANH = 0,      /* tanh(z) (odd: mu_0 = mu_2 = 0; mu_1 = 0.6057) */
+  DPD_RF_ACT_RELU_CENTERED, /* max(0, z) - 1/sqrt(2 pi) (mu_0 = 0, mu_1 = 1/2,
+                               mu_2 = 1/(2 sqrt(pi)) != 0) */
+  DPD_RF_ACT_HERMITE13,     /* He_1 + He_3 / 6 = z + (z^3 - 3 z) / 6 (mu_1 = 1, mu_3 = 1/sqrt(6)) */
+  DPD_RF_ACT_RELU,          /* max(0, z) (mu_0 = 1/sqrt(2 pi), mu_1 = 1/2,
+                               mu_r = He_{r-2}(0) / sqrt(2 pi r!) for r >= 2: odd r >= 3 vanish) */
+  DPD_RF_ACT_ABS_CENTERED,  /* |z| - sqrt(2/pi): even, so mu_r = 0 for odd r and
+                               E phi'(G) = mu_1 = 0; mu_0 = 0, mu_2 = 1/sqrt(pi) */
+  DPD_RF_ACT_HERMITE134     /* He_1 + He_3 / 6 + He_4 / 24 (mu_0 = mu_2 = 0, mu_1 = 1,
+                               mu_3 = 1/sqrt(6), mu_4 = 1/sqrt(24): an odd and an even
+                               coefficient of order >= 3, assumption (B2) of the slides) */
 } dpd_rf_activation;
+
+/* Number of activations (enumerators 0 .. DPD_RF_ACT_COUNT - 1). */
+#define DPD_RF_ACT_COUNT 6
+/* Largest order r that dpd_rf_activation_hermite computes. */
+#define DPD_RF_HERMITE_MAX 16
 
 /* Streams reserved per draw of the problem (six are used; see above). */
 #define DPD_RF_DRAW_STREAMS 8
@@ -159,7 +176,20 @@ DPD_API void dpd_rf_problem_free(dpd_rf_problem *problem);
 /* phi(z) for the activation `act` (pure; NaN for an unknown enumerator). */
 DPD_API double dpd_rf_activation_eval(dpd_rf_activation act, double z);
 
-/* Name lookups for the CLI: "tanh", "relu_centered", "hermite13"; "gaussian", "sphere", "file";
+/* phi'(z) for the activation `act` (pure; NaN for an unknown enumerator). At the kink z = 0,
+ * relu and relu_centered give 0 and abs_centered sign(0) = 0 (a null set under any continuous
+ * law of z). */
+DPD_API double dpd_rf_activation_deriv(dpd_rf_activation act, double z);
+
+/* The r-th normalised Hermite coefficient mu_r = E[phi(G) He_r(G)] / sqrt(r!), G ~ N(0, 1)
+ * (pure, deterministic). Exact closed forms for relu, relu_centered, abs_centered and the
+ * polynomial activations; tanh by composite Gauss-Legendre quadrature of
+ * phi(z) He_r(z) exp(-z^2/2)/sqrt(2 pi) on [-16, 0] and [0, 16] (absolute error below 1e-12 for
+ * r <= DPD_RF_HERMITE_MAX). NaN for r > DPD_RF_HERMITE_MAX or an unknown enumerator. */
+DPD_API double dpd_rf_activation_hermite(dpd_rf_activation act, unsigned r);
+
+/* Name lookups for the CLI: "tanh", "relu_centered", "hermite13", "relu", "abs_centered",
+ * "hermite134"; "gaussian", "sphere", "file";
  * "linear", "sign", "hermite2", "file" (the CLI's values file:PATH). The *_get functions return
  * DPD_EINVAL naming the key
  * ("activation", "input", "target"), the value and the allowed names; *out is unchanged then.

@@ -62,6 +62,8 @@ void dpd_rf_problem_free(dpd_rf_problem *problem) {
 
 /* 1/sqrt(2 pi): the mean of max(0, g), g ~ N(0, 1). */
 #define INV_SQRT_2PI 0.39894228040143267794
+/* sqrt(2/pi): the mean of |g|. */
+#define SQRT_2_OVER_PI 0.79788456080286535588
 
 double dpd_rf_activation_eval(dpd_rf_activation act, double z) {
   switch (act) {
@@ -71,8 +73,119 @@ double dpd_rf_activation_eval(dpd_rf_activation act, double z) {
     return (z > 0.0 ? z : 0.0) - INV_SQRT_2PI;
   case DPD_RF_ACT_HERMITE13:
     return z + (z * z * z - 3.0 * z) / 6.0;
+  case DPD_RF_ACT_RELU:
+    return z > 0.0 ? z : 0.0;
+  case DPD_RF_ACT_ABS_CENTERED:
+    return fabs(z) - SQRT_2_OVER_PI;
+  case DPD_RF_ACT_HERMITE134:
+    return z + (z * z * z - 3.0 * z) / 6.0 + ((z * z - 6.0) * z * z + 3.0) / 24.0;
   }
   return NAN;
+}
+
+double dpd_rf_activation_deriv(dpd_rf_activation act, double z) {
+  switch (act) {
+  case DPD_RF_ACT_TANH: {
+    const double t = tanh(z);
+    return 1.0 - t * t;
+  }
+  case DPD_RF_ACT_RELU_CENTERED:
+  case DPD_RF_ACT_RELU:
+    return z > 0.0 ? 1.0 : 0.0;
+  case DPD_RF_ACT_HERMITE13:
+    return 1.0 + (z * z - 1.0) / 2.0;
+  case DPD_RF_ACT_ABS_CENTERED:
+    return (double)((z > 0.0) - (z < 0.0));
+  case DPD_RF_ACT_HERMITE134:
+    return 1.0 + (z * z - 1.0) / 2.0 + (z * z - 3.0) * z / 6.0;
+  }
+  return NAN;
+}
+
+/* He_r(z) by the recurrence He_{k+1} = z He_k - k He_{k-1}. */
+static double hermite_poly(unsigned r, double z) {
+  double prev = 1.0, cur = z;
+  if (r == 0) {
+    return 1.0;
+  }
+  for (unsigned k = 1; k < r; k++) {
+    const double next = z * cur - (double)k * prev;
+    prev = cur;
+    cur = next;
+  }
+  return cur;
+}
+
+/* E[max(0, G) He_r(G)] = He_{r-2}(0) / sqrt(2 pi) for r >= 2 (integrate by parts with
+ * He_r phi = (-1)^r phi^(r)); 1/sqrt(2 pi) and 1/2 for r = 0, 1. */
+static double relu_moment(unsigned r) {
+  if (r <= 1) {
+    return r == 0 ? INV_SQRT_2PI : 0.5;
+  }
+  return hermite_poly(r - 2, 0.0) * INV_SQRT_2PI;
+}
+
+/* The positive nodes and weights of the 10-point Gauss-Legendre rule on [-1, 1]. */
+static const double gl10[5][2] = {{0.14887433898163122, 0.29552422471475298},
+                                  {0.43339539412924721, 0.26926671930999652},
+                                  {0.67940956829902444, 0.21908636251598201},
+                                  {0.86506336668898454, 0.14945134915058036},
+                                  {0.97390652851717174, 0.066671344308688069}};
+
+/* E[phi(G) He_r(G)] by composite 10-point Gauss-Legendre on panels of width 1/8 covering
+ * [-16, 16] (the kinks of the activations are at 0, a panel edge); the Gaussian tail beyond 16
+ * is below 1e-56. */
+static double hermite_quadrature(dpd_rf_activation act, unsigned r) {
+  enum { PANELS_PER_UNIT = 8, HALF_WIDTH_UNITS = 16 };
+  const double h = 1.0 / PANELS_PER_UNIT;
+  double sum = 0.0;
+  for (int k = -HALF_WIDTH_UNITS * PANELS_PER_UNIT; k < HALF_WIDTH_UNITS * PANELS_PER_UNIT; k++) {
+    const double mid = ((double)k + 0.5) * h;
+    double panel = 0.0;
+    for (int q = 0; q < 5; q++) {
+      for (int sgn = -1; sgn <= 1; sgn += 2) {
+        const double z = mid + sgn * gl10[q][0] * 0.5 * h;
+        panel += gl10[q][1] * dpd_rf_activation_eval(act, z) * hermite_poly(r, z) *
+                 exp(-0.5 * z * z);
+      }
+    }
+    sum += panel * 0.5 * h;
+  }
+  return sum * INV_SQRT_2PI;
+}
+
+double dpd_rf_activation_hermite(dpd_rf_activation act, unsigned r) {
+  double m; /* E[phi(G) He_r(G)] */
+  if (r > DPD_RF_HERMITE_MAX) {
+    return NAN;
+  }
+  switch (act) {
+  case DPD_RF_ACT_TANH:
+    m = r % 2 == 0 ? 0.0 : hermite_quadrature(act, r); /* odd */
+    break;
+  case DPD_RF_ACT_RELU:
+    m = relu_moment(r);
+    break;
+  case DPD_RF_ACT_RELU_CENTERED:
+    m = r == 0 ? 0.0 : relu_moment(r);
+    break;
+  case DPD_RF_ACT_ABS_CENTERED: /* |z| = relu(z) + relu(-z), E[relu(-G) He_r(G)] = (-1)^r ... */
+    m = r == 0 || r % 2 == 1 ? 0.0 : 2.0 * relu_moment(r);
+    break;
+  case DPD_RF_ACT_HERMITE13: /* E[He_j He_r] = r! [j = r] */
+    m = r == 1 ? 1.0 : r == 3 ? 1.0 : 0.0;
+    break;
+  case DPD_RF_ACT_HERMITE134:
+    m = r == 1 || r == 3 || r == 4 ? 1.0 : 0.0;
+    break;
+  default:
+    return NAN;
+  }
+  double fact = 1.0;
+  for (unsigned k = 2; k <= r; k++) {
+    fact *= (double)k;
+  }
+  return m / sqrt(fact);
 }
 
 typedef struct {
@@ -82,7 +195,10 @@ typedef struct {
 
 static const name_entry activation_names[] = {{"tanh", DPD_RF_ACT_TANH},
                                               {"relu_centered", DPD_RF_ACT_RELU_CENTERED},
-                                              {"hermite13", DPD_RF_ACT_HERMITE13}};
+                                              {"hermite13", DPD_RF_ACT_HERMITE13},
+                                              {"relu", DPD_RF_ACT_RELU},
+                                              {"abs_centered", DPD_RF_ACT_ABS_CENTERED},
+                                              {"hermite134", DPD_RF_ACT_HERMITE134}};
 static const name_entry input_names[] = {{"gaussian", DPD_RF_INPUT_GAUSSIAN},
                                          {"sphere", DPD_RF_INPUT_SPHERE},
                                          {"file", DPD_RF_INPUT_FILE}};
@@ -116,7 +232,7 @@ static const char *name_of(const name_entry *table, size_t count, int value) {
   return "unknown";
 }
 
-#define ACT_ALLOWED "tanh, relu_centered, hermite13"
+#define ACT_ALLOWED "tanh, relu_centered, hermite13, relu, abs_centered, hermite134"
 #define INPUT_ALLOWED "gaussian, sphere, file"
 #define TARGET_ALLOWED "linear, sign, hermite2, file"
 

@@ -81,7 +81,7 @@ expect_error rf_eta_negative "'eta': -0.5 \(allowed: 0 < eta\)" ou "${rf[@]}" --
 expect_error rf_eps_zero "'epsilon': 0 \(allowed: 0 < epsilon" simulate "${rf[@]}" --clip=1 --epsilon=0
 expect_error rf_delta_zero "'delta': 0 \(allowed: 0 < delta < 1\)" compare "${rf[@]}" --clip=1 --epsilon=1 --delta=0
 expect_error rf_delta_one "'delta': 1 \(allowed: 0 < delta < 1\)" simulate "${rf[@]}" --clip=1 --epsilon=1 --delta=1
-expect_error rf_activation "'activation': 'sigmoid' \(allowed: tanh, relu_centered, hermite13\)" simulate "${rf[@]}" --activation=sigmoid
+expect_error rf_activation "'activation': 'sigmoid' \(allowed: tanh, relu_centered, hermite13, relu, abs_centered, hermite134\)" simulate "${rf[@]}" --activation=sigmoid
 expect_error rf_target "'target': 'cubic' \(allowed: linear, sign, hermite2, file:PATH\)" ou "${rf[@]}" --target=cubic
 expect_error rf_input "'input': 'cube' \(allowed: gaussian, sphere, file:PATH\)" compare "${rf[@]}" --input=cube
 expect_error rf_clip_zero "'clip': 0 \(allowed: 0 < clip, or inf\)" simulate "${rf[@]}" --clip=0
