@@ -58,22 +58,6 @@ dpd_rf_reconstruct_config dpd_rf_reconstruct_config_default(void) {
                                      .stream = DPD_RF_RECONSTRUCT_STREAM};
 }
 
-/* phi'(z) of the activations of rf.h: tanh' = 1 - tanh^2; relu_centered: the step function
- * (1/2 at 0, where ReLU has no derivative); hermite13 = z + (z^3 - 3 z)/6: 1 + (z^2 - 1)/2. */
-static double deriv(dpd_rf_activation act, double z) {
-  switch (act) {
-  case DPD_RF_ACT_TANH: {
-    const double t = tanh(z);
-    return 1.0 - t * t;
-  }
-  case DPD_RF_ACT_RELU_CENTERED:
-    return z > 0.0 ? 1.0 : z < 0.0 ? 0.0 : 0.5;
-  case DPD_RF_ACT_HERMITE13:
-    return 1.0 + 0.5 * (z * z - 1.0);
-  }
-  return NAN;
-}
-
 void dpd_rf_reconstruct_work_free(dpd_rf_reconstruct_work *w) {
   if (w == NULL) {
     return;
@@ -99,7 +83,7 @@ int dpd_rf_reconstruct_work_create(const dpd_rf_features *f, size_t n, double ri
   if (!(ridge > 0.0) || !isfinite(ridge)) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'ridge': %g (allowed: finite > 0)", ridge);
   }
-  if (isnan(deriv(f->activation, 0.0))) {
+  if (isnan(dpd_rf_activation_deriv(f->activation, 0.0))) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'activation': %d (allowed: an activation of rf.h)",
                     (int)f->activation);
@@ -140,7 +124,7 @@ double dpd_rf_reconstruct_loss_eval(dpd_rf_reconstruct_work *w, const double *th
               P);
   for (size_t k = 0; k < np; k++) {
     w->Phi[k] = dpd_rf_activation_eval(w->f.activation, w->Z[k]);
-    w->D[k] = deriv(w->f.activation, w->Z[k]);
+    w->D[k] = dpd_rf_activation_deriv(w->f.activation, w->Z[k]);
   }
   cblas_dsyrk(CblasRowMajor, CblasUpper, CblasNoTrans, N, P, 1.0, w->Phi, P, 0.0, w->G, N);
   for (size_t i = 0; i < n; i++) {

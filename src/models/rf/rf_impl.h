@@ -8,11 +8,13 @@
 #include "dpdyn/rf.h"
 #include "dpdyn/rf_sim.h"
 #include "rf/audit_rf_impl.h"
+#include "rf/rf_reconstruct_impl.h"
 #include "rf/rf_run_impl.h"
 
 /* What a command uses (dpd_model_command.uses): the DP-GD replicates, the OU theory; account
  * uses neither (no problem is built). */
 enum { DPD__RF_USES_SIM = 1u, DPD__RF_USES_OU = 2u, DPD__RF_USES_AUDIT = 4u };
+enum { DPD__RF_USES_RECONSTRUCT = 64u }; /* the attack (src/rf/rf_reconstruct_impl.h) */
 
 typedef struct {
   dpd_rf_config pc;             /* problem (pc.data: `data` below) */
@@ -38,6 +40,8 @@ DPD_HIDDEN_FN int dpd__rf_run_compare(void *ctx, const dpd_keys *keys, const dpd
                                       dpd_output **out, dpd_err *err);
 DPD_HIDDEN_FN int dpd__rf_run_audit(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
                                     dpd_output **out, dpd_err *err);
+DPD_HIDDEN_FN int dpd__rf_run_reconstruct(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
+                                          dpd_output **out, dpd_err *err);
 DPD_HIDDEN_FN int dpd__rf_run_account(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
                                       dpd_output **out, dpd_err *err);
 
