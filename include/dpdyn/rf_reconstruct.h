@@ -57,6 +57,8 @@ typedef struct {
 #define DPD_RF_RECONSTRUCT_RIDGE 1e-10
 #define DPD_RF_RECONSTRUCT_STEP 0.5
 #define DPD_RF_RECONSTRUCT_LINE_TOL 0.1
+#define DPD_RF_RECONSTRUCT_STALL_WINDOW 200
+#define DPD_RF_RECONSTRUCT_STALL_TOL 1e-3
 /* First stream of the random starts: far from the simulator's (seed, r) and the problem's
  * streams (2^64 - 1 downwards, rf.h). */
 #define DPD_RF_RECONSTRUCT_STREAM ((uint64_t)1 << 60)
@@ -69,12 +71,16 @@ typedef struct {
   double ridge;     /* lambda = ridge p, finite > 0 */
   double step;      /* BFGS's first trial step (in units of the inputs' entries), finite > 0 */
   double line_tol;  /* BFGS's line-search tolerance, in (0, 1) */
+  size_t stall_window; /* a start stops when its loss fell by less than stall_tol times the loss
+                          of stall_window iterations before (0: never; a plateau, as when the
+                          released theta is mostly noise) */
+  double stall_tol;    /* finite >= 0 */
   uint64_t seed;    /* the starts' streams (above) */
   uint64_t stream;  /* restart k uses stream (seed, stream + k) */
 } dpd_rf_reconstruct_config;
 
 /* restarts 8, max_iter 2000, gtol 1e-9, stop_loss 1e-6, ridge 1e-10, step 0.5, line_tol 0.1,
- * seed 1, stream DPD_RF_RECONSTRUCT_STREAM. */
+ * stall_window 200, stall_tol 1e-3, seed 1, stream DPD_RF_RECONSTRUCT_STREAM. */
 DPD_API dpd_rf_reconstruct_config dpd_rf_reconstruct_config_default(void);
 
 /* The loss's workspace for n rows (opaque; every buffer allocated at create). */
@@ -108,7 +114,7 @@ typedef struct {
 
 /* The attack: n rows X_hat[0..n d) (caller memory, row-major, each of norm sqrt(d)) minimising
  * L for theta[0..p) (borrowed). Returns DPD_EINVAL naming the field (restarts, max_iter, gtol,
- * stop_loss, ridge, step, line_tol) or theta = 0; DPD_ENOMEM; DPD_ESOLVER when every start
+ * stop_loss, ridge, step, line_tol, stall_tol) or theta = 0; DPD_ENOMEM; DPD_ESOLVER when every start
  * failed. A start whose iteration fails (GSL_ENOPROG, a non-finite loss) keeps its last point.
  * Prints nothing. Thread-safe (one workspace per call). */
 DPD_API int dpd_rf_reconstruct_run(const dpd_rf_features *f, const double *theta, size_t n,

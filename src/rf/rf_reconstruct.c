@@ -54,6 +54,8 @@ dpd_rf_reconstruct_config dpd_rf_reconstruct_config_default(void) {
                                      .ridge = DPD_RF_RECONSTRUCT_RIDGE,
                                      .step = DPD_RF_RECONSTRUCT_STEP,
                                      .line_tol = DPD_RF_RECONSTRUCT_LINE_TOL,
+                                     .stall_window = DPD_RF_RECONSTRUCT_STALL_WINDOW,
+                                     .stall_tol = DPD_RF_RECONSTRUCT_STALL_TOL,
                                      .seed = 1,
                                      .stream = DPD_RF_RECONSTRUCT_STREAM};
 }
@@ -230,6 +232,7 @@ static int check_config(const dpd_rf_reconstruct_config *c, dpd_err *err) {
                     : !(c->ridge > 0.0) || !isfinite(c->ridge)        ? "ridge"
                     : !(c->step > 0.0) || !isfinite(c->step)          ? "step"
                     : !(c->line_tol > 0.0 && c->line_tol < 1.0)       ? "line_tol"
+                    : !(c->stall_tol >= 0.0) || !isfinite(c->stall_tol) ? "stall_tol"
                                                                       : NULL;
   return bad == NULL ? DPD_OK
                      : DPD_FAIL(err, DPD_EINVAL,
@@ -238,10 +241,13 @@ static int check_config(const dpd_rf_reconstruct_config *c, dpd_err *err) {
                                 bad);
 }
 
-/* One start from z0 (n d): BFGS until the gradient test, max_iter, or no progress; the final
- * point's rows on the sphere in X_out, its loss returned. */
+/* One start from z0 (n d): BFGS until the gradient test, max_iter, no progress, or a stall (the
+ * loss fell by less than stall_tol of its value stall_window iterations before; hist: the last
+ * stall_window + 1 losses, a ring); the final point's rows on the sphere in X_out, its loss
+ * returned. */
 static double one_start(objective *o, gsl_multimin_fdfminimizer *m, gsl_vector *z0,
-                        const dpd_rf_reconstruct_config *cfg, double *X_out, size_t *iterations) {
+                        const dpd_rf_reconstruct_config *cfg, double *hist, double *X_out,
+                        size_t *iterations) {
   const size_t nd = o->w->n * o->w->f.d;
   gsl_multimin_function_fdf fdf = {.f = obj_f, .df = obj_df, .fdf = obj_fdf, .n = nd, .params = o};
   if (gsl_multimin_fdfminimizer_set(m, &fdf, z0, cfg->step, cfg->line_tol) != GSL_SUCCESS) {
@@ -255,6 +261,14 @@ static double one_start(objective *o, gsl_multimin_fdfminimizer *m, gsl_vector *
       break; /* GSL_ENOPROG: no lower point along the line; keep the last point */
     }
     status = gsl_multimin_test_gradient(gsl_multimin_fdfminimizer_gradient(m), cfg->gtol);
+    const size_t W = cfg->stall_window;
+    if (W > 0) {
+      const double L = gsl_multimin_fdfminimizer_minimum(m);
+      hist[it % (W + 1)] = L;
+      if (it > W && hist[(it - W) % (W + 1)] - L < cfg->stall_tol * hist[(it - W) % (W + 1)]) {
+        break;
+      }
+    }
   }
   *iterations += it;
   const gsl_vector *z = gsl_multimin_fdfminimizer_x(m);
@@ -287,8 +301,8 @@ int dpd_rf_reconstruct_run(const dpd_rf_features *f, const double *theta, size_t
   gsl_multimin_fdfminimizer *m =
       gsl_multimin_fdfminimizer_alloc(gsl_multimin_fdfminimizer_vector_bfgs2, nd);
   gsl_vector *z0 = gsl_vector_alloc(nd);
-  double *X = malloc(nd * sizeof *X);
-  if (m == NULL || z0 == NULL || X == NULL) {
+  double *X = malloc(nd * sizeof *X), *hist = malloc((cfg->stall_window + 1) * sizeof *hist);
+  if (m == NULL || z0 == NULL || X == NULL || hist == NULL) {
     status = DPD_FAIL(err, DPD_ENOMEM, "reconstruct: out of memory (n d = %zu)", nd);
   }
   objective o = {.w = w, .theta = theta};
@@ -306,7 +320,7 @@ int dpd_rf_reconstruct_run(const dpd_rf_features *f, const double *theta, size_t
         z0->data[i * d + c] *= s / sqrt(q);
       }
     }
-    const double L = one_start(&o, m, z0, cfg, X, &info->iterations);
+    const double L = one_start(&o, m, z0, cfg, hist, X, &info->iterations);
     info->restarts_run = k + 1;
     if (isfinite(L) && !(L >= info->loss)) {
       info->loss = L;
@@ -327,6 +341,7 @@ int dpd_rf_reconstruct_run(const dpd_rf_features *f, const double *theta, size_t
   gsl_multimin_fdfminimizer_free(m);
   gsl_vector_free(z0);
   free(X);
+  free(hist);
   dpd_rf_reconstruct_work_free(w);
   return status;
 }
