@@ -53,7 +53,7 @@ typedef struct {
 #define DPD_RF_RECONSTRUCT_RESTARTS 8
 #define DPD_RF_RECONSTRUCT_MAX_ITER 2000
 #define DPD_RF_RECONSTRUCT_GTOL 1e-9
-#define DPD_RF_RECONSTRUCT_STOP_LOSS 1e-6
+#define DPD_RF_RECONSTRUCT_STOP_LOSS 1e-8
 #define DPD_RF_RECONSTRUCT_RIDGE 1e-10
 #define DPD_RF_RECONSTRUCT_STEP 0.5
 #define DPD_RF_RECONSTRUCT_LINE_TOL 0.1
@@ -79,7 +79,7 @@ typedef struct {
   uint64_t stream;  /* restart k uses stream (seed, stream + k) */
 } dpd_rf_reconstruct_config;
 
-/* restarts 8, max_iter 2000, gtol 1e-9, stop_loss 1e-6, ridge 1e-10, step 0.5, line_tol 0.1,
+/* restarts 8, max_iter 2000, gtol 1e-9, stop_loss 1e-8, ridge 1e-10, step 0.5, line_tol 0.1,
  * stall_window 200, stall_tol 1e-3, seed 1, stream DPD_RF_RECONSTRUCT_STREAM. */
 DPD_API dpd_rf_reconstruct_config dpd_rf_reconstruct_config_default(void);
 

@@ -28,7 +28,7 @@
    "file:PATH = p values (.npy or text) for the problem of seed, draw 0"},                        \
       {"restarts", DPD_KEY_INT, "8", 1, 1048576, 0, NULL, "reconstruct",                           \
        "reconstruct: random starts of the minimiser per replicate (the best is kept; it stops "    \
-       "early once the loss is below 1e-6)"},                                                      \
+       "early once the loss is below 1e-8)"},                                                      \
       {"attack_iterations", DPD_KEY_INT, "2000", 1, 1e9, 0, NULL, "reconstruct",                   \
        "reconstruct: BFGS iterations per start at most"},                                          \
       {"cosine", DPD_KEY_REAL, "0.9", 0, 1, DPD_KEY_LO_OPEN, NULL, "reconstruct",                  \
