@@ -112,4 +112,25 @@ else
   bad "sweep: $(cat "$work/stderr")"
 fi
 
+# every number the sweeps produce is declared (dpd_model_command.numbers: a missing name would
+# make `dpdyn sweep --plot_y=NAME` refuse a valid number), as tests/cli/test_sweep_plot_y.sh
+# checks for the other commands
+"$dpdyn" sweep reconstruct --model=rf --help |
+  awk '/^values of plot_y for model=/ { on = 1; next } on && /^  / { for (i = 1; i <= NF; i++) print $i; next } on { exit }' |
+  sort -u >"$work/declared"
+for extra in "--theta=star|dpgd" "--theta=dpgd --clip=1 --mu=1|inf" "--theta=dpgd --clip=1 --epsilon=1,2"; do
+  # shellcheck disable=SC2086
+  "$dpdyn" sweep reconstruct --model=rf --n=2 --d=3 --p=12 --seeds=2 --restarts=1 \
+    --attack_iterations=5 --activation="tanh|hermite134" $extra --out="$work/cov" >/dev/null 2>&1
+  awk -F'\t' '/^#/ { next } { s = 0; for (i = 1; i <= NF; i++) { if (s) print $i; if ($i == "status") s = 1 } exit }' \
+    "$work/cov/sweep.tsv" >>"$work/produced"
+  rm -rf "$work/cov"
+done
+missing=$(sort -u "$work/produced" | comm -23 - "$work/declared" | tr '\n' ' ')
+if [ -s "$work/produced" ] && [ -z "$missing" ]; then
+  ok "every number of the sweeps is declared ($(sort -u "$work/produced" | wc -l) names)"
+else
+  bad "numbers not declared: $missing"
+fi
+
 finish test_rf_reconstruct
