@@ -52,6 +52,18 @@ else
   bad "threads 1 and 2 differ"
 fi
 
+# every ISA path this CPU has (DPD_ISA: the Gaussian fills and dpdyn's kernels; OpenBLAS and
+# libm do not change with it): the same rows as the default path
+for isa in scalar avx2 avx512; do
+  DPD_ISA=$isa "$dpdyn" --version 2>/dev/null | grep -q "^kernel path: $isa " || continue
+  DPD_ISA=$isa "$dpdyn" reconstruct "${small[@]}" --threads=1 --out="$work/isa-$isa" >/dev/null 2>&1
+  if cmp -s <(tsv_rows "$work/t1/reconstruct.tsv") <(tsv_rows "$work/isa-$isa/reconstruct.tsv"); then
+    ok "DPD_ISA=$isa: the same rows"
+  else
+    bad "DPD_ISA=$isa: rows differ"
+  fi
+done
+
 # (B2): hermite13 (odd) and tanh fail it with a warning; hermite134 holds it
 if grep -q "warning: activation hermite13 fails assumption (B2)" "$work/stderr1" &&
   grep -q '"b2_holds":[[:space:]]*0' "$work/t1/summary.json"; then
