@@ -35,7 +35,7 @@ for vary in n d p; do
     esac
     sz=(--n="$n" --d="$d" --p="$p")
     read -r w1 e1 < <(run a1 1 "${sz[@]}" --restarts=1)
-    read -r wk ek < <(run ak "$K" "${sz[@]}" --restarts=1 --ridge=1e-10)
+    read -r wk ek < <(run ak "$K" "${sz[@]}" --restarts=1)
     ms=$(awk -v a="$w1" -v b="$wk" -v c="$e1" -v e="$ek" 'BEGIN{printf "%.4g", 1000*(b-a)/(e-c)}')
     x=$(eval echo "\$$vary")
     slope=$([ -n "$prev_x" ] && awk -v x0="$prev_x" -v x1="$x" -v t0="$prev_t" -v t1="$ms" \

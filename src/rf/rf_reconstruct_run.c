@@ -122,17 +122,24 @@ static int b2_check(dpd_rf_activation act, char *failed, size_t cap, double mu[5
     odd |= r >= 3 && r % 2 == 1 && nz;
     even |= r >= 3 && r % 2 == 0 && nz;
   }
+  size_t len = 0;
   failed[0] = '\0';
+#define B2_FAIL(...)                                                                               \
+  (len += (size_t)snprintf(failed + len, cap - len, "%s", len > 0 ? "; " : ""),                    \
+   len += (size_t)snprintf(failed + len, cap - len, __VA_ARGS__), len = len < cap ? len : cap - 1)
   if (fabs(mu[0]) > DPD_RF_RECONSTRUCT_HERMITE_ZERO) {
-    snprintf(failed, cap, "phi_0 = %.4g != 0", mu[0]);
-  } else if (fabs(mu[2]) > DPD_RF_RECONSTRUCT_HERMITE_ZERO) {
-    snprintf(failed, cap, "phi_2 = %.4g != 0", mu[2]);
-  } else if (!(fabs(mu[1]) > DPD_RF_RECONSTRUCT_HERMITE_ZERO)) {
-    snprintf(failed, cap, "phi_1 = 0");
-  } else if (!odd || !even) {
-    snprintf(failed, cap, "no non-zero %s Hermite coefficient of order 3..%d", odd ? "even" : "odd",
-             B2_ORDERS);
+    B2_FAIL("phi_0 = %.4g != 0", mu[0]);
   }
+  if (fabs(mu[2]) > DPD_RF_RECONSTRUCT_HERMITE_ZERO) {
+    B2_FAIL("phi_2 = %.4g != 0", mu[2]);
+  }
+  if (!(fabs(mu[1]) > DPD_RF_RECONSTRUCT_HERMITE_ZERO)) {
+    B2_FAIL("phi_1 = 0");
+  }
+  if (!odd || !even) {
+    B2_FAIL("no non-zero %s Hermite coefficient of order 3..%d", odd ? "even" : "odd", B2_ORDERS);
+  }
+#undef B2_FAIL
   return !higher;
 }
 
@@ -150,7 +157,7 @@ int dpd__rf_reconstruct_keys(const dpd_keys *keys, const dpd_rf_config *pc, dpd_
   static const char *const budgets[] = {"epsilon", "sigma", "mu", "zcdp"};
   const char *budget = NULL, *path;
   int release, status;
-  char failed[128];
+  char failed[256];
   double mu[5], *theta = NULL;
   size_t choice;
   for (size_t k = 0; k < 4 && budget == NULL; k++) {
@@ -361,7 +368,7 @@ int dpd__rf_reconstruct_output(dpd_output *out, const dpd_rf_config *pc,
                                const dpd_run_env *env, dpd_err *err) {
   job j = {.pc = pc, .sc = sc, .attack = dpd_rf_reconstruct_config_default()};
   const char *path;
-  char failed[128];
+  char failed[256];
   double mu[5], *theta_file = NULL;
   size_t restarts, iterations;
   int status;
@@ -413,8 +420,8 @@ int dpd__rf_reconstruct_output(dpd_output *out, const dpd_rf_config *pc,
       status = dpd__output_note_add(
           out, err,
           "warning: activation %s fails assumption (B2) of the slides: %s; the attack runs, "
-          "but the theorem does not cover it (odd or even phi: reconstructions of -x_i count, as "
-          "sign flips)",
+          "but the theorem does not cover it (a reconstruction of -x_i counts as recovered and is "
+          "reported as a sign flip)",
           dpd_rf_activation_name(pc->activation), failed);
       cJSON_AddStringToObject(out->summary, "b2_warning", failed);
     }
