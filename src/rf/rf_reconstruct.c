@@ -124,9 +124,18 @@ double dpd_rf_reconstruct_loss_eval(dpd_rf_reconstruct_work *w, const double *th
   const int N = (int)n, P = (int)p, Dm = (int)d;
   cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, P, Dm, 1.0, X, Dm, w->f.V, Dm, 0.0, w->Z,
               P);
-  for (size_t k = 0; k < np; k++) {
-    w->Phi[k] = dpd_rf_activation_eval(w->f.activation, w->Z[k]);
-    w->D[k] = dpd_rf_activation_deriv(w->f.activation, w->Z[k]);
+  if (w->f.activation == DPD_RF_ACT_TANH) { /* tanh' = 1 - tanh^2: one tanh per entry, the bits
+                                               of dpd_rf_activation_deriv */
+    for (size_t k = 0; k < np; k++) {
+      const double t = dpd_rf_activation_eval(DPD_RF_ACT_TANH, w->Z[k]);
+      w->Phi[k] = t;
+      w->D[k] = 1.0 - t * t;
+    }
+  } else {
+    for (size_t k = 0; k < np; k++) {
+      w->Phi[k] = dpd_rf_activation_eval(w->f.activation, w->Z[k]);
+      w->D[k] = dpd_rf_activation_deriv(w->f.activation, w->Z[k]);
+    }
   }
   cblas_dsyrk(CblasRowMajor, CblasUpper, CblasNoTrans, N, P, 1.0, w->Phi, P, 0.0, w->G, N);
   for (size_t i = 0; i < n; i++) {
