@@ -53,7 +53,8 @@
 #define DPD__RF_RECONSTRUCT_COMMAND(run_fn, uses_bits, model_numbers)                              \
   {.name = "reconstruct",                                                                          \
    .summary = "data-reconstruction attack on the released parameters (theta*, DP-GD or a file): "  \
-              "fraction of training inputs recovered",                                            \
+              "fraction of training inputs recovered (its defaults: n = 8, d = 10, p = 2000, "    \
+              "seeds = 8)",                                                                       \
    .files = "reconstruct.tsv summary.json",                                                        \
    .example = "dpdyn reconstruct --model=rf --n=4 --d=5 --p=400 --activation=hermite134",          \
    .numbers = model_numbers,                                                                       \
