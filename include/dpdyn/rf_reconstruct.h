@@ -64,19 +64,19 @@ typedef struct {
 #define DPD_RF_RECONSTRUCT_STREAM ((uint64_t)1 << 60)
 
 typedef struct {
-  size_t restarts;  /* random starts, >= 1 */
-  size_t max_iter;  /* BFGS iterations per start, >= 1 */
-  double gtol;      /* a start stops when |dL/dz| < gtol (gsl_multimin_test_gradient), >= 0 */
-  double stop_loss; /* no further start once the best loss is below it (>= 0; 0: run all) */
-  double ridge;     /* lambda = ridge p, finite > 0 */
-  double step;      /* BFGS's first trial step (in units of the inputs' entries), finite > 0 */
-  double line_tol;  /* BFGS's line-search tolerance, in (0, 1) */
+  size_t restarts;     /* random starts, >= 1 */
+  size_t max_iter;     /* BFGS iterations per start, >= 1 */
+  double gtol;         /* a start stops when |dL/dz| < gtol (gsl_multimin_test_gradient), >= 0 */
+  double stop_loss;    /* no further start once the best loss is below it (>= 0; 0: run all) */
+  double ridge;        /* lambda = ridge p, finite > 0 */
+  double step;         /* BFGS's first trial step (in units of the inputs' entries), finite > 0 */
+  double line_tol;     /* BFGS's line-search tolerance, in (0, 1) */
   size_t stall_window; /* a start stops when its loss fell by less than stall_tol times the loss
                           of stall_window iterations before (0: never; a plateau, as when the
                           released theta is mostly noise) */
   double stall_tol;    /* finite >= 0 */
-  uint64_t seed;    /* the starts' streams (above) */
-  uint64_t stream;  /* restart k uses stream (seed, stream + k) */
+  uint64_t seed;       /* the starts' streams (above) */
+  uint64_t stream;     /* restart k uses stream (seed, stream + k) */
 } dpd_rf_reconstruct_config;
 
 /* restarts 8, max_iter 2000, gtol 1e-9, stop_loss 1e-8, ridge 1e-10, step 0.5, line_tol 0.1,
@@ -104,19 +104,19 @@ DPD_API double dpd_rf_reconstruct_loss_eval(dpd_rf_reconstruct_work *w, const do
 
 /* What dpd_rf_reconstruct_run reports. */
 typedef struct {
-  double loss;          /* the best start's final L */
-  double residual;      /* its |P-perp theta|^2 / |theta|^2 (ridge term left out) */
-  size_t best_restart;  /* which start it was */
-  size_t restarts_run;  /* starts run (fewer than restarts when stop_loss was reached) */
-  size_t iterations;    /* BFGS iterations, all starts */
-  size_t evaluations;   /* loss-and-gradient evaluations, all starts */
+  double loss;         /* the best start's final L */
+  double residual;     /* its |P-perp theta|^2 / |theta|^2 (ridge term left out) */
+  size_t best_restart; /* which start it was */
+  size_t restarts_run; /* starts run (fewer than restarts when stop_loss was reached) */
+  size_t iterations;   /* BFGS iterations, all starts */
+  size_t evaluations;  /* loss-and-gradient evaluations, all starts */
 } dpd_rf_reconstruct_info;
 
 /* The attack: n rows X_hat[0..n d) (caller memory, row-major, each of norm sqrt(d)) minimising
  * L for theta[0..p) (borrowed). Returns DPD_EINVAL naming the field (restarts, max_iter, gtol,
- * stop_loss, ridge, step, line_tol, stall_tol) or theta = 0; DPD_ENOMEM; DPD_ESOLVER when every start
- * failed. A start whose iteration fails (GSL_ENOPROG, a non-finite loss) keeps its last point.
- * Prints nothing. Thread-safe (one workspace per call). */
+ * stop_loss, ridge, step, line_tol, stall_tol) or theta = 0; DPD_ENOMEM; DPD_ESOLVER when every
+ * start failed. A start whose iteration fails (GSL_ENOPROG, a non-finite loss) keeps its last
+ * point. Prints nothing. Thread-safe (one workspace per call). */
 DPD_API int dpd_rf_reconstruct_run(const dpd_rf_features *f, const double *theta, size_t n,
                                    const dpd_rf_reconstruct_config *cfg, double *X_hat,
                                    dpd_rf_reconstruct_info *info, dpd_err *err);

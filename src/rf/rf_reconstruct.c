@@ -18,7 +18,8 @@
  * Why the gradient is exact with the ridge: a minimises N(a) = |theta - Phi^T a|^2 +
  * lambda |a|^2 for the given Phi, so dL/dPhi is the partial derivative at fixed a (envelope
  * theorem): d/dPhi_kj |theta - Phi^T a|^2 = -2 a_k r_j. lambda is ridge p, fixed: it does not
- * depend on X (tests/unit/test_rf_reconstruct.c checks the gradient against central differences). */
+ * depend on X (tests/unit/test_rf_reconstruct.c checks the gradient against central differences).
+ */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,20 +235,21 @@ static void obj_df(const gsl_vector *z, void *params, gsl_vector *g) {
 }
 
 static int check_config(const dpd_rf_reconstruct_config *c, dpd_err *err) {
-  const char *bad = c->restarts < 1                                   ? "restarts"
-                    : c->max_iter < 1                                 ? "max_iter"
-                    : !(c->gtol >= 0.0) || !isfinite(c->gtol)         ? "gtol"
+  const char *bad = c->restarts < 1                                     ? "restarts"
+                    : c->max_iter < 1                                   ? "max_iter"
+                    : !(c->gtol >= 0.0) || !isfinite(c->gtol)           ? "gtol"
                     : !(c->stop_loss >= 0.0) || !isfinite(c->stop_loss) ? "stop_loss"
-                    : !(c->ridge > 0.0) || !isfinite(c->ridge)        ? "ridge"
-                    : !(c->step > 0.0) || !isfinite(c->step)          ? "step"
-                    : !(c->line_tol > 0.0 && c->line_tol < 1.0)       ? "line_tol"
+                    : !(c->ridge > 0.0) || !isfinite(c->ridge)          ? "ridge"
+                    : !(c->step > 0.0) || !isfinite(c->step)            ? "step"
+                    : !(c->line_tol > 0.0 && c->line_tol < 1.0)         ? "line_tol"
                     : !(c->stall_tol >= 0.0) || !isfinite(c->stall_tol) ? "stall_tol"
-                                                                      : NULL;
-  return bad == NULL ? DPD_OK
-                     : DPD_FAIL(err, DPD_EINVAL,
-                                "invalid value for '%s' (allowed: restarts, max_iter >= 1; gtol, "
-                                "stop_loss finite >= 0; ridge, step finite > 0; line_tol in (0, 1))",
-                                bad);
+                                                                        : NULL;
+  return bad == NULL
+             ? DPD_OK
+             : DPD_FAIL(err, DPD_EINVAL,
+                        "invalid value for '%s' (allowed: restarts, max_iter >= 1; gtol, "
+                        "stop_loss finite >= 0; ridge, step finite > 0; line_tol in (0, 1))",
+                        bad);
 }
 
 /* One start from z0 (n d): BFGS until the gradient test, max_iter, no progress, or a stall (the
@@ -417,8 +419,9 @@ int dpd_rf_reconstruct_score_eval(const double *X_hat, size_t n_hat, const doubl
     const double c = m[i] != SIZE_MAX ? C[i * n_hat + m[i]] : 0.0;
     double e = 0.0;
     for (size_t k = 0; k < d; k++) {
-      const double diff = m[i] != SIZE_MAX ? X_hat[m[i] * d + k] - (c < 0.0 ? -1.0 : 1.0) * X[i * d + k]
-                                           : X[i * d + k];
+      const double diff = m[i] != SIZE_MAX
+                              ? X_hat[m[i] * d + k] - (c < 0.0 ? -1.0 : 1.0) * X[i * d + k]
+                              : X[i * d + k];
       e += diff * diff;
     }
     err_sum += sqrt(e) / sqrt((double)d);
@@ -432,12 +435,12 @@ int dpd_rf_reconstruct_score_eval(const double *X_hat, size_t n_hat, const doubl
       cosine[i] = c;
     }
   }
-  *score = (dpd_rf_reconstruct_score){
-      .reconstructed_fraction = (double)any / (double)n,
-      .matched_fraction = (double)matched / (double)n,
-      .matching_error = err_sum / (double)n,
-      .sign_flip_fraction = matched > 0 ? (double)flips / (double)matched : NAN,
-      .cosine_mean = cos_sum / (double)n};
+  *score = (dpd_rf_reconstruct_score){.reconstructed_fraction = (double)any / (double)n,
+                                      .matched_fraction = (double)matched / (double)n,
+                                      .matching_error = err_sum / (double)n,
+                                      .sign_flip_fraction =
+                                          matched > 0 ? (double)flips / (double)matched : NAN,
+                                      .cosine_mean = cos_sum / (double)n};
   free(C);
   free(nx);
   free(m);

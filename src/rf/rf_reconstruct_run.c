@@ -36,7 +36,8 @@ enum { RELEASE_STAR = 0, RELEASE_DPGD, RELEASE_FILE };
 
 /* The per-replicate values, in the column order of reconstruct.tsv. */
 #define COLUMNS                                                                                    \
-  "replicate draw reconstructed_fraction matched_fraction matching_error sign_flip_fraction cosine_mean "    \
+  "replicate draw reconstructed_fraction matched_fraction matching_error sign_flip_fraction "      \
+  "cosine_mean "                                                                                   \
   "loss residual loss_at_truth theta_norm best_restart restarts_run iterations evaluations"
 enum {
   C_REPLICATE,
@@ -328,10 +329,14 @@ static void summary_set(dpd_output *out, const double *rows, size_t seeds) {
   static const struct {
     const char *name;
     int col;
-  } scored[] = {{"reconstructed_fraction", C_FRACTION}, {"matched_fraction", C_MATCHED},
-                {"matching_error", C_ERROR},            {"sign_flip_fraction", C_FLIPS},
-                {"cosine_mean", C_COSINE},              {"loss", C_LOSS},
-                {"residual", C_RESIDUAL},               {"loss_at_truth", C_TRUTH},
+  } scored[] = {{"reconstructed_fraction", C_FRACTION},
+                {"matched_fraction", C_MATCHED},
+                {"matching_error", C_ERROR},
+                {"sign_flip_fraction", C_FLIPS},
+                {"cosine_mean", C_COSINE},
+                {"loss", C_LOSS},
+                {"residual", C_RESIDUAL},
+                {"loss_at_truth", C_TRUTH},
                 {"theta_norm", C_THETA_NORM}};
   double *x = malloc(seeds * sizeof *x);
   char se[64];

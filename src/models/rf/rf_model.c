@@ -63,8 +63,7 @@ static const dpd_key_desc rf_keys[] = {
      "delta of the (epsilon, delta) guarantee [1/n]"},
     {"calibration", DPD_KEY_TEXT, "exact", 0, 0, 0, "exact|moments", NULL,
      "sigma from epsilon by exact (mu-GDP composition) or moments (the seed's bound)"},
-    {"seeds", DPD_KEY_INT, "16", 1, TWO24, 0, NULL, "simulate compare reconstruct",
-     "replicates"},
+    {"seeds", DPD_KEY_INT, "16", 1, TWO24, 0, NULL, "simulate compare reconstruct", "replicates"},
     {"theta_star", DPD_KEY_TEXT, "on", 0, 0, 0, "on|off", "simulate ou compare",
      "the minimum-norm interpolator theta* = Phi^+ y of each draw, reported beside DP-GD; off "
      "skips its SVD (O(n^2 p), most of the set-up for large p): no theta_star_* in the summary, "
