@@ -22,10 +22,11 @@
 
 /* The keys of reconstruct (the end of the rf key table). */
 #define DPD__RF_RECONSTRUCT_KEY_LINES                                                              \
-  {"theta", DPD_KEY_TEXT, "star", 0, 0, 0, NULL, "reconstruct",                                    \
+  {"theta", DPD_KEY_TEXT, "auto", 0, 0, 0, NULL, "reconstruct",                                    \
    "released parameters the attack reads: star = theta* = Phi^+ y (no privacy); dpgd = DP-GD's "  \
    "last iterate (eta, steps, clip and one of epsilon, sigma, mu, zcdp; none: plain GD); "         \
-   "file:PATH = p values (.npy or text) for the problem of seed, draw 0"},                        \
+   "file:PATH = p values (.npy or text) for the problem of seed, draw 0; auto = dpgd when a "      \
+   "privacy budget is given, else star"},                                                         \
       {"restarts", DPD_KEY_INT, "8", 1, 1048576, 0, NULL, "reconstruct",                           \
        "reconstruct: random starts of the minimiser per replicate (the best is kept; it stops "    \
        "early once the loss is below 1e-8)"},                                                      \
@@ -67,7 +68,7 @@
 DPD_HIDDEN_FN int dpd__rf_reconstruct_defaults(dpd_keys *keys, dpd_err *err);
 
 /* Validates the keys of reconstruct once pc holds the problem (setup, before the privacy keys):
- * theta (star or file with a privacy budget given: DPD_EINVAL naming 'theta'; file:PATH read
+ * theta (auto: dpgd with a privacy budget, else star; star or file with a budget given: DPD_EINVAL naming 'theta'; file:PATH read
  * now, its size must be p), p >= n, the activation's (B2) conditions (DPD_EINVAL naming
  * 'activation' and the coefficient when require_b2 = on, or when every coefficient of order
  * >= 2 vanishes: a linear activation). */

@@ -70,7 +70,18 @@ int dpd__rf_reconstruct_defaults(dpd_keys *keys, dpd_err *err) {
   return status;
 }
 
-/* The release: star, dpgd or file (*path its PATH). */
+/* The privacy budget key given (epsilon, sigma, mu, zcdp), NULL when none. */
+static const char *budget_given(const dpd_keys *keys) {
+  static const char *const budgets[] = {"epsilon", "sigma", "mu", "zcdp"};
+  for (size_t k = 0; k < 4; k++) {
+    if (dpd_keys_given(keys, budgets[k])) {
+      return budgets[k];
+    }
+  }
+  return NULL;
+}
+
+/* The release: star, dpgd or file (*path its PATH); auto is dpgd when a budget is given. */
 static int release_get(const dpd_keys *keys, int *release, const char **path, dpd_err *err) {
   const char *text = dpd_keys_text_get(keys, "theta");
   *path = dpd__model_file_path(text);
@@ -78,12 +89,16 @@ static int release_get(const dpd_keys *keys, int *release, const char **path, dp
     *release = RELEASE_FILE;
     return DPD_OK;
   }
+  if (text != NULL && strcmp(text, "auto") == 0) {
+    *release = budget_given(keys) != NULL ? RELEASE_DPGD : RELEASE_STAR;
+    return DPD_OK;
+  }
   if (text != NULL && (strcmp(text, "star") == 0 || strcmp(text, "dpgd") == 0)) {
     *release = text[0] == 's' ? RELEASE_STAR : RELEASE_DPGD;
     return DPD_OK;
   }
   return DPD_FAIL(err, DPD_EINVAL,
-                  "invalid value for 'theta': '%s' (allowed: star, dpgd, file:PATH with a "
+                  "invalid value for 'theta': '%s' (allowed: auto, star, dpgd, file:PATH with a "
                   "non-empty PATH)",
                   text != NULL ? text : "");
 }
@@ -155,15 +170,11 @@ static double replicate_bytes(const dpd_rf_config *pc) {
 }
 
 int dpd__rf_reconstruct_keys(const dpd_keys *keys, const dpd_rf_config *pc, dpd_err *err) {
-  static const char *const budgets[] = {"epsilon", "sigma", "mu", "zcdp"};
-  const char *budget = NULL, *path;
+  const char *budget = budget_given(keys), *path;
   int release, status;
   char failed[256];
   double mu[5], *theta = NULL;
   size_t choice;
-  for (size_t k = 0; k < 4 && budget == NULL; k++) {
-    budget = dpd_keys_given(keys, budgets[k]) ? budgets[k] : NULL;
-  }
   if ((status = release_get(keys, &release, &path, err)) < 0 ||
       (status = dpd_keys_choice_get(keys, "require_b2", &choice, err)) < 0) {
     return status;
@@ -420,7 +431,9 @@ int dpd__rf_reconstruct_output(dpd_output *out, const dpd_rf_config *pc,
     dpd_output_number_set(out, "b2_holds", failed[0] == '\0' ? 1.0 : 0.0);
     dpd_output_number_set(out, "p_over_nd", (double)pc->p / ((double)pc->n * (double)pc->d));
     dpd_output_number_set(out, "seeds", (double)seeds);
+    static const char *const released[] = {"star", "dpgd", "file"};
     cJSON_AddStringToObject(out->summary, "theta", dpd_keys_text_get(keys, "theta"));
+    cJSON_AddStringToObject(out->summary, "released", released[j.release]);
     if (failed[0] != '\0') {
       status = dpd__output_note_add(
           out, err,

@@ -95,7 +95,7 @@ err theta_size "invalid value for 'theta': .*399 values .*p = 400" reconstruct "
   --theta=file:"$work/theta399.txt"
 err theta_missing "'theta'" reconstruct "${small[@]}" --theta=file:"$work/none.txt"
 err theta_star_private "invalid value for 'theta': 'star' with epsilon" reconstruct "${small[@]}" \
-  --epsilon=2 --clip=1
+  --theta=star --epsilon=2 --clip=1
 err theta_unknown "invalid value for 'theta': 'thetastar'" reconstruct "${small[@]}" --theta=thetastar
 err b2_required "invalid value for 'activation': tanh fails assumption \(B2\): no non-zero even" \
   reconstruct "${small[@]}" --activation=tanh --require_b2=on
@@ -105,13 +105,19 @@ err memory "invalid value for 'n'.*max_memory" reconstruct --model=rf --n=20000 
   --p=2000000 --max_memory=1G
 err dpgd_clip "'clip'" reconstruct "${small[@]}" --theta=dpgd --epsilon=2
 
-# DP-GD's last iterate at a privacy level: runs and records the epsilon
+# DP-GD's last iterate at a privacy level: runs and records the epsilon; theta = auto (the
+# default) releases it when a budget is given, theta* otherwise
 if "$dpdyn" reconstruct "${small[@]}" --theta=dpgd --epsilon=4 --clip=1 --restarts=1 \
   --attack_iterations=50 --out="$work/dpgd" >/dev/null 2>&1 &&
-  grep -q '"epsilon":[[:space:]]*4' "$work/dpgd/summary.json"; then
-  ok "theta = dpgd at epsilon = 4"
+  grep -q '"epsilon":[[:space:]]*4' "$work/dpgd/summary.json" &&
+  "$dpdyn" reconstruct "${small[@]}" --epsilon=4 --clip=1 --restarts=1 \
+    --attack_iterations=50 --out="$work/auto" >/dev/null 2>&1 &&
+  cmp -s <(tsv_rows "$work/dpgd/reconstruct.tsv") <(tsv_rows "$work/auto/reconstruct.tsv") &&
+  grep -q '"released":[[:space:]]*"dpgd"' "$work/auto/summary.json" &&
+  grep -q '"released":[[:space:]]*"star"' "$work/t1/summary.json"; then
+  ok "theta = dpgd at epsilon = 4; theta = auto releases it with a budget, theta* without"
 else
-  bad "theta = dpgd"
+  bad "theta = dpgd / auto"
 fi
 
 # a sweep over p
