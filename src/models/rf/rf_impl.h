@@ -9,6 +9,7 @@
 #include "dpdyn/rf_sim.h"
 #include "rf/audit_rf_impl.h"
 #include "rf/rf_overparam_impl.h"
+#include "rf/rf_reconstruct_impl.h"
 #include "rf/rf_run_impl.h"
 
 /* What a command uses (dpd_model_command.uses): the DP-GD replicates, the OU theory; account
@@ -20,6 +21,7 @@ enum {
   DPD__RF_USES_INTERP = 8u, /* interpolate, sensitivity: rf_overparam_impl.h */
   DPD__RF_USES_SENS = 16u
 };
+enum { DPD__RF_USES_RECONSTRUCT = 64u }; /* the attack (src/rf/rf_reconstruct_impl.h) */
 
 typedef struct {
   dpd_rf_config pc;             /* problem (pc.data: `data` below) */
@@ -49,6 +51,8 @@ DPD_HIDDEN_FN int dpd__rf_run_audit(void *ctx, const dpd_keys *keys, const dpd_r
 DPD_HIDDEN_FN int dpd__rf_run_interpolate(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
                                           dpd_output **out, dpd_err *err);
 DPD_HIDDEN_FN int dpd__rf_run_sensitivity(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
+                                          dpd_output **out, dpd_err *err);
+DPD_HIDDEN_FN int dpd__rf_run_reconstruct(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
                                           dpd_output **out, dpd_err *err);
 DPD_HIDDEN_FN int dpd__rf_run_account(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
                                       dpd_output **out, dpd_err *err);

@@ -37,8 +37,8 @@ static const dpd_key_desc rf_keys[] = {
     {"n_test", DPD_KEY_INT, "1000", 1, TWO24, 0, NULL, "simulate ou compare" OVP, "test samples"},
     {"p", DPD_KEY_INT, "4000", 1, 2147483648.0, 0, NULL, NULL, "number of random features p"},
     {"activation", DPD_KEY_TEXT, "tanh", 0, 0, 0,
-     "tanh|relu_centered|hermite13|relu|abs_centered|hermite134", "simulate ou compare audit" OVP,
-     "activation of the features"},
+     "tanh|relu_centered|hermite13|relu|abs_centered|hermite134",
+     "simulate ou compare audit reconstruct" OVP, "activation of the features"},
     {"target", DPD_KEY_TEXT, "sign", 0, 0, 0, NULL, "simulate ou compare audit" OVP,
      "linear | sign | hermite2 (of u^T x) | file:PATH (N values; only with input = file:PATH)"},
     {"input", DPD_KEY_TEXT, "gaussian", 0, 0, 0, NULL, "simulate ou compare" OVP,
@@ -64,7 +64,8 @@ static const dpd_key_desc rf_keys[] = {
      "delta of the (epsilon, delta) guarantee [1/n]"},
     {"calibration", DPD_KEY_TEXT, "exact", 0, 0, 0, "exact|moments", NULL,
      "sigma from epsilon by exact (mu-GDP composition) or moments (the seed's bound)"},
-    {"seeds", DPD_KEY_INT, "16", 1, TWO24, 0, NULL, "simulate compare" OVP, "replicates"},
+    {"seeds", DPD_KEY_INT, "16", 1, TWO24, 0, NULL, "simulate compare reconstruct" OVP,
+     "replicates"},
     {"theta_star", DPD_KEY_TEXT, "on", 0, 0, 0, "on|off", "simulate ou compare",
      "the minimum-norm interpolator theta* = Phi^+ y of each draw, reported beside DP-GD; off "
      "skips its SVD (O(n^2 p), most of the set-up for large p): no theta_star_* in the summary, "
@@ -78,12 +79,13 @@ static const dpd_key_desc rf_keys[] = {
      "per-replicate values: 0 = none, 1 = replicates.tsv (each replicate's final values), 2 = "
      "also replicates_trajectory.tsv (each replicate on the grid)"},
     {"seed", DPD_KEY_INT, "1", 0, 18446744073709551615.0, 0, NULL, NULL, "master seed"},
-    {"threads", DPD_KEY_INT, "0", 0, 4096, 0, NULL, "simulate ou compare audit" OVP,
+    {"threads", DPD_KEY_INT, "0", 0, 4096, 0, NULL, "simulate ou compare audit reconstruct" OVP,
      "worker threads (0 = all cores); results do not depend on it"},
     {"grid", DPD_KEY_INT, "101", 2, TWO24, 0, NULL, "simulate ou compare",
      "recorded points on [0, T] (at most one per step)"},
     DPD__AUDIT_KEY_LINES,
     DPD__RF_OVP_KEY_LINES,
+    DPD__RF_RECONSTRUCT_KEY_LINES,
     {NULL, DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL}};
 
 /* An enumerated key: validated against the table's choices, then mapped by the rf module. */
@@ -215,8 +217,12 @@ static int setup(const dpd_model_command *c, dpd_keys *keys, const dpd_run_env *
   if ((*ctx = r) == NULL) {
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
   }
-  if ((status = setup_problem(keys, c, env, r, err)) < 0 ||
-      (status = setup_dpgd(keys, r, err)) < 0 || (status = setup_privacy(keys, c, r, err)) < 0 ||
+  const int attack = (c->uses & DPD__RF_USES_RECONSTRUCT) != 0;
+  if ((attack && (status = dpd__rf_reconstruct_defaults(keys, err)) < 0) ||
+      (status = setup_problem(keys, c, env, r, err)) < 0 ||
+      (status = setup_dpgd(keys, r, err)) < 0 ||
+      (attack && (status = dpd__rf_reconstruct_keys(keys, &r->pc, err)) < 0) ||
+      (status = setup_privacy(keys, c, r, err)) < 0 ||
       (status = dpd__model_plot_get(keys, c->plot_default, &r->plot, err)) < 0) {
     return status;
   }
@@ -231,6 +237,10 @@ static int setup(const dpd_model_command *c, dpd_keys *keys, const dpd_run_env *
   if (c->uses & (DPD__RF_USES_INTERP | DPD__RF_USES_SENS)) {
     return dpd__rf_ovp_keys(keys, (c->uses & DPD__RF_USES_SENS) != 0, &r->pc, &r->sc, &r->privacy,
                             &r->ovp, &r->memory_estimate, &r->driver, err);
+  }
+  if (attack) {
+    r->memory_estimate = dpd__rf_reconstruct_bytes(&r->pc, &r->sc);
+    r->driver = "n";
   }
   return (c->uses & DPD__RF_USES_AUDIT)
              ? dpd__rf_audit_keys(keys, &r->pc, &r->sc, &r->memory_estimate, err)
@@ -307,6 +317,8 @@ static const dpd_model_command rf_commands[] = {
                        "dpdyn audit --model=rf --d=100 --n=40 --p=1000 --steps=50 --mu=1 --clip=1"),
     DPD__RF_OVP_COMMANDS(dpd__rf_run_interpolate, dpd__rf_run_sensitivity, DPD__RF_USES_INTERP,
                          DPD__RF_USES_SENS),
+    DPD__RF_RECONSTRUCT_COMMAND(dpd__rf_run_reconstruct, DPD__RF_USES_RECONSTRUCT,
+                                RF_PRIVACY_NUMBERS DPD__RF_RECONSTRUCT_NUMBERS),
     {.name = NULL}};
 
 static const char *const rf_small[] = {"d",       "8",     "n",    "40",    "n_test", "30",   "p",

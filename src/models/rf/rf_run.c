@@ -85,6 +85,16 @@ int dpd__rf_run_audit(void *ctx, const dpd_keys *keys, const dpd_run_env *env, d
   return status < 0 ? status : dpd__rf_audit_output(*out, &r->pc, &r->sc, keys, r->delta, err);
 }
 
+int dpd__rf_run_reconstruct(void *ctx, const dpd_keys *keys, const dpd_run_env *env,
+                            dpd_output **out, dpd_err *err) {
+  const dpd__rf_ctx *r = ctx;
+  int status = output_begin(keys, r, out, err);
+  /* theta* (dgelsd) and the attack (dgemm, dposv) on one OpenBLAS thread: the same bits for any
+   * `threads` (the replicates run in parallel) */
+  openblas_set_num_threads(1);
+  return status < 0 ? status : dpd__rf_reconstruct_output(*out, &r->pc, &r->sc, keys, env, err);
+}
+
 /* simulate (uses SIM), ou (OU), compare (both). */
 static int run(const dpd__rf_ctx *r, unsigned uses, const dpd_keys *keys, const dpd_run_env *env,
                dpd_output **out, dpd_err *err) {
