@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Cost of dpdyn reconstruct --model=rf against n, d and p (docs/overparameterization_reconstruct.md,
-# "Cost"). One evaluation of the loss and its gradient is two GEMMs of n p d, a SYRK of n^2 p and
+# Cost of dpdyn reconstruct --model=rf against n, d and p (docs/overparameterization.md,
+# "Reconstruction", "Cost"). One evaluation of the loss and its gradient is two GEMMs of n p d, a SYRK of n^2 p and
 # an n x n Cholesky solve: O(n p d + n^2 p + n^3). Measured per evaluation as
 #   (wall(K iterations) - wall(1 iteration)) / (evaluations(K) - evaluations(1)),
 # one replicate, one start, one thread (the set-up, theta* by dgelsd in O(n^2 p), cancels), and

@@ -1,5 +1,6 @@
 # Random features: the data-reconstruction attack (dpdyn reconstruct --model=rf,
-# docs/overparameterization_reconstruct.md). Two panels from two `dpdyn sweep reconstruct` outputs:
+# docs/overparameterization.md, "Reconstruction"). Two panels from two `dpdyn sweep reconstruct`
+# outputs:
 #   left:  fraction of training inputs recovered (|cosine| >= 0.9) against p / (n d), theta*
 #          released (no privacy), one line per activation;
 #   right: the same at fixed p against the privacy epsilon of DP-GD's released last iterate,
