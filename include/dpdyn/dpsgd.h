@@ -58,6 +58,7 @@
 #include <stdint.h>
 
 #include "dpdyn/account.h"
+#include "dpdyn/replicate.h"
 #include "dpdyn/schedule.h"
 #include "dpdyn/status.h"
 
@@ -95,10 +96,13 @@ typedef struct {
   double noise_multiplier;     /* z, finite >= 0 (0: non-private, the same steps) */
   uint64_t seed, stream;       /* the random stream (see above) */
   unsigned tag;                /* its region tag, 0 .. 3 */
+  dpd_progress_fn progress;    /* NULL: none; else called after every step with (user, s + 1,
+                                  T); a non-zero return stops the training (DPD_ECANCELLED) */
+  void *progress_user;
 } dpd_dpsgd_config;
 
 /* softmax, 2 classes, bias 1, poisson, q 0.01, batch 0, epochs 10, steps 0, lr 1, no schedule,
- * clip 1, noise multiplier 0, seed 1, stream 0, tag 0. */
+ * clip 1, noise multiplier 0, seed 1, stream 0, tag 0, no progress callback. */
 DPD_API dpd_dpsgd_config dpd_dpsgd_config_default(void);
 
 /* Checks cfg for a data set of n records of dimension d (before any work). DPD_EINVAL names the
@@ -139,7 +143,7 @@ typedef struct {
 /* Trains on X (n x d row-major, borrowed) with labels y[i] in 0 .. K-1 (borrowed). *out is
  * returned-owned (dpd_dpsgd_model_free). DPD_EINVAL: cfg (dpd_dpsgd_check) or a label outside
  * 0 .. K-1 ('labels', naming the row); DPD_ENOMEM; DPD_ENONFINITE when W stops being finite
- * (naming the step); DPD_ECANCELLED when dpd_status_cancelled() turns true (checked every step).
+ * (naming the step); DPD_ECANCELLED when cfg->progress returns non-zero.
  * Memory: R (d + bias) doubles for W and the gradient, the noise and n uniforms in chunks. Pure
  * apart from the allocation: the same inputs give the same bits on every path and CPU. Prints
  * nothing. */
