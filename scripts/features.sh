@@ -22,8 +22,8 @@
 # Usage: scripts/features.sh [--only NAME,...] [--p P] [--max-rows N] [--seed S] [--] OUTDIR
 #   --only      a comma-separated subset of: digits fmnist_pixels fmnist_rf fmnist_rf768
 #               (default: all)
-#   --p         the width of fmnist_rf, 1..100000 (default 2000; 10000 needs about 3 GB here
-#               and 2.8 GB of files)
+#   --p         the width of fmnist_rf, 1..100000 (default 2000: 1.7 GB of memory at peak,
+#               measured; 10000: about 4 GB, estimated, and 2.8 GB of files)
 #   --max-rows  keep the first N rows of each source split (tests; the provenance says so)
 #   --seed      seed of V, the digits split and the reference rows (default 29)
 # Python: $DPD_PYTHON, else /usr/bin/python3, else python3: the first that imports numpy.
