@@ -3,18 +3,20 @@
 # curve per privacy level (seed 003, Figure 2).
 # usage: gnuplot -c protocol_k.gp TABLE.tsv OUT.png DATASET D REPLICATES [NOTE]
 # TABLE.tsv: '#' comment lines, then ONE header line naming the columns
-#   k epsilon acc acc_se R noise_multiplier steps
+#   k epsilon eta acc acc_se R noise_multiplier steps
 #   (epsilon as printed: "0.1", "0.7", "inf"); k = D is the no-PCA baseline.
 # The texts (DATASET, NOTE) are gnuplot string values, never parsed as code.
 data = ARG1
 D = ARG4 + 0
 set terminal pngcairo size 960,640 font "sans,13"
 set output ARG2
-set title sprintf("%s: DP-SGD test accuracy ± 2 SE against the PCA dimension k (k = d = %d: no PCA)\nprivacy (ε, δ) = (0.1, 10^{-5}) and (0.7, 10^{-5}), and non-private (ε = ∞); PCA on 10 %% public unlabelled rows; %s replicates%s", ARG3, D, ARG5, ARG6) font ",11"
+set title sprintf("%s: DP-SGD test accuracy ± 2 SE against the PCA dimension k (k = d = %d: no PCA)\nprivacy (ε, δ) = (0.1, 10^{-5}), (0.7, 10^{-5}) and non-private (ε = ∞)\nPCA on a public unlabelled 10 %% of the training rows; %s replicates%s", ARG3, D, ARG5, ARG6) font ",11"
 set xlabel "PCA dimension k (log scale; the rightmost point is k = d, no PCA)"
 set ylabel "test accuracy (10 classes)"
 set logscale x
 set format x "%g"
+set xtics (10, 20, 40, 80, 160, 320, 640, 1280)
+set xtics add (sprintf("d = %d", D) D)
 set mxtics 10
 set autoscale xfix
 set offsets graph 0.04, graph 0.04, graph 0.05, graph 0.05

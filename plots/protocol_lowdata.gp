@@ -3,14 +3,14 @@
 # dimension k of the k sweep and for k = d (no PCA) (seed 003, Figure 4).
 # usage: gnuplot -c protocol_lowdata.gp TABLE.tsv OUT.png DATASET D KBEST REPLICATES [NOTE]
 # TABLE.tsv: '#' comment lines, then ONE header line naming the columns
-#   fraction k epsilon acc acc_se R n_trained
+#   fraction k epsilon eta acc acc_se R n_trained
 # The texts (DATASET, NOTE) are gnuplot string values, never parsed as code.
 data = ARG1
 D = ARG4 + 0
 KB = ARG5 + 0
 set terminal pngcairo size 960,640 font "sans,13"
 set output ARG2
-set title sprintf("%s: DP-SGD test accuracy ± 2 SE against the fraction of private rows trained on\nprivacy (ε, δ) = (0.7, 10^{-5}); PCA on 10 %% public unlabelled rows; %s replicates (subset, split and noise redrawn)%s", ARG3, ARG6, ARG7) font ",11"
+set title sprintf("%s: DP-SGD test accuracy ± 2 SE against the fraction of private rows trained on\nprivacy (ε, δ) = (0.7, 10^{-5}); PCA on a public unlabelled 10 %% of the training rows\n%s replicates (subset, split, sampling and noise redrawn)%s", ARG3, ARG6, ARG7) font ",11"
 set xlabel "fraction of the private training rows used (log scale)"
 set ylabel "test accuracy (10 classes)"
 set logscale x

@@ -11,11 +11,13 @@ data = ARG1
 P0 = ARG4 + 0
 set terminal pngcairo size 960,640 font "sans,13"
 set output ARG2
-set title sprintf("%s: test accuracy ± 2 SE against the feature dimension p (DP-SGD, 10 epochs)\np < %d: random subsets of the coordinates, p > %d: copies; privacy (ε, δ) = (1, 10^{-4}) or non-private; %s replicates%s", ARG3, P0, P0, ARG5, ARG6) font ",11"
+set title sprintf("%s: test accuracy ± 2 SE against the feature dimension p (DP-SGD, 10 epochs)\np < %d: random subsets of the coordinates, p > %d: copies of them\nprivacy (ε, δ) = (1, 10^{-4}) or non-private (ε = ∞); %s replicates%s", ARG3, P0, P0, ARG5, ARG6) font ",11"
 set xlabel "feature dimension p (log scale)"
 set ylabel "test accuracy (10 classes)"
 set logscale x
 set format x "%g"
+set xtics (8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)
+set xtics add (sprintf("p_0 = %d", P0) P0)
 set mxtics 10
 set autoscale xfix
 set offsets graph 0.04, graph 0.04, graph 0.05, graph 0.05
