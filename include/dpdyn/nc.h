@@ -16,7 +16,9 @@
  *          pattern of the problem seed, fixed for all replicates), |nu|_inf = offset;
  *   v_i  = 0 (shift = none), i.i.d. uniform on [-beta, beta] per coordinate (cube), or i.i.d.
  *          +-beta (rademacher), independent across samples and replicates;
- *   u    = 0 (test = none), cube or rademacher of size beta_test (i.i.d. per test point), or
+ *   u    = 0 (test = none), cube or rademacher of size beta_test (i.i.d. per test point),
+ *          gaussian: i.i.d. N(0, beta_test^2) per coordinate (beta_test is the standard
+ *          deviation), or
  *          adversarial: for the trained W and the class k, let
  *            a_j = (W_j - W_k)^T M_k + beta_test |W_j - W_k|_1     (j != k)
  *          (the largest wrong-class margin over |u|_inf <= beta_test, attained at
@@ -39,7 +41,8 @@
  * simulation with seed s uses stream (s, r), cut into regions that start at block tag 2^62 + index
  * 2^32      (index < 2^30; each region holds 2^32 blocks): tag 0, index i: training shift v_i: one
  * dpd_rng_uniform_fill of p values u_l, cube v_l = beta (2 u_l - 1), rademacher v_l = -beta if u_l
- * < 1/2 else beta; tag 1, index j: test shift of test point j, the same way with beta_test; tag 2,
+ * < 1/2 else beta; tag 1, index j: test shift of test point j, the same way with beta_test (gaussian:
+ * one dpd_rng_gaussian_fill of p values g_l, u_l = beta_test g_l, from the same region); tag 2,
  * index t: the noise of step t: dpd_rng_gaussian_fill of K p values (row-major K x p, drawn in
  * chunks of even length, which equals one fill). A fill may start at an even coordinate a of a
  * region (block a / 2): the passes over the data draw each point in chunks of 1024 coordinates,
@@ -62,6 +65,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dpdyn/dpsgd.h"
 #include "dpdyn/replicate.h"
 #include "dpdyn/status.h"
 
@@ -75,7 +79,9 @@ typedef enum {
   DPD_NC_SHIFT_NONE = 0,
   DPD_NC_SHIFT_CUBE,       /* i.i.d. uniform on [-b, b] per coordinate */
   DPD_NC_SHIFT_RADEMACHER, /* i.i.d. +-b per coordinate */
-  DPD_NC_SHIFT_ADVERSARIAL /* test only: the worst u for the trained W (see above) */
+  DPD_NC_SHIFT_ADVERSARIAL, /* test only: the worst u for the trained W (see above) */
+  DPD_NC_SHIFT_GAUSSIAN     /* test only: u ~ N(0, b^2 I), i.i.d. per coordinate (seed 000
+                               §5.2's perturbed test features: variance 0.1 is b = sqrt(0.1)) */
 } dpd_nc_shift;
 
 typedef enum {
@@ -298,9 +304,13 @@ typedef struct {
   double *w_norm_replicates;      /* [seeds] |W_T|_F */
   double w_norm;                  /* mean of |W_T|_F */
   double w_norm_se;
-  double sigma; /* as configured */
+  double sigma; /* as configured (dpd_nc_dpsgd_run: noise_multiplier clip) */
   double clip;  /* the clip used (INFINITY: none; steps = 1 never clips) */
-  double G;     /* dpd_nc_sensitivity(problem, loss) */
+  double G;     /* dpd_nc_sensitivity(problem, loss) (dpd_nc_dpsgd_run: the clip) */
+  /* dpd_nc_dpsgd_run only (NULL from dpd_nc_sim_run), [seeds] each, dpd_dpsgd_model's: */
+  double *clipped_fraction_replicates; /* fraction of the batches' gradients clipped */
+  double *mean_batch_replicates;       /* the drawn batch sizes' mean */
+  double *train_loss_replicates;       /* mean CE over the training rows at the last W */
 } dpd_nc_sim_result;
 
 /* Defaults: steps 1, eta 1, ce, radius INFINITY, sigma 0, clip 0 (= G), seeds 8, seed 1,
@@ -318,6 +328,53 @@ DPD_API int dpd_nc_sim_run(const dpd_nc_problem *problem, const dpd_nc_sim_confi
 
 /* Releases a result; NULL is allowed. */
 DPD_API void dpd_nc_sim_result_free(dpd_nc_sim_result *res);
+
+/* ---- DP-SGD on the last layer (trainer = dpsgd; docs/nc.md, "DP-SGD trainer and the
+ * real-feature protocol") ----------------------------------------------------------------------
+ * Replicate r: the replicate's n training features exactly as the NoisyGD simulator sees them
+ * (its training shifts, the feature clip to x_bound, normalize, the PCA projection) are written
+ * into an n x p matrix in class order, and dpd_dpsgd_train (dpsgd.h) trains a linear layer
+ * W (K x p, no bias: the ETF setting's classifier, which the test evaluation and the
+ * adversarial test point use as they are) on them with stream (sc->seed, r) and region tag 2
+ * (NoisyGD's noise region, unused by this trainer). The test points are those of the simulator
+ * (the replicate's test perturbations, region tag 1; adversarial against the trained W), so
+ * test errors are comparable with dpd_nc_sim_run's on the same replicates.
+ * sc: seeds, seed, threads, progress (steps, eta, loss, radius, sigma, clip are not read).
+ * dc: the trainer's config: loss SOFTMAX, classes = K, bias 0; its seed, stream and tag are set
+ * per replicate as above; noise_multiplier as calibrated by the caller (dpd_dpsgd_calibrate).
+ * The result: test errors as dpd_nc_sim_run's, w_norm |W|_F, sigma = noise_multiplier clip,
+ * G = clip, and the per-replicate clipped_fraction, mean_batch, train_loss.
+ * DPD_EINVAL: dc (dpd_dpsgd_check for n, p; 'loss' not SOFTMAX, 'bias' not 0, 'classes' != K),
+ * 'seeds' 0, 'normalize' center or center_l2 (the training mean moves every row when one sample
+ * is removed, which per-sample clipping does not bound); DPD_ENOMEM; the trainer's errors (the
+ * lowest failing replicate's, worded by running it again); DPD_ECANCELLED.
+ * Memory per thread: n p doubles for the rows, the simulator's scratch and the trainer's.
+ * Bit-identical for any thread count. Prints nothing. */
+DPD_API int dpd_nc_dpsgd_run(const dpd_nc_problem *problem, const dpd_nc_sim_config *sc,
+                             const dpd_dpsgd_config *dc, dpd_nc_sim_result **out, dpd_err *err);
+
+/* ---- Resizing the features (seed 000 §5.2: "randomly sample a subset of coordinates or make
+ * copies of the entire feature space") ----------------------------------------------------------
+ * A map from the new coordinates l' = 0 .. P-1 to the old ones, index[l'] in 0 .. p-1:
+ *   SUBSET  P <= p: a uniformly random subset of P coordinates, kept in increasing order:
+ *           one dpd_rng_uniform_fill of p values u_l from stream (seed, DPD_RNG_STREAM_PROBLEM)
+ *           at block 2^33 (region tag 0, index 2: after the dense ETF's and the offset signs'
+ *           blocks), then selection sampling in index order: coordinate l is kept iff
+ *           u_l (p - l) < P - (coordinates already kept). Fixed by the problem seed: the same
+ *           subset in every replicate.
+ *   COPIES  P >= p: the coordinates tiled, index[l'] = l' mod p (whole copies of the feature
+ *           vector one after another, the last one cut when p does not divide P).
+ *   NONE    P = p, index[l'] = l'. */
+typedef enum { DPD_NC_RESIZE_NONE = 0, DPD_NC_RESIZE_SUBSET, DPD_NC_RESIZE_COPIES } dpd_nc_resize;
+
+/* Fills index[0..P) (caller memory). DPD_EINVAL naming 'resize_p' when P is out of range
+ * (SUBSET 1 .. p, COPIES p .. 2^33 / K is the caller's; here p .. 2^40, NONE p) or 'resize'. */
+DPD_API int dpd_nc_resize_index(dpd_nc_resize mode, size_t p, size_t P, uint64_t seed,
+                                size_t *index, dpd_err *err);
+
+/* out[i P + l'] = X[i p + index[l']] for n rows (caller memory; out must not overlap X). Pure. */
+DPD_API void dpd_nc_resize_rows(const double *X, size_t n, size_t p, const size_t *index,
+                                size_t P, double *out);
 
 #ifdef __cplusplus
 }

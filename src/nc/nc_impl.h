@@ -7,15 +7,23 @@
 #define DPD_NC_IMPL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
+#include "dpdyn/account.h"
+#include "dpdyn/dpsgd.h"
 #include "dpdyn/nc.h"
 #include "dpdyn/nc_features.h"
 #include "dpdyn/nc_pca.h"
 #include "dpdyn/model.h"
+#include "dpdyn/schedule.h"
 #include "dpdyn/status.h"
 
 #ifndef DPD_HIDDEN_FN
 #define DPD_HIDDEN_FN __attribute__((visibility("hidden")))
+/* The numbers each command's summary can hold (dpd_model_command.numbers; nc_report.c). */
+DPD_HIDDEN_FN extern const char dpd__nc_simulate_numbers[], dpd__nc_compare_numbers[],
+    dpd__nc_diagnose_numbers[], dpd__nc_account_numbers[];
+
 #endif
 
 /* ---- the exact one-step error and compare (nc_compare.c) ---- */
@@ -70,6 +78,30 @@ DPD_HIDDEN_FN int dpd__nc_compare_eval(const dpd_nc_problem *problem, const dpd_
                                        dpd_err *err);
 DPD_HIDDEN_FN void dpd__nc_comparison_free(dpd__nc_comparison *c);
 
+/* ---- resize (nc_resize.c) ---- */
+
+typedef struct {
+  dpd_nc_resize mode;
+  size_t P;                   /* the new dimension (resize_p) */
+  size_t p;                   /* the old one */
+  size_t *index;              /* [P] dpd_nc_resize_index (owned; NULL with none) */
+  const dpd_nc_problem *base; /* the ETF law resized: its base problem (borrowed) */
+  size_t *y;                  /* the law's labels: [n] training, [n_test] test (owned) */
+  dpd_nc_data_config data;    /* the resized law as data */
+} dpd__nc_resize;
+
+/* ---- trainer = dpsgd: keys, privacy and reports (nc_dpsgd.c) ---- */
+
+typedef struct {
+  int on;                 /* trainer = dpsgd */
+  dpd_dpsgd_config cfg;   /* lr = eta, steps (0: from epochs), the calibrated noise_multiplier */
+  int budget;             /* 0: epsilon (calibrated), 1: noise_multiplier, -1: none (z = 0) */
+  double epsilon;         /* budget 0: the target */
+  dpd_account_result at;  /* the accountant at the noise multiplier (z > 0) */
+  dpd_schedule *schedule; /* lr_schedule (owned; NULL: const) */
+  size_t schedule_kind;   /* index in const|cosine|step|sqrt */
+} dpd__nc_dpsgd;
+
 /* ---- problems, files, diagnostics, memory (nc_run.c) ---- */
 
 /* A run on a user's feature files (docs/nc.md, "Your own features"): the training set and,
@@ -121,10 +153,12 @@ DPD_HIDDEN_FN void dpd__nc_files_free(dpd__nc_files *f);
 DPD_HIDDEN_FN int dpd__nc_problem_build(const dpd_nc_problem_config *pc,
                                         const dpd_nc_pca_config *pca_cfg, dpd_nc_problem **problem,
                                         dpd_nc_problem **base, dpd_nc_pca **pca, dpd_err *err);
-/* The problem of a run: on the files (files not NULL; not built unless replicas: account needs
- * no test rows), or dpd__nc_problem_build's. DPD_EINVAL for the PCA fix on files. */
+/* The problem of a run: on the files (files not NULL, already resized; not built unless
+ * replicas: account needs no test rows), the ETF law resized (rs->mode not none; *base the law),
+ * or dpd__nc_problem_build's. DPD_EINVAL for the PCA fix on files. */
 DPD_HIDDEN_FN int dpd__nc_problem_make(dpd__nc_files *files, const dpd_nc_problem_config *pc,
-                                       const dpd_nc_pca_config *pca_cfg, int replicas,
+                                       const dpd_nc_pca_config *pca_cfg, dpd__nc_resize *rs,
+                                       int replicas,
                                        dpd_nc_problem **problem, dpd_nc_problem **base,
                                        dpd_nc_pca **pca, dpd_err *err);
 DPD_HIDDEN_FN void dpd__nc_problem_release(dpd_nc_problem *problem, dpd_nc_problem *base,
@@ -143,11 +177,23 @@ DPD_HIDDEN_FN int dpd__nc_diagnostics_files(const dpd__nc_files *f,
                                             void *progress_user, dpd_nc_diagnostics **train,
                                             dpd_nc_diagnostics **test, dpd_err *err);
 /* The diagnostics of replicate 0's training sample of the ETF law of pc (stream (seed, 0),
- * dpd_nc_train_sample), with progress as above. */
+ * dpd_nc_train_sample), resized by rs (mode none: as it is), with progress as above. */
 DPD_HIDDEN_FN int dpd__nc_diagnostics_law(const dpd_nc_problem_config *pc,
+                                          const dpd__nc_resize *rs,
                                           int (*progress)(void *, const char *, size_t, size_t),
                                           void *progress_user, dpd_nc_diagnostics **out,
                                           dpd_err *err);
+
+/* A key read into a context at a byte offset, by kind: z size_t, r double, c a choice (int: its
+ * index, in the enum's order), u uint64, i size_t into an int. */
+typedef struct {
+  const char *key;
+  char kind;
+  size_t at;
+} dpd__nc_read;
+/* Reads the keys of r (up to a NULL key) into base + r->at; the getters' errors. */
+DPD_HIDDEN_FN int dpd__nc_keys_read(const dpd_keys *keys, const dpd__nc_read *r, void *base,
+                                    dpd_err *err);
 
 /* The noise of a privacy budget over `steps` Gaussian steps: budget 0 epsilon v at delta (exact
  * GDP calibration), 1 mu = v, 2 zcdp = v (total): *multiplier; 3: *sigma = v (the multiplier
@@ -162,6 +208,74 @@ DPD_HIDDEN_FN double dpd__nc_sim_bytes(size_t K, size_t p, size_t n, size_t n_te
 DPD_HIDDEN_FN double dpd__nc_pca_bytes(const dpd_nc_problem_config *pc,
                                        const dpd_nc_pca_config *pca, size_t threads);
 DPD_HIDDEN_FN double dpd__nc_diagnostics_bytes(size_t n, size_t p, size_t K);
+
+/* ---- a replicate of another trainer on the simulator's data (nc_sim.c) ---- */
+
+/* The work space of one replicate of dpd_nc_sim_run (doubles), which the two calls below use. */
+DPD_HIDDEN_FN size_t dpd__nc_work_doubles(const dpd_nc_problem *pr);
+/* Replicate rep's training features as the simulator trains on them (fill, feature clip,
+ * normalize) into X [n p] (class order) and their labels y [n]; work: dpd__nc_work_doubles
+ * doubles, kept for dpd__nc_replicate_test. The fill's errors. */
+DPD_HIDDEN_FN int dpd__nc_replicate_rows(const dpd_nc_problem *pr, uint64_t seed, size_t rep,
+                                         double *work, double *X, int32_t *y, dpd_err *err);
+/* The simulator's test of W (K x p) on replicate rep's test points, after
+ * dpd__nc_replicate_rows on the same work: class_err[k] (K), returns the errors in all. */
+DPD_HIDDEN_FN size_t dpd__nc_replicate_test(const dpd_nc_problem *pr, uint64_t seed, size_t rep,
+                                            double *work, const double *W, double *class_err);
+
+/* The map for features of width p (problem seed `seed`); DPD_EINVAL naming 'resize_p'. */
+DPD_HIDDEN_FN int dpd__nc_resize_init(dpd__nc_resize *rs, size_t p, uint64_t seed, dpd_err *err);
+/* The files' rows resized (after dpd__nc_resize_init with their p). */
+DPD_HIDDEN_FN int dpd__nc_files_resize(dpd__nc_files *f, const dpd__nc_resize *rs, dpd_err *err);
+/* The ETF law of pc resized: *base the law without test perturbation and normalisation, and
+ * *problem the per-replicate features in R^P (normalize, test_shift of pc), x_bound the sup of
+ * |x| over the resized support. rs must outlive both. */
+DPD_HIDDEN_FN int dpd__nc_resize_law(dpd__nc_resize *rs, const dpd_nc_problem_config *pc,
+                                     dpd_nc_problem **problem, dpd_nc_problem **base,
+                                     dpd_err *err);
+DPD_HIDDEN_FN void dpd__nc_resize_free(dpd__nc_resize *rs);
+
+/* The keys of the trainer (after the nc keys eta, steps, loss, radius, normalize of pc and sc are
+ * read): trainer = noisygd refuses every dpsgd-only key given (q, batch, sampling, epochs,
+ * lr_schedule, clip, noise_multiplier); dpsgd refuses mu, zcdp, sigma, a finite radius,
+ * loss = square, normalize = center / center_l2, epsilon with noise_multiplier, batch with
+ * poisson. DPD_EINVAL naming the key. */
+DPD_HIDDEN_FN int dpd__nc_dpsgd_keys(const dpd_keys *keys, const dpd_nc_problem_config *pc,
+                                     const dpd_nc_sim_config *sc, dpd__nc_dpsgd *d, dpd_err *err);
+/* Once n and p are known: batch (fixed: round(q n) unless given), dpd_dpsgd_check ('batch' >
+ * n, 'q', 'epochs'), T, and the values in effect recorded in keys (steps = T). */
+DPD_HIDDEN_FN int dpd__nc_dpsgd_sizes(dpd_keys *keys, dpd__nc_dpsgd *d, size_t n, size_t p,
+                                      dpd_err *err);
+/* Calibrates (budget 0: dpd_dpsgd_calibrate at delta) or accounts (budget 1) the run on n
+ * records and writes the summary's trainer members. */
+DPD_HIDDEN_FN int dpd__nc_dpsgd_privacy(dpd_output *out, dpd__nc_dpsgd *d, size_t n, double delta,
+                                        dpd_err *err);
+/* The replicates' clipped_fraction, mean_batch, train_loss: columns of t[1] and means (with SE)
+ * in the summary. */
+DPD_HIDDEN_FN int dpd__nc_dpsgd_tables(dpd_output *out, const dpd_nc_sim_result *sim,
+                                       dpd_table_builder **t, dpd_err *err);
+/* compare's numbers with dpsgd: the exact one-step theory and the bounds n/a, with the reason. */
+DPD_HIDDEN_FN void dpd__nc_dpsgd_comparison(dpd__nc_comparison *c);
+/* The collapse diagnostics of the training file as trained (after resize, before the feature
+ * clip and normalize) as the summary's "collapse" object: nc1, within_trace, between_trace,
+ * trace_ratio, cos_max_dev, beta_mean, beta_median, x_norm_max. */
+DPD_HIDDEN_FN int dpd__nc_collapse_report(dpd_output *out, const dpd__nc_files *f, dpd_err *err);
+DPD_HIDDEN_FN void dpd__nc_dpsgd_free(dpd__nc_dpsgd *d);
+/* The end of setup, once every key is read and the files (files not NULL) are loaded: the keys
+ * resize and resize_p ('resize_p' given without resize, missing with it, out of range; resize
+ * with pca_k > 0), the map for the features' p (problem seed pc->seed), the files resized
+ * (their memory checked against max_memory first, naming 'resize_p') and pc->p set to the new
+ * width; with trainer = dpsgd the sizes (dpd__nc_dpsgd_sizes on the dimension it trains in) and
+ * *steps = T. */
+DPD_HIDDEN_FN int dpd__nc_setup_finish(dpd_keys *keys, const dpd_run_env *env,
+                                       dpd__nc_files *files, dpd_nc_problem_config *pc,
+                                       size_t pca_k, dpd__nc_resize *rs, dpd__nc_dpsgd *d,
+                                       size_t *steps, dpd_err *err);
+/* Memory beyond the simulator's (bytes): the resized law's per-replicate rows and, with dpsgd,
+ * each thread's n x p matrix (threads <= 0: counted as 2, at most seeds). */
+DPD_HIDDEN_FN double dpd__nc_more_bytes(const dpd_nc_problem_config *pc, size_t pca_k,
+                                        const dpd__nc_resize *rs, const dpd__nc_dpsgd *d,
+                                        int from_file, size_t seeds, int threads);
 
 /* ---- the results as parts of a run's output (nc_report.c) ---- */
 
@@ -201,5 +315,9 @@ DPD_HIDDEN_FN int dpd__nc_compare_report(dpd_output *out, const dpd__nc_comparis
  * classes.tsv, cosines.tsv, beta_quantiles.tsv and the note on G_estimated. */
 DPD_HIDDEN_FN int dpd__nc_diagnose_report(dpd_output *out, const dpd_nc_diagnostics *train,
                                           const dpd_nc_diagnostics *test, int law, dpd_err *err);
+
+/* The numbers each command's summary can hold (dpd_model_command.numbers; nc_report.c). */
+DPD_HIDDEN_FN extern const char dpd__nc_simulate_numbers[], dpd__nc_compare_numbers[],
+    dpd__nc_diagnose_numbers[], dpd__nc_account_numbers[];
 
 #endif

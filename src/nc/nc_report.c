@@ -332,3 +332,42 @@ int dpd__nc_diagnose_report(dpd_output *out, const dpd_nc_diagnostics *train,
   }
   return status;
 }
+
+/* The numbers each command's summary can hold, as dpdyn sweep names them
+ * (dpd_model_command.numbers): the union over the command's configurations, checked by
+ * tests/cli/test_sweep_plot_y.sh. */
+#define NC_PRIVACY                                                                                \
+  "seed steps x_norm_max G sigma noise_multiplier privacy.mu privacy.zcdp privacy.delta "          \
+  "privacy.epsilon privacy.epsilon_gdp privacy.epsilon_zcdp_tight privacy.epsilon_bun_steinke "    \
+  "zcdp_per_step "
+#define NC_PCA "pca_k n_public pca_trace pca_x_bound pca_etf_residual pca_etf_energy pca_beta0 "
+#define NC_FILES "features.n features.p features.K features.n_test features.x_bound "
+#define NC_SIM "seeds test_error test_error_se w_norm "
+/* trainer = dpsgd (nc_dpsgd.c) */
+#define NC_DPSGD_PRIVACY                                                                           \
+  "q batch epochs clip eta epsilon epsilon_estimate epsilon_lower epsilon_target delta "
+#define NC_DPSGD                                                                                   \
+  NC_DPSGD_PRIVACY "clipped_fraction clipped_fraction_se mean_batch mean_batch_se train_loss "     \
+                   "train_loss_se collapse.nc1 collapse.within_trace collapse.between_trace "      \
+                   "collapse.trace_ratio collapse.cos_max_dev collapse.beta_mean "                 \
+                   "collapse.beta_median collapse.x_norm_max "
+const char dpd__nc_simulate_numbers[] = NC_PRIVACY NC_SIM NC_PCA NC_FILES NC_DPSGD
+    "features.clipped_fraction samples_thm41 samples_thm41_gamma";
+const char dpd__nc_compare_numbers[] =
+    NC_PRIVACY NC_SIM NC_DPSGD "theory_test_error theory_test_error_se gap gap_se gap_in_se sup_gap "
+    "sup_gap_in_se final_gap final_gap_se final_gap_in_se bound_d1_printed bound_d1_union "
+    "bound_thm34 " NC_PCA NC_FILES
+    "features.clipped_fraction bound_thm34_t bound_thm34_printed_eta samples_thm41 "
+    "samples_thm41_gamma";
+const char dpd__nc_diagnose_numbers[] =
+    "seed n p K cos_etf cos_mean cos_min cos_max cos_max_dev beta_quantiles.min "
+    "beta_quantiles.q10 beta_quantiles.q25 beta_quantiles.median beta_quantiles.q75 "
+    "beta_quantiles.q90 beta_quantiles.q99 beta_quantiles.max beta_mean x_norm_max x_norm_mean "
+    "G_estimated within_trace between_trace trace_ratio nc1 between_rank " NC_FILES
+    "features.clipped_fraction test.n test.p test.K test.cos_etf test.cos_mean test.cos_min "
+    "test.cos_max test.cos_max_dev test.beta_mean test.x_norm_max test.x_norm_mean "
+    "test.G_estimated test.within_trace test.between_trace test.trace_ratio test.nc1 "
+    "test.between_rank";
+const char dpd__nc_account_numbers[] =
+    NC_PRIVACY NC_DPSGD_PRIVACY NC_PCA "features.n features.p features.K features.x_bound "
+    "features.clipped_fraction samples_thm41 samples_thm41_gamma";

@@ -6,7 +6,9 @@
  * |x| > R clipped to norm R (nc.h, dpd_nc_data_config). A bound read off the data (the
  * diagnostics' G_estimated) would itself depend on every row: it is reported, never used. */
 #include <cblas.h>
+#include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/error_impl.h"
@@ -49,7 +51,11 @@ int dpd__nc_files_problem(dpd__nc_files *f, const dpd_nc_problem_config *pc, dpd
   d->y = f->train->y;
   d->X_test = f->test->X;
   d->y_test = f->test->y;
-  d->x_bound = f->x_bound;
+  /* no bound (trainer = dpsgd, where per-sample clipping bounds the sensitivity): no clip */
+  d->x_bound = isfinite(f->x_bound) || pc->normalize == DPD_NC_NORMALIZE_L2 ||
+                       pc->normalize == DPD_NC_NORMALIZE_CENTER_L2
+                   ? f->x_bound
+                   : DBL_MAX;
   d->normalize = pc->normalize;
   d->test_shift = pc->test_shift;
   d->beta_test = pc->beta_test;
@@ -101,8 +107,9 @@ int dpd__nc_problem_build(const dpd_nc_problem_config *pc, const dpd_nc_pca_conf
 }
 
 int dpd__nc_problem_make(dpd__nc_files *files, const dpd_nc_problem_config *pc,
-                         const dpd_nc_pca_config *pca_cfg, int replicas, dpd_nc_problem **problem,
-                         dpd_nc_problem **base, dpd_nc_pca **pca, dpd_err *err) {
+                         const dpd_nc_pca_config *pca_cfg, dpd__nc_resize *rs, int replicas,
+                         dpd_nc_problem **problem, dpd_nc_problem **base, dpd_nc_pca **pca,
+                         dpd_err *err) {
   *problem = *base = NULL;
   *pca = NULL;
   if (files != NULL && pca_cfg != NULL) {
@@ -110,6 +117,9 @@ int dpd__nc_problem_make(dpd__nc_files *files, const dpd_nc_problem_config *pc,
                     "invalid value for 'pca_k': %zu (allowed: 0 with features = file; the PCA fix "
                     "draws its public sample from the ETF law)",
                     pca_cfg->k);
+  }
+  if (files == NULL && rs != NULL && rs->mode != DPD_NC_RESIZE_NONE) {
+    return dpd__nc_resize_law(rs, pc, problem, base, err);
   }
   if (files == NULL) {
     return dpd__nc_problem_build(pc, pca_cfg, problem, base, pca, err);
@@ -137,6 +147,7 @@ void dpd__nc_problem_release(dpd_nc_problem *problem, dpd_nc_problem *base, dpd_
     dpd_nc_problem_free(base);
   } else {
     dpd_nc_problem_free(problem);
+    dpd_nc_problem_free(base); /* the resized law's base (NULL otherwise) */
   }
 }
 
@@ -178,25 +189,36 @@ int dpd__nc_diagnostics_polled(size_t n, size_t p, size_t K, dpd_nc_row_fn row, 
 typedef struct {
   const dpd_nc_problem *problem;
   uint64_t seed;
+  const dpd__nc_resize *rs; /* NULL: as it is */
+  double *x;                /* [p] with rs */
 } law_rows;
 
 static size_t law_row(void *user, size_t i, double *x) {
   const law_rows *l = user;
-  return dpd_nc_train_sample(l->problem, l->seed, 0, i, x);
+  if (l->rs == NULL) {
+    return dpd_nc_train_sample(l->problem, l->seed, 0, i, x);
+  }
+  const size_t k = dpd_nc_train_sample(l->problem, l->seed, 0, i, l->x);
+  dpd_nc_resize_rows(l->x, 1, l->problem->p, l->rs->index, l->rs->P, x);
+  return k;
 }
 
-int dpd__nc_diagnostics_law(const dpd_nc_problem_config *pc,
+int dpd__nc_diagnostics_law(const dpd_nc_problem_config *pc, const dpd__nc_resize *rs,
                             int (*progress)(void *, const char *, size_t, size_t),
                             void *progress_user, dpd_nc_diagnostics **out, dpd_err *err) {
   dpd_nc_problem *problem = NULL;
-  law_rows rows;
+  const int resized = rs != NULL && rs->mode != DPD_NC_RESIZE_NONE;
+  law_rows rows = {NULL, pc->seed, resized ? rs : NULL, NULL};
   int status = dpd_nc_problem_create(pc, &problem, err);
+  if (status == DPD_OK && resized && (rows.x = malloc(pc->p * sizeof *rows.x)) == NULL) {
+    status = DPD_FAIL(err, DPD_ENOMEM, "out of memory (p = %zu)", pc->p);
+  }
   if (status == DPD_OK) {
     rows.problem = problem;
-    rows.seed = pc->seed;
-    status = dpd__nc_diagnostics_polled(pc->n, pc->p, pc->K, law_row, &rows, progress,
-                                        progress_user, out, err);
+    status = dpd__nc_diagnostics_polled(pc->n, resized ? rs->P : pc->p, pc->K, law_row, &rows,
+                                        progress, progress_user, out, err);
   }
+  free(rows.x);
   dpd_nc_problem_free(problem);
   return status;
 }
@@ -360,4 +382,28 @@ int dpd__nc_noise_budget(int budget, double v, double delta, size_t steps, doubl
     *sigma = v; /* given directly; the multiplier follows from G */
     return DPD_OK;
   }
+}
+
+int dpd__nc_keys_read(const dpd_keys *keys, const dpd__nc_read *r, void *base, dpd_err *err) {
+  int status = DPD_OK;
+  for (; r->key != NULL && status == DPD_OK; r++) {
+    char *at = (char *)base + r->at;
+    size_t v = 0;
+    switch (r->kind) {
+    case 'z':
+      status = dpd_keys_size_get(keys, r->key, (size_t *)(void *)at, err);
+      break;
+    case 'r':
+      status = dpd_keys_real_get(keys, r->key, (double *)(void *)at, err);
+      break;
+    case 'u':
+      status = dpd_keys_u64_get(keys, r->key, (uint64_t *)(void *)at, err);
+      break;
+    default: /* c, i */
+      status = r->kind == 'c' ? dpd_keys_choice_get(keys, r->key, &v, err)
+                              : dpd_keys_size_get(keys, r->key, &v, err);
+      *(int *)(void *)at = (int)v;
+    }
+  }
+  return status;
 }

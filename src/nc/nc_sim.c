@@ -15,6 +15,7 @@
 #include "core/stats_impl.h"
 #include "dpdyn/rng.h"
 #include "core/dot_impl.h"
+#include "nc/nc_impl.h"
 
 /* Region layout of a stream (nc.h): tag in bits 62-63, index in bits 32-61. */
 #define NC_TAG_TRAIN UINT64_C(0)
@@ -122,9 +123,11 @@ static int validate_problem(const dpd_nc_problem_config *c, dpd_err *err) {
                     (int)c->shift);
   }
   if (c->test_shift != DPD_NC_SHIFT_NONE && c->test_shift != DPD_NC_SHIFT_CUBE &&
-      c->test_shift != DPD_NC_SHIFT_RADEMACHER && c->test_shift != DPD_NC_SHIFT_ADVERSARIAL) {
+      c->test_shift != DPD_NC_SHIFT_RADEMACHER && c->test_shift != DPD_NC_SHIFT_ADVERSARIAL &&
+      c->test_shift != DPD_NC_SHIFT_GAUSSIAN) {
     return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for 'test': %d (allowed: none, cube, rademacher, adversarial)",
+                    "invalid value for 'test': %d (allowed: none, cube, rademacher, adversarial, "
+                    "gaussian)",
                     (int)c->test_shift);
   }
   if (!(c->beta >= 0.0) || !isfinite(c->beta)) {
@@ -384,10 +387,11 @@ int dpd_nc_problem_from_data(const dpd_nc_data_config *cfg, dpd_nc_problem **out
                     cfg->x_bound);
   }
   if (cfg->test_shift != DPD_NC_SHIFT_NONE && cfg->test_shift != DPD_NC_SHIFT_CUBE &&
-      cfg->test_shift != DPD_NC_SHIFT_RADEMACHER && cfg->test_shift != DPD_NC_SHIFT_ADVERSARIAL) {
+      cfg->test_shift != DPD_NC_SHIFT_RADEMACHER && cfg->test_shift != DPD_NC_SHIFT_ADVERSARIAL &&
+      cfg->test_shift != DPD_NC_SHIFT_GAUSSIAN) {
     return DPD_FAIL(err, DPD_EINVAL,
                     "invalid value for 'test_shift': %d (allowed: none, cube, rademacher, "
-                    "adversarial)",
+                    "adversarial, gaussian)",
                     (int)cfg->test_shift);
   }
   if (!(cfg->beta_test >= 0.0) || !isfinite(cfg->beta_test)) {
@@ -506,7 +510,8 @@ static void chunk_x(const double *Mk, const double *nu, dpd_nc_shift kind, doubl
                     size_t rep, uint64_t tag, size_t index, size_t a, size_t m, double *x) {
   const double *restrict Ma = Mk + a;
   const double *restrict na = nu != NULL ? nu + a : NULL;
-  if (kind != DPD_NC_SHIFT_CUBE && kind != DPD_NC_SHIFT_RADEMACHER) {
+  if (kind != DPD_NC_SHIFT_CUBE && kind != DPD_NC_SHIFT_RADEMACHER &&
+      kind != DPD_NC_SHIFT_GAUSSIAN) {
     if (na != NULL) {
       for (size_t l = 0; l < m; l++) {
         x[l] = Ma[l] + na[l];
@@ -519,6 +524,13 @@ static void chunk_x(const double *Mk, const double *nu, dpd_nc_shift kind, doubl
   dpd_rng rng;
   region_init(&rng, seed, (uint64_t)rep, tag, (uint64_t)index);
   rng.counter += (uint64_t)(a / 2);
+  if (kind == DPD_NC_SHIFT_GAUSSIAN) { /* test only: b g_l, g the region's Gaussians */
+    dpd_rng_gaussian_fill(&rng, x, m);
+    for (size_t l = 0; l < m; l++) {
+      x[l] = (na != NULL ? Ma[l] + na[l] : Ma[l]) + b * x[l];
+    }
+    return;
+  }
   dpd_rng_uniform_fill(&rng, x, m); /* the uniforms, replaced in place by the point */
   if (kind == DPD_NC_SHIFT_CUBE) {
     if (na != NULL) {
@@ -793,7 +805,9 @@ int dpd_nc_test_point(const dpd_nc_problem *problem, uint64_t seed, size_t rep, 
   const double *nu = !problem->from_data && problem->cfg.offset_at_test ? problem->nu : NULL;
   const dpd_nc_shift ts = problem->cfg.test_shift;
   const dpd_nc_shift kind =
-      ts == DPD_NC_SHIFT_CUBE || ts == DPD_NC_SHIFT_RADEMACHER ? ts : DPD_NC_SHIFT_NONE;
+      ts == DPD_NC_SHIFT_CUBE || ts == DPD_NC_SHIFT_RADEMACHER || ts == DPD_NC_SHIFT_GAUSSIAN
+          ? ts
+          : DPD_NC_SHIFT_NONE;
   for (size_t a = 0; a < p; a += NC_SWEEP) {
     const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
     chunk_x(base, nu, kind, problem->cfg.beta_test, seed, rep, NC_TAG_TEST, j, a, m, x + a);
@@ -831,6 +845,9 @@ void dpd_nc_sim_result_free(dpd_nc_sim_result *res) {
   free(res->test_error_replicates);
   free(res->class_error_replicates);
   free(res->w_norm_replicates);
+  free(res->clipped_fraction_replicates);
+  free(res->mean_batch_replicates);
+  free(res->train_loss_replicates);
   free(res);
 }
 
@@ -1199,7 +1216,6 @@ int dpd_nc_sim_run(const dpd_nc_problem *problem, const dpd_nc_sim_config *cfg,
                     cfg->clip);
   }
   const size_t K = problem->K, p = problem->p, seeds = cfg->seeds;
-  const size_t nmax = problem->n > problem->n_test ? problem->n : problem->n_test;
   const double G = dpd_nc_sensitivity(problem, cfg->loss);
   const double clip = cfg->steps == 1 ? INFINITY : (cfg->clip == 0.0 ? G : cfg->clip);
   dpd_nc_sim_result *res = calloc(1, sizeof *res);
@@ -1239,9 +1255,7 @@ int dpd_nc_sim_run(const dpd_nc_problem *problem, const dpd_nc_sim_config *cfg,
   const dpd__replicate_plan reps = {
       .n = seeds,
       .threads = cfg->threads,
-      .work_doubles =
-          2 * K * p + p + NC_CHUNK + 4 * K + K * K + NC_SWEEP + nmax * (K + 1) + p + problem->n +
-          (problem->from_data && problem->data->X == NULL ? (problem->n + problem->n_test) * p : 0),
+      .work_doubles = dpd__nc_work_doubles(problem),
       .units = 1,
       .progress = cfg->progress,
       .progress_user = cfg->progress_user,
@@ -1285,4 +1299,73 @@ cleanup:
   dpd_nc_sim_result_free(res);
   free(fail);
   return status;
+}
+
+/* ---- a replicate's features and test for another trainer (nc_impl.h) ---- */
+
+size_t dpd__nc_work_doubles(const dpd_nc_problem *pr) {
+  const size_t K = pr->K, p = pr->p, nmax = pr->n > pr->n_test ? pr->n : pr->n_test;
+  return 2 * K * p + p + NC_CHUNK + 4 * K + K * K + NC_SWEEP + nmax * (K + 1) + p + pr->n +
+         (pr->from_data && pr->data->X == NULL ? (pr->n + pr->n_test) * pr->p : 0);
+}
+
+/* run_replicate's layout of the work space: g (K p scratch), x [p], z [K], the scratch, mu,
+ * scale and (fill) the replicate's rows. */
+typedef struct {
+  double *g, *x, *z, *mu, *scale, *X;
+  nc_scratch ws;
+} nc_layout;
+
+static void layout(const dpd_nc_problem *pr, double *work, nc_layout *o) {
+  const size_t K = pr->K, p = pr->p, Kp = K * p;
+  const size_t nmax = pr->n > pr->n_test ? pr->n : pr->n_test;
+  o->g = work + Kp;
+  o->x = o->g + Kp;
+  o->z = o->x + p + NC_CHUNK;
+  double *cnorm = o->z + 3 * K + K * K;
+  o->ws = (nc_scratch){.xc = cnorm + K, .Z = cnorm + K + NC_SWEEP, .w = NULL,
+                       .xf = {NULL, NULL, NULL, NULL, 0}};
+  o->ws.w = o->ws.Z + nmax * K;
+  o->mu = o->ws.w + nmax;
+  o->scale = o->mu + p;
+  o->X = o->scale + pr->n;
+  if (pr->from_data) {
+    o->ws.xf.X = pr->data->X != NULL ? pr->data->X : o->X;
+    o->ws.xf.X_test = pr->data->X != NULL ? pr->data->X_test : o->X + pr->n * p;
+  }
+}
+
+int dpd__nc_replicate_rows(const dpd_nc_problem *pr, uint64_t seed, size_t rep, double *work,
+                           double *X, int32_t *y, dpd_err *err) {
+  const size_t K = pr->K, p = pr->p;
+  const int none = pr->cfg.shift == DPD_NC_SHIFT_NONE && !pr->from_data;
+  nc_layout o;
+  layout(pr, work, &o);
+  if (pr->from_data && pr->data->X == NULL) {
+    const int status = pr->data->fill(pr->data->user, seed, rep, o.X, o.X + pr->n * p, err);
+    if (status < 0) {
+      return status;
+    }
+  }
+  prepare_features(pr, seed, rep, &o.ws, o.mu, o.scale, o.g);
+  for (size_t k = 0, i = 0; k < K; k++) {
+    for (size_t s = 0; s < pr->counts[k]; s++, i++) {
+      for (size_t a = 0; a < p; a += NC_SWEEP) {
+        const size_t m = p - a < NC_SWEEP ? p - a : NC_SWEEP;
+        train_chunk(pr, seed, rep, k, none ? k : i, a, m, X + i * p + a, &o.ws.xf);
+      }
+      y[i] = (int32_t)k;
+    }
+  }
+  return DPD_OK;
+}
+
+size_t dpd__nc_replicate_test(const dpd_nc_problem *pr, uint64_t seed, size_t rep, double *work,
+                              const double *W, double *class_err) {
+  const dpd_nc_normalize nz = pr->cfg.normalize;
+  const nc_plan pl = {.pr = pr, .seed = seed};
+  nc_layout o;
+  layout(pr, work, &o);
+  o.ws.xf.mu = nz == DPD_NC_NORMALIZE_CENTER || nz == DPD_NC_NORMALIZE_CENTER_L2 ? o.mu : NULL;
+  return test_errors(&pl, rep, W, o.x, o.z, class_err, &o.ws);
 }

@@ -190,4 +190,29 @@ DPD_HIDDEN_FN int dpd__rf_privacy_plan_sigma(double eta, size_t T, double delta,
 DPD_HIDDEN_FN int dpd__rf_privacy_plan_delivered(double eta, size_t T, double delta,
                                                  dpd__rf_privacy_plan *plan, dpd_err *err);
 
+/* One run of simulate, ou or compare: what the adapter hands to dpd__rf_job_output. */
+typedef struct {
+  int sim, ou, per_draw; /* per_draw: one problem per replicate */
+  size_t g, T;
+  size_t seeds;          /* the run's replicates and master seed, DP-GD's eta */
+  uint64_t seed;
+  double eta;
+  dpd_rf_resample resample;
+  int save_replicates;   /* 0 none, 1 replicates.tsv, 2 also replicates_trajectory.tsv */
+  int has_data;          /* input = file:PATH */
+  int theta_star;        /* theta* reported */
+  const dpd_rf_config *pc;
+  dpd__rf_draws *w;
+  dpd_rf_sim_result *s;  /* the replicates (NULL: ou) */
+  dpd__rf_ou_summary th; /* the theory over the draws */
+  dpd_output *out;       /* begun by the adapter */
+  dpd_table_builder *tb; /* trajectory.tsv */
+} dpd__rf_job;
+
+/* The output of simulate (j->sim), ou (j->ou) or compare (both) after the draws ran, into the
+ * output j->out the adapter began: the figure `figure`, the data report, theta*'s, the
+ * replicates' and the OU theory's numbers, trajectory.tsv (j->tb, handed to the output), the
+ * gaps of compare, clipping.tsv and the per-replicate tables (rf_report.c). DPD_ENOMEM. */
+DPD_HIDDEN_FN int dpd__rf_job_output(dpd__rf_job *j, const char *figure, dpd_err *err);
+
 #endif

@@ -37,8 +37,9 @@ static int begin(nc_ctx *x, const dpd_keys *keys, const char *figure, nc_built *
   double G;
   int status = DPD_OK;
   if ((status = dpd__nc_problem_make(x->from_file ? &x->files : NULL, &x->pc,
-                                     x->pca_on ? &x->pca : NULL, (x->uses & NC_USES_REPLICAS) != 0,
-                                     &b->problem, &b->base, &b->pca, err)) < 0) {
+                                     x->pca_on ? &x->pca : NULL, &x->resize,
+                                     (x->uses & NC_USES_REPLICAS) != 0, &b->problem, &b->base,
+                                     &b->pca, err)) < 0) {
     return status;
   }
   G = b->problem != NULL ? dpd_nc_sensitivity(b->problem, x->sc.loss) /* account on files: */
@@ -60,15 +61,17 @@ static int begin(nc_ctx *x, const dpd_keys *keys, const char *figure, nc_built *
   if (b->problem != NULL) {
     dpd_output_number_set(*outp, "x_norm_max", b->problem->x_norm_max);
   }
-  if ((status = dpd__nc_privacy_report(*outp, G, x->sc.sigma, x->multiplier, x->budget_name,
-                                       x->delta, x->sc.steps, err)) < 0 ||
+  if ((status = x->dpsgd.on ? dpd__nc_dpsgd_privacy(*outp, &x->dpsgd, x->pc.n, x->delta, err)
+                            : dpd__nc_privacy_report(*outp, G, x->sc.sigma, x->multiplier,
+                                                     x->budget_name, x->delta, x->sc.steps,
+                                                     err)) < 0 ||
       (x->from_file && (status = dpd__nc_files_report(*outp, &x->files, 1, 0,
                                                       (x->uses & NC_USES_REPLICAS) != 0, err)) < 0)) {
     return status;
   }
   /* zCDP of the whole run: T steps of multiplier m are T / (2 m^2)-zCDP (inf: non-private) */
   return b->pca == NULL ? DPD_OK
-                        : dpd__nc_pca_report(b->pca, x->multiplier > 0.0
+                        : dpd__nc_pca_report(b->pca, x->multiplier > 0.0 && !x->dpsgd.on
                                                  ? T / (2.0 * x->multiplier * x->multiplier)
                                                  : INFINITY,
                                      *outp, err);
@@ -92,10 +95,13 @@ static int simulate(nc_ctx *x, const dpd_keys *keys, const char *figure, nc_buil
                     dpd_output **out, dpd_err *err) {
   int status;
   if ((status = begin(x, keys, figure, b, out, err)) < 0 ||
-      (status = dpd_nc_sim_run(b->problem, &x->sc, &b->sim, err)) < 0) {
+      (status = x->dpsgd.on ? dpd_nc_dpsgd_run(b->problem, &x->sc, &x->dpsgd.cfg, &b->sim, err)
+                            : dpd_nc_sim_run(b->problem, &x->sc, &b->sim, err)) < 0 ||
+      (status = dpd__nc_sim_report(*out, b->problem, b->sim, b->t, err)) < 0 || !x->dpsgd.on) {
     return status;
   }
-  return dpd__nc_sim_report(*out, b->problem, b->sim, b->t, err);
+  status = dpd__nc_dpsgd_tables(*out, b->sim, b->t, err);
+  return status < 0 || !x->from_file ? status : dpd__nc_collapse_report(*out, &x->files, err);
 }
 
 /* classes.tsv, and replicates.tsv when save_replicates = 1 (the builders are consumed). */
@@ -131,8 +137,11 @@ int dpd__nc_compare(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dpd
   dpd__nc_comparison c = {0};
   int status = simulate(x, keys, "nc_compare", &b, out, err);
   (void)env;
+  if (status == DPD_OK && x->dpsgd.on) {
+    dpd__nc_dpsgd_comparison(&c);
+  }
   if (status == DPD_OK &&
-      (status = dpd__nc_compare_eval(b.problem, &x->sc, b.sim, &c, err)) == DPD_OK &&
+      (x->dpsgd.on || (status = dpd__nc_compare_eval(b.problem, &x->sc, b.sim, &c, err)) == DPD_OK) &&
       (status = dpd__nc_compare_report(*out, &c, b.t, x->pc.K, x->sc.seeds, b.sim->test_error,
                                        err)) == DPD_OK) {
     status = tables_add(*out, x, "nc_compare", b.t, err);
@@ -166,8 +175,8 @@ int dpd__nc_diagnose(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dp
   (void)keys;
   int status = x->from_file ? dpd__nc_diagnostics_files(f, env->progress, env->progress_user,
                                                         &train, &test, err)
-                            : dpd__nc_diagnostics_law(&x->pc, env->progress, env->progress_user,
-                                                      &train, err);
+                            : dpd__nc_diagnostics_law(&x->pc, &x->resize, env->progress,
+                                                      env->progress_user, &train, err);
   if (status == DPD_OK &&
       (status = dpd__output_begin("diagnose", "nc", x->plot, x->pc.seed, outp, err)) == DPD_OK &&
       (status = dpd__output_headline_set(*outp, err,

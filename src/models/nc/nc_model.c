@@ -39,10 +39,23 @@ static const dpd_key_desc nc_keys[] = {
      "size |v|_inf of the training shifts"},
     {"offset", DPD_KEY_REAL, "0", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, NULL,
      "|nu|_inf of one common training offset nu (0: none)"},
-    {"test_shift", DPD_KEY_TEXT, "none", 0, 0, 0, "none|cube|rademacher|adversarial", NC_RUN,
-     "test-time perturbation of size beta_test"},
+    {"test_shift", DPD_KEY_TEXT, "none", 0, 0, 0, "none|cube|rademacher|adversarial|gaussian",
+     NC_RUN, "test-time perturbation of size beta_test (gaussian: u ~ N(0, beta_test^2 I))"},
     {"beta_test", DPD_KEY_REAL, "0", 0, INFINITY, DPD_KEY_HI_OPEN, NULL, NC_RUN,
-     "size |u|_inf of the test perturbation"},
+     "size |u|_inf of the test perturbation (gaussian: its standard deviation)"},
+    {"resize", DPD_KEY_TEXT, NULL, 0, 0, 0, "none|subset|copies", NC_LAW,
+     "feature dimension changed first: a random subset of resize_p coordinates or copies [none]"},
+    {"resize_p", DPD_KEY_INT, NULL, 1, 1099511627776.0, 0, NULL, NC_LAW, "the new dimension"},
+    {"trainer", DPD_KEY_TEXT, NULL, 0, 0, 0, "noisygd|dpsgd", NC_TRAIN, "trainer [noisygd]"},
+    {"sampling", DPD_KEY_TEXT, NULL, 0, 0, 0, "poisson|fixed", NC_TRAIN, "dpsgd [poisson]"},
+    {"q", DPD_KEY_REAL, NULL, 0, 1, DPD_KEY_LO_OPEN, NULL, NC_TRAIN, "dpsgd: rate [0.01]"},
+    {"batch", DPD_KEY_INT, NULL, 1, 1073741823.0, 0, NULL, NC_TRAIN, "dpsgd fixed [round(q n)]"},
+    {"epochs", DPD_KEY_REAL, NULL, 0, 1e9, DPD_KEY_LO_OPEN, NULL, NC_TRAIN, "dpsgd [10]"},
+    {"lr_schedule", DPD_KEY_TEXT, NULL, 0, 0, 0, "const|cosine|step|sqrt", NC_TRAIN, "dpsgd"},
+    {"clip", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_LO_OPEN | DPD_KEY_HI_OPEN, NULL, NC_TRAIN,
+     "dpsgd: per-sample gradient clip [1]"},
+    {"noise_multiplier", DPD_KEY_REAL, NULL, 0, INFINITY, DPD_KEY_HI_OPEN, NULL, NC_TRAIN,
+     "dpsgd: z given (instead of epsilon)"},
     {"offset_at_test", DPD_KEY_TEXT, "no", 0, 0, 0, "no|yes", NC_RUN,
      "whether test points carry the training offset nu too (a bias of the feature extractor)"},
     {"normalize", DPD_KEY_TEXT, "none", 0, 0, 0, "none|center|l2|center_l2", NC_TRAIN,
@@ -82,64 +95,33 @@ static const dpd_key_desc nc_keys[] = {
      "worker threads (0 = all cores); results do not depend on it"},
     {NULL, DPD_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL}};
 
-/* The numbers each command's summary can hold, as dpdyn sweep names them
- * (dpd_model_command.numbers): the union over the command's configurations, checked by
- * tests/cli/test_sweep_plot_y.sh. */
-#define NC_PRIVACY                                                                                \
-  "seed steps x_norm_max G sigma noise_multiplier privacy.mu privacy.zcdp privacy.delta "          \
-  "privacy.epsilon privacy.epsilon_gdp privacy.epsilon_zcdp_tight privacy.epsilon_bun_steinke "    \
-  "zcdp_per_step "
-#define NC_PCA "pca_k n_public pca_trace pca_x_bound pca_etf_residual pca_etf_energy pca_beta0 "
-#define NC_FILES "features.n features.p features.K features.n_test features.x_bound "
-#define NC_SIM "seeds test_error test_error_se w_norm "
-static const char nc_simulate_numbers[] = NC_PRIVACY NC_SIM NC_PCA NC_FILES
-    "features.clipped_fraction samples_thm41 samples_thm41_gamma";
-static const char nc_compare_numbers[] =
-    NC_PRIVACY NC_SIM "theory_test_error theory_test_error_se gap gap_se gap_in_se sup_gap "
-    "sup_gap_in_se final_gap final_gap_se final_gap_in_se bound_d1_printed bound_d1_union "
-    "bound_thm34 " NC_PCA NC_FILES
-    "features.clipped_fraction bound_thm34_t bound_thm34_printed_eta samples_thm41 "
-    "samples_thm41_gamma";
-static const char nc_diagnose_numbers[] =
-    "seed n p K cos_etf cos_mean cos_min cos_max cos_max_dev beta_quantiles.min "
-    "beta_quantiles.q10 beta_quantiles.q25 beta_quantiles.median beta_quantiles.q75 "
-    "beta_quantiles.q90 beta_quantiles.q99 beta_quantiles.max beta_mean x_norm_max x_norm_mean "
-    "G_estimated within_trace between_trace trace_ratio nc1 between_rank " NC_FILES
-    "features.clipped_fraction test.n test.p test.K test.cos_etf test.cos_mean test.cos_min "
-    "test.cos_max test.cos_max_dev test.beta_mean test.x_norm_max test.x_norm_mean "
-    "test.G_estimated test.within_trace test.between_trace test.trace_ratio test.nc1 "
-    "test.between_rank";
-static const char nc_account_numbers[] =
-    NC_PRIVACY NC_PCA "features.n features.p features.K features.x_bound "
-    "features.clipped_fraction samples_thm41 samples_thm41_gamma";
-
 static const dpd_model_command nc_commands[] = {
     {.name = "simulate",
      .summary = "NoisyGD replicates: test error with standard errors, per class and replicate",
      .files = "classes.tsv [replicates.tsv] summary.json [nc_simulate.png]",
      .example = "dpdyn simulate --model=nc --K=10 --p=1000 --n=1000 --epsilon=1 --delta=1e-4",
-     .numbers = nc_simulate_numbers,
+     .numbers = dpd__nc_simulate_numbers,
      .run = dpd__nc_simulate,
      .uses = NC_USES_TRAIN | NC_USES_REPLICAS},
     {.name = "compare",
      .summary = "NoisyGD replicates against the exact one-step error and the papers' bounds",
      .files = "classes.tsv [replicates.tsv] summary.json [nc_compare.png]",
      .example = "dpdyn compare --model=nc --K=10 --p=1000 --n=100 --sigma=10",
-     .numbers = nc_compare_numbers,
+     .numbers = dpd__nc_compare_numbers,
      .run = dpd__nc_compare,
      .uses = NC_USES_TRAIN | NC_USES_REPLICAS},
     {.name = "diagnose",
      .summary = "collapse diagnostics of the features (file or ETF law): means, cosines, beta, G",
      .files = "classes.tsv cosines.tsv beta_quantiles.tsv summary.json [nc_diagnose.png]",
      .example = "dpdyn diagnose --model=nc --features=file:feats.npy --labels=file:labels.npy",
-     .numbers = nc_diagnose_numbers,
+     .numbers = dpd__nc_diagnose_numbers,
      .run = dpd__nc_diagnose,
      .uses = NC_USES_DIAGNOSE},
     {.name = "account",
      .summary = "the noise of the run and every guarantee it satisfies",
      .files = "summary.json",
      .example = "dpdyn account --model=nc --K=10 --p=1000 --epsilon=1 --delta=1e-4",
-     .numbers = nc_account_numbers,
+     .numbers = dpd__nc_account_numbers,
      .run = dpd__nc_account,
      .uses = NC_USES_TRAIN},
     {.name = NULL}};

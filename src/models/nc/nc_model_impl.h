@@ -32,6 +32,8 @@ typedef struct {
   int from_file;      /* features = file:PATH (0: the ETF law) */
   double file_bytes;  /* memory the files take once read (estimate, before reading) */
   dpd__nc_files files; /* read by setup */
+  dpd__nc_dpsgd dpsgd;  /* trainer = dpsgd */
+  dpd__nc_resize resize;
 } nc_ctx;
 
 DPD_HIDDEN_FN int dpd__nc_setup(const dpd_model_command *c, dpd_keys *keys,

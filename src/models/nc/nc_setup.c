@@ -16,20 +16,14 @@
 
 static const char *const budgets[] = {"epsilon", "mu", "zcdp", "sigma"};
 
-/* The keys read into the context, by kind: z size_t, r double, c a choice (int: its index, in
- * the enum's order), u uint64, i size_t into an int. */
-typedef struct {
-  const char *key;
-  char kind;
-  size_t at;
-} nc_read;
+/* The keys read into the context (dpd__nc_keys_read). */
 #define AT(field) offsetof(nc_ctx, field)
-static const nc_read law_reads[] = {
+static const dpd__nc_read law_reads[] = {
     {"K", 'z', AT(pc.K)}, {"p", 'z', AT(pc.p)}, {"n", 'z', AT(pc.n)}, {"etf", 'c', AT(pc.etf)},
     {"imbalance_ratio", 'r', AT(pc.imbalance_ratio)}, {"shift", 'c', AT(pc.shift)},
     {"imbalance_fraction", 'r', AT(pc.imbalance_fraction)}, {"beta", 'r', AT(pc.beta)},
     {"offset", 'r', AT(pc.offset)}, {NULL, 0, 0}};
-static const nc_read train_reads[] = {
+static const dpd__nc_read train_reads[] = {
     {"n_test", 'z', AT(pc.n_test)}, {"test_shift", 'c', AT(pc.test_shift)},
     {"beta_test", 'r', AT(pc.beta_test)}, {"normalize", 'c', AT(pc.normalize)},
     {"offset_at_test", 'c', AT(pc.offset_at_test)}, {"pca_k", 'z', AT(pca.k)},
@@ -37,30 +31,6 @@ static const nc_read train_reads[] = {
     {"loss", 'c', AT(sc.loss)}, {"steps", 'z', AT(sc.steps)}, {"eta", 'r', AT(sc.eta)},
     {"radius", 'r', AT(sc.radius)}, {"seeds", 'z', AT(sc.seeds)}, {"seed", 'u', AT(pc.seed)},
     {"threads", 'i', AT(sc.threads)}, {NULL, 0, 0}};
-
-static int read_keys(const dpd_keys *keys, const nc_read *r, nc_ctx *x, dpd_err *err) {
-  int status = DPD_OK;
-  for (; r->key != NULL && status == DPD_OK; r++) {
-    char *at = (char *)x + r->at;
-    size_t v = 0;
-    switch (r->kind) {
-    case 'z':
-      status = dpd_keys_size_get(keys, r->key, (size_t *)(void *)at, err);
-      break;
-    case 'r':
-      status = dpd_keys_real_get(keys, r->key, (double *)(void *)at, err);
-      break;
-    case 'u':
-      status = dpd_keys_u64_get(keys, r->key, (uint64_t *)(void *)at, err);
-      break;
-    default: /* c, i */
-      status = r->kind == 'c' ? dpd_keys_choice_get(keys, r->key, &v, err)
-                              : dpd_keys_size_get(keys, r->key, &v, err);
-      *(int *)(void *)at = (int)v;
-    }
-  }
-  return status;
-}
 
 /* The noise of the budget key (dpd__nc_noise_budget), for x->delta. */
 static int budget_apply(const dpd_keys *keys, nc_ctx *x, dpd_err *err) {
@@ -74,7 +44,7 @@ static int budget_apply(const dpd_keys *keys, nc_ctx *x, dpd_err *err) {
 /* The ETF law (p >= K; file features: any p). */
 static int law_keys(const dpd_keys *keys, nc_ctx *x, dpd_err *err) {
   const char *features = dpd_keys_text_get(keys, "features");
-  int status = read_keys(keys, law_reads, x, err);
+  int status = dpd__nc_keys_read(keys, law_reads, x, err);
   if (status == DPD_OK && (features == NULL || strcmp(features, "etf") == 0) && x->pc.p < x->pc.K) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'p': %zu (allowed: p >= K = %zu)",
                     x->pc.p, x->pc.K);
@@ -126,7 +96,7 @@ static int files_keys(dpd_keys *keys, nc_ctx *x, dpd_err *err) {
       (status = dpd__model_file_key(keys, "test_labels", &test_labels, err)) < 0 ||
       (given && (status = dpd_keys_real_get(keys, "x_bound", &x_bound, err)) < 0) ||
       (status = dpd__nc_files_check(labels, test, test_labels, given, x_bound,
-                                    x->pc.normalize == DPD_NC_NORMALIZE_L2 ||
+                                    x->pc.normalize == DPD_NC_NORMALIZE_L2 || x->dpsgd.on ||
                                         x->pc.normalize == DPD_NC_NORMALIZE_CENTER_L2,
                                     (x->uses & NC_USES_DIAGNOSE) != 0,
                                     (x->uses & NC_USES_REPLICAS) != 0, err)) < 0) {
@@ -181,9 +151,10 @@ static int files_read(dpd_keys *keys, nc_ctx *x, dpd_err *err) {
 static int train_setup(dpd_keys *keys, nc_ctx *x, dpd_err *err) {
   int status;
   x->pca = dpd_nc_pca_config_default();
-  if ((status = law_keys(keys, x, err)) < 0 || (status = read_keys(keys, train_reads, x, err)) < 0 ||
+  if ((status = law_keys(keys, x, err)) < 0 || (status = dpd__nc_keys_read(keys, train_reads, x, err)) < 0 ||
       (status = dpd__model_save_replicates_get(keys, 1, &x->save_replicates, err)) < 0 ||
       (status = dpd__nc_config_check(&x->pc, x->pca.k > 0 ? &x->pca : NULL, err)) < 0 ||
+      (status = dpd__nc_dpsgd_keys(keys, &x->pc, &x->sc, &x->dpsgd, err)) < 0 ||
       (status = privacy_keys(keys, x, err)) < 0 ||
       (status = dpd__model_plot_get(keys, x->plot, &x->plot, err)) < 0) {
     return status;
@@ -229,13 +200,19 @@ int dpd__nc_setup(const dpd_model_command *c, dpd_keys *keys, const dpd_run_env 
   x->files.x_bound = INFINITY;
   x->plot = c->plot_default; /* unless plot is given */
   status = (c->uses & NC_USES_DIAGNOSE) ? diagnose_setup(keys, x, err) : train_setup(keys, x, err);
-  return status == DPD_OK && x->from_file ? files_read(keys, x, err) : status;
+  status = status == DPD_OK && x->from_file ? files_read(keys, x, err) : status;
+  return status < 0 ? status
+                    : dpd__nc_setup_finish(keys, env, x->from_file ? &x->files : NULL, &x->pc,
+                                           x->pca_on ? x->pca.k : 0, &x->resize, &x->dpsgd,
+                                           &x->sc.steps, err);
 }
 
 void dpd__nc_release(void *ctx) {
   nc_ctx *x = ctx;
   if (x != NULL) {
     dpd__nc_files_free(&x->files);
+    dpd__nc_dpsgd_free(&x->dpsgd);
+    dpd__nc_resize_free(&x->resize);
     free(x);
   }
 }
@@ -251,5 +228,7 @@ double dpd__nc_workspace_bytes(const void *ctx, const dpd_model_command *c, cons
   return !(x->uses & NC_USES_REPLICAS) /* account: the problem alone */
              ? 0.0
              : x->file_bytes + dpd__nc_sim_bytes(pc->K, pc->p, pc->n, pc->n_test, x->sc.threads) +
-                   dpd__nc_pca_bytes(pc, x->pca_on ? &x->pca : NULL, (size_t)x->sc.threads);
+                   dpd__nc_pca_bytes(pc, x->pca_on ? &x->pca : NULL, (size_t)x->sc.threads) +
+                   dpd__nc_more_bytes(pc, x->pca_on ? x->pca.k : 0, &x->resize, &x->dpsgd,
+                                      x->from_file, x->sc.seeds, x->sc.threads);
 }
