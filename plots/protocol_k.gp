@@ -19,7 +19,8 @@ set xtics (10, 20, 40, 80, 160, 320, 640, 1280)
 set xtics add (sprintf("d = %d", D) D)
 set mxtics 10
 set autoscale xfix
-set offsets graph 0.04, graph 0.04, graph 0.05, graph 0.05
+set offsets graph 0.04, graph 0.04, 0, 0
+set yrange [0:1.02]
 set ytics 0.1
 set grid xtics ytics mxtics lc rgb "#d9d9d9" lw 1 dt 1, lc rgb "#eeeeee" lw 1 dt 1
 set datafile missing NaN

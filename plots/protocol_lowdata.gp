@@ -17,7 +17,8 @@ set logscale x
 set format x "%g"
 set xtics (0.05, 0.1, 0.25, 0.5, 0.75, 1)
 set autoscale xfix
-set offsets graph 0.04, graph 0.04, graph 0.05, graph 0.05
+set offsets graph 0.04, graph 0.04, 0, 0
+set yrange [0:1.02]
 set ytics 0.1
 set grid xtics ytics lc rgb "#d9d9d9" lw 1 dt 1
 set datafile missing NaN

@@ -4,7 +4,7 @@
 # features perturbed by N(0, 0.1) per coordinate (seed 000 section 5.2, Figure 2(b)).
 # usage: gnuplot -c protocol_nc.gp TABLE.tsv OUT.png DATASET P0 REPLICATES [NOTE]
 # TABLE.tsv: '#' comment lines, then ONE header line naming the columns
-#   p resize epsilon shift acc acc_se R noise_multiplier
+#   p resize epsilon eta shift acc acc_se R noise_multiplier
 #   (epsilon "1" or "inf"; shift "none" or "gaussian"), rows sorted by p.
 # The texts (DATASET, NOTE) are gnuplot string values, never parsed as code.
 data = ARG1
@@ -20,7 +20,8 @@ set xtics (8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)
 set xtics add (sprintf("p_0 = %d", P0) P0)
 set mxtics 10
 set autoscale xfix
-set offsets graph 0.04, graph 0.04, graph 0.05, graph 0.05
+set offsets graph 0.04, graph 0.04, 0, 0
+set yrange [0:1.02]
 set ytics 0.1
 set grid xtics ytics mxtics lc rgb "#d9d9d9" lw 1 dt 1, lc rgb "#eeeeee" lw 1 dt 1
 set datafile missing NaN

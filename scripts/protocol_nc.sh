@@ -22,8 +22,13 @@
 #                  with --max-rows 600 (fmnist) when missing
 #   --replicates R (default 5), --threads T (every point's threads, default 2)
 #   --ps-subset LIST, --ps-copies LIST   the p values of each resize, ','-separated
-#   --eta E --q Q --epochs N --clip C   DP-SGD's hyperparameters (defaults: 10 epochs; eta, q
-#                  and clip as the semi-private protocol's for DATASET)
+#   --q Q --epochs N --clip C   DP-SGD's hyperparameters (defaults: 10 epochs, clip 1; q 0.1
+#                  for digits, 0.01 for Fashion-MNIST)
+#   --eta 1:E1,inf:E2   the learning rate at epsilon = 1 and at epsilon = inf (each epsilon and
+#                  resize is its own sweep: sweeps/<resize>-eps<EPS>); docs/protocols.md says how
+#                  the defaults were chosen
+# The training rows are used as they are (x_bound = inf: no feature clipping; DP-SGD's per-sample
+# clipping bounds the sensitivity), with no intercept (the nc trainer's linear layer).
 # Environment: BUILD (default SOURCE/build) holds dpdyn.
 # SPDX-License-Identifier: MIT
 set -euo pipefail
@@ -43,7 +48,7 @@ quoted() {
 }
 step() { echo "== $*" >&2; }
 
-quick=0 data="" reps=5 threads=2 pss="" psc="" eta="" q="" epochs="" clip="" args=()
+quick=0 data="" reps=5 threads=2 pss="" psc="" etas="" q="" epochs="" clip="" args=()
 while [ $# -gt 0 ]; do
   case $1 in
     -h | --help) usage; exit 0 ;;
@@ -53,7 +58,7 @@ while [ $# -gt 0 ]; do
       case $1 in
         --data) data=$2 ;; --replicates) reps=$2 ;; --threads) threads=$2 ;;
         --ps-subset) pss=$2 ;; --ps-copies) psc=$2 ;;
-        --eta) eta=$2 ;; --q) q=$2 ;; --epochs) epochs=$2 ;; --clip) clip=$2 ;;
+        --eta) etas=$2 ;; --q) q=$2 ;; --epochs) epochs=$2 ;; --clip) clip=$2 ;;
       esac
       shift 2
       ;;
@@ -65,8 +70,8 @@ done
 [ ${#args[@]} -eq 2 ] || die "expected DATASET OUTDIR (usage: scripts/protocol_nc.sh [options] DATASET OUTDIR)"
 dataset=${args[0]} outdir=${args[1]}
 case $dataset in
-  digits) d_eta=1 d_q=0.5 d_clip=1 ;;
-  fmnist_pixels | fmnist_rf | fmnist_rf768) d_eta=1 d_q=0.01 d_clip=1 ;;
+  digits) d_etas=1:1,inf:10 d_q=0.1 d_clip=1 ;;
+  fmnist_pixels | fmnist_rf | fmnist_rf768) d_etas=1:1,inf:10 d_q=0.01 d_clip=1 ;;
   *) die "DATASET $(quoted "$dataset") (allowed: digits, fmnist_pixels, fmnist_rf768, fmnist_rf)" ;;
 esac
 d_epochs=10
@@ -74,8 +79,11 @@ d_epochs=10
 [[ $threads =~ ^[0-9]{1,4}$ ]] || die "--threads $(quoted "$threads") (allowed: an integer >= 0)"
 [ -n "$outdir" ] || die "OUTDIR is empty"
 [ $quick -eq 0 ] || { reps=2 d_epochs=2; }
-eta=${eta:-$d_eta} q=${q:-$d_q} epochs=${epochs:-$d_epochs} clip=${clip:-$d_clip}
-for v in "eta:$eta" "q:$q" "epochs:$epochs" "clip:$clip"; do
+etas=${etas:-$d_etas} q=${q:-$d_q} epochs=${epochs:-$d_epochs} clip=${clip:-$d_clip}
+[[ $etas =~ ^1:[0-9.eE+-]+,inf:[0-9.eE+-]+$ ]] || die "--eta $(quoted "$etas") (allowed: 1:E1,inf:E2)"
+# eta_of EPS: the learning rate at EPS
+eta_of() { local x=${etas#*"$1":}; echo "${x%%,*}"; }
+for v in "eta:$(eta_of 1)" "eta:$(eta_of inf)" "q:$q" "epochs:$epochs" "clip:$clip"; do
   [[ ${v#*:} =~ ^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$ ]] || die "--${v%%:*} $(quoted "${v#*:}") (allowed: a positive number)"
 done
 for v in "ps-subset:$pss" "ps-copies:$psc"; do
@@ -122,40 +130,51 @@ if [ -z "$psc" ]; then
 fi
 files=(--features=file:"${f}_train_x.npy" --labels=file:"${f}_train_y.npy"
   --test_features=file:"${f}_test_x.npy" --test_labels=file:"${f}_test_y.npy")
-train=(--trainer=dpsgd --loss=ce --sampling=poisson --q="$q" --epochs="$epochs" --eta="$eta"
-  --clip="$clip" --delta=1e-4 --seeds="$reps" --test_shift='none|gaussian'
-  --beta_test=0.316227766016838 --epsilon='1|inf')
+train=(--trainer=dpsgd --loss=ce --sampling=poisson --q="$q" --epochs="$epochs" --clip="$clip"
+  --x_bound=inf --delta=1e-4 --seeds="$reps" --test_shift='none|gaussian'
+  --beta_test=0.316227766016838)
 sweep() { "$build/dpdyn" sweep simulate --model=nc "${files[@]}" "${train[@]}" "$@" --threads="$threads" --plot_y=none >/dev/null; }
 note=$([ $quick -eq 1 ] && echo " (quick run)" || true)
 
-step "$dataset: p0 = $p0; subsets p = $pss; copies p = $psc; $reps replicates, q = $q, $epochs epochs, eta = $eta, clip = $clip"
-[ -z "$pss" ] || sweep --resize=subset --resize_p="$pss" --seed=5 --out="$outdir/sweeps/subset"
-sweep --resize=none --seed=5 --out="$outdir/sweeps/none"
-sweep --resize=copies --resize_p="$psc" --seed=5 --out="$outdir/sweeps/copies"
+step "$dataset: p0 = $p0; subsets p = $pss; copies p = $psc; $reps replicates, q = $q, $epochs epochs, eta = $etas, clip = $clip"
+dirs=()
+for e in 1 inf; do
+  eta=$(eta_of "$e")
+  step "  epsilon = $e, eta = $eta"
+  if [ -n "$pss" ]; then
+    sweep --resize=subset --resize_p="$pss" --epsilon="$e" --eta="$eta" --seed=5 --out="$outdir/sweeps/subset-eps$e"
+    dirs+=("subset:$outdir/sweeps/subset-eps$e")
+  fi
+  sweep --resize=none --epsilon="$e" --eta="$eta" --seed=5 --out="$outdir/sweeps/none-eps$e"
+  sweep --resize=copies --resize_p="$psc" --epsilon="$e" --eta="$eta" --seed=5 --out="$outdir/sweeps/copies-eps$e"
+  dirs+=("none:$outdir/sweeps/none-eps$e" "copies:$outdir/sweeps/copies-eps$e")
+done
 
 # the figure's table: p resize epsilon shift acc acc_se R noise_multiplier, sorted by p
 tab=$outdir/${dataset}_nc.tsv
 {
-  echo "p resize epsilon shift acc acc_se R noise_multiplier"
-  for r in subset none copies; do
-    [ -f "$outdir/sweeps/$r/sweep.tsv" ] || continue
+  echo "p resize epsilon eta shift acc acc_se R noise_multiplier"
+  for rd in "${dirs[@]}"; do
+    r=${rd%%:*} dir=${rd#*:}
     awk -F'\t' -v r="$r" -v p0="$p0" '
       /^# [a-z_]+ = / { split(substr($0, 3), kv, " = "); fixed[kv[1]] = kv[2]; next }
       /^#/ { next }
       !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
       function v(name, dflt) { return (name in c && $c[name] != "") ? $c[name] : ((name in fixed) ? fixed[name] : dflt) }
       { p = (r == "none") ? p0 : v("resize_p", "NaN")
-        e = v("epsilon", "inf"); if (e == "INFINITY" || e == "Infinity") e = "inf"
+        # the key as given (a fixed key: its # line), not the epsilon column of the accountant
+        e = ("epsilon" in fixed) ? fixed["epsilon"] : v("epsilon", "inf")
+        if (e == "INFINITY" || e == "Infinity") e = "inf"
         err = v("test_error", "NaN"); acc = (err == "NaN" || err == "nan") ? "NaN" : 1 - err
-        print p, r, e, v("test_shift", "none"), acc, v("test_error_se", "NaN"), v("seeds", "NaN"), v("noise_multiplier", "NaN") }' \
-      "$outdir/sweeps/$r/sweep.tsv"
+        print p, r, e, v("eta", "NaN"), v("test_shift", "none"), acc, v("test_error_se", "NaN"), v("seeds", "NaN"), v("noise_multiplier", "NaN") }' \
+      "$dir/sweep.tsv"
   done | sort -n -k1,1
 } >"$tab"
 gnuplot -c "$src/plots/protocol_nc.gp" "$tab" "$outdir/${dataset}_nc.png" "$dataset" "$p0" "$reps" "$note"
 
 # the collapse diagnostics of the features themselves (p = p0)
 step "$dataset: collapse diagnostics (dpdyn diagnose --model=nc)"
-"$build/dpdyn" diagnose --model=nc "${files[@]}" --x_bound=inf --out="$outdir/diagnose" >/dev/null
+"$build/dpdyn" diagnose --model=nc "${files[@]}" --x_bound=inf --out="$outdir/diagnose" >/dev/null 2>&1
 "$py" - "$outdir/diagnose/summary.json" "$outdir/${dataset}_nc_diagnose.tsv" "$dataset" <<'EOF'
 import json, sys
 s = json.load(open(sys.argv[1]))
