@@ -4,7 +4,8 @@
 # features perturbed by N(0, 0.1) per coordinate (seed 000 section 5.2, Figure 2(b)).
 # usage: gnuplot -c protocol_nc.gp TABLE.tsv OUT.png DATASET P0 REPLICATES [NOTE]
 # TABLE.tsv: '#' comment lines, then ONE header line naming the columns
-#   p resize epsilon eta shift acc acc_se R noise_multiplier
+#   p resize epsilon eta shift acc acc_se R noise_multiplier clipped_fraction w_norm nc1
+#   trace_ratio beta_median x_norm_max (the collapse diagnostics of the resized training rows)
 #   (epsilon "1" or "inf"; shift "none" or "gaussian"), rows sorted by p.
 # The texts (DATASET, NOTE) are gnuplot string values, never parsed as code.
 data = ARG1

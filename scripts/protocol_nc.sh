@@ -150,10 +150,10 @@ for e in 1 inf; do
   dirs+=("none:$outdir/sweeps/none-eps$e" "copies:$outdir/sweeps/copies-eps$e")
 done
 
-# the figure's table: p resize epsilon shift acc acc_se R noise_multiplier, sorted by p
+# the figure's table (plots/protocol_nc.gp), sorted by p
 tab=$outdir/${dataset}_nc.tsv
 {
-  echo "p resize epsilon eta shift acc acc_se R noise_multiplier"
+  echo "p resize epsilon eta shift acc acc_se R noise_multiplier clipped_fraction w_norm nc1 trace_ratio beta_median x_norm_max"
   for rd in "${dirs[@]}"; do
     r=${rd%%:*} dir=${rd#*:}
     awk -F'\t' -v r="$r" -v p0="$p0" '
@@ -166,7 +166,8 @@ tab=$outdir/${dataset}_nc.tsv
         e = ("epsilon" in fixed) ? fixed["epsilon"] : v("epsilon", "inf")
         if (e == "INFINITY" || e == "Infinity") e = "inf"
         err = v("test_error", "NaN"); acc = (err == "NaN" || err == "nan") ? "NaN" : 1 - err
-        print p, r, e, v("eta", "NaN"), v("test_shift", "none"), acc, v("test_error_se", "NaN"), v("seeds", "NaN"), v("noise_multiplier", "NaN") }' \
+        print p, r, e, v("eta", "NaN"), v("test_shift", "none"), acc, v("test_error_se", "NaN"), v("seeds", "NaN"), v("noise_multiplier", "NaN"), v("clipped_fraction", "NaN"), v("w_norm", "NaN"),
+          v("collapse.nc1", "NaN"), v("collapse.trace_ratio", "NaN"), v("collapse.beta_median", "NaN"), v("collapse.x_norm_max", "NaN") }' \
       "$dir/sweep.tsv"
   done | sort -n -k1,1
 } >"$tab"
