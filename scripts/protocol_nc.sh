@@ -135,6 +135,8 @@ train=(--trainer=dpsgd --loss=ce --sampling=poisson --q="$q" --epochs="$epochs" 
   --beta_test=0.316227766016838)
 sweep() { "$build/dpdyn" sweep simulate --model=nc "${files[@]}" "${train[@]}" "$@" --threads="$threads" --plot_y=none >/dev/null; }
 note=$([ $quick -eq 1 ] && echo " (quick run)" || true)
+# the data set as a figure title shows it (an underscore escaped for enhanced text)
+label=${dataset//_/\\_}
 
 step "$dataset: p0 = $p0; subsets p = $pss; copies p = $psc; $reps replicates, q = $q, $epochs epochs, eta = $etas, clip = $clip"
 dirs=()
@@ -171,7 +173,7 @@ tab=$outdir/${dataset}_nc.tsv
       "$dir/sweep.tsv"
   done | sort -n -k1,1
 } >"$tab"
-gnuplot -c "$src/plots/protocol_nc.gp" "$tab" "$outdir/${dataset}_nc.png" "$dataset" "$p0" "$reps" "$note"
+gnuplot -c "$src/plots/protocol_nc.gp" "$tab" "$outdir/${dataset}_nc.png" "$label" "$p0" "$reps" "$note"
 
 # the collapse diagnostics of the features themselves (p = p0)
 step "$dataset: collapse diagnostics (dpdyn diagnose --model=nc)"

@@ -123,6 +123,8 @@ train=(--trainer=dpsgd --loss=ce --sampling=poisson --q="$q" --epochs="$epochs"
   --clip="$clip" --delta=1e-5 --public_fraction=0.1 --seeds="$reps")
 sweep() { "$build/dpdyn" sweep simulate --model=semipriv "${files[@]}" "${train[@]}" "$@" --threads="$threads" --plot_y=none >/dev/null; }
 note=$([ $quick -eq 1 ] && echo " (quick run)" || true)
+# the data set as a figure title shows it (an underscore escaped for enhanced text)
+label=${dataset//_/\\_}
 
 # table OUT.tsv D HEADER SWEEP...: the figure's columns from the sweeps' sweep.tsv, by column
 # name (k = none is D; a fixed key's column is absent: its value comes from the sweep's
@@ -168,7 +170,7 @@ for e in ${eps//|/ }; do
 done
 ktab=$outdir/${dataset}_semipriv_k.tsv
 table "$ktab" "$d" "k epsilon eta acc acc_se R noise_multiplier steps" "${kdirs[@]}"
-gnuplot -c "$src/plots/protocol_k.gp" "$ktab" "$outdir/${dataset}_semipriv_k.png" "$dataset" "$d" "$reps" "$note"
+gnuplot -c "$src/plots/protocol_k.gp" "$ktab" "$outdir/${dataset}_semipriv_k.png" "$label" "$d" "$reps" "$note"
 
 [ $lowdata -eq 1 ] || { step "wrote $ktab and its figure"; exit 0; }
 # 2. the low-data regime at epsilon = 0.7: the best k < d of step 1 (the first on a tie) and d
@@ -180,5 +182,5 @@ step "$dataset: low data, private_fraction = $fr, k = $kbest|none, epsilon = 0.7
 sweep --private_fraction="$fr" --k="$kbest|none" --epsilon=0.7 --eta="$(eta_of 0.7)" --seed=4 --out="$outdir/sweeps/lowdata"
 ltab=$outdir/${dataset}_semipriv_lowdata.tsv
 table "$ltab" "$d" "fraction k epsilon eta acc acc_se R n_trained" "$outdir/sweeps/lowdata"
-gnuplot -c "$src/plots/protocol_lowdata.gp" "$ltab" "$outdir/${dataset}_semipriv_lowdata.png" "$dataset" "$d" "$kbest" "$reps" "$note"
+gnuplot -c "$src/plots/protocol_lowdata.gp" "$ltab" "$outdir/${dataset}_semipriv_lowdata.png" "$label" "$d" "$kbest" "$reps" "$note"
 step "wrote $ktab, $ltab and their figures"
