@@ -21,6 +21,11 @@ if ! /usr/bin/python3 -c 'import numpy, sklearn.datasets' 2>/dev/null || ! comma
   finish test_protocols
   exit
 fi
+# Each protocol needs its model's DP-SGD trainer (`trainer` among the keys of its --help).
+has_trainer() { "$1" simulate --model="$2" --help 2>/dev/null | grep -q '^  trainer '; }
+have_sp=0 have_nc=0
+has_trainer "$1" semipriv && have_sp=1
+has_trainer "$1" nc && have_nc=1
 data="$work/feature files"
 # rows FILE: the data rows of a whitespace table with one header line
 rows() { awk 'NR > 1' "$1"; }
@@ -47,15 +52,17 @@ fi
 
 # ---- 2. the semi-private protocol ---------------------------------------------------------------
 out="$work/semi private"
-if "$src/scripts/protocol_semipriv.sh" --quick --data "$data" digits "$out" >/dev/null 2>"$work/err"; then
+if [ "$have_sp" -eq 0 ]; then
+  echo "skip semipriv protocol: this dpdyn has no trainer key for model=semipriv"
+elif "$src/scripts/protocol_semipriv.sh" --quick --data "$data" digits "$out" >/dev/null 2>"$work/err"; then
   k=$out/digits_semipriv_k.tsv l=$out/digits_semipriv_lowdata.tsv
-  if [ "$(rows "$k" | awk '$3 >= 0 && $3 <= 1 && $4 >= 0' | wc -l)" -eq 4 ] &&
+  if [ "$(rows "$k" | awk '$4 >= 0 && $4 <= 1 && $5 >= 0' | wc -l)" -eq 4 ] &&
      [ "$(rows "$k" | awk '{ print $1, $2 }' | sort | tr '\n' ' ')" = "10 0.7 10 inf 64 0.7 64 inf " ]; then
     ok "semipriv: k table, 4 points (k = 10, 64; epsilon = 0.7, inf) with accuracies in [0, 1]"
   else
     bad "semipriv: k table: $(cat "$k" | tr '\n' ';')"
   fi
-  if [ "$(rows "$l" | awk '$4 >= 0 && $4 <= 1' | wc -l)" -eq 4 ]; then
+  if [ "$(rows "$l" | awk '$5 >= 0 && $5 <= 1' | wc -l)" -eq 4 ]; then
     ok "semipriv: low-data table, 4 points"
   else
     bad "semipriv: low-data table: $(cat "$l" | tr '\n' ';')"
@@ -71,9 +78,11 @@ fi
 
 # ---- 3. the neural-collapse protocol ------------------------------------------------------------
 out="$work/neural collapse"
-if "$src/scripts/protocol_nc.sh" --quick --data "$data" digits "$out" >/dev/null 2>"$work/err"; then
+if [ "$have_nc" -eq 0 ]; then
+  echo "skip nc protocol: this dpdyn has no trainer key for model=nc"
+elif "$src/scripts/protocol_nc.sh" --quick --data "$data" digits "$out" >/dev/null 2>"$work/err"; then
   t=$out/digits_nc.tsv
-  if [ "$(rows "$t" | awk '$5 >= 0 && $5 <= 1' | wc -l)" -eq 12 ] &&
+  if [ "$(rows "$t" | awk '$6 >= 0 && $6 <= 1' | wc -l)" -eq 12 ] &&
      [ "$(rows "$t" | awk '{ print $1 }' | sort -n -u | tr '\n' ' ')" = "32 64 128 " ]; then
     ok "nc: 12 points (p = 32, 64, 128; epsilon = 1, inf; clean and perturbed)"
   else
