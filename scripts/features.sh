@@ -82,7 +82,9 @@ done
 if [ -n "$max_rows" ]; then
   [[ $max_rows =~ ^[1-9][0-9]{0,9}$ ]] || die "--max-rows $(quoted "$max_rows") (allowed: a positive integer)"
 fi
-[[ $p =~ ^[1-9][0-9]{0,5}$ ]] && [ "$p" -le 100000 ] || die "--p $(quoted "$p") (allowed: an integer 1..100000)"
+if ! [[ $p =~ ^[1-9][0-9]{0,5}$ ]] || [ "$p" -gt 100000 ]; then
+  die "--p $(quoted "$p") (allowed: an integer 1..100000)"
+fi
 [[ $seed =~ ^[0-9]{1,18}$ ]] || die "--seed $(quoted "$seed") (allowed: an integer 0..10^18-1)"
 if [ "$have_only" -eq 1 ]; then
   [ -n "$only" ] || die "--only is empty (allowed: a comma-separated subset of $names)"

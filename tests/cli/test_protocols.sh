@@ -60,12 +60,12 @@ elif "$src/scripts/protocol_semipriv.sh" --quick --data "$data" digits "$out" >/
      [ "$(rows "$k" | awk '{ print $1, $2 }' | sort | tr '\n' ' ')" = "10 0.7 10 inf 64 0.7 64 inf " ]; then
     ok "semipriv: k table, 4 points (k = 10, 64; epsilon = 0.7, inf) with accuracies in [0, 1]"
   else
-    bad "semipriv: k table: $(cat "$k" | tr '\n' ';')"
+    bad "semipriv: k table: $(tr '\n' ';' <"$k")"
   fi
   if [ "$(rows "$l" | awk '$5 >= 0 && $5 <= 1' | wc -l)" -eq 4 ]; then
     ok "semipriv: low-data table, 4 points"
   else
-    bad "semipriv: low-data table: $(cat "$l" | tr '\n' ';')"
+    bad "semipriv: low-data table: $(tr '\n' ';' <"$l")"
   fi
   if [ -s "$out/digits_semipriv_k.png" ] && [ -s "$out/digits_semipriv_lowdata.png" ]; then
     ok "semipriv: both figures"
@@ -86,13 +86,13 @@ elif "$src/scripts/protocol_nc.sh" --quick --data "$data" digits "$out" >/dev/nu
      [ "$(rows "$t" | awk '{ print $1 }' | sort -n -u | tr '\n' ' ')" = "32 64 128 " ]; then
     ok "nc: 12 points (p = 32, 64, 128; epsilon = 1, inf; clean and perturbed)"
   else
-    bad "nc: table: $(cat "$t" | tr '\n' ';')"
+    bad "nc: table: $(tr '\n' ';' <"$t")"
   fi
   if [ "$(rows "$out/digits_nc_diagnose.tsv" | awk '$2 == 10 && $3 == 64' | wc -l)" -eq 1 ] &&
      [ -s "$out/digits_nc.png" ]; then
     ok "nc: diagnostics row (K = 10, p = 64) and the figure"
   else
-    bad "nc: diagnostics: $(cat "$out/digits_nc_diagnose.tsv" | tr '\n' ';')"
+    bad "nc: diagnostics: $(tr '\n' ';' <"$out/digits_nc_diagnose.tsv")"
   fi
 else
   bad "protocol_nc.sh --quick: $(tail -2 "$work/err")"
