@@ -16,9 +16,9 @@ set xlabel "PCA dimension k (log scale; the rightmost point is k = d, no PCA)"
 set ylabel "test accuracy (10 classes)"
 set logscale x
 set format x "%g"
-# ticks at the protocol's k values below d / 1.4 (closer ones would overprint the label of d)
+# ticks at the protocol's k values below d / 1.6 (closer ones would overprint the label of d)
 set xtics ()
-do for [kk in "10 20 40 80 160 320 640 1280 2560 5120"] { if (kk + 0 < D / 1.4) { set xtics add (kk kk + 0) } }
+do for [kk in "10 20 40 80 160 320 640 1280 2560 5120"] { if (kk + 0 < D / 1.6) { set xtics add (kk kk + 0) } }
 set xtics add (sprintf("d = %d", D) D)
 set mxtics 10
 set autoscale xfix
