@@ -41,10 +41,10 @@
  * simulation with seed s uses stream (s, r), cut into regions that start at block tag 2^62 + index
  * 2^32      (index < 2^30; each region holds 2^32 blocks): tag 0, index i: training shift v_i: one
  * dpd_rng_uniform_fill of p values u_l, cube v_l = beta (2 u_l - 1), rademacher v_l = -beta if u_l
- * < 1/2 else beta; tag 1, index j: test shift of test point j, the same way with beta_test (gaussian:
- * one dpd_rng_gaussian_fill of p values g_l, u_l = beta_test g_l, from the same region); tag 2,
- * index t: the noise of step t: dpd_rng_gaussian_fill of K p values (row-major K x p, drawn in
- * chunks of even length, which equals one fill). A fill may start at an even coordinate a of a
+ * < 1/2 else beta; tag 1, index j: test shift of test point j, the same way with beta_test
+ * (gaussian: one dpd_rng_gaussian_fill of p values g_l, u_l = beta_test g_l, from the same region);
+ * tag 2, index t: the noise of step t: dpd_rng_gaussian_fill of K p values (row-major K x p, drawn
+ * in chunks of even length, which equals one fill). A fill may start at an even coordinate a of a
  * region (block a / 2): the passes over the data draw each point in chunks of 1024 coordinates,
  * which give the values of one fill. So a replicate redraws the training shifts, the noise and the
  * test shifts; P, nu and the class sizes are fixed by the problem. No n x p matrix is ever stored:
@@ -77,8 +77,8 @@ typedef enum { DPD_NC_ETF_SPARSE = 0, DPD_NC_ETF_DENSE } dpd_nc_etf;
 
 typedef enum {
   DPD_NC_SHIFT_NONE = 0,
-  DPD_NC_SHIFT_CUBE,       /* i.i.d. uniform on [-b, b] per coordinate */
-  DPD_NC_SHIFT_RADEMACHER, /* i.i.d. +-b per coordinate */
+  DPD_NC_SHIFT_CUBE,        /* i.i.d. uniform on [-b, b] per coordinate */
+  DPD_NC_SHIFT_RADEMACHER,  /* i.i.d. +-b per coordinate */
   DPD_NC_SHIFT_ADVERSARIAL, /* test only: the worst u for the trained W (see above) */
   DPD_NC_SHIFT_GAUSSIAN     /* test only: u ~ N(0, b^2 I), i.i.d. per coordinate (seed 000
                                §5.2's perturbed test features: variance 0.1 is b = sqrt(0.1)) */
@@ -152,8 +152,8 @@ typedef struct {
  * anything else (feature clipping, part of the mechanism), so X = x_bound in dpd_nc_sensitivity
  * (normalize l2: G = c whatever x_bound). Test rows are not clipped. normalize center and l2 act
  * as for the ETF law (center: mu is the mean of the clipped training rows). Test point j is
- * row + u, u the test perturbation of the ETF law's rule (cube / rademacher from region tag 1,
- * index j; adversarial against the trained W). */
+ * row + u, u the test perturbation of the ETF law's rule (cube / rademacher / gaussian from region
+ * tag 1, index j; adversarial against the trained W). */
 typedef struct dpd_nc_data_config_s {
   size_t K, p, n, n_test; /* K >= 2, p >= 1, every class has >= 1 training and test row */
   const double *X;        /* [n p] row-major training features (borrowed, must outlive the
@@ -373,8 +373,8 @@ DPD_API int dpd_nc_resize_index(dpd_nc_resize mode, size_t p, size_t P, uint64_t
                                 size_t *index, dpd_err *err);
 
 /* out[i P + l'] = X[i p + index[l']] for n rows (caller memory; out must not overlap X). Pure. */
-DPD_API void dpd_nc_resize_rows(const double *X, size_t n, size_t p, const size_t *index,
-                                size_t P, double *out);
+DPD_API void dpd_nc_resize_rows(const double *X, size_t n, size_t p, const size_t *index, size_t P,
+                                double *out);
 
 #ifdef __cplusplus
 }

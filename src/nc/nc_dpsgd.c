@@ -11,6 +11,7 @@
  * features of a row are a function of the row (the feature clip, l2, the resize map and the PCA
  * directions are: the latter two are public). normalize = center / center_l2 subtract the
  * private training mean from every row, which per-sample clipping does not bound: refused. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,8 +53,8 @@ static int dpsgd_replicate(const dpsgd_plan *pl, size_t rep, double *work, dpd_e
     return status;
   }
   dpd_nc_sim_result *r = pl->res;
-  const size_t wrong = dpd__nc_replicate_test(pr, pl->seed, rep, work, m->W,
-                                              r->class_error_replicates + rep * K);
+  const size_t wrong =
+      dpd__nc_replicate_test(pr, pl->seed, rep, work, m->W, r->class_error_replicates + rep * K);
   r->test_error_replicates[rep] = (double)wrong / (double)pr->n_test;
   r->w_norm_replicates[rep] = sqrt(dpd__dot8(m->W, m->W, K * p));
   r->clipped_fraction_replicates[rep] = m->clipped_fraction;
@@ -69,8 +70,8 @@ static int run_one(void *job, size_t rep, double *work, dpd__replicate_slot *slo
   return pl->status[rep] = dpsgd_replicate(pl, rep, work, NULL);
 }
 
-static int check(const dpd_nc_problem *pr, const dpd_nc_sim_config *sc,
-                 const dpd_dpsgd_config *dc, dpd_err *err) {
+static int check(const dpd_nc_problem *pr, const dpd_nc_sim_config *sc, const dpd_dpsgd_config *dc,
+                 dpd_err *err) {
   const dpd_nc_normalize nz = pr->cfg.normalize;
   if (sc->seeds < 1) {
     return DPD_FAIL(err, DPD_EINVAL, "invalid value for 'seeds': 0 (allowed: integer >= 1)");
@@ -81,9 +82,8 @@ static int check(const dpd_nc_problem *pr, const dpd_nc_sim_config *sc,
                     dpd_dpsgd_loss_name(dc->loss) != NULL ? dpd_dpsgd_loss_name(dc->loss) : "?");
   }
   if (dc->bias != 0 || dc->classes != pr->K) {
-    return DPD_FAIL(err, DPD_EINVAL,
-                    "invalid value for '%s': %zu (allowed: %s)", dc->bias ? "bias" : "classes",
-                    dc->bias ? (size_t)dc->bias : dc->classes,
+    return DPD_FAIL(err, DPD_EINVAL, "invalid value for '%s': %zu (allowed: %s)",
+                    dc->bias ? "bias" : "classes", dc->bias ? (size_t)dc->bias : dc->classes,
                     dc->bias ? "0: the nc classifier has no bias" : "K of the problem");
   }
   if (nz == DPD_NC_NORMALIZE_CENTER || nz == DPD_NC_NORMALIZE_CENTER_L2) {
@@ -157,8 +157,9 @@ int dpd_nc_dpsgd_run(const dpd_nc_problem *problem, const dpd_nc_sim_config *sc,
     } else {
       const int again = dpsgd_replicate(&pl, rep, work, err);
       status = again < 0 ? again
-                         : DPD_FAIL(err, status, "nc_dpsgd: replicate %zu (stream (%llu, %zu)) "
-                                                 "failed",
+                         : DPD_FAIL(err, status,
+                                    "nc_dpsgd: replicate %zu (stream (%llu, %zu)) "
+                                    "failed",
                                     rep, (unsigned long long)sc->seed, rep);
       free(work);
     }
@@ -323,7 +324,8 @@ int dpd__nc_dpsgd_sizes(dpd_keys *keys, dpd__nc_dpsgd *d, size_t n, size_t p, dp
       (status = dpd_keys_effective_real_set(keys, "clip", c->clip, err)) < 0 ||
       (status = dpd_keys_effective_set(keys, "lr_schedule", schedules[d->schedule_kind], err)) <
           0 ||
-      (c->steps == 0 && (status = dpd_keys_effective_real_set(keys, "epochs", c->epochs, err)) < 0)) {
+      (c->steps == 0 &&
+       (status = dpd_keys_effective_real_set(keys, "epochs", c->epochs, err)) < 0)) {
     return status;
   }
   if (c->sampling == DPD_DPSGD_FIXED) {
@@ -333,8 +335,7 @@ int dpd__nc_dpsgd_sizes(dpd_keys *keys, dpd__nc_dpsgd *d, size_t n, size_t p, dp
   return dpd_keys_effective_real_set(keys, "q", c->q, err);
 }
 
-int dpd__nc_dpsgd_privacy(dpd_output *out, dpd__nc_dpsgd *d, size_t n, double delta,
-                          dpd_err *err) {
+int dpd__nc_dpsgd_privacy(dpd_output *out, dpd__nc_dpsgd *d, size_t n, double delta, dpd_err *err) {
   dpd_dpsgd_config *c = &d->cfg;
   dpd_account a;
   dpd_account_segment seg;
@@ -354,6 +355,10 @@ int dpd__nc_dpsgd_privacy(dpd_output *out, dpd__nc_dpsgd *d, size_t n, double de
   }
   const int fixed = c->sampling == DPD_DPSGD_FIXED;
   cJSON *s = out->summary;
+  cJSON *xm = cJSON_GetObjectItemCaseSensitive(s, "x_norm_max");
+  if (cJSON_IsNumber(xm) && xm->valuedouble >= DBL_MAX) { /* files without x_bound: no clip */
+    cJSON_SetNumberHelper(xm, INFINITY);
+  }
   cJSON_AddStringToObject(s, "trainer", "dpsgd");
   dpd_output_number_set(out, "noise_multiplier", c->noise_multiplier);
   dpd_output_number_set(out, "q", fixed ? (double)c->batch / (double)n : c->q);
@@ -365,11 +370,12 @@ int dpd__nc_dpsgd_privacy(dpd_output *out, dpd__nc_dpsgd *d, size_t n, double de
   dpd_output_number_set(out, "eta", c->lr);
   cJSON_AddStringToObject(s, "loss", "ce");
   cJSON_AddStringToObject(s, "sampling", dpd_dpsgd_sampling_name(c->sampling));
-  cJSON_AddStringToObject(s, "lr_schedule", d->schedule != NULL ? dpd_schedule_name(d->schedule)
-                                                                 : "const");
+  cJSON_AddStringToObject(s, "lr_schedule",
+                          d->schedule != NULL ? dpd_schedule_name(d->schedule) : "const");
   cJSON_AddStringToObject(s, "budget",
-                          d->budget == 0 ? "epsilon" : d->budget == 1 ? "noise_multiplier"
-                                                                      : "none");
+                          d->budget == 0   ? "epsilon"
+                          : d->budget == 1 ? "noise_multiplier"
+                                           : "none");
   dpd_output_number_set(out, "epsilon", d->at.epsilon);
   dpd_output_number_set(out, "epsilon_estimate", d->at.epsilon_estimate);
   dpd_output_number_set(out, "epsilon_lower", d->at.epsilon_lower);
@@ -384,12 +390,23 @@ int dpd__nc_dpsgd_privacy(dpd_output *out, dpd__nc_dpsgd *d, size_t n, double de
               "a uniformly random batch of fixed size"
             : "data sets that differ by adding or removing one record; each step a Poisson "
               "sample of rate q");
+  if (!isfinite(d->at.epsilon)) {
+    return dpd__output_note_add(out, err,
+                                "note: trainer = dpsgd without noise (%s): not private; %zu "
+                                "steps, each replicate with its own batches (region tag 2 of its "
+                                "stream)",
+                                d->budget == 0   ? "epsilon = inf"
+                                : d->budget == 1 ? "noise_multiplier = 0"
+                                                 : "no epsilon or noise_multiplier given",
+                                T);
+  }
   return dpd__output_note_add(
       out, err,
-      "note: trainer = dpsgd: (%s)-DP by the PLD accountant of %zu subsampled Gaussian steps "
-      "(epsilon is its upper bound at delta = %g; noise multiplier %g, clip %g); nc's G, sigma "
-      "and the GDP guarantees of NoisyGD do not apply",
-      isfinite(d->at.epsilon) ? "epsilon, delta" : "not", T, delta, c->noise_multiplier, c->clip);
+      "note: trainer = dpsgd: (epsilon, delta)-DP by the PLD accountant of %zu subsampled Gaussian "
+      "steps (epsilon is its upper bound at delta = %g; noise multiplier %g, clip %g); nc's G, "
+      "sigma and the GDP guarantees of NoisyGD do not apply; each replicate draws its own batches "
+      "and noise (region tag 2 of its stream)",
+      T, delta, c->noise_multiplier, c->clip);
 }
 
 int dpd__nc_dpsgd_tables(dpd_output *out, const dpd_nc_sim_result *sim, dpd_table_builder **t,
@@ -425,8 +442,8 @@ void dpd__nc_dpsgd_comparison(dpd__nc_comparison *c) {
 
 int dpd__nc_collapse_report(dpd_output *out, const dpd__nc_files *f, dpd_err *err) {
   dpd_nc_diagnostics *d = NULL;
-  int status = dpd_nc_diagnostics_create(f->train->n, f->train->p, f->train->K,
-                                         dpd_nc_features_row, f->train, &d, err);
+  int status = dpd_nc_diagnostics_create(f->train->n, f->train->p, f->train->K, dpd_nc_features_row,
+                                         f->train, &d, err);
   if (status < 0) {
     return status;
   }
@@ -435,9 +452,9 @@ int dpd__nc_collapse_report(dpd_output *out, const dpd__nc_files *f, dpd_err *er
     dpd_nc_diagnostics_free(d);
     return DPD_FAIL(err, DPD_ENOMEM, "out of memory");
   }
-  static const char *const names[] = {"nc1", "within_trace", "between_trace", "trace_ratio",
-                                      "cos_max_dev", "beta_mean", "beta_median", "x_norm_max"};
-  const double v[] = {d->nc1,         d->within_trace, d->between_trace,     d->trace_ratio,
+  static const char *const names[] = {"nc1",         "within_trace", "between_trace", "trace_ratio",
+                                      "cos_max_dev", "beta_mean",    "beta_median",   "x_norm_max"};
+  const double v[] = {d->nc1,         d->within_trace, d->between_trace,    d->trace_ratio,
                       d->cos_max_dev, d->beta_mean,    d->beta_quantile[3], d->x_norm_max};
   for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
     if (isfinite(v[k])) {
@@ -459,7 +476,8 @@ void dpd__nc_dpsgd_free(dpd__nc_dpsgd *d) {
 static int resize_keys(const dpd_keys *keys, dpd__nc_resize *rs, size_t pca_k, dpd_err *err) {
   size_t v = 0;
   int status = DPD_OK;
-  if (dpd_keys_given(keys, "resize") && (status = dpd_keys_choice_get(keys, "resize", &v, err)) < 0) {
+  if (dpd_keys_given(keys, "resize") &&
+      (status = dpd_keys_choice_get(keys, "resize", &v, err)) < 0) {
     return status;
   }
   rs->mode = v == 1 ? DPD_NC_RESIZE_SUBSET : v == 2 ? DPD_NC_RESIZE_COPIES : DPD_NC_RESIZE_NONE;
@@ -494,12 +512,11 @@ int dpd__nc_setup_finish(dpd_keys *keys, const dpd_run_env *env, dpd__nc_files *
     const double rows = files == NULL ? 0.0
                                       : (double)files->train->n +
                                             (files->test != NULL ? (double)files->test->n : 0.0);
-    if ((status = dpd__nc_resize_init(rs, files != NULL ? files->train->p : pc->p, pc->seed,
-                                      err)) < 0 ||
-        (files != NULL &&
-         ((status = dpd__model_memory_check(keys, env, 8.0 * rows * (double)rs->P, "resize_p",
-                                            err)) < 0 ||
-          (status = dpd__nc_files_resize(files, rs, err)) < 0))) {
+    if ((status = dpd__nc_resize_init(rs, files != NULL ? files->train->p : pc->p, pc->seed, err)) <
+            0 ||
+        (files != NULL && ((status = dpd__model_memory_check(keys, env, 8.0 * rows * (double)rs->P,
+                                                             "resize_p", err)) < 0 ||
+                           (status = dpd__nc_files_resize(files, rs, err)) < 0))) {
       return status;
     }
     if (files != NULL) {

@@ -354,7 +354,8 @@ int dpd__nc_diagnose_report(dpd_output *out, const dpd_nc_diagnostics *train,
 const char dpd__nc_simulate_numbers[] = NC_PRIVACY NC_SIM NC_PCA NC_FILES NC_DPSGD
     "features.clipped_fraction samples_thm41 samples_thm41_gamma";
 const char dpd__nc_compare_numbers[] =
-    NC_PRIVACY NC_SIM NC_DPSGD "theory_test_error theory_test_error_se gap gap_se gap_in_se sup_gap "
+    NC_PRIVACY NC_SIM NC_DPSGD
+    "theory_test_error theory_test_error_se gap gap_se gap_in_se sup_gap "
     "sup_gap_in_se final_gap final_gap_se final_gap_in_se bound_d1_printed bound_d1_union "
     "bound_thm34 " NC_PCA NC_FILES
     "features.clipped_fraction bound_thm34_t bound_thm34_printed_eta samples_thm41 "

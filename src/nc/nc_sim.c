@@ -1252,14 +1252,13 @@ int dpd_nc_sim_run(const dpd_nc_problem *problem, const dpd_nc_sim_config *cfg,
                 .test_err = res->test_error_replicates,
                 .wnorm = res->w_norm_replicates,
                 .fail = fail};
-  const dpd__replicate_plan reps = {
-      .n = seeds,
-      .threads = cfg->threads,
-      .work_doubles = dpd__nc_work_doubles(problem),
-      .units = 1,
-      .progress = cfg->progress,
-      .progress_user = cfg->progress_user,
-      .what = "nc_sim"};
+  const dpd__replicate_plan reps = {.n = seeds,
+                                    .threads = cfg->threads,
+                                    .work_doubles = dpd__nc_work_doubles(problem),
+                                    .units = 1,
+                                    .progress = cfg->progress,
+                                    .progress_user = cfg->progress_user,
+                                    .what = "nc_sim"};
   size_t rep;
   status = dpd__replicate_run(&reps, run_replicate, &pl, &rep, err);
   if (status == DPD_ENONFINITE && rep < seeds) {
@@ -1323,8 +1322,8 @@ static void layout(const dpd_nc_problem *pr, double *work, nc_layout *o) {
   o->x = o->g + Kp;
   o->z = o->x + p + NC_CHUNK;
   double *cnorm = o->z + 3 * K + K * K;
-  o->ws = (nc_scratch){.xc = cnorm + K, .Z = cnorm + K + NC_SWEEP, .w = NULL,
-                       .xf = {NULL, NULL, NULL, NULL, 0}};
+  o->ws = (nc_scratch){
+      .xc = cnorm + K, .Z = cnorm + K + NC_SWEEP, .w = NULL, .xf = {NULL, NULL, NULL, NULL, 0}};
   o->ws.w = o->ws.Z + nmax * K;
   o->mu = o->ws.w + nmax;
   o->scale = o->mu + p;

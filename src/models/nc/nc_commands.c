@@ -138,10 +138,11 @@ int dpd__nc_compare(void *ctx, const dpd_keys *keys, const dpd_run_env *env, dpd
   int status = simulate(x, keys, "nc_compare", &b, out, err);
   (void)env;
   if (status == DPD_OK && x->dpsgd.on) {
-    dpd__nc_dpsgd_comparison(&c);
+    dpd__nc_dpsgd_comparison(&c); /* the exact one-step error is NoisyGD's: n/a */
+  } else if (status == DPD_OK) {
+    status = dpd__nc_compare_eval(b.problem, &x->sc, b.sim, &c, err);
   }
   if (status == DPD_OK &&
-      (x->dpsgd.on || (status = dpd__nc_compare_eval(b.problem, &x->sc, b.sim, &c, err)) == DPD_OK) &&
       (status = dpd__nc_compare_report(*out, &c, b.t, x->pc.K, x->sc.seeds, b.sim->test_error,
                                        err)) == DPD_OK) {
     status = tables_add(*out, x, "nc_compare", b.t, err);

@@ -151,7 +151,8 @@ static int files_read(dpd_keys *keys, nc_ctx *x, dpd_err *err) {
 static int train_setup(dpd_keys *keys, nc_ctx *x, dpd_err *err) {
   int status;
   x->pca = dpd_nc_pca_config_default();
-  if ((status = law_keys(keys, x, err)) < 0 || (status = dpd__nc_keys_read(keys, train_reads, x, err)) < 0 ||
+  if ((status = law_keys(keys, x, err)) < 0 ||
+      (status = dpd__nc_keys_read(keys, train_reads, x, err)) < 0 ||
       (status = dpd__model_save_replicates_get(keys, 1, &x->save_replicates, err)) < 0 ||
       (status = dpd__nc_config_check(&x->pc, x->pca.k > 0 ? &x->pca : NULL, err)) < 0 ||
       (status = dpd__nc_dpsgd_keys(keys, &x->pc, &x->sc, &x->dpsgd, err)) < 0 ||
