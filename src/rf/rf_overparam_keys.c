@@ -112,13 +112,17 @@ static int sens_sizes(const dpd_keys *keys, const dpd_rf_config *pc, dpd__rf_ovp
                     "invalid value for 'p_list': given together with n_list (allowed: one of "
                     "n_list (sizes in n) or p_list (sizes in p at fixed n))");
   }
+  /* the list is read into v (room for every value a list may hold), then must hold one */
   if (dpd_keys_given(keys, "p_over_n") &&
-      ((status = list_get(keys, "p_over_n", 0, &ratio, &one, err)) < 0 || one != 1)) {
+      ((status = list_get(keys, "p_over_n", 0, v, &one, err)) < 0 || one != 1)) {
     return status < 0 ? status
                       : DPD_FAIL(err, DPD_EINVAL,
                                  "invalid value for 'p_over_n': '%s' (allowed for sensitivity: "
                                  "one number > 0; use p_list for several p)",
                                  dpd_keys_text_get(keys, "p_over_n"));
+  }
+  if (one == 1) {
+    ratio = v[0];
   }
   const int fixed_p = dpd_keys_given(keys, "p") && !dpd_keys_given(keys, "p_over_n");
   o->vary_p = dpd_keys_given(keys, "p_list");
