@@ -36,17 +36,9 @@ set -euo pipefail
 src=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD:-$src/build}
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
-die() {
-  printf 'protocol_nc: %s\n' "$*" >&2
-  exit 1
-}
-quoted() {
-  case $1 in
-    *[![:print:]]*) printf '%q' "$1" ;;
-    *) printf "'%s'" "$1" ;;
-  esac
-}
-step() { echo "== $*" >&2; }
+prog=protocol_nc
+# die, quoted, step, positive_numbers, protocol_setup
+. "$src/scripts/protocol_lib.sh"
 
 quick=0 data="" reps=5 threads=2 pss="" psc="" etas="" q="" epochs="" clip="" args=()
 while [ $# -gt 0 ]; do
@@ -83,37 +75,11 @@ etas=${etas:-$d_etas} q=${q:-$d_q} epochs=${epochs:-$d_epochs} clip=${clip:-$d_c
 [[ $etas =~ ^1:[0-9.eE+-]+,inf:[0-9.eE+-]+$ ]] || die "--eta $(quoted "$etas") (allowed: 1:E1,inf:E2)"
 # eta_of EPS: the learning rate at EPS
 eta_of() { local x=${etas#*"$1":}; echo "${x%%,*}"; }
-for v in "eta:$(eta_of 1)" "eta:$(eta_of inf)" "q:$q" "epochs:$epochs" "clip:$clip"; do
-  [[ ${v#*:} =~ ^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$ ]] || die "--${v%%:*} $(quoted "${v#*:}") (allowed: a positive number)"
-done
+positive_numbers "eta:$(eta_of 1)" "eta:$(eta_of inf)" "q:$q" "epochs:$epochs" "clip:$clip"
 for v in "ps-subset:$pss" "ps-copies:$psc"; do
   [ -z "${v#*:}" ] || [[ ${v#*:} =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "--${v%%:*} $(quoted "${v#*:}") (allowed: a ','-separated list of positive integers)"
 done
-[ -x "$build/dpdyn" ] || die "$build/dpdyn not built (cmake --build build)"
-command -v gnuplot >/dev/null || die "gnuplot not installed"
-py=""
-for cand in "${DPD_PYTHON:-}" /usr/bin/python3 python3; do
-  [ -n "$cand" ] || continue
-  if "$cand" -c 'import numpy' >/dev/null 2>&1; then py=$cand; break; fi
-done
-[ -n "$py" ] || die "no python3 that imports numpy"
-
-mkdir -p -- "$outdir" || die "cannot create OUTDIR $(quoted "$outdir")"
-# absolute, so that gnuplot and dpdyn never read a name of ours as a pipe or an option
-outdir=$(realpath -m -- "$outdir")
-data=${data:-$outdir/data}
-mkdir -p -- "$data"
-data=$(realpath -m -- "$data")
-case $data in *'|'*) die "--data $(quoted "$data"): a path with '|' cannot be a value of dpdyn sweep" ;; esac
-f=$data/$dataset
-if [ ! -f "${f}_train_x.npy" ] || [ ! -f "${f}_test_y.npy" ]; then
-  step "making the $dataset features in $data"
-  if [ $quick -eq 1 ]; then
-    "$src/scripts/features.sh" --only "$dataset" --max-rows 600 -- "$data" 2>/dev/null
-  else
-    "$src/scripts/features.sh" --only "$dataset" -- "$data" 2>/dev/null
-  fi
-fi
+protocol_setup
 p0=$("$py" -c 'import sys, numpy; print(numpy.load(sys.argv[1], mmap_mode="r").shape[1])' "${f}_train_x.npy")
 if [ -z "$pss" ]; then
   pss=""

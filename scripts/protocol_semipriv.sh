@@ -34,17 +34,9 @@ set -euo pipefail
 src=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD:-$src/build}
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
-die() {
-  printf 'protocol_semipriv: %s\n' "$*" >&2
-  exit 1
-}
-quoted() {
-  case $1 in
-    *[![:print:]]*) printf '%q' "$1" ;;
-    *) printf "'%s'" "$1" ;;
-  esac
-}
-step() { echo "== $*" >&2; }
+prog=protocol_semipriv
+# die, quoted, step, positive_numbers, protocol_setup
+. "$src/scripts/protocol_lib.sh"
 
 quick=0 data="" reps=5 threads=2 ks="" etas="" q="" epochs="" clip="" lowdata=1 args=()
 while [ $# -gt 0 ]; do
@@ -80,34 +72,8 @@ etas=${etas:-$d_etas} q=${q:-$d_q} epochs=${epochs:-$d_epochs} clip=${clip:-$d_c
 [[ $etas =~ ^0\.1:[0-9.eE+-]+,0\.7:[0-9.eE+-]+,inf:[0-9.eE+-]+$ ]] || die "--eta $(quoted "$etas") (allowed: 0.1:E1,0.7:E2,inf:E3)"
 # eta_of EPS: the learning rate at EPS
 eta_of() { local x=${etas#*"$1":}; echo "${x%%,*}"; }
-for v in "eta:$(eta_of 0.1)" "eta:$(eta_of 0.7)" "eta:$(eta_of inf)" "q:$q" "epochs:$epochs" "clip:$clip"; do
-  [[ ${v#*:} =~ ^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$ ]] || die "--${v%%:*} $(quoted "${v#*:}") (allowed: a positive number)"
-done
-[ -x "$build/dpdyn" ] || die "$build/dpdyn not built (cmake --build build)"
-command -v gnuplot >/dev/null || die "gnuplot not installed"
-py=""
-for cand in "${DPD_PYTHON:-}" /usr/bin/python3 python3; do
-  [ -n "$cand" ] || continue
-  if "$cand" -c 'import numpy' >/dev/null 2>&1; then py=$cand; break; fi
-done
-[ -n "$py" ] || die "no python3 that imports numpy"
-
-mkdir -p -- "$outdir" || die "cannot create OUTDIR $(quoted "$outdir")"
-# absolute, so that gnuplot and dpdyn never read a name of ours as a pipe or an option
-outdir=$(realpath -m -- "$outdir")
-data=${data:-$outdir/data}
-mkdir -p -- "$data"
-data=$(realpath -m -- "$data")
-case $data in *'|'*) die "--data $(quoted "$data"): a path with '|' cannot be a value of dpdyn sweep" ;; esac
-f=$data/$dataset
-if [ ! -f "${f}_train_x.npy" ] || [ ! -f "${f}_test_y.npy" ]; then
-  step "making the $dataset features in $data"
-  if [ $quick -eq 1 ]; then
-    "$src/scripts/features.sh" --only "$dataset" --max-rows 600 -- "$data" 2>/dev/null
-  else
-    "$src/scripts/features.sh" --only "$dataset" -- "$data" 2>/dev/null
-  fi
-fi
+positive_numbers "eta:$(eta_of 0.1)" "eta:$(eta_of 0.7)" "eta:$(eta_of inf)" "q:$q" "epochs:$epochs" "clip:$clip"
+protocol_setup
 # d: the width of the training file (the path reaches Python as an argument)
 d=$("$py" -c 'import sys, numpy; print(numpy.load(sys.argv[1], mmap_mode="r").shape[1])' "${f}_train_x.npy")
 if [ -z "$ks" ]; then
