@@ -23,19 +23,10 @@
 set -euo pipefail
 
 names="fmnist digits diabetes breast_cancer"
-usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
-die() {
-  printf 'datasets: %s\n' "$*" >&2
-  exit 1
-}
-# quoted VALUE: a value for a message, in single quotes, or as the shell's $'...' when it holds a
-# newline or another control character (so that one message stays one line)
-quoted() {
-  case $1 in
-    *[![:print:]]*) printf '%q' "$1" ;;
-    *) printf "'%s'" "$1" ;;
-  esac
-}
+prog=datasets
+here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+# usage, die, quoted, numpy_python, check_only, outdir_make
+. "$here/script_lib.sh"
 
 only="" have_only=0 max_rows="" outdir="" have_outdir=0
 while [ $# -gt 0 ]; do
@@ -70,32 +61,11 @@ done
 if [ -n "$max_rows" ]; then
   [[ $max_rows =~ ^[1-9][0-9]{0,9}$ ]] || die "--max-rows $(quoted "$max_rows") (allowed: a positive integer)"
 fi
-if [ "$have_only" -eq 1 ]; then
-  [ -n "$only" ] || die "--only is empty (allowed: a comma-separated subset of $names)"
-  rest=$only,
-  while [ -n "$rest" ]; do
-    w=${rest%%,*} rest=${rest#*,} found=0
-    for n in $names; do [ "$w" != "$n" ] || found=1; done
-    [ "$found" -eq 1 ] || die "--only $(quoted "$only"): unknown data set $(quoted "$w") (allowed: $names)"
-  done
-fi
+[ "$have_only" -eq 0 ] || check_only "$only" "$names" "data set"
 
-if [ -e "$outdir" ] || [ -L "$outdir" ]; then
-  [ -d "$outdir" ] || die "OUTDIR $(quoted "$outdir") exists and is not a directory"
-else
-  mkdir -p -- "$outdir" || die "cannot create OUTDIR $(quoted "$outdir")"
-fi
+outdir_make "$outdir"
 
-py=""
-for cand in "${DPD_PYTHON:-}" /usr/bin/python3 python3; do
-  [ -n "$cand" ] || continue
-  if "$cand" -c 'import numpy' >/dev/null 2>&1; then
-    py=$cand
-    break
-  fi
-done
-[ -n "$py" ] || die "no python3 that imports numpy (install python3-numpy: scripts/setup.sh)"
+numpy_python
 
 # Paths travel as arguments, never inside the program text.
-here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 exec "$py" "$here/datasets.py" "$outdir" "$only" "$max_rows"

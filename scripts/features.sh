@@ -30,17 +30,10 @@
 set -euo pipefail
 
 names="digits fmnist_pixels fmnist_rf fmnist_rf768"
-usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
-die() {
-  printf 'features: %s\n' "$*" >&2
-  exit 1
-}
-quoted() {
-  case $1 in
-    *[![:print:]]*) printf '%q' "$1" ;;
-    *) printf "'%s'" "$1" ;;
-  esac
-}
+prog=features
+here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+# usage, die, quoted, numpy_python, check_only, outdir_make
+. "$here/script_lib.sh"
 
 only="" have_only=0 max_rows="" p=2000 seed=29 outdir="" have_outdir=0
 while [ $# -gt 0 ]; do
@@ -86,32 +79,11 @@ if ! [[ $p =~ ^[1-9][0-9]{0,5}$ ]] || [ "$p" -gt 100000 ]; then
   die "--p $(quoted "$p") (allowed: an integer 1..100000)"
 fi
 [[ $seed =~ ^[0-9]{1,18}$ ]] || die "--seed $(quoted "$seed") (allowed: an integer 0..10^18-1)"
-if [ "$have_only" -eq 1 ]; then
-  [ -n "$only" ] || die "--only is empty (allowed: a comma-separated subset of $names)"
-  rest=$only,
-  while [ -n "$rest" ]; do
-    w=${rest%%,*} rest=${rest#*,} found=0
-    for n in $names; do [ "$w" != "$n" ] || found=1; done
-    [ "$found" -eq 1 ] || die "--only $(quoted "$only"): unknown feature set $(quoted "$w") (allowed: $names)"
-  done
-fi
+[ "$have_only" -eq 0 ] || check_only "$only" "$names" "feature set"
 
-if [ -e "$outdir" ] || [ -L "$outdir" ]; then
-  [ -d "$outdir" ] || die "OUTDIR $(quoted "$outdir") exists and is not a directory"
-else
-  mkdir -p -- "$outdir" || die "cannot create OUTDIR $(quoted "$outdir")"
-fi
+outdir_make "$outdir"
 
-py=""
-for cand in "${DPD_PYTHON:-}" /usr/bin/python3 python3; do
-  [ -n "$cand" ] || continue
-  if "$cand" -c 'import numpy' >/dev/null 2>&1; then
-    py=$cand
-    break
-  fi
-done
-[ -n "$py" ] || die "no python3 that imports numpy (install python3-numpy: scripts/setup.sh)"
+numpy_python
 
 # Paths travel as arguments, never inside the program text.
-here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 exec "$py" "$here/features.py" "$outdir" "$only" "$p" "$max_rows" "$seed"

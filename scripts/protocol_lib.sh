@@ -4,18 +4,8 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 
-die() {
-  printf '%s: %s\n' "$prog" "$*" >&2
-  exit 1
-}
-# quoted VALUE: a value for a message, in single quotes, or as the shell's $'...' when it holds a
-# control character (one message stays one line)
-quoted() {
-  case $1 in
-    *[![:print:]]*) printf '%q' "$1" ;;
-    *) printf "'%s'" "$1" ;;
-  esac
-}
+# usage, die, quoted, numpy_python (script_lib.sh)
+. "$src/scripts/script_lib.sh"
 step() { echo "== $*" >&2; }
 
 # positive_numbers NAME:VALUE ...: every VALUE a positive decimal number, else exit 1 naming --NAME
@@ -32,12 +22,7 @@ positive_numbers() {
 protocol_setup() {
   [ -x "$build/dpdyn" ] || die "$build/dpdyn not built (cmake --build build)"
   command -v gnuplot >/dev/null || die "gnuplot not installed"
-  py=""
-  for cand in "${DPD_PYTHON:-}" /usr/bin/python3 python3; do
-    [ -n "$cand" ] || continue
-    if "$cand" -c 'import numpy' >/dev/null 2>&1; then py=$cand; break; fi
-  done
-  [ -n "$py" ] || die "no python3 that imports numpy"
+  numpy_python
 
   mkdir -p -- "$outdir" || die "cannot create OUTDIR $(quoted "$outdir")"
   # absolute, so that gnuplot and dpdyn never read a name of ours as a pipe or an option

@@ -33,9 +33,8 @@ set -euo pipefail
 
 src=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD:-$src/build}
-usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 prog=protocol_semipriv
-# die, quoted, step, positive_numbers, protocol_setup
+# usage, die, quoted, step, positive_numbers, protocol_setup
 . "$src/scripts/protocol_lib.sh"
 
 quick=0 data="" reps=5 threads=2 ks="" etas="" q="" epochs="" clip="" lowdata=1 args=()
