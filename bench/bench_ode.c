@@ -30,11 +30,7 @@
 #include "dpdyn/ode.h"
 #include "linreg/ode_impl.h"
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "bench_timing.h"
 
 /* CPU time of this thread: on a machine shared with other jobs, wall time also counts the
  * time the scheduler gives to them (the solve and the triad are single-threaded). */
@@ -132,11 +128,11 @@ int main(int argc, char **argv) {
     dpd_linreg_problem_free(problem);
     return 1;
   }
-  t0 = now_seconds();
+  t0 = now_s();
   c0 = cpu_seconds();
   status = dpd_ode_solve(problem, schedule, &ocfg, &res, &err);
   cpu = cpu_seconds() - c0;
-  wall = now_seconds() - t0;
+  wall = now_s() - t0;
   if (status < 0) {
     fprintf(stderr, "dpd_bench_ode: %s: %s\n", dpd_status_str(status), err.reason);
   } else {

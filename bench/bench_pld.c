@@ -21,23 +21,10 @@
 #include "dpdyn/pld.h"
 #include "dpdyn/rdp.h"
 
+#include "bench_timing.h"
+
 #define MAX_REPEATS 101
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* One accounting: build, compose T times, read eps. Returns the status. */
 static int pld_once(double q, double sigma, double delta, double h, size_t T, double *up,
